@@ -1,0 +1,197 @@
+# fg: a system-wide CPU profiler as small Unix tools.  See README.md.
+#
+#   make                 build every tool into $(OUT)/
+#   make check           install missing packages, build, run every test (also under ASan+UBSan,
+#                        plus a short run of every fuzz target and the man page lint)
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make fuzz            run the fuzz targets longer (FUZZ_SECONDS per target)
+#   make WERROR=0        do not treat warnings as errors;  V=1 shows the commands
+
+OUT ?= build
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+CFLAGS ?= -g -O2
+WERROR ?= 1
+SAN ?=
+FUZZ_SECONDS ?= 300
+SMOKE_SECONDS ?= 10
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/;s/mips.*/mips/;s/riscv64/riscv/;s/loongarch64/loongarch/')
+
+# the kernel's BTF, for vmlinux.h; VMLINUX_H=FILE uses a header supplied instead
+VMLINUX_BTF ?= $(firstword $(wildcard /sys/kernel/btf/vmlinux /boot/vmlinux-$(shell uname -r)))
+VMLINUX_H ?=
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN := -Wall -Wextra -Werror=undef -Wmissing-field-initializers -Wshadow -Wformat=2 \
+	-Wno-format-nonliteral -Wstrict-prototypes -Wmissing-prototypes -Wvla
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+PKGS := libbpf libelf libdw zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
+
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
+	$(WARN) $(CFLAGS) $(SANFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+# each tool links only the libraries it uses
+LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -lstdc++ -lm $(LDLIBS)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)
+TOOLS := $(patsubst cmd/%.c,%,$(sort $(wildcard cmd/*.c)))
+TOOL_BINS := $(TOOLS:%=$(OUT)/%)
+SCRIPTS := $(sort $(wildcard scripts/bin/*))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_OUT := $(OUT)-fuzz
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_OUT)/%)
+BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
+SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
+MAN1 := $(sort $(wildcard man/*.1))
+MAN5 := $(sort $(wildcard man/*.5))
+
+.PHONY: all build deps check test unit bats check-asan fuzz fuzz-smoke man-lint install uninstall \
+	clean bench
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+# install what is missing first, then build in a new make that sees the installed packages
+all: deps
+	$(Q)$(MAKE) --no-print-directory build
+
+build: $(TOOL_BINS) $(UNIT_BINS)
+
+deps:
+	$(Q)scripts/install-deps
+
+$(OUT) $(OUT)/lib $(OUT)/cmd $(OUT)/tests $(FUZZ_OUT) $(FUZZ_OUT)/lib:
+	$(Q)mkdir -p $@
+
+# --- the library and the tools ---
+
+$(OUT)/lib/%.o: lib/%.c $(wildcard include/fg/*.h) | $(OUT)/lib
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/libfg.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/cmd/%.o: cmd/%.c $(wildcard include/fg/*.h) | $(OUT)/cmd
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/%: $(OUT)/cmd/%.o $(OUT)/libfg.a
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS_ALL) -o $@
+
+# --- BPF: vmlinux.h from the kernel's BTF, object, skeleton ---
+
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+$(OUT)/vmlinux.h: | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)scripts/gen-vmlinux-h.sh "$(VMLINUX_BTF)" "$(VMLINUX_H)" > $@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/fg/*.h) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iinclude -Ibpf \
+		$(CLANG_BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .bpf,,$(notdir $(basename $<)))_bpf > $@
+
+# only fg-sample includes a skeleton
+$(OUT)/cmd/fg-sample.o: $(SKELS)
+
+# --- tests ---
+
+$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libfg.a | $(OUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
+
+unit: build
+	$(Q)tests/run unit $(OUT)
+
+bats: build
+	$(Q)tests/run bats $(OUT)
+
+test: unit bats
+
+# the whole suite, as CI runs it: build and test normally, then again under
+# AddressSanitizer + UBSan with clang, then a short run of every fuzz target and the man lint
+check: deps
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) build
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) OUT=$(OUT)-asan SAN=1 CC=$(CLANG) build
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
+	$(Q)tests/run all $(OUT) $(OUT)-asan $(FUZZ_OUT) $(SMOKE_SECONDS)
+
+check-asan: deps
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) OUT=$(OUT)-asan SAN=1 CC=$(CLANG) build
+	$(Q)tests/run unit $(OUT)-asan && tests/run bats $(OUT)-asan
+
+# --- fuzzing (clang libFuzzer) ---
+
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
+	-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -DFG_FUZZING
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
+
+$(FUZZ_OUT)/lib/%.o: lib/%.c $(wildcard include/fg/*.h) | $(FUZZ_OUT)/lib
+	$(call msg,CC,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_OUT)/%: tests/fuzz/%.c $(FUZZ_LIB_OBJS) | $(FUZZ_OUT)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJS) $(LDLIBS_ALL) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-smoke: fuzz-build
+	$(Q)tests/run fuzz $(FUZZ_OUT) $(SMOKE_SECONDS)
+
+fuzz: fuzz-build
+	$(Q)tests/run fuzz $(FUZZ_OUT) $(FUZZ_SECONDS)
+
+man-lint:
+	$(Q)tests/run man
+
+# --- benchmarks ---
+
+bench: build
+	$(Q)scripts/bench/run $(OUT)
+
+# --- install ---
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5
+	install -m 755 $(TOOL_BINS) $(SCRIPTS) $(DESTDIR)$(BINDIR)
+	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1)
+	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) $(notdir $(SCRIPTS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
+
+clean:
+	rm -rf $(OUT) $(OUT)-asan $(FUZZ_OUT)

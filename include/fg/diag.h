@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Diagnostics, exit statuses and checked allocation shared by every fg tool.
+ *
+ * Messages follow one format: "PROGRAM: what failed 'subject': why", lowercase,
+ * no final period.  The tools speak through these functions; the rest of lib/
+ * returns 0 or -errno and leaves the talking to its caller.  The one exception
+ * is running out of memory, which the fg_x* allocators report and exit on, as
+ * git's xmalloc does: no tool has anything useful to do after that.
+ */
+#ifndef FG_DIAG_H
+#define FG_DIAG_H
+
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+#define FG_VERSION "0.1.0"
+
+enum {
+	FG_EXIT_OK = 0,	   /* success */
+	FG_EXIT_FAIL = 1,  /* runtime failure, including a failed write */
+	FG_EXIT_USAGE = 2, /* bad command line */
+};
+
+#define FG_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* The name diagnostics start with; defaults to program_invocation_short_name. */
+void fg_set_progname(const char *name);
+const char *fg_progname(void);
+
+/* "prog: MESSAGE: strerror(errno)" */
+void fg_warn(const char *fmt, ...) FG_PRINTF(1, 2);
+/* "prog: MESSAGE" */
+void fg_warnx(const char *fmt, ...) FG_PRINTF(1, 2);
+/* "prog: MESSAGE: strerror(err)" for an explicit error number (err > 0) */
+void fg_warne(int err, const char *fmt, ...) FG_PRINTF(2, 3);
+noreturn void fg_die(const char *fmt, ...) FG_PRINTF(1, 2);
+noreturn void fg_diex(const char *fmt, ...) FG_PRINTF(1, 2);
+
+/*
+ * Flush and close standard output.  On failure prints
+ * "prog: write error: REASON" and returns FG_EXIT_FAIL, else FG_EXIT_OK.
+ */
+int fg_close_stdout(void);
+
+/* "prog VERSION" on standard output. */
+void fg_print_version(void);
+
+void *fg_xmalloc(size_t n);
+void *fg_xcalloc(size_t n, size_t size);
+void *fg_xrealloc(void *p, size_t n);
+/* realloc of an array, checking n * size for overflow */
+void *fg_xreallocarray(void *p, size_t n, size_t size);
+char *fg_xstrdup(const char *s);
+char *fg_xstrndup(const char *s, size_t n);
+
+/*
+ * Grow an array so that it holds at least `need` elements (git's ALLOC_GROW):
+ *	FG_ALLOC_GROW(v, n + 1, alloc); v[n++] = x;
+ */
+#define FG_ALLOC_GROW(p, need, alloc)                                                          \
+	do {                                                                                   \
+		if ((size_t)(need) > (alloc)) {                                                \
+			size_t fg_ag_new = (alloc) ? (alloc)*2 : 16;                           \
+			if (fg_ag_new < (size_t)(need))                                        \
+				fg_ag_new = (need);                                            \
+			(p) = fg_xreallocarray((p), fg_ag_new, sizeof(*(p)));                  \
+			(alloc) = fg_ag_new;                                                   \
+		}                                                                              \
+	} while (0)
+
+#endif

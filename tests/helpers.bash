@@ -1,0 +1,79 @@
+# Shared helpers for fg's bats suites.  Every suite starts with
+#	bats_require_minimum_version 1.5.0
+#	load helpers
+#
+# FG_BUILD names the build directory whose tools are tested (tests/run sets it;
+# default: build/).  FG_TEST_STRICT=1 (set in CI) makes `skip` a failure, so a
+# test that cannot run where it should is never silently passed over.
+
+TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+FG_BUILD=${FG_BUILD:-$TOP/build}
+PATH=$FG_BUILD:$TOP/scripts/bin:$PATH
+DATA=$TOP/tests/data
+FIXTURES=$TOP/tests/fixtures
+SHARED=${FG_SHARED:-$TOP/../shared}
+export PATH FG_BUILD TOP DATA FIXTURES SHARED
+
+# sanitizer failures must not look like ordinary exit statuses
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=199:abort_on_error=0:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=198}
+
+if [ "${FG_TEST_STRICT:-0}" = 1 ]; then
+	skip() {
+		echo "strict mode: this test would be skipped: $*" >&2
+		return 1
+	}
+fi
+
+# fg [-N] [--separate-stderr] CMD ARGS...: `run` that shows the command and
+# its status, and fails on a crash or a sanitizer report whatever was expected.
+fg() {
+	local runopts=()
+	while [[ $# -gt 0 && $1 == -* && $1 != -- ]]; do
+		runopts+=("$1")
+		shift
+	done
+	[[ ${1:-} == -- ]] && shift
+	run "${runopts[@]}" "$@"
+	echo "# $* -> status $status" >&3
+	if [[ $status -gt 128 || $status -eq 198 || $status -eq 199 ]]; then
+		echo "crashed or sanitizer error (status $status): $*" >&2
+		printf '%s\n' "$output" >&2
+		return 1
+	fi
+}
+
+# assert_golden EXPECTED [ACTUAL]: ACTUAL (default $BATS_TEST_TMPDIR/out) equals EXPECTED
+assert_golden() {
+	diff -u "$1" "${2:-$BATS_TEST_TMPDIR/out}"
+}
+
+assert_output_contains() {
+	if [[ $output != *"$1"* ]]; then
+		echo "expected output to contain: $1" >&2
+		echo "output was: $output" >&2
+		return 1
+	fi
+}
+
+assert_stderr_contains() {
+	if [[ ${stderr-} != *"$1"* ]]; then
+		echo "expected stderr to contain: $1" >&2
+		echo "stderr was: ${stderr-}" >&2
+		return 1
+	fi
+}
+
+# requires root|btf|perf_event|bpf|chromium|perf|CMD...: skip (fail when strict)
+# unless the host can run the test
+requires() {
+	local r
+	for r in "$@"; do
+		case $r in
+		root) [ "$(id -u)" -eq 0 ] || skip "test requires root" ;;
+		btf) [ -r /sys/kernel/btf/vmlinux ] || skip "test requires kernel BTF" ;;
+		perf_event) [ -e /proc/sys/kernel/perf_event_paranoid ] || skip "test requires perf events" ;;
+		*) command -v "$r" >/dev/null 2>&1 || skip "test requires $r" ;;
+		esac
+	done
+}
