@@ -63,6 +63,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OUT := $(OUT)-fuzz
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_OUT)/%)
+WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
+WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
@@ -77,7 +79,7 @@ MAN5 := $(sort $(wildcard man/*.5))
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
 
-build: $(TOOL_BINS) $(UNIT_BINS)
+build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS)
 
 deps:
 	$(Q)scripts/install-deps
@@ -129,6 +131,14 @@ $(OUT)/cmd/fg-sample.o: $(SKELS)
 $(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libfg.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
+
+# workloads for the profiling tests: plain builds (no sanitizer), with frame pointers and
+# debug information, so that stacks and names are what the tests expect
+$(OUT)/workloads/%: tests/workloads/%.c tests/workloads/common.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		-fno-inline -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $< -o $@
 
 unit: build
 	$(Q)tests/run unit $(OUT)
