@@ -63,6 +63,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_OUT := $(OUT)-fuzz
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_OUT)/%)
+TESTTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TESTTOOL_BINS := $(TESTTOOL_SRCS:tests/tools/%.c=$(OUT)/tests/tools/%)
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
@@ -79,7 +81,7 @@ MAN5 := $(sort $(wildcard man/*.5))
 all: deps
 	$(Q)$(MAKE) --no-print-directory build
 
-build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS)
+build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS)
 
 deps:
 	$(Q)scripts/install-deps
@@ -139,6 +141,12 @@ $(OUT)/workloads/%: tests/workloads/%.c tests/workloads/common.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 		-fno-inline -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $< -o $@
+
+# helper programs for the tests (fixture generators), linked with the library
+$(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libfg.a
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
 
 unit: build
 	$(Q)tests/run unit $(OUT)

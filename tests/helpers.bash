@@ -8,11 +8,12 @@
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 FG_BUILD=${FG_BUILD:-$TOP/build}
-PATH=$FG_BUILD:$TOP/scripts/bin:$PATH
+PATH=$FG_BUILD:$FG_BUILD/tests/tools:$TOP/scripts/bin:$PATH
+WORKLOADS=$FG_BUILD/workloads
 DATA=$TOP/tests/data
 FIXTURES=$TOP/tests/fixtures
 SHARED=${FG_SHARED:-$TOP/../shared}
-export PATH FG_BUILD TOP DATA FIXTURES SHARED
+export PATH FG_BUILD TOP DATA FIXTURES SHARED WORKLOADS
 
 # sanitizer failures must not look like ordinary exit statuses
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=199:abort_on_error=0:detect_leaks=1}
