@@ -4,6 +4,8 @@
 #   make check           install missing packages, build, run every test (also under ASan+UBSan,
 #                        plus a short run of every fuzz target and the man page lint)
 #   make install         PREFIX=/usr/local DESTDIR=
+#   make demo            profile the bundled workloads into $(OUT)/demo.svg (root)
+#   make bench           the benchmarks in scripts/bench/ (root, a quiet machine)
 #   make fuzz            run the fuzz targets longer (FUZZ_SECONDS per target)
 #   make WERROR=0        do not treat warnings as errors;  V=1 shows the commands
 
@@ -72,7 +74,7 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
 MAN5 := $(sort $(wildcard man/*.5))
 
-.PHONY: all build deps check test unit bats check-asan fuzz fuzz-smoke man-lint install uninstall \
+.PHONY: demo all build deps check test unit bats check-asan fuzz fuzz-smoke man-lint install uninstall \
 	clean bench
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -192,6 +194,11 @@ fuzz: fuzz-build
 
 man-lint:
 	$(Q)tests/run man
+
+# --- the demo: a flame graph of the bundled workloads (root) ---
+
+demo: all
+	$(Q)scripts/demo $(OUT)
 
 # --- benchmarks ---
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * split7030 [SECONDS]: burn CPU with a known split: 70% of the work in
- * main;hot;spin and 30% in main;cold;spin.  The split is by work (loop
- * iterations), so it holds whatever the machine's speed.
+ * split7030 [SECONDS [ROUNDS]]: burn CPU with a known split: 70% of the work
+ * in main;hot;spin and 30% in main;cold;spin.  The split is by work (loop
+ * iterations), so it holds whatever the machine's speed.  With ROUNDS, do
+ * exactly that much work instead (for measuring a profiler's slowdown).
  */
 #include "common.h"
 
@@ -36,7 +37,15 @@ WL_FN void cold(void)
 int main(int argc, char **argv)
 {
 	double end = wl_now() + wl_seconds(argc, argv, 3);
+	long rounds = argc > 2 ? atol(argv[2]) : -1;
 
+	if (rounds >= 0) {
+		while (rounds-- > 0) {
+			hot();
+			cold();
+		}
+		return 0;
+	}
 	while (wl_now() < end) {
 		hot();
 		cold();
