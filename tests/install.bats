@@ -1,0 +1,27 @@
+#!/usr/bin/env bats
+# make install / make uninstall with DESTDIR and PREFIX.
+bats_require_minimum_version 1.5.0
+load helpers
+
+@test "make install puts tools, wrapper and man pages under DESTDIR/PREFIX; uninstall removes them" {
+	dest=$BATS_TEST_TMPDIR/root
+	run make -C "$TOP" --no-print-directory OUT="$FG_BUILD" FG_NO_DEPS=1 install DESTDIR="$dest" PREFIX=/opt/fg
+	[ "$status" -eq 0 ]
+	for t in "$TOP"/cmd/*.c; do
+		t=$(basename "$t" .c)
+		[ -x "$dest/opt/fg/bin/$t" ]
+		[ -f "$dest/opt/fg/share/man/man1/$t.1" ]
+	done
+	[ -x "$dest/opt/fg/bin/fg-record" ]
+	[ -f "$dest/opt/fg/share/man/man1/fg-record.1" ]
+	run make -C "$TOP" --no-print-directory OUT="$FG_BUILD" FG_NO_DEPS=1 uninstall DESTDIR="$dest" PREFIX=/opt/fg
+	[ "$status" -eq 0 ]
+	[ -z "$(find "$dest" -type f)" ]
+}
+
+@test "every man page has a tool or a format, and every tool a man page" {
+	for t in "$TOP"/cmd/*.c "$TOP"/scripts/bin/*; do
+		t=$(basename "$t" .c)
+		[ -f "$TOP/man/$t.1" ] || { echo "no man page for $t" >&2; false; }
+	done
+}
