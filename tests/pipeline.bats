@@ -61,8 +61,10 @@ share() {
 
 @test "a syscall-heavy workload shows named kernel frames, annotated with --kernel" {
 	profile --kernel -- -F 499 -- "$WORKLOADS/syscalls" 2
-	kern=$(share ';do_syscalls;.*_\[k\]' syscalls)
-	echo "kernel under do_syscalls: $kern%" >&3
+	# (libc's read and write keep no frame pointer, so the frame walk goes from
+	# them straight to main, skipping do_syscalls, as perf's does)
+	kern=$(share ';main;[^;]*;.*_\[k\]' syscalls)
+	echo "kernel frames under main: $kern%" >&3
 	awk -v k="$kern" 'BEGIN { exit !(k >= 30) }'
 	# the read and write system calls are there by name
 	grep -q 'read_\[k\]' folded

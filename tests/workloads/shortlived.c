@@ -5,6 +5,7 @@
  * CPU (default 60) in main;child_work;child_spin and exits.  A profiler must
  * name their frames although every one is gone by the end of the run.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -40,6 +41,11 @@ int main(int argc, char **argv)
 	}
 	int count = argc > 1 ? atoi(argv[1]) : 40;
 	const char *ms = argc > 2 ? argv[2] : "60";
+	/* exec the real path, not /proc/self/exe, so that the children's comm is ours */
+	char *self = realpath("/proc/self/exe", NULL);
+
+	if (!self)
+		return 1;
 
 	for (int i = 0; i < count; i++) {
 		pid_t pid = fork();
@@ -47,7 +53,7 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			return 1;
 		if (pid == 0) {
-			execl("/proc/self/exe", argv[0], "--child", ms, (char *)NULL);
+			execl(self, argv[0], "--child", ms, (char *)NULL);
 			perror("exec");
 			_exit(127);
 		}
