@@ -2,7 +2,8 @@
 /*
  * leaves [SECONDS]: several leaf functions with different shares of the work,
  * for comparing fg's profile with perf's: leaf_a 40%, leaf_b 25%, leaf_c 20%,
- * leaf_d 10%, leaf_e 5%.
+ * leaf_d 10%, leaf_e 5%.  One round takes about 10 ms, long beside the
+ * sampling period, so that a periodic sampler does not alias with it.
  */
 #include "common.h"
 
@@ -27,11 +28,11 @@ WL_FN void work(void)
 {
 	volatile int frame = 0;
 
-	leaf_a(400000);
-	leaf_b(250000);
-	leaf_c(200000);
-	leaf_d(100000);
-	leaf_e(50000);
+	leaf_a(8000000);
+	leaf_b(5000000);
+	leaf_c(4000000);
+	leaf_d(2000000);
+	leaf_e(1000000);
 	(void)frame;
 }
 
