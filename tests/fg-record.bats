@@ -48,7 +48,7 @@ setup() {
 	"$SHARED/tools/svg-frames" cpu.svg >frames
 	grep -qP '^\d+\t\d+\thot$' frames
 	grep -qP '^\d+\t\d+\tcold$' frames
-	ls | grep -v -e '^cpu.svg$' -e '^frames$' && false || true
+	[ -z "$(ls | grep '^cpu.svg.')" ]
 }
 
 @test "chooses folded stacks, perf-script text and records by the file name" {
@@ -69,6 +69,8 @@ setup() {
 	# fg-sample refuses a pid that does not exist
 	fg --separate-stderr fg-record -p 999999999 -o nothing.svg
 	[ "$status" -ne 0 ]
+	[[ $stderr == *"fg-sample: no process with pid 999999999"* ]]
 	[ ! -e nothing.svg ]
-	[ -z "$(ls)" ]
+	# nor its temporary file
+	[ -z "$(ls | grep '^nothing')" ]
 }
