@@ -399,15 +399,26 @@ static void target_add(struct run *r, uint32_t pid)
 	fg_hmap_upsert(r->targets, &pid, sizeof(pid), NULL);
 }
 
-/* which side-band events to keep: those of the targets (and their children) */
-static bool want_event(void *ctx, uint32_t type, uint32_t pid, uint32_t ppid)
+/*
+ * Which records to write, asked in time order: samples (the BPF program
+ * filtered them) and the side-band events of the targets and, for a
+ * command, of the children they fork.
+ */
+static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t len)
 {
 	struct run *r = ctx;
+	uint32_t pid;
 
-	if (!r->filtering)
+	if (!r->filtering || type == FG_REC_SAMPLE || type == FG_REC_LOST || len < 4)
 		return true;
-	if (type == FG_REC_FORK && r->follow && target_has(r, ppid))
-		target_add(r, pid);
+	memcpy(&pid, payload, 4); /* every side-band record starts with the pid */
+	if (type == FG_REC_FORK && r->follow && len >= sizeof(struct fg_rec_task)) {
+		struct fg_rec_task t;
+
+		memcpy(&t, payload, sizeof(t));
+		if (target_has(r, t.ppid))
+			target_add(r, t.pid);
+	}
 	return target_has(r, pid);
 }
 
@@ -757,11 +768,11 @@ int main(int argc, char **argv)
 			last = true;
 		if (r.child_done || stop_signal || targets_gone())
 			last = true;
-		fg_sb_drain(r.sb, r.q, want_event, &r);
+		fg_sb_drain(r.sb, r.q);
 		ring_buffer__consume(r.rb);
 		check_lost(&r, cut);
 		check_offline(&r, cut);
-		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w) < 0 ||
+		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
 		    fg_rec_writer_flush(r.w) < 0) {
 			r.werr = fg_rec_writer_error(r.w);
 			break;
@@ -780,9 +791,9 @@ int main(int argc, char **argv)
 		epipe = true;
 	} else if (!r.werr) {
 		ring_buffer__consume(r.rb);
-		fg_sb_drain(r.sb, r.q, want_event, &r);
+		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
-		fg_rq_flush(r.q, UINT64_MAX, r.w);
+		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
 	}
 	memset(&sum, 0, sizeof(sum));
 	sum.start_ns = start;

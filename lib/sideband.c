@@ -86,9 +86,10 @@ static int ent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w)
+int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
+		void *ctx)
 {
-	size_t i, keep = 0;
+	size_t i, kept = 0;
 	struct fg_buf rest = FG_BUF_INIT;
 	int err = 0;
 
@@ -98,6 +99,8 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w)
 	for (i = 0; i < q->n && q->ents[i].time <= upto; i++) {
 		struct rq_ent *e = &q->ents[i];
 
+		if (keep && !keep(ctx, e->type, q->arena.data + e->off, e->len))
+			continue;
 		err = fg_rec_write(w, e->type, q->arena.data + e->off, e->len);
 		if (err)
 			break;
@@ -115,9 +118,9 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w)
 
 		fg_buf_add(&rest, q->arena.data + e.off, e.len);
 		e.off = rest.len - e.len;
-		q->ents[keep++] = e;
+		q->ents[kept++] = e;
 	}
-	q->n = keep;
+	q->n = kept;
 	fg_buf_release(&q->arena);
 	q->arena = rest;
 	return 0;
@@ -351,7 +354,7 @@ static void copy_comm(char *dst, const char *src, size_t avail)
 
 /* One side-band record (whole, in `p`, `size` bytes) to the queue.  1 if queued. */
 static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
-		    struct fg_rq *q, fg_sb_want_fn want, void *ctx)
+		    struct fg_rq *q)
 {
 	const struct perf_event_header *h = (const void *)p;
 	struct sample_id id;
@@ -389,8 +392,6 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		memcpy(&ev, body, sizeof(ev));
 		if (!(ev.prot & 4) || ev.len == 0) /* PROT_EXEC */
 			return 0;
-		if (want && !want(ctx, FG_REC_MAPPING, ev.pid, 0))
-			return 0;
 		memset(&m, 0, sizeof(m));
 		m.pid = ev.pid;
 		m.tid = ev.tid;
@@ -426,8 +427,6 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		if (blen < 8 + 1)
 			return 0;
 		memcpy(ids, body, 8);
-		if (want && !want(ctx, FG_REC_COMM, ids[0], 0))
-			return 0;
 		memset(&r, 0, sizeof(r));
 		r.pid = ids[0];
 		r.tid = ids[1];
@@ -449,8 +448,6 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		if (blen < sizeof(ev))
 			return 0;
 		memcpy(&ev, body, sizeof(ev));
-		if (want && !want(ctx, type, ev.pid, ev.ppid))
-			return 0;
 		t.pid = ev.pid;
 		t.tid = ev.tid;
 		t.ppid = ev.ppid;
@@ -479,7 +476,7 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 	return 0;
 }
 
-int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q, fg_sb_want_fn want, void *ctx)
+int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q)
 {
 	int queued = 0;
 
@@ -518,7 +515,7 @@ int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q, fg_sb_want_fn want, void *ctx
 				memcpy(sb->tmp + first, data, h.size - first);
 				rec = sb->tmp;
 			}
-			queued += sb_event(sb, c, rec, h.size, q, want, ctx);
+			queued += sb_event(sb, c, rec, h.size, q);
 			tail += h.size;
 		}
 		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);

@@ -31,10 +31,17 @@ void fg_rq_free(struct fg_rq *q);
 void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
 	       const void *p2, size_t l2);
 /*
- * Write the queued records with a time <= upto, oldest first (records of
- * equal time in the order queued).  0 or the writer's -errno.
+ * Which records to write, asked in time order (so that a fork is seen
+ * before the events of the child it creates): the record type and payload.
  */
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w);
+typedef bool (*fg_rq_keep_fn)(void *ctx, uint32_t type, const void *payload, size_t len);
+/*
+ * Write the queued records with a time <= upto, oldest first (records of
+ * equal time in the order queued), those `keep` accepts (NULL: all).
+ * 0 or the writer's -errno.
+ */
+int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
+		void *ctx);
 size_t fg_rq_len(const struct fg_rq *q);
 /* Records written so far by type (index: enum fg_rec_type, up to FG_REC_SUMMARY). */
 uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type);
@@ -69,16 +76,10 @@ struct fg_sb;
 int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, int *failed_cpu);
 void fg_sb_close(struct fg_sb *sb);
 /*
- * Which events to keep: called with the record type (FG_REC_MAPPING,
- * FG_REC_COMM, FG_REC_FORK, FG_REC_EXIT) and the pid (and parent pid for a
- * fork).  NULL keeps everything.
- */
-typedef bool (*fg_sb_want_fn)(void *ctx, uint32_t type, uint32_t pid, uint32_t ppid);
-/*
  * Move every event the kernel has written so far into the queue, as
- * records.  Returns the number of events queued.
+ * records (executable mappings only).  Returns the number of events queued.
  */
-int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q, fg_sb_want_fn want, void *ctx);
+int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q);
 /* Events the kernel lost (its buffer was full), and queues lost records for them. */
 uint64_t fg_sb_lost(const struct fg_sb *sb);
 
