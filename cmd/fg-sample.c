@@ -33,6 +33,7 @@
 #include "fg_sample.skel.h"
 
 #define MAX_CPUS 4096
+#define PERF_PAGES 256 /* per CPU, for samples: 1 MiB with 4 KiB pages */
 
 static const char usage_text[] =
 	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
@@ -343,7 +344,7 @@ static void check_kernel(void)
 
 struct run {
 	struct fg_sample_bpf *skel;
-	struct ring_buffer *rb;
+	struct perf_buffer *pb;
 	struct bpf_link **links;
 	int *pfds;
 	int nlinks;
@@ -387,6 +388,21 @@ static int on_sample(void *ctx, void *data, size_t size)
 	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), e->ips,
 		  8 * ((size_t)e->nr_kernel + e->nr_user));
 	return 0;
+}
+
+/* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	(void)cpu;
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 4) {
+		uint32_t size;
+
+		memcpy(&size, h + 1, 4);
+		if (size <= h->size - sizeof(*h) - 4)
+			on_sample(ctx, (uint8_t *)(h + 1) + 4, size);
+	}
+	/* PERF_RECORD_LOST: the BPF program counted the same losses per CPU */
+	return LIBBPF_PERF_EVENT_CONT;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -553,12 +569,12 @@ static void cleanup(struct run *r)
 	}
 	free(r->links);
 	free(r->pfds);
-	ring_buffer__free(r->rb);
+	perf_buffer__free(r->pb);
 	fg_sample_bpf__destroy(r->skel);
 	fg_sb_close(r->sb);
 	r->links = NULL;
 	r->pfds = NULL;
-	r->rb = NULL;
+	r->pb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = 0;
@@ -662,9 +678,20 @@ int main(int argc, char **argv)
 
 		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
 	}
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_sample, &r, NULL);
-	if (!r.rb)
-		fail_setup(&r, -errno, "cannot open the BPF ring buffer");
+	/* per-CPU perf buffers, read every 100 ms: no wakeup until half full */
+	struct perf_event_attr pattr = {
+		.size = sizeof(pattr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+		.wakeup_watermark = PERF_PAGES * 4096 / 2,
+	};
+	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), PERF_PAGES, &pattr,
+				    on_perf_event, &r, NULL);
+	if (!r.pb)
+		fail_setup(&r, -errno, "cannot open the perf buffers for samples");
 
 	/* the side-band events first, so nothing between the snapshot and the samples is missed */
 	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
@@ -769,7 +796,7 @@ int main(int argc, char **argv)
 		if (r.child_done || stop_signal || targets_gone())
 			last = true;
 		fg_sb_drain(r.sb, r.q);
-		ring_buffer__consume(r.rb);
+		perf_buffer__consume(r.pb);
 		check_lost(&r, cut);
 		check_offline(&r, cut);
 		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
@@ -790,7 +817,7 @@ int main(int argc, char **argv)
 	if (r.werr == -EPIPE) {
 		epipe = true;
 	} else if (!r.werr) {
-		ring_buffer__consume(r.rb);
+		perf_buffer__consume(r.pb);
 		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
 		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
