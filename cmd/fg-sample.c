@@ -842,6 +842,13 @@ int main(int argc, char **argv)
 			epipe = true;
 	}
 	fg_rec_writer_free(r.w);
+	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(r.skel->progs.fg_sample), &info, &info_len) < 0)
+		info.run_cnt = 0;
 	cleanup(&r);
 	if (epipe) {
 		/* the reader went away: stop quietly */
@@ -850,6 +857,11 @@ int main(int argc, char **argv)
 		status = FG_EXIT_FAIL;
 	} else {
 		print_summary(&sum, (unsigned)opts.ncpus);
+		if (info.run_cnt)
+			fprintf(stderr,
+				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
+				" ns each on average (kernel.bpf_stats_enabled)\n",
+				(uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
 		if (r.bad_events)
 			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
 				 r.bad_events);
