@@ -363,31 +363,36 @@ struct run {
 	int werr;
 };
 
-static int on_sample(void *ctx, void *data, size_t size)
+/* One sample from the BPF program (perf raw data: 4-byte aligned, so copied out). */
+static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
-	struct run *r = ctx;
-	const struct fg_event *e = data;
+	const size_t head = offsetof(struct fg_event, ips);
+	struct fg_event e; /* the fixed part only */
 	struct fg_rec_sample s;
 
-	if (size < offsetof(struct fg_event, ips) || e->nr_kernel > MAX_STACK_DEPTH ||
-	    e->nr_user > MAX_STACK_DEPTH) {
+	if (size < head) {
 		r->bad_events++;
-		return 0;
+		return;
+	}
+	memcpy(&e, data, head);
+	if (e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH ||
+	    size < head + 8 * ((size_t)e.nr_kernel + e.nr_user)) {
+		r->bad_events++;
+		return;
 	}
 	memset(&s, 0, sizeof(s));
-	s.time_ns = e->time_ns;
-	s.cpu = e->cpu;
-	s.pid = e->pid;
-	s.tid = e->tid;
-	s.flags = e->flags;
+	s.time_ns = e.time_ns;
+	s.cpu = e.cpu;
+	s.pid = e.pid;
+	s.tid = e.tid;
+	s.flags = e.flags;
 	s.weight = 1;
-	s.nr_kernel = e->nr_kernel;
-	s.nr_user = e->nr_user;
-	memcpy(s.comm, e->comm, sizeof(s.comm));
+	s.nr_kernel = e.nr_kernel;
+	s.nr_user = e.nr_user;
+	memcpy(s.comm, e.comm, sizeof(s.comm));
 	s.comm[sizeof(s.comm) - 1] = '\0';
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), e->ips,
-		  8 * ((size_t)e->nr_kernel + e->nr_user));
-	return 0;
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), data + head,
+		  8 * ((size_t)e.nr_kernel + e.nr_user));
 }
 
 /* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
@@ -470,8 +475,15 @@ static void check_lost(struct run *r, uint64_t now)
 
 static void check_offline(struct run *r, uint64_t now)
 {
-	for (int i = 0; i < opts.ncpus; i++) {
-		if (r->offline_warned[i] || cpu_online(opts.cpus[i]))
+	int online[MAX_CPUS];
+	int n = online_cpus(online, MAX_CPUS);
+
+	for (int i = 0; i < opts.ncpus && n > 0; i++) {
+		bool up = false;
+
+		for (int j = 0; j < n && !up; j++)
+			up = online[j] == opts.cpus[i];
+		if (up || r->offline_warned[i])
 			continue;
 		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
 
