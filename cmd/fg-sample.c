@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
 #include "fg/record.h"
@@ -112,71 +113,12 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* "0,2-3" into a CPU list; false when malformed */
-static bool parse_cpu_list(const char *s, int *cpus, int *n, int max)
-{
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0 || a >= MAX_CPUS)
-			return false;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= MAX_CPUS)
-				return false;
-		}
-		for (long c = a; c <= b; c++) {
-			bool dup = false;
-
-			for (int i = 0; i < *n; i++)
-				dup |= cpus[i] == c;
-			if (!dup) {
-				if (*n >= max)
-					return false;
-				cpus[(*n)++] = (int)c;
-			}
-		}
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return false;
-		s = end;
-	}
-	return true;
-}
-
-/* the CPUs online now, from sysfs */
-static int online_cpus(int *cpus, int max)
-{
-	char buf[4096];
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC), n = 0;
-	ssize_t len;
-
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (!parse_cpu_list(buf, cpus, &n, max))
-		return -EINVAL;
-	return n;
-}
-
 static bool cpu_online(int cpu)
 {
 	int cpus[MAX_CPUS];
-	int n = online_cpus(cpus, MAX_CPUS);
+	int n = fg_cpus_online(NULL, cpus, MAX_CPUS);
 
-	for (int i = 0; i < n; i++)
-		if (cpus[i] == cpu)
-			return true;
-	return n < 0; /* unknown: assume so */
+	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
 static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what)
@@ -216,7 +158,7 @@ static void parse_options(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+C:d:F:hIo:p:t:Vv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			if (!parse_cpu_list(optarg, opts.cpus, &opts.ncpus, MAX_CPUS))
+			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
 				usage_error("invalid CPU list '%s'", optarg);
 			break;
 		case 'd':
@@ -332,9 +274,12 @@ static void check_privileges(void)
 
 static void check_kernel(void)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
-		fg_diex("the kernel has no BTF ('/sys/kernel/btf/vmlinux' is missing): it needs "
-			"CONFIG_DEBUG_INFO_BTF=y");
+	/* FG_SAMPLE_BTF: another path to check, so that the tests can see this message */
+	const char *btf = getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
+
+	if (access(btf, R_OK) < 0)
+		fg_diex("the kernel has no BTF ('%s' is missing): it needs CONFIG_DEBUG_INFO_BTF=y",
+			btf);
 	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK) < 0)
 		fg_diex("perf events are unavailable ('/proc/sys/kernel/perf_event_paranoid' "
 			"is missing): the kernel needs CONFIG_PERF_EVENTS=y");
@@ -476,14 +421,10 @@ static void check_lost(struct run *r, uint64_t now)
 static void check_offline(struct run *r, uint64_t now)
 {
 	int online[MAX_CPUS];
-	int n = online_cpus(online, MAX_CPUS);
+	int n = fg_cpus_online(NULL, online, MAX_CPUS);
 
 	for (int i = 0; i < opts.ncpus && n > 0; i++) {
-		bool up = false;
-
-		for (int j = 0; j < n && !up; j++)
-			up = online[j] == opts.cpus[i];
-		if (up || r->offline_warned[i])
+		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
 			continue;
 		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
 
@@ -620,7 +561,7 @@ int main(int argc, char **argv)
 	check_privileges();
 	check_kernel();
 	if (!opts.ncpus) {
-		opts.ncpus = online_cpus(opts.cpus, MAX_CPUS);
+		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
 			fg_diex("cannot read the online CPUs from '/sys/devices/system/cpu/online'");
 	}

@@ -96,6 +96,13 @@ count_comm() {
 	[[ $stderr == "fg-sample: permission denied: run as root, or with the capabilities CAP_BPF and CAP_PERFMON (missing: CAP_BPF, CAP_PERFMON)" ]]
 }
 
+@test "fg-sample: no BTF is refused with its own message" {
+	requires root
+	FG_SAMPLE_BTF=/nonexistent/vmlinux fg --separate-stderr fg-sample -d 1 -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-sample: the kernel has no BTF ('/nonexistent/vmlinux' is missing): it needs CONFIG_DEBUG_INFO_BTF=y" ]
+}
+
 @test "fg-sample: a write error is reported with status 1" {
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -d 0.5 -o /dev/full
@@ -216,6 +223,21 @@ count_comm() {
 	dump
 	[ "$(grep -c '^sample ' "$DUMP")" -gt 5 ]
 	[ -z "$(grep '^sample ' "$DUMP" | grep -v " tid=$a ")" ]
+}
+
+@test "fg-sample -C samples only the CPUs named" {
+	requires root btf perf_event
+	$WORKLOADS/split7030 3 &
+	local a=$!
+	$WORKLOADS/split7030 3 &
+	local b=$!
+	fg --separate-stderr fg-sample -C 0 -d 1 -o "$OUT"
+	wait "$a" "$b"
+	[ "$status" -eq 0 ]
+	dump
+	head -n 1 "$DUMP" | grep -q ' ncpus=1 '
+	[ "$(grep -c '^sample ' "$DUMP")" -gt 5 ]
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v ' cpu=0 ')" ]
 }
 
 @test "fg-sample -p stops when its targets are gone" {
