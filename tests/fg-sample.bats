@@ -88,8 +88,14 @@ count_comm() {
 
 @test "fg-sample as an unprivileged user: one line naming what is missing" {
 	requires root setpriv
+	# a copy where nobody can reach it, whatever the permissions of the checkout
+	local dir
+	dir=$(mktemp -d /tmp/fg-sample-nobody.XXXXXX)
+	chmod 755 "$dir"
+	cp "$FG_BUILD/fg-sample" "$dir/"
 	fg --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-		"$FG_BUILD/fg-sample" -d 1 -o /dev/null
+		"$dir/fg-sample" -d 1 -o /dev/null
+	rm -rf "$dir"
 	[ "$status" -eq 1 ]
 	[ -z "$output" ]
 	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
