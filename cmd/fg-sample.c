@@ -434,23 +434,38 @@ static void check_offline(struct run *r, uint64_t now)
 	}
 }
 
+/* A process or thread still runs: /proc/ID/stat exists and does not say zombie or dead. */
+static bool alive(uint32_t id)
+{
+	char path[64], buf[512];
+	const char *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return !paren || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
+}
+
 /* true when every -p/-t target is gone */
 static bool targets_gone(void)
 {
-	char path[64];
-
 	if (!opts.npids && !opts.ntids)
 		return false;
-	for (size_t i = 0; i < opts.npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", opts.pids[i]);
-		if (access(path, F_OK) == 0)
+	for (size_t i = 0; i < opts.npids; i++)
+		if (alive(opts.pids[i]))
 			return false;
-	}
-	for (size_t i = 0; i < opts.ntids; i++) {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", opts.tids[i]);
-		if (access(path, F_OK) == 0)
+	for (size_t i = 0; i < opts.ntids; i++)
+		if (alive(opts.tids[i]))
 			return false;
-	}
 	return true;
 }
 

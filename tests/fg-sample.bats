@@ -259,6 +259,17 @@ count_comm() {
 	tail -n 1 "$DUMP" | grep -q '^summary '
 }
 
+@test "fg-sample -p counts a zombie target as gone" {
+	requires root btf perf_event
+	# the sleep becomes fg-sample's own child, which fg-sample never reaps
+	SECONDS=0
+	run bash -c 'sleep 1 & exec fg-sample -p $! -o "$0"' "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 15 ]
+	dump
+	tail -n 1 "$DUMP" | grep -q '^summary '
+}
+
 @test "fg-sample -- COMMAND samples it and its children, stops when it exits" {
 	requires root btf perf_event
 	SECONDS=0
