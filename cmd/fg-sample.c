@@ -34,11 +34,10 @@
 #include "fg_sample.skel.h"
 
 #define MAX_CPUS 4096
-#define PERF_PAGES 256 /* per CPU, for samples: 1 MiB with 4 KiB pages */
 
 static const char usage_text[] =
 	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--user-only | --kernel-only] [--max-depth n] [-o file]\n"
+	"                 [--user-only | --kernel-only] [--max-depth n] [-m pages] [-o file]\n"
 	"                 [-- command [arg ...]]\n"
 	"  -F hz           samples a second on each CPU (default 99)\n"
 	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
@@ -49,6 +48,7 @@ static const char usage_text[] =
 	"  --user-only     user stacks only\n"
 	"  --kernel-only   kernel stacks only\n"
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
+	"  -m pages        buffer for samples, per CPU, a power of two (default 256)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages\n"
 	"  -h              show this help;  -V  show the version\n"
@@ -63,11 +63,13 @@ static struct opts {
 	int ncpus;
 	bool idle, user_only, kernel_only, verbose;
 	unsigned depth;
+	unsigned pages;
 	const char *output;
 	char **command;
 } opts = {
 	.freq = 99,
 	.depth = MAX_STACK_DEPTH,
+	.pages = 256,
 };
 
 static volatile sig_atomic_t stop_signal, child_exited;
@@ -145,6 +147,7 @@ static void parse_options(int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -155,7 +158,7 @@ static void parse_options(int argc, char **argv)
 	int c;
 
 	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:d:F:hIo:p:t:Vv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+C:d:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
@@ -175,6 +178,11 @@ static void parse_options(int argc, char **argv)
 			exit(fg_close_stdout());
 		case 'I':
 			opts.idle = true;
+			break;
+		case 'm':
+			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
+				usage_error("invalid buffer size '%s' (pages, a power of two)", optarg);
+			opts.pages = (unsigned)v;
 			break;
 		case 'o':
 			opts.output = optarg;
@@ -654,9 +662,9 @@ int main(int argc, char **argv)
 		.sample_type = PERF_SAMPLE_RAW,
 		.sample_period = 1,
 		.watermark = 1,
-		.wakeup_watermark = PERF_PAGES * 4096 / 2,
+		.wakeup_watermark = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE) / 2,
 	};
-	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), PERF_PAGES, &pattr,
+	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), opts.pages, &pattr,
 				    on_perf_event, &r, NULL);
 	if (!r.pb)
 		fail_setup(&r, -errno, "cannot open the perf buffers for samples");

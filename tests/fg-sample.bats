@@ -58,6 +58,11 @@ count_comm() {
 	[[ $stderr == "fg-sample: invalid stack depth '128'"* ]]
 }
 
+@test "fg-sample: a buffer size that is not a power of two is a usage error" {
+	fg -2 --separate-stderr fg-sample -m 3
+	[[ $stderr == "fg-sample: invalid buffer size '3' (pages, a power of two)"* ]]
+}
+
 @test "fg-sample: conflicting options are usage errors" {
 	fg -2 --separate-stderr fg-sample --user-only --kernel-only
 	[[ $stderr == "fg-sample: --user-only and --kernel-only exclude each other"* ]]
@@ -229,6 +234,21 @@ count_comm() {
 	dump
 	[ "$(grep -c '^sample ' "$DUMP")" -gt 5 ]
 	[ -z "$(grep '^sample ' "$DUMP" | grep -v " tid=$a ")" ]
+}
+
+@test "fg-sample: samples lost to a full buffer are counted, never silent" {
+	requires root btf perf_event
+	# a one-page buffer cannot hold 100 ms of 4000 samples a second (400 samples, 40 KiB or more)
+	fg --separate-stderr fg-sample -F 4000 -m 1 -o "$OUT" -- $WORKLOADS/recurse 1 40
+	[ "$status" -eq 0 ]
+	dump
+	local lost
+	lost=$(tail -n 1 "$DUMP" | sed 's/.* lost=\([0-9]*\) .*/\1/')
+	echo "# lost $lost" >&3
+	[ "$lost" -gt 0 ]
+	[[ $stderr == *", lost $lost;"* ]]
+	# and as lost records (reason 1) adding up to the same number
+	[ "$(awk '/^lost .* reason=1$/ { split($4, c, "="); n += c[2] } END { print n + 0 }' "$DUMP")" -eq "$lost" ]
 }
 
 @test "fg-sample -C samples only the CPUs named" {
