@@ -50,7 +50,7 @@ static const char usage_text[] =
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
 	"  -m pages        buffer for samples, per CPU, a power of two (default 256)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
-	"  -v              show libbpf's messages\n"
+	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
 	"  command         run it, sample it and its children, stop when it exits\n";
 
@@ -523,6 +523,33 @@ static int open_cpu_clock(int cpu)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
+/* -v: the BPF program's counters CPU by CPU */
+static void print_per_cpu(struct run *r)
+{
+	static const char *const names[FG_STAT_MAX] = {
+		[FG_STAT_SAMPLES] = "samples",
+		[FG_STAT_RINGBUF_FULL] = "lost",
+		[FG_STAT_KSTACK_FAILED] = "kstack-failed",
+		[FG_STAT_USTACK_FAILED] = "ustack-failed",
+		[FG_STAT_USTACK_CUT] = "ustack-cut",
+		[FG_STAT_FILTERED] = "filtered",
+		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
+	};
+	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
+
+	for (int k = 0; k < FG_STAT_MAX; k++)
+		stat_total(r, (enum fg_stat)k, v[k]);
+	for (int c = 0; c < r->ncpus_possible; c++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "fg-sample: CPU %d:", c);
+
+		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
+					names[k], v[k][c]);
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
 static void print_summary(const struct fg_rec_summary *s, unsigned ncpus)
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
@@ -808,6 +835,8 @@ int main(int argc, char **argv)
 	sum.ustack_failed = stat_total(&r, FG_STAT_USTACK_FAILED, percpu_stats);
 	sum.ustack_cut = stat_total(&r, FG_STAT_USTACK_CUT, percpu_stats);
 	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
+	if (opts.verbose && !epipe)
+		print_per_cpu(&r);
 	sum.sideband_lost = fg_sb_lost(r.sb);
 	sum.command_status = r.child_done ? r.child_status : -1;
 	sum.flags = r.child_done ? FG_SUM_F_COMMAND : 0;
