@@ -251,6 +251,13 @@ count_comm() {
 	[ "$(awk '/^lost .* reason=1$/ { split($4, c, "="); n += c[2] } END { print n + 0 }' "$DUMP")" -eq "$lost" ]
 }
 
+@test "fg-sample -v shows the counters of each CPU" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -v -d 0.5 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"fg-sample: CPU 0: samples "*" lost "*" ustack-cut "* ]]
+}
+
 @test "fg-sample -C samples only the CPUs named" {
 	requires root btf perf_event
 	$WORKLOADS/split7030 3 &
