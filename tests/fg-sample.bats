@@ -146,7 +146,7 @@ count_comm() {
 
 @test "fg-sample: user stacks are walked through the workload's frames" {
 	requires root btf perf_event python3
-	fg --separate-stderr fg-sample -o "$OUT" -- $WORKLOADS/split7030 3
+	fg --separate-stderr fg-sample -F 499 -o "$OUT" -- $WORKLOADS/split7030 3
 	[ "$status" -eq 0 ]
 	dump
 	# resolve the user IPs of split7030 with nm through its mapping: most samples
