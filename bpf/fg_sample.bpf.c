@@ -129,8 +129,13 @@ static long walk_step(__u32 i, void *arg)
 
 	if (!c || w->fp == 0)
 		return 1; /* the outermost frame */
-	if (nu >= user_depth || idx >= 2 * MAX_STACK_DEPTH || w->fp < w->sp || (w->fp & 7)) {
+	if (nu >= user_depth || idx >= 2 * MAX_STACK_DEPTH) {
 		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		return 1;
+	}
+	if (w->fp < w->sp || (w->fp & 7)) {
+		/* not a frame pointer: a function compiled without them */
+		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
 		return 1;
 	}
 	off = w->fp - w->sp;
@@ -162,7 +167,8 @@ static long walk_step(__u32 i, void *arg)
 	c->ev.ips[idx & 255] = ret;
 	w->nu = nu + 1;
 	if (next != 0 && next <= w->fp) {
-		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		/* a chain must climb the stack: the caller keeps no frame pointer */
+		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
 		return 1;
 	}
 	w->fp = next;
@@ -200,6 +206,8 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	count(FG_STAT_USTACK_BYTES, w.copied);
 	if (w.flags & FG_SAMPLE_F_USTACK_CUT)
 		count(FG_STAT_USTACK_CUT, 1);
+	if (w.flags & FG_SAMPLE_F_USTACK_NOFP)
+		count(FG_STAT_USTACK_NOFP, 1);
 	return w.nu;
 }
 

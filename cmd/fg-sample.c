@@ -534,6 +534,7 @@ static void print_per_cpu(struct run *r)
 		[FG_STAT_USTACK_CUT] = "ustack-cut",
 		[FG_STAT_FILTERED] = "filtered",
 		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
+		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
 	};
 	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
 
@@ -550,16 +551,17 @@ static void print_per_cpu(struct run *r)
 	}
 }
 
-static void print_summary(const struct fg_rec_summary *s, unsigned ncpus)
+static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
 	fprintf(stderr,
 		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
 		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		", cut short %" PRIu64 "; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
+		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
+		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
 		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq, ncpus,
-		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, s->sideband_lost,
+		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
 		s->mappings);
 }
 
@@ -834,6 +836,7 @@ int main(int argc, char **argv)
 	sum.kstack_failed = stat_total(&r, FG_STAT_KSTACK_FAILED, percpu_stats);
 	sum.ustack_failed = stat_total(&r, FG_STAT_USTACK_FAILED, percpu_stats);
 	sum.ustack_cut = stat_total(&r, FG_STAT_USTACK_CUT, percpu_stats);
+	uint64_t nofp = stat_total(&r, FG_STAT_USTACK_NOFP, percpu_stats);
 	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
 	if (opts.verbose && !epipe)
 		print_per_cpu(&r);
@@ -861,7 +864,7 @@ int main(int argc, char **argv)
 		fg_warne(r.werr, "write error");
 		status = FG_EXIT_FAIL;
 	} else {
-		print_summary(&sum, (unsigned)opts.ncpus);
+		print_summary(&sum, (unsigned)opts.ncpus, nofp);
 		if (info.run_cnt)
 			fprintf(stderr,
 				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64

@@ -166,13 +166,16 @@ count_comm() {
 		        if a <= off: best = n
 		    return best
 		maps = []
-		total = walked = hot = cold = 0
+		total = walked = hot = cold = nofp = 0
 		for line in open(sys.argv[1]):
 		    if line.startswith('mapping') and line.rstrip().endswith('/split7030'):
 		        m = dict(kv.split('=', 1) for kv in line.split()[2:])
 		        maps.append((int(m['start'], 16), int(m['end'], 16), int(m['pgoff'], 16)))
 		    if line.startswith('sample') and ' comm=split7030 ' in line:
 		        total += 1
+		        # the chain ends in libc, which keeps no frame pointer: flag 0x40, not cut (0x4)
+		        flags = int(re.search(r' flags=(0x[0-9a-f]+)', line).group(1), 16)
+		        nofp += (flags & 0x40) != 0 and (flags & 0x4) == 0
 		        names = []
 		        for u in re.findall(r' u:([0-9a-f]+)', line):
 		            ip = int(u, 16)
@@ -183,11 +186,12 @@ count_comm() {
 		            walked += 1
 		            hot += names[1] == 'hot'
 		            cold += names[1] == 'cold'
-		print(total, walked, hot, cold)
+		print(total, walked, hot, cold, nofp)
 		ok = total >= 20 and walked >= 0.9 * total and 0.55 <= hot / max(walked, 1) <= 0.85
+		ok = ok and nofp >= 0.9 * total
 		sys.exit(0 if ok else 1)
 	EOF
-	echo "# samples, walked spin<-hot|cold<-main, hot, cold: $output" >&3
+	echo "# samples, walked spin<-hot|cold<-main, hot, cold, ended in libc: $output" >&3
 	[ "$status" -eq 0 ]
 }
 

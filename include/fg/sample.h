@@ -37,6 +37,7 @@
 #define FG_SAMPLE_F_KSTACK_CUT (1u << 3)     /* kernel stack filled MAX_STACK_DEPTH */
 #define FG_SAMPLE_F_KERNEL_THREAD (1u << 4)  /* no user address space */
 #define FG_SAMPLE_F_USER_MODE (1u << 5)      /* interrupted in user mode */
+#define FG_SAMPLE_F_USTACK_NOFP (1u << 6)    /* user chain ended at a frame without frame pointer */
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* record carries registers + stack bytes (later) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)       /* weight is nanoseconds (off-CPU, later) */
 
@@ -62,6 +63,7 @@ enum fg_stat {
 	FG_STAT_USTACK_CUT,	/* the user chain was cut short */
 	FG_STAT_FILTERED,	/* samples of other processes, left out by -p/-t/-I */
 	FG_STAT_USTACK_BYTES,	/* bytes of user stack copied, for the overhead report */
+	FG_STAT_USTACK_NOFP,	/* the user chain ended at a frame without a frame pointer */
 	FG_STAT_MAX
 };
 
