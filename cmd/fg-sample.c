@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
@@ -30,6 +29,7 @@
 #include "fg/record.h"
 #include "fg/sample.h"
 #include "fg/sideband.h"
+#include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
 
@@ -238,42 +238,19 @@ static void parse_options(int argc, char **argv)
 	}
 }
 
-/* The process a thread belongs to, from /proc/TID/status; 0 when gone. */
-static uint32_t tgid_of(uint32_t tid)
-{
-	char path[64], line[256];
-	uint32_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %" SCNu32, &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* Refuse early, with one line naming what is missing. */
 static void check_privileges(void)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-	bool bpf, perfmon, admin;
+	uint64_t caps;
+	bool bpf, perfmon;
 
 	if (geteuid() == 0)
 		return;
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data) < 0)
+	if (fg_caps_effective(&caps) < 0)
 		fg_die("cannot read this process's capabilities");
-#define HAS(cap) (!!(data[(cap) / 32].effective & (1u << ((cap) % 32))))
-	bpf = HAS(39);	   /* CAP_BPF */
-	perfmon = HAS(38); /* CAP_PERFMON */
-	admin = HAS(CAP_SYS_ADMIN);
-#undef HAS
-	if (admin || (bpf && perfmon))
+	bpf = caps & (1ull << FG_CAP_BPF);
+	perfmon = caps & (1ull << FG_CAP_PERFMON);
+	if ((caps & (1ull << FG_CAP_SYS_ADMIN)) || (bpf && perfmon))
 		return;
 	fg_diex("permission denied: run as root, or with the capabilities CAP_BPF and "
 		"CAP_PERFMON (missing: %s)",
@@ -316,36 +293,18 @@ struct run {
 	int werr;
 };
 
-/* One sample from the BPF program (perf raw data: 4-byte aligned, so copied out). */
+/* One sample from the BPF program, into the queue. */
 static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
-	const size_t head = offsetof(struct fg_event, ips);
-	struct fg_event e; /* the fixed part only */
 	struct fg_rec_sample s;
+	const void *ips;
 
-	if (size < head) {
+	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
 		r->bad_events++;
 		return;
 	}
-	memcpy(&e, data, head);
-	if (e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH ||
-	    size < head + 8 * ((size_t)e.nr_kernel + e.nr_user)) {
-		r->bad_events++;
-		return;
-	}
-	memset(&s, 0, sizeof(s));
-	s.time_ns = e.time_ns;
-	s.cpu = e.cpu;
-	s.pid = e.pid;
-	s.tid = e.tid;
-	s.flags = e.flags;
-	s.weight = 1;
-	s.nr_kernel = e.nr_kernel;
-	s.nr_user = e.nr_user;
-	memcpy(s.comm, e.comm, sizeof(s.comm));
-	s.comm[sizeof(s.comm) - 1] = '\0';
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), data + head,
-		  8 * ((size_t)e.nr_kernel + e.nr_user));
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips,
+		  8 * ((size_t)s.nr_kernel + s.nr_user));
 }
 
 /* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
@@ -442,37 +401,16 @@ static void check_offline(struct run *r, uint64_t now)
 	}
 }
 
-/* A process or thread still runs: /proc/ID/stat exists and does not say zombie or dead. */
-static bool alive(uint32_t id)
-{
-	char path[64], buf[512];
-	const char *paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", id);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	paren = strrchr(buf, ')');
-	return !paren || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
-}
-
 /* true when every -p/-t target is gone */
 static bool targets_gone(void)
 {
 	if (!opts.npids && !opts.ntids)
 		return false;
 	for (size_t i = 0; i < opts.npids; i++)
-		if (alive(opts.pids[i]))
+		if (fg_task_alive("/proc", opts.pids[i]))
 			return false;
 	for (size_t i = 0; i < opts.ntids; i++)
-		if (alive(opts.tids[i]))
+		if (fg_task_alive("/proc", opts.tids[i]))
 			return false;
 	return true;
 }
@@ -644,7 +582,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < opts.npids; i++)
 		target_add(&r, opts.pids[i]);
 	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t tgid = tgid_of(opts.tids[i]);
+		uint32_t tgid = fg_task_tgid("/proc", opts.tids[i]);
 
 		if (tgid)
 			target_add(&r, tgid);

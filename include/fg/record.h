@@ -305,6 +305,14 @@ int fg_rec_writer_error(const struct fg_rec_writer *w);
 /* Bytes handed to write() so far plus those buffered. */
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
 
+/*
+ * A sample record from one event of the BPF program (struct fg_event,
+ * `size` bytes, any alignment): fills *s and points *ips at its IPs inside
+ * `data`.  0, or -EINVAL for an event that is too short or has too many IPs.
+ */
+int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
+			     const void **ips);
+
 /* Fill a header with this machine's facts (magic, version, sizes, host, release, page size). */
 void fg_rec_header_init(struct fg_rec_header *h);
 
