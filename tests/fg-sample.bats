@@ -330,15 +330,15 @@ count_comm() {
 	fg --separate-stderr fg-sample -o "$OUT" -- $WORKLOADS/shortlived 10 60
 	[ "$status" -eq 0 ]
 	dump
-	# each child (an exec of /proc/self/exe, so named 'exe'): an exec, mappings of its
-	# binary from the kernel, an exit
-	[ "$(grep -c '^comm .* exec=1 comm=exe$' "$DUMP")" -ge 10 ]
+	# each child (an exec of the workload's own path): an exec, mappings of its binary
+	# from the kernel, an exit
+	[ "$(grep -c '^comm .* exec=1 comm=shortlived$' "$DUMP")" -ge 10 ]
 	[ "$(grep -c '^mapping .* flags=0x[23] .*path=.*/shortlived$' "$DUMP")" -ge 10 ]
 	[ "$(grep -c '^exit ' "$DUMP")" -ge 10 ]
 	# a mapping of a child comes before that child's samples in user mode (flag 0x20;
 	# a sample in the kernel during the exec may come before)
 	awk '/^mapping .*\/shortlived$/ { split($4, p, "="); seen[p[2]] = 1 }
-	     /^sample .* comm=exe / && $9 ~ /^flags=0x[0-9a-f]*[2367abef][0-9a-f]$/ {
+	     /^sample .* comm=shortlived / && $9 ~ /^flags=0x[0-9a-f]*[2367abef][0-9a-f]$/ {
 		split($5, p, "="); n++; if (!(p[2] in seen)) bad++ }
 	     END { exit !(n > 0 && bad == 0) }' "$DUMP"
 }
