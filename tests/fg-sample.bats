@@ -335,11 +335,12 @@ count_comm() {
 	[ "$(grep -c '^comm .* exec=1 comm=shortlived$' "$DUMP")" -ge 10 ]
 	[ "$(grep -c '^mapping .* flags=0x[23] .*path=.*/shortlived$' "$DUMP")" -ge 10 ]
 	[ "$(grep -c '^exit ' "$DUMP")" -ge 10 ]
-	# a mapping of a child comes before that child's samples in user mode (flag 0x20;
-	# a sample in the kernel during the exec may come before)
-	awk '/^mapping .*\/shortlived$/ { split($4, p, "="); seen[p[2]] = 1 }
+	# after its exec, a mapping of a child comes before that child's samples in user
+	# mode (flag 0x20; a sample in the kernel during the exec may come before)
+	awk '/^comm .* exec=1 comm=shortlived$/ { split($4, p, "="); execd[p[2]] = 1 }
+	     /^mapping .*\/shortlived$/ { split($4, p, "="); seen[p[2]] = 1 }
 	     /^sample .* comm=shortlived / && $9 ~ /^flags=0x[0-9a-f]*[2367abef][0-9a-f]$/ {
-		split($5, p, "="); n++; if (!(p[2] in seen)) bad++ }
+		split($5, p, "="); if (!(p[2] in execd)) next; n++; if (!(p[2] in seen)) bad++ }
 	     END { exit !(n > 0 && bad == 0) }' "$DUMP"
 }
 
