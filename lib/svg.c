@@ -311,12 +311,14 @@ static void ui(struct fg_buf *b, const struct fg_svg_opts *o, int height, double
 		    height - ypad2 / 2);
 	fg_buf_addf(b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%g\">Reset Zoom</text>\n",
 		    XPAD, o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"search\" x=\"100%%\" dx=\"%d\" y=\"%g\">Search</text>\n",
-		    -XPAD - 100, o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"ic\" x=\"100%%\" dx=\"%d\" y=\"%g\">ic</text>\n", -XPAD - 16,
-		    o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"matched\" x=\"100%%\" dx=\"%d\" y=\"%g\"> </text>\n",
-		    -XPAD - 100, height - ypad2 / 2);
+	fg_buf_addf(b, "<text id=\"search\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
+		       "text-anchor=\"end\">Search</text>\n",
+		    -XPAD - 30, o->fontsize * 2);
+	fg_buf_addf(b, "<text id=\"ic\" x=\"100%%\" dx=\"%d\" y=\"%g\" text-anchor=\"end\">ic</text>\n",
+		    -XPAD, o->fontsize * 2);
+	fg_buf_addf(b, "<text id=\"matched\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
+		       "text-anchor=\"end\"> </text>\n",
+		    -XPAD, height - ypad2 / 2);
 }
 
 static void script(struct fg_buf *b)
