@@ -482,13 +482,14 @@ int main(int argc, char **argv)
 		min_samples = minval / ((so.width - 20) / so.timemax);
 	fg_flame_prune(f, min_samples);
 
+	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	err = fg_svg_write(stdout, f, &so);
-	if (err < 0) {
+	if (fg_close_stdout() != FG_EXIT_OK) {
+		status = FG_EXIT_FAIL;
+	} else if (err < 0) {
 		fg_warne(-err, "write error");
 		status = FG_EXIT_FAIL;
 	}
-	if (fg_close_stdout() != FG_EXIT_OK)
-		status = FG_EXIT_FAIL;
 	if (cp && save_palette_map(so.colors) != FG_EXIT_OK)
 		status = FG_EXIT_FAIL;
 	fg_svg_nameattr_free(so.nameattr);

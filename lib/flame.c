@@ -117,6 +117,31 @@ static void reverse_rec(struct fg_flame_priv *p, struct rec *r, const struct fg_
 	r->key_len = (uint32_t)(o - out);
 }
 
+static bool is_base(const struct fg_flame_opts *o, const char *name, size_t len);
+
+/*
+ * Start the stack at its first base frame; false when it has none.  The
+ * stack stands at the start of the key, so the key, shortened the same way,
+ * sorts the stacks by their new roots.
+ */
+static bool rebase(struct fg_flame_priv *p, struct rec *r)
+{
+	size_t pos = 0, flen, off;
+	const char *fname;
+
+	while (fg_folded_next_frame(r->stack, r->stack_len, &pos, &fname, &flen)) {
+		if (!is_base(&p->opts, fname, flen))
+			continue;
+		off = (size_t)(fname - r->stack);
+		r->stack += off;
+		r->stack_len -= (uint32_t)off;
+		r->key += off;
+		r->key_len -= (uint32_t)off;
+		return true;
+	}
+	return false;
+}
+
 void fg_flame_add_input(struct fg_flame *f, char *data, size_t len)
 {
 	struct fg_flame_priv *p = f->priv;
@@ -155,6 +180,11 @@ void fg_flame_add_input(struct fg_flame *f, char *data, size_t len)
 			r->key_len = (uint32_t)((fl.count_text + fl.count_text_len) - line);
 			r->stack = fl.stack;
 			r->stack_len = (uint32_t)fl.stack_len;
+		}
+		if (p->opts.nbase && !rebase(p, r)) {
+			f->off_base++;
+			f->off_base_samples += r->count;
+			p->nrecs--;
 		}
 	}
 }
@@ -219,7 +249,7 @@ void fg_flame_build(struct fg_flame *f)
 		qsort(p->recs, p->nrecs, sizeof(*p->recs), cmp_rec);
 	for (size_t i = 0; i < p->nrecs; i++) {
 		const struct rec *r = &p->recs[i];
-		size_t nparts = 0, pos = 0, same, first = 1, flen;
+		size_t nparts = 0, pos = 0, same, flen;
 		uint32_t waker = 0;
 		const char *fname;
 
@@ -230,17 +260,6 @@ void fg_flame_build(struct fg_flame *f)
 			parts[nparts++] = (struct part){ fname, (uint32_t)flen, waker };
 			if (p->opts.chain && flen == 2 && memcmp(fname, "--", 2) == 0)
 				waker = FG_FRAME_WAKER;
-		}
-		if (p->opts.nbase) {
-			while (first < nparts && !is_base(&p->opts, parts[first].name, parts[first].len))
-				first++;
-			if (first == nparts) {
-				f->off_base++;
-				f->off_base_samples += r->count;
-				continue;
-			}
-			memmove(parts + 1, parts + first, (nparts - first) * sizeof(*parts));
-			nparts -= first - 1;
 		}
 		/* how many frames, from the root, this stack shares with the open ones */
 		for (same = 0; same < nopen && same < nparts; same++) {
