@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,14 +117,40 @@ static double number(const char *what, const char *s, double min, double max)
 }
 
 /* Read all of `path` ("-": standard input).  0 or -errno. */
+static int slurp_map(const char *path, char **data, size_t *len, bool *mapped);
+
 static int slurp(const char *path, char **data, size_t *len)
+{
+	return slurp_map(path, data, len, NULL);
+}
+
+/*
+ * The same, mapping a regular file when `mapped` is given (then *mapped
+ * tells whether to munmap rather than free).
+ */
+static int slurp_map(const char *path, char **data, size_t *len, bool *mapped)
 {
 	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	struct fg_buf b = FG_BUF_INIT;
+	struct stat st;
 	int err = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (mapped)
+		*mapped = false;
+	if (mapped && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			if (fd != STDIN_FILENO)
+				close(fd);
+			*data = m;
+			*len = (size_t)st.st_size;
+			*mapped = true;
+			return 0;
+		}
+	}
 	fg_buf_init(&b, 1 << 16);
 	for (;;) {
 		ssize_t n;
@@ -179,6 +207,23 @@ static struct fg_hmap *load_nameattr(const char *path)
 	}
 	free(data);
 	return m;
+}
+
+struct input {
+	char *data;
+	size_t len;
+	bool mapped;
+};
+
+static void free_inputs(struct input *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (in[i].mapped)
+			munmap(in[i].data, in[i].len);
+		else
+			free(in[i].data);
+	}
+	free(in);
 }
 
 #define PALETTE_MAP "palette.map"
@@ -314,6 +359,8 @@ int main(int argc, char **argv)
 	bool cp = false, width_set = false;
 	double total = 0, minval, min_samples;
 	struct fg_flame *f;
+	struct input *inputs;
+	size_t ninputs;
 	int c, status = FG_EXIT_OK, err;
 	char *end;
 
@@ -435,19 +482,30 @@ int main(int argc, char **argv)
 		so.colors = load_palette_map();
 
 	f = fg_flame_new(&fo);
-	for (int i = optind; i < argc || i == optind; i++) {
-		const char *path = i < argc ? argv[i] : "-";
-		char *data;
-		size_t len;
+	ninputs = argc > optind ? (size_t)(argc - optind) : 1;
+	inputs = fg_xcalloc(ninputs, sizeof(*inputs));
+	for (size_t i = 0; i < ninputs; i++) {
+		const char *path = optind + (int)i < argc ? argv[optind + (int)i] : "-";
 
-		err = slurp(path, &data, &len);
+		err = slurp_map(path, &inputs[i].data, &inputs[i].len, &inputs[i].mapped);
 		if (err < 0) {
 			fg_warne(-err, "cannot read '%s'", strcmp(path, "-") ? path : "<stdin>");
 			return FG_EXIT_FAIL;
 		}
-		fg_flame_add_input(f, data, len);
+		fg_flame_add_input(f, inputs[i].data, inputs[i].len);
 	}
-	fg_flame_build(f);
+	if (total > 0 && total < f->total) {
+		if (total / f->total > 0.02)
+			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored", total,
+				 f->total);
+		total = 0;
+	}
+	so.timemax = total > 0 ? total : f->total;
+	if (strchr(minwidth, '%'))
+		min_samples = so.timemax * minval / 100;
+	else
+		min_samples = minval / ((so.width - 20) / so.timemax);
+	fg_flame_build(f, min_samples);
 
 	if (f->ignored) {
 		uint64_t k = f->first_ignored_input;
@@ -467,21 +525,10 @@ int main(int argc, char **argv)
 		    fg_close_stdout() != FG_EXIT_OK)
 			return FG_EXIT_FAIL;
 		fg_flame_free(f);
+		free_inputs(inputs, ninputs);
 		return FG_EXIT_USAGE;
 	}
-	if (total > 0 && total < f->total) {
-		if (total / f->total > 0.02)
-			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored", total,
-				 f->total);
-		total = 0;
-	}
 	so.timemax = total > 0 ? total : f->total;
-	if (strchr(minwidth, '%'))
-		min_samples = so.timemax * minval / 100;
-	else
-		min_samples = minval / ((so.width - 20) / so.timemax);
-	fg_flame_prune(f, min_samples);
-
 	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	err = fg_svg_write(stdout, f, &so);
 	if (fg_close_stdout() != FG_EXIT_OK) {
@@ -495,6 +542,7 @@ int main(int argc, char **argv)
 	fg_svg_nameattr_free(so.nameattr);
 	fg_hmap_free(so.colors);
 	fg_flame_free(f);
+	free_inputs(inputs, ninputs);
 	free(base);
 	return status;
 }

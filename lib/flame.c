@@ -25,8 +25,7 @@ struct block {
 
 struct fg_flame_priv {
 	struct fg_flame_opts opts;
-	char **inputs;
-	size_t ninputs, inputs_alloc;
+	size_t ninputs;
 	struct rec *recs;
 	size_t nrecs, recs_alloc;
 	struct block *blocks;
@@ -67,9 +66,6 @@ void fg_flame_free(struct fg_flame *f)
 
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->priv->ninputs; i++)
-		free(f->priv->inputs[i]);
-	free(f->priv->inputs);
 	free(f->priv->recs);
 	for (b = f->priv->blocks; b; b = next) {
 		next = b->next;
@@ -142,14 +138,13 @@ static bool rebase(struct fg_flame_priv *p, struct rec *r)
 	return false;
 }
 
-void fg_flame_add_input(struct fg_flame *f, char *data, size_t len)
+void fg_flame_add_input(struct fg_flame *f, const char *data, size_t len)
 {
 	struct fg_flame_priv *p = f->priv;
 	uint64_t lineno = 0;
 	size_t pos = 0;
 
-	FG_ALLOC_GROW(p->inputs, p->ninputs + 1, p->inputs_alloc);
-	p->inputs[p->ninputs++] = data;
+	p->ninputs++;
 	while (pos < len) {
 		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos;
@@ -185,7 +180,9 @@ void fg_flame_add_input(struct fg_flame *f, char *data, size_t len)
 			f->off_base++;
 			f->off_base_samples += r->count;
 			p->nrecs--;
+			continue;
 		}
+		f->total += r->count;
 	}
 }
 
@@ -236,7 +233,23 @@ static uint32_t open_frame(struct fg_flame *f, const struct part *pt, uint32_t d
 	return (uint32_t)f->nframes++;
 }
 
-void fg_flame_build(struct fg_flame *f)
+/*
+ * Close the frame open at depth d at `time`.  A frame narrower than `min`
+ * goes, with its subtree (the frames after it: it is the last open), and
+ * its width stays with its parent as hidden weight.
+ */
+static void close_frame(struct fg_flame *f, uint32_t idx, double time, double min)
+{
+	struct fg_frame *fr = &f->frames[idx];
+
+	fr->end = time;
+	if (fr->end - fr->start < min && fr->parent >= 0) {
+		f->frames[fr->parent].hidden += fr->end - fr->start;
+		f->nframes = idx;
+	}
+}
+
+void fg_flame_build(struct fg_flame *f, double min)
 {
 	struct fg_flame_priv *p = f->priv;
 	struct part *parts = NULL;
@@ -269,8 +282,10 @@ void fg_flame_build(struct fg_flame *f)
 			    memcmp(fr->name, parts[same].name, fr->name_len) != 0)
 				break;
 		}
-		while (nopen > same)
-			f->frames[open[--nopen]].end = time;
+		while (nopen > same) {
+			nopen--;
+			close_frame(f, open[nopen], time, min);
+		}
 		FG_ALLOC_GROW(open, nparts, open_alloc);
 		for (; nopen < nparts; nopen++)
 			open[nopen] = open_frame(f, &parts[nopen], (uint32_t)nopen,
@@ -279,39 +294,20 @@ void fg_flame_build(struct fg_flame *f)
 			f->frames[open[nopen - 1]].delta += r->count - r->before;
 		time += r->count;
 	}
-	while (nopen > 0)
-		f->frames[open[--nopen]].end = time;
+	while (nopen > 0) {
+		nopen--;
+		close_frame(f, open[nopen], time, min);
+	}
 	f->total = time;
-	for (size_t i = 0; i < f->nframes; i++)
-		if (fabs(f->frames[i].delta) > f->maxdelta)
-			f->maxdelta = fabs(f->frames[i].delta);
-	free(parts);
-	free(open);
-}
-
-void fg_flame_prune(struct fg_flame *f, double min)
-{
 	f->maxdepth = 0;
 	for (size_t i = 0; i < f->nframes; i++) {
-		struct fg_frame *fr = &f->frames[i];
-		double w = fr->end - fr->start;
-
-		fr->hidden = 0;
-		fr->flags &= ~(uint32_t)FG_FRAME_PRUNED;
-		/* frames come after their parents, whose flags are final */
-		if (fr->parent >= 0 && (f->frames[fr->parent].flags & FG_FRAME_PRUNED)) {
-			fr->flags |= FG_FRAME_PRUNED;
-			continue;
-		}
-		if (w < min) {
-			fr->flags |= FG_FRAME_PRUNED;
-			if (fr->parent >= 0)
-				f->frames[fr->parent].hidden += w;
-			continue;
-		}
-		if (fr->depth > f->maxdepth)
-			f->maxdepth = fr->depth;
+		if (fabs(f->frames[i].delta) > f->maxdelta)
+			f->maxdelta = fabs(f->frames[i].delta);
+		if (f->frames[i].depth > f->maxdepth)
+			f->maxdepth = f->frames[i].depth;
 	}
+	free(parts);
+	free(open);
 }
 
 size_t fg_flame_strip(const char *name, size_t len)

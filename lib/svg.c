@@ -413,8 +413,6 @@ int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *
 		char pct[64];
 		size_t chars;
 
-		if (fr->flags & FG_FRAME_PRUNED)
-			continue;
 		if (o->nameattr) {
 			struct fg_hent *e = fg_hmap_get(o->nameattr, fr->name, fr->name_len);
 

@@ -7,11 +7,13 @@
  * Every frame is an interval [start, end) of the running sample count.
  *
  *	struct fg_flame *f = fg_flame_new(&opts);
- *	fg_flame_add_input(f, data, len);	// takes the buffer; once per file
- *	fg_flame_build(f);
- *	fg_flame_prune(f, min_samples);
+ *	fg_flame_add_input(f, data, len);	// once per file; data must outlive f
+ *	fg_flame_build(f, min_samples);	// f->total is known before this
  *	for (size_t i = 0; i < f->nframes; i++) draw(&f->frames[i]);	// pre-order
  *	fg_flame_free(f);
+ *
+ * Frames narrower than min_samples are dropped as they close, so memory
+ * follows what is drawn; their weight stays on the parent as `hidden`.
  */
 #ifndef FG_FLAME_H
 #define FG_FLAME_H
@@ -29,8 +31,7 @@ struct fg_flame_opts {
 };
 
 enum {
-	FG_FRAME_WAKER = 1,  /* after a "--" separator in a chain graph */
-	FG_FRAME_PRUNED = 2, /* narrower than the minimum width */
+	FG_FRAME_WAKER = 1, /* after a "--" separator in a chain graph */
 };
 
 struct fg_frame {
@@ -41,16 +42,16 @@ struct fg_frame {
 	uint32_t flags;
 	double start, end; /* in samples */
 	double delta;	   /* differential: this frame's own (after - before) */
-	double hidden;	   /* samples of pruned children */
+	double hidden;	   /* samples of children too narrow to keep */
 };
 
 struct fg_flame {
 	struct fg_frame *frames; /* in pre-order: a parent before its children */
 	size_t nframes;
-	double total;	  /* sum of the counts drawn */
+	double total;	  /* sum of the counts, known once the inputs are added */
 	bool diff;	  /* some line had two counts */
 	double maxdelta;  /* largest |delta| of a frame, at least 1 */
-	uint32_t maxdepth; /* of the frames not pruned */
+	uint32_t maxdepth; /* of the frames kept */
 	uint64_t lines;	  /* lines with a count */
 	uint64_t ignored; /* lines without a count */
 	uint64_t first_ignored_input, first_ignored_line; /* from 1; 0 when none */
@@ -61,12 +62,10 @@ struct fg_flame {
 
 /* Never NULL.  `o` is copied (its strings must outlive the flame). */
 struct fg_flame *fg_flame_new(const struct fg_flame_opts *o);
-/* Add one input's contents; the flame takes `data` (malloc'd) and frees it. */
-void fg_flame_add_input(struct fg_flame *f, char *data, size_t len);
-/* Sort and merge the lines added into frames. */
-void fg_flame_build(struct fg_flame *f);
-/* Mark the frames narrower than `min` samples as pruned, and set maxdepth. */
-void fg_flame_prune(struct fg_flame *f, double min);
+/* Add one input's contents, which must stay valid until fg_flame_free(). */
+void fg_flame_add_input(struct fg_flame *f, const char *data, size_t len);
+/* Sort and merge the lines added into frames, dropping those narrower than `min`. */
+void fg_flame_build(struct fg_flame *f, double min);
 void fg_flame_free(struct fg_flame *f);
 
 /* The length of a frame name without its annotation (_[k], _[j], _[i] or _[w]). */

@@ -56,7 +56,7 @@ struct fg_svg_opts {
 /* Default options: flamegraph.pl's. */
 void fg_svg_opts_init(struct fg_svg_opts *o);
 
-/* Write the flame graph (frames pruned already).  0 or -errno of the write. */
+/* Write the flame graph.  0 or -errno of the write. */
 int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o);
 /* A valid SVG that shows `message` and nothing else.  0 or -errno. */
 int fg_svg_write_message(FILE *out, const struct fg_svg_opts *o, const char *message);

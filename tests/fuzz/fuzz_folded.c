@@ -89,8 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	fg_flame_add_input(f, copy, size);
-	fg_flame_build(f);
-	fg_flame_prune(f, f->total / 1000);
+	fg_flame_build(f, f->total / 1000);
 	fg_svg_opts_init(&so);
 	so.inverted = size > 0 && (data[0] & 8);
 	so.timemax = f->total;
@@ -107,5 +106,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(out);
 	fg_flame_free(f);
+	free(copy);
 	return 0;
 }

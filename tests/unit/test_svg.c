@@ -77,13 +77,18 @@ TEST(folded_frames)
 	CHECK_INT(k, 3); /* trailing empty frames dropped, as perl's split does */
 }
 
-static struct fg_flame *flame(const char *text, const struct fg_flame_opts *o)
+static struct fg_flame *flame_min(const char *text, const struct fg_flame_opts *o, double min)
 {
 	struct fg_flame *f = fg_flame_new(o);
 
-	fg_flame_add_input(f, strdup(text), strlen(text));
-	fg_flame_build(f);
+	fg_flame_add_input(f, text, strlen(text));
+	fg_flame_build(f, min);
 	return f;
+}
+
+static struct fg_flame *flame(const char *text, const struct fg_flame_opts *o)
+{
+	return flame_min(text, o, 0);
 }
 
 TEST(flame_merges_sorted)
@@ -99,9 +104,13 @@ TEST(flame_merges_sorted)
 	CHECK(f->frames[1].start == 0 && f->frames[1].end == 5);
 	CHECK(f->frames[2].name[0] == 'y' && f->frames[2].parent == 1);
 	CHECK(f->frames[4].name[0] == 'x' && f->frames[4].end - f->frames[4].start == 5);
-	fg_flame_prune(f, 1.5);
-	CHECK(f->frames[2].flags & FG_FRAME_PRUNED);
-	CHECK(f->frames[1].hidden == 1);
+	CHECK_INT(f->maxdepth, 2);
+	fg_flame_free(f);
+	/* y (1 sample) goes; its sample stays with a as hidden weight */
+	f = flame_min("b;x 2\na;y 1\nb;x 3\na 4\nc;d;e 1\n", NULL, 1.5);
+	CHECK_INT(f->nframes, 4); /* all, a, b, x */
+	CHECK(f->frames[1].name[0] == 'a' && f->frames[1].hidden == 1);
+	CHECK(f->frames[0].hidden == 1); /* c, with d and e, is gone */
 	CHECK_INT(f->maxdepth, 2);
 	fg_flame_free(f);
 }
