@@ -2,6 +2,7 @@
 // Written for fg (BSD-2-Clause).  No library; runs once, after the frames are parsed.
 (function () {
 	'use strict';
+	var started = performance.now();
 	var doc = document, NS = 'http://www.w3.org/2000/svg', XPAD = 10;
 	var root = doc.documentElement, fr = doc.getElementById('frames');
 	var labels = doc.getElementById('labels'), tip = doc.getElementById('tip');
@@ -16,13 +17,13 @@
 	var gs = fr.getElementsByTagName('g'), n = gs.length;
 	var x = new Float64Array(n), w = new Float64Array(n), y = new Float64Array(n);
 	var par = new Int32Array(n), kids = new Float64Array(n), hid = new Float64Array(n);
-	var names = null, rects = new Array(n);
+	var names = new Array(n), rects = new Array(n);
 	var zoomed = 0, term = '', ic = false, matches = [], marked = [], dimmed = [];
 
 	(function init() {
 		var stack = [], d, i, r, y0;
 		for (i = 0; i < n; i++) {
-			r = gs[i].getElementsByTagName('rect')[0];
+			r = gs[i].lastElementChild;
 			rects[i] = r;
 			gs[i].fgi = i;
 			x[i] = +r.getAttribute('x');
@@ -38,20 +39,19 @@
 		}
 	})();
 
+	// the name is the title up to " (N samples, ...)"; parsed when first needed
 	function name(i) {
-		if (!names) {
-			names = new Array(n);
-			for (var j = 0; j < n; j++) {
-				var t = gs[j].getElementsByTagName('title')[0].textContent;
-				var m = /^([\s\S]*) \(\d[\d,]* /.exec(t);
-				names[j] = m ? m[1] : t;
-			}
+		var t, m;
+		if (names[i] === undefined) {
+			t = title(i);
+			m = /^([\s\S]*) \(\d[\d,]* /.exec(t);
+			names[i] = m ? m[1] : t;
 		}
 		return names[i];
 	}
 
 	function title(i) {
-		return gs[i].getElementsByTagName('title')[0].textContent;
+		return gs[i].firstElementChild.textContent;
 	}
 
 	function fmt(v) {
@@ -335,6 +335,7 @@
 	// for tests and the console
 	window.fgsvg = {
 		zoom: zoom, search: search, reset: reset, frames: n,
+		scriptMs: performance.now() - started,
 		matched: function () { return matchedEl.textContent; },
 		zoomed: function () { return zoomed; },
 		find: function (s) {
