@@ -189,6 +189,7 @@ static struct fg_hmap *load_nameattr(const char *path)
 
 	if (err < 0) {
 		fg_warne(-err, "cannot read '%s'", path);
+		fg_svg_nameattr_free(m);
 		exit(FG_EXIT_FAIL);
 	}
 	while (pos < len) {
@@ -202,6 +203,8 @@ static struct fg_hmap *load_nameattr(const char *path)
 		if (fg_svg_nameattr_line(m, line, n) < 0) {
 			fg_warnx("'%s' line %llu: expected NAME<TAB>key=value<TAB>...", path,
 				 (unsigned long long)lineno);
+			fg_svg_nameattr_free(m);
+			free(data);
 			exit(FG_EXIT_FAIL);
 		}
 	}
@@ -241,6 +244,7 @@ static struct fg_hmap *load_palette_map(void)
 		return m;
 	if (err < 0) {
 		fg_warne(-err, "cannot read '%s'", PALETTE_MAP);
+		fg_hmap_free(m);
 		exit(FG_EXIT_FAIL);
 	}
 	while (pos < len) {
@@ -490,6 +494,11 @@ int main(int argc, char **argv)
 		err = slurp_map(path, &inputs[i].data, &inputs[i].len, &inputs[i].mapped);
 		if (err < 0) {
 			fg_warne(-err, "cannot read '%s'", strcmp(path, "-") ? path : "<stdin>");
+			free_inputs(inputs, i);
+			fg_flame_free(f);
+			fg_svg_nameattr_free(so.nameattr);
+			fg_hmap_free(so.colors);
+			free(base);
 			return FG_EXIT_FAIL;
 		}
 		fg_flame_add_input(f, inputs[i].data, inputs[i].len);
@@ -520,25 +529,23 @@ int main(int argc, char **argv)
 			 (unsigned long long)f->off_base, f->off_base_samples);
 	if (!(f->total > 0)) {
 		fg_warnx("no stack counts found");
-		if (fg_svg_write_message(stdout, &so, "ERROR: No valid input provided to fg-svg: "
-						      "no stack counts, nothing to show.") < 0 ||
-		    fg_close_stdout() != FG_EXIT_OK)
-			return FG_EXIT_FAIL;
-		fg_flame_free(f);
-		free_inputs(inputs, ninputs);
-		return FG_EXIT_USAGE;
+		err = fg_svg_write_message(stdout, &so, "ERROR: No valid input provided to fg-svg: "
+							"no stack counts, nothing to show.");
+		status = FG_EXIT_USAGE; /* flamegraph.pl's status for this */
+		goto out;
 	}
 	so.timemax = total > 0 ? total : f->total;
-	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	err = fg_svg_write(stdout, f, &so);
+	if (cp && err == 0 && save_palette_map(so.colors) != FG_EXIT_OK)
+		status = FG_EXIT_FAIL;
+out:
+	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	if (fg_close_stdout() != FG_EXIT_OK) {
 		status = FG_EXIT_FAIL;
 	} else if (err < 0) {
 		fg_warne(-err, "write error");
 		status = FG_EXIT_FAIL;
 	}
-	if (cp && save_palette_map(so.colors) != FG_EXIT_OK)
-		status = FG_EXIT_FAIL;
 	fg_svg_nameattr_free(so.nameattr);
 	fg_hmap_free(so.colors);
 	fg_flame_free(f);

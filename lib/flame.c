@@ -258,7 +258,7 @@ void fg_flame_build(struct fg_flame *f, double min)
 	size_t open_alloc = 0, nopen = 0;
 	double time = 0;
 
-	if (!p->opts.flamechart)
+	if (!p->opts.flamechart && p->nrecs > 1)
 		qsort(p->recs, p->nrecs, sizeof(*p->recs), cmp_rec);
 	for (size_t i = 0; i < p->nrecs; i++) {
 		const struct rec *r = &p->recs[i];
