@@ -234,7 +234,7 @@ static uint32_t open_frame(struct fg_flame *f, const struct part *pt, uint32_t d
 }
 
 /*
- * Close the frame open at depth d at `time`.  A frame narrower than `min`
+ * Close frame `idx` at `time`.  A frame narrower than `min`
  * goes, with its subtree (the frames after it: it is the last open), and
  * its width stays with its parent as hidden weight.
  */

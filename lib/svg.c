@@ -367,12 +367,14 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 	}
 	if (fr->flags & FG_FRAME_WAKER) {
 		/* a waker in a chain graph: colour it as "NAME_[w]" */
-		char tmp[256];
-		size_t n = fr->name_len < sizeof(tmp) - 4 ? fr->name_len : sizeof(tmp) - 4;
+		char *tmp = fg_xmalloc((size_t)fr->name_len + 4);
+		struct fg_rgb c;
 
-		memcpy(tmp, fr->name, n);
-		memcpy(tmp + n, "_[w]", 4);
-		return fg_palette_color(o->palette, o->pick, tmp, n + 4, rng);
+		memcpy(tmp, fr->name, fr->name_len);
+		memcpy(tmp + fr->name_len, "_[w]", 4);
+		c = fg_palette_color(o->palette, o->pick, tmp, (size_t)fr->name_len + 4, rng);
+		free(tmp);
+		return c;
 	}
 	return fg_palette_color(o->palette, o->pick, fr->name, fr->name_len, rng);
 }
