@@ -133,25 +133,25 @@
 	}
 
 	function showTip(i, ev) {
-		var lines = describe(i), t, k, bb, px, py, vw, vh;
+		var lines = describe(i), k, tw, th, cx, cy;
 		while (tip.childNodes.length > 1)
 			tip.removeChild(tip.lastChild);
 		for (k = 0; k < lines.length; k++)
 			text(tip, lines[k], 6, 16 + 15 * k);
 		tip.classList.remove('hide');
-		bb = tip.getBBox();
-		t = tip.firstChild;
-		t.setAttribute('width', bb.width + 12);
-		t.setAttribute('height', lines.length * 15 + 8);
-		vw = root.getBoundingClientRect().width;
-		vh = root.getBoundingClientRect().height;
-		px = ev.clientX + 14;
-		py = ev.clientY + 14;
-		if (px + bb.width + 12 > vw)
-			px = Math.max(ev.clientX - bb.width - 26, 0);
-		if (py + lines.length * 15 + 8 > vh)
-			py = Math.max(ev.clientY - lines.length * 15 - 22, 0);
-		tip.setAttribute('transform', 'translate(' + px + ',' + py + ')');
+		tw = tip.getBBox().width + 12;
+		th = lines.length * 15 + 8;
+		tip.firstChild.setAttribute('width', tw);
+		tip.firstChild.setAttribute('height', th);
+		// beside the pointer, inside the window
+		cx = ev.clientX + 14;
+		cy = ev.clientY + 14;
+		if (cx + tw > window.innerWidth)
+			cx = Math.max(ev.clientX - tw - 14, 0);
+		if (cy + th > window.innerHeight)
+			cy = Math.max(ev.clientY - th - 14, 0);
+		tip.setAttribute('transform', 'translate(' + (cx + window.scrollX) + ',' +
+				 (cy + window.scrollY) + ')');
 		details.textContent = nametype + ' ' + title(i) + (self(i) < w[i] ?
 			' self ' + fmt(self(i)) : '');
 	}
