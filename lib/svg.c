@@ -148,10 +148,17 @@ static void put_u64(struct fg_buf *b, uint64_t v)
 /* A sample position: exact, short for whole numbers. */
 static void put_num(struct fg_buf *b, double v)
 {
-	if (v >= 0 && v < 1e15 && v == floor(v))
+	char tmp[32];
+
+	if (v >= 0 && v < 1e15 && v == floor(v)) {
 		put_u64(b, (uint64_t)v);
-	else
-		fg_buf_addf(b, "%.17g", v);
+		return;
+	}
+	/* the shortest of the usual forms that reads back as the same number */
+	snprintf(tmp, sizeof(tmp), "%.15g", v);
+	if (strtod(tmp, NULL) != v)
+		snprintf(tmp, sizeof(tmp), "%.17g", v);
+	fg_buf_addstr(b, tmp);
 }
 
 /* A pixel position, "%.1f". */

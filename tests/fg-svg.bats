@@ -415,12 +415,15 @@ PY
 	[ -s "$BATS_TEST_TMPDIR/screenshot.png" ]
 }
 
-@test "browser: an icicle graph with hostile names zooms too" {
+@test "browser: an icicle graph with hostile names zooms, tells hidden weight, follows the window" {
 	requires chromium
-	printf 'r;<b>"&x;x 3\nr;</script>;y 1\nr;q 4\n' >"$BATS_TEST_TMPDIR/in"
-	svg --inverted <"$BATS_TEST_TMPDIR/in"
+	printf 'r;<b>"&x;x 3\nr;<b>"&x;tiny 0.01\nr;</script>;y 1\nr;q 4\n' >"$BATS_TEST_TMPDIR/in"
+	svg --inverted --minwidth 1% <"$BATS_TEST_TMPDIR/in"
+	grep -q '<g fg-h="0.0[01][0-9]*"><title>&lt;b&gt;"&amp;x (3 samples' "$BATS_TEST_TMPDIR/g.svg"
 	run python3 "$TOP/tests/browser/svg-check" "$BATS_TEST_TMPDIR/g.svg" '<b>"&x' 'script' \
 		12.5 "$BATS_TEST_TMPDIR/screenshot.png"
+	printf '%s\n' "$output" | grep -q 'the tooltip tells the weight --minwidth hid'
+	printf '%s\n' "$output" | grep -q 'a narrower window narrows the graph' 
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 }
