@@ -116,17 +116,9 @@ static double number(const char *what, const char *s, double min, double max)
 	return v;
 }
 
-/* Read all of `path` ("-": standard input).  0 or -errno. */
-static int slurp_map(const char *path, char **data, size_t *len, bool *mapped);
-
-static int slurp(const char *path, char **data, size_t *len)
-{
-	return slurp_map(path, data, len, NULL);
-}
-
 /*
- * The same, mapping a regular file when `mapped` is given (then *mapped
- * tells whether to munmap rather than free).
+ * Read all of `path` ("-": standard input).  0 or -errno.  With `mapped`, a
+ * regular file is mapped instead, and *mapped says to munmap rather than free.
  */
 static int slurp_map(const char *path, char **data, size_t *len, bool *mapped)
 {
@@ -176,6 +168,11 @@ static int slurp_map(const char *path, char **data, size_t *len, bool *mapped)
 	b.data[b.len] = '\0';
 	*data = fg_buf_detach(&b, len);
 	return 0;
+}
+
+static int slurp(const char *path, char **data, size_t *len)
+{
+	return slurp_map(path, data, len, NULL);
 }
 
 /* Per-name attributes, NAME<TAB>key=value<TAB>... a line. */
