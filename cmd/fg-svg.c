@@ -21,39 +21,39 @@
 #include "fg/util.h"
 
 static const char usage_text[] =
-	"usage: fg-svg [options] [FILE...] > graph.svg\n"
-	"Draw folded stacks (\"frame;frame;frame COUNT\", or two counts for a\n"
-	"differential graph) from FILEs or standard input as an interactive SVG flame graph.\n"
-	"\n"
-	"  --title TEXT        title (default \"Flame Graph\", \"Icicle Graph\", \"Flame Chart\")\n"
-	"  --subtitle TEXT     second line under the title\n"
-	"  --width N           image width in pixels (default: fill the window, laid out at 1200)\n"
-	"  --height N          height of each frame (default 16)\n"
-	"  --minwidth N[%]     omit frames narrower than N pixels, or N% of the total (default 0.1)\n"
-	"  --fonttype FONT     font family (default \"Verdana\")\n"
-	"  --fontsize N        font size (default 12)\n"
-	"  --fontwidth N       average character width relative to the font size (default 0.59)\n"
-	"  --countname NAME    what the counts are (default \"samples\")\n"
-	"  --nametype NAME     what the names are (default \"Function:\")\n"
-	"  --colors PALETTE    hot (default), mem, io, wakeup, chain, java, js, perl, red,\n"
-	"                      green, blue, aqua, yellow, purple, orange\n"
-	"  --bgcolors COLOR    background: yellow, blue, green, grey or #rrggbb\n"
-	"  --hash              colour by a hash of the name's first characters (the default)\n"
-	"  --deterministic     colour by a hash of the whole name\n"
-	"  --random            colour at random\n"
-	"  --cp                keep colours consistent across graphs in ./palette.map\n"
-	"  --reverse           reverse the stacks: merge from the leaves\n"
-	"  --inverted          icicle graph: the root at the top\n"
-	"  --flamechart        flame chart: keep the input order instead of sorting\n"
-	"  --negate            switch the differential hues (blue for more, red for less)\n"
-	"  --notes TEXT        a note kept in the SVG as a comment\n"
-	"  --total N           the total count the full width stands for\n"
-	"  --factor N          multiply the counts shown by N\n"
-	"  --nameattr FILE     per-name attributes: NAME<TAB>key=value<TAB>...\n"
-	"  --encoding NAME     declare this character encoding in the SVG\n"
-	"  --base FUNC         re-root every stack at its first frame FUNC (repeatable)\n"
-	"  -h, --help          show this help\n"
-	"  -V, --version       show the version\n";
+    "usage: fg-svg [options] [FILE...] > graph.svg\n"
+    "Draw folded stacks (\"frame;frame;frame COUNT\", or two counts for a\n"
+    "differential graph) from FILEs or standard input as an interactive SVG flame graph.\n"
+    "\n"
+    "  --title TEXT        title (default \"Flame Graph\", \"Icicle Graph\", \"Flame Chart\")\n"
+    "  --subtitle TEXT     second line under the title\n"
+    "  --width N           image width in pixels (default: fill the window, laid out at 1200)\n"
+    "  --height N          height of each frame (default 16)\n"
+    "  --minwidth N[%]     omit frames narrower than N pixels, or N% of the total (default 0.1)\n"
+    "  --fonttype FONT     font family (default \"Verdana\")\n"
+    "  --fontsize N        font size (default 12)\n"
+    "  --fontwidth N       average character width relative to the font size (default 0.59)\n"
+    "  --countname NAME    what the counts are (default \"samples\")\n"
+    "  --nametype NAME     what the names are (default \"Function:\")\n"
+    "  --colors PALETTE    hot (default), mem, io, wakeup, chain, java, js, perl, red,\n"
+    "                      green, blue, aqua, yellow, purple, orange\n"
+    "  --bgcolors COLOR    background: yellow, blue, green, grey or #rrggbb\n"
+    "  --hash              colour by a hash of the name's first characters (the default)\n"
+    "  --deterministic     colour by a hash of the whole name\n"
+    "  --random            colour at random\n"
+    "  --cp                keep colours consistent across graphs in ./palette.map\n"
+    "  --reverse           reverse the stacks: merge from the leaves\n"
+    "  --inverted          icicle graph: the root at the top\n"
+    "  --flamechart        flame chart: keep the input order instead of sorting\n"
+    "  --negate            switch the differential hues (blue for more, red for less)\n"
+    "  --notes TEXT        a note kept in the SVG as a comment\n"
+    "  --total N           the total count the full width stands for\n"
+    "  --factor N          multiply the counts shown by N\n"
+    "  --nameattr FILE     per-name attributes: NAME<TAB>key=value<TAB>...\n"
+    "  --encoding NAME     declare this character encoding in the SVG\n"
+    "  --base FUNC         re-root every stack at its first frame FUNC (repeatable)\n"
+    "  -h, --help          show this help\n"
+    "  -V, --version       show the version\n";
 
 static noreturn void usage(FILE *to, int status)
 {
@@ -62,43 +62,64 @@ static noreturn void usage(FILE *to, int status)
 }
 
 enum {
-	OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
-	OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
-	OPT_HASH, OPT_DETERMINISTIC, OPT_RANDOM, OPT_CP, OPT_REVERSE, OPT_INVERTED,
-	OPT_FLAMECHART, OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR, OPT_NAMEATTR, OPT_ENCODING,
+	OPT_TITLE = 256,
+	OPT_SUBTITLE,
+	OPT_WIDTH,
+	OPT_HEIGHT,
+	OPT_MINWIDTH,
+	OPT_FONTTYPE,
+	OPT_FONTSIZE,
+	OPT_FONTWIDTH,
+	OPT_COUNTNAME,
+	OPT_NAMETYPE,
+	OPT_COLORS,
+	OPT_BGCOLORS,
+	OPT_HASH,
+	OPT_DETERMINISTIC,
+	OPT_RANDOM,
+	OPT_CP,
+	OPT_REVERSE,
+	OPT_INVERTED,
+	OPT_FLAMECHART,
+	OPT_NEGATE,
+	OPT_NOTES,
+	OPT_TOTAL,
+	OPT_FACTOR,
+	OPT_NAMEATTR,
+	OPT_ENCODING,
 	OPT_BASE,
 };
 
 static const struct option longopts[] = {
-	{ "base", required_argument, NULL, OPT_BASE },
-	{ "bgcolors", required_argument, NULL, OPT_BGCOLORS },
-	{ "colors", required_argument, NULL, OPT_COLORS },
-	{ "countname", required_argument, NULL, OPT_COUNTNAME },
-	{ "cp", no_argument, NULL, OPT_CP },
-	{ "deterministic", no_argument, NULL, OPT_DETERMINISTIC },
-	{ "encoding", required_argument, NULL, OPT_ENCODING },
-	{ "factor", required_argument, NULL, OPT_FACTOR },
-	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
-	{ "fontsize", required_argument, NULL, OPT_FONTSIZE },
-	{ "fonttype", required_argument, NULL, OPT_FONTTYPE },
-	{ "fontwidth", required_argument, NULL, OPT_FONTWIDTH },
-	{ "hash", no_argument, NULL, OPT_HASH },
-	{ "height", required_argument, NULL, OPT_HEIGHT },
-	{ "help", no_argument, NULL, 'h' },
-	{ "inverted", no_argument, NULL, OPT_INVERTED },
-	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
-	{ "nameattr", required_argument, NULL, OPT_NAMEATTR },
-	{ "nametype", required_argument, NULL, OPT_NAMETYPE },
-	{ "negate", no_argument, NULL, OPT_NEGATE },
-	{ "notes", required_argument, NULL, OPT_NOTES },
-	{ "random", no_argument, NULL, OPT_RANDOM },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "subtitle", required_argument, NULL, OPT_SUBTITLE },
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "total", required_argument, NULL, OPT_TOTAL },
-	{ "version", no_argument, NULL, 'V' },
-	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ NULL, 0, NULL, 0 },
+    {"base", required_argument, NULL, OPT_BASE},
+    {"bgcolors", required_argument, NULL, OPT_BGCOLORS},
+    {"colors", required_argument, NULL, OPT_COLORS},
+    {"countname", required_argument, NULL, OPT_COUNTNAME},
+    {"cp", no_argument, NULL, OPT_CP},
+    {"deterministic", no_argument, NULL, OPT_DETERMINISTIC},
+    {"encoding", required_argument, NULL, OPT_ENCODING},
+    {"factor", required_argument, NULL, OPT_FACTOR},
+    {"flamechart", no_argument, NULL, OPT_FLAMECHART},
+    {"fontsize", required_argument, NULL, OPT_FONTSIZE},
+    {"fonttype", required_argument, NULL, OPT_FONTTYPE},
+    {"fontwidth", required_argument, NULL, OPT_FONTWIDTH},
+    {"hash", no_argument, NULL, OPT_HASH},
+    {"height", required_argument, NULL, OPT_HEIGHT},
+    {"help", no_argument, NULL, 'h'},
+    {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"minwidth", required_argument, NULL, OPT_MINWIDTH},
+    {"nameattr", required_argument, NULL, OPT_NAMEATTR},
+    {"nametype", required_argument, NULL, OPT_NAMETYPE},
+    {"negate", no_argument, NULL, OPT_NEGATE},
+    {"notes", required_argument, NULL, OPT_NOTES},
+    {"random", no_argument, NULL, OPT_RANDOM},
+    {"reverse", no_argument, NULL, OPT_REVERSE},
+    {"subtitle", required_argument, NULL, OPT_SUBTITLE},
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"total", required_argument, NULL, OPT_TOTAL},
+    {"version", no_argument, NULL, 'V'},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {NULL, 0, NULL, 0},
 };
 
 static noreturn void bad(const char *what, const char *value)
@@ -132,7 +153,8 @@ static int slurp_map(const char *path, char **data, size_t *len, bool *mapped)
 	if (mapped)
 		*mapped = false;
 	if (mapped && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		void *m =
+		    mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 
 		if (m != MAP_FAILED) {
 			if (fd != STDIN_FILENO)
@@ -267,9 +289,10 @@ static struct fg_hmap *load_palette_map(void)
 		fg_hmap_upsert(m, line, (size_t)(arrow - line), NULL)->val.u = fg_svg_pack(c);
 	}
 	if (bad_lines)
-		fg_warnx("ignored %llu lines of '%s' that are not NAME->rgb(R,G,B) (the first: line "
-			 "%llu)",
-			 (unsigned long long)bad_lines, PALETTE_MAP, (unsigned long long)first_bad);
+		fg_warnx(
+		    "ignored %llu lines of '%s' that are not NAME->rgb(R,G,B) (the first: line "
+		    "%llu)",
+		    (unsigned long long)bad_lines, PALETTE_MAP, (unsigned long long)first_bad);
 	free(data);
 	return m;
 }
@@ -321,10 +344,10 @@ static const char *background(const char *name, const char **bg2)
 	static const struct {
 		const char *name, *c1, *c2;
 	} bgs[] = {
-		{ "yellow", "#eeeeee", "#eeeeb0" },
-		{ "blue", "#eeeeee", "#e0e0ff" },
-		{ "green", "#eef2ee", "#e0ffe0" },
-		{ "grey", "#f8f8f8", "#e8e8e8" },
+	    {"yellow", "#eeeeee", "#eeeeb0"},
+	    {"blue", "#eeeeee", "#e0e0ff"},
+	    {"green", "#eef2ee", "#e0ffe0"},
+	    {"grey", "#f8f8f8", "#e8e8e8"},
 	};
 	struct fg_rgb c;
 
@@ -353,7 +376,7 @@ static bool valid_encoding(const char *s)
 int main(int argc, char **argv)
 {
 	struct fg_svg_opts so;
-	struct fg_flame_opts fo = { 0 };
+	struct fg_flame_opts fo = {0};
 	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL;
 	const char **base = NULL;
 	size_t nbase = 0, base_alloc = 0;
@@ -469,8 +492,8 @@ int main(int argc, char **argv)
 	so.fluid = !width_set;
 	so.bg1 = background(bgcolors ? bgcolors : fg_palette_bg(so.palette), &so.bg2);
 	minval = strtod(minwidth, &end);
-	if (end == minwidth || (*end && strcmp(end, "%") != 0) || minval < 0 ||
-	    !(minval < 1e300) || (minwidth[0] < '0' || minwidth[0] > '9'))
+	if (end == minwidth || (*end && strcmp(end, "%") != 0) || minval < 0 || !(minval < 1e300) ||
+	    (minwidth[0] < '0' || minwidth[0] > '9'))
 		bad("minimum width", minwidth);
 	fo.chain = so.palette == FG_PAL_CHAIN;
 	fo.base = base;
@@ -502,8 +525,8 @@ int main(int argc, char **argv)
 	}
 	if (total > 0 && total < f->total) {
 		if (total / f->total > 0.02)
-			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored", total,
-				 f->total);
+			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored",
+				 total, f->total);
 		total = 0;
 	}
 	so.timemax = total > 0 ? total : f->total;
@@ -526,8 +549,9 @@ int main(int argc, char **argv)
 			 (unsigned long long)f->off_base, f->off_base_samples);
 	if (!(f->total > 0)) {
 		fg_warnx("no stack counts found");
-		err = fg_svg_write_message(stdout, &so, "ERROR: No valid input provided to fg-svg: "
-							"no stack counts, nothing to show.");
+		err = fg_svg_write_message(stdout, &so,
+					   "ERROR: No valid input provided to fg-svg: "
+					   "no stack counts, nothing to show.");
 		status = FG_EXIT_USAGE; /* flamegraph.pl's status for this */
 		goto out;
 	}

@@ -267,10 +267,10 @@ void fg_flame_build(struct fg_flame *f, double min)
 		const char *fname;
 
 		FG_ALLOC_GROW(parts, 1, parts_alloc);
-		parts[nparts++] = (struct part){ "", 0, 0 };
+		parts[nparts++] = (struct part){"", 0, 0};
 		while (fg_folded_next_frame(r->stack, r->stack_len, &pos, &fname, &flen)) {
 			FG_ALLOC_GROW(parts, nparts + 1, parts_alloc);
-			parts[nparts++] = (struct part){ fname, (uint32_t)flen, waker };
+			parts[nparts++] = (struct part){fname, (uint32_t)flen, waker};
 			if (p->opts.chain && flen == 2 && memcmp(fname, "--", 2) == 0)
 				waker = FG_FRAME_WAKER;
 		}

@@ -6,11 +6,11 @@
 #include "fg/palette.h"
 
 static const char *const names[] = {
-	[FG_PAL_HOT] = "hot",	    [FG_PAL_MEM] = "mem",	[FG_PAL_IO] = "io",
-	[FG_PAL_WAKEUP] = "wakeup", [FG_PAL_CHAIN] = "chain",	[FG_PAL_JAVA] = "java",
-	[FG_PAL_JS] = "js",	    [FG_PAL_PERL] = "perl",	[FG_PAL_RED] = "red",
-	[FG_PAL_GREEN] = "green",   [FG_PAL_BLUE] = "blue",	[FG_PAL_AQUA] = "aqua",
-	[FG_PAL_YELLOW] = "yellow", [FG_PAL_PURPLE] = "purple", [FG_PAL_ORANGE] = "orange",
+    [FG_PAL_HOT] = "hot",	[FG_PAL_MEM] = "mem",	    [FG_PAL_IO] = "io",
+    [FG_PAL_WAKEUP] = "wakeup", [FG_PAL_CHAIN] = "chain",   [FG_PAL_JAVA] = "java",
+    [FG_PAL_JS] = "js",		[FG_PAL_PERL] = "perl",	    [FG_PAL_RED] = "red",
+    [FG_PAL_GREEN] = "green",	[FG_PAL_BLUE] = "blue",	    [FG_PAL_AQUA] = "aqua",
+    [FG_PAL_YELLOW] = "yellow", [FG_PAL_PURPLE] = "purple", [FG_PAL_ORANGE] = "orange",
 };
 
 int fg_palette_parse(const char *name)
@@ -117,8 +117,8 @@ static enum fg_palette refine(enum fg_palette p, const char *n, size_t len)
 		if (ends_with(n, len, "_[i]"))
 			return FG_PAL_AQUA;
 		{
-			static const char *const pkgs[] = { "java/", "javax/", "jdk/", "net/",
-							    "org/", "com/", "io/", "sun/" };
+			static const char *const pkgs[] = {"java/", "javax/", "jdk/", "net/",
+							   "org/",  "com/",   "io/",  "sun/"};
 			size_t o = len > 0 && n[0] == 'L' ? 1 : 0;
 
 			for (size_t i = 0; i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
@@ -127,7 +127,8 @@ static enum fg_palette refine(enum fg_palette p, const char *n, size_t len)
 					return FG_PAL_GREEN;
 			/* also without the 'L' when the name starts with one */
 			for (size_t i = 0; o && i < sizeof(pkgs) / sizeof(pkgs[0]); i++)
-				if (len >= strlen(pkgs[i]) && memcmp(n, pkgs[i], strlen(pkgs[i])) == 0)
+				if (len >= strlen(pkgs[i]) &&
+				    memcmp(n, pkgs[i], strlen(pkgs[i])) == 0)
 					return FG_PAL_GREEN;
 		}
 		if (contains(n, len, ":::"))
@@ -172,8 +173,8 @@ static enum fg_palette refine(enum fg_palette p, const char *n, size_t len)
 	}
 }
 
-struct fg_rgb fg_palette_color(enum fg_palette p, enum fg_pick pick, const char *name,
-			       size_t len, uint64_t *rng)
+struct fg_rgb fg_palette_color(enum fg_palette p, enum fg_pick pick, const char *name, size_t len,
+			       uint64_t *rng)
 {
 	double v1, v2, v3;
 
@@ -199,55 +200,55 @@ struct fg_rgb fg_palette_color(enum fg_palette p, enum fg_pick pick, const char 
 	p = refine(p, name, len);
 	switch (p) {
 	case FG_PAL_HOT:
-		return (struct fg_rgb){ (uint8_t)(205 + (int)(50 * v3)), (uint8_t)(230 * v1),
-					(uint8_t)(55 * v2) };
+		return (struct fg_rgb){(uint8_t)(205 + (int)(50 * v3)), (uint8_t)(230 * v1),
+				       (uint8_t)(55 * v2)};
 	case FG_PAL_MEM:
-		return (struct fg_rgb){ 0, (uint8_t)(190 + (int)(50 * v2)), (uint8_t)(210 * v1) };
+		return (struct fg_rgb){0, (uint8_t)(190 + (int)(50 * v2)), (uint8_t)(210 * v1)};
 	case FG_PAL_IO: {
 		uint8_t r = (uint8_t)(80 + (int)(60 * v1));
 
-		return (struct fg_rgb){ r, r, (uint8_t)(190 + (int)(55 * v2)) };
+		return (struct fg_rgb){r, r, (uint8_t)(190 + (int)(55 * v2))};
 	}
 	case FG_PAL_RED: {
 		uint8_t x = (uint8_t)(50 + (int)(80 * v1));
 
-		return (struct fg_rgb){ (uint8_t)(200 + (int)(55 * v1)), x, x };
+		return (struct fg_rgb){(uint8_t)(200 + (int)(55 * v1)), x, x};
 	}
 	case FG_PAL_GREEN: {
 		uint8_t x = (uint8_t)(50 + (int)(60 * v1));
 
-		return (struct fg_rgb){ x, (uint8_t)(200 + (int)(55 * v1)), x };
+		return (struct fg_rgb){x, (uint8_t)(200 + (int)(55 * v1)), x};
 	}
 	case FG_PAL_BLUE: {
 		uint8_t x = (uint8_t)(80 + (int)(60 * v1));
 
-		return (struct fg_rgb){ x, x, (uint8_t)(205 + (int)(50 * v1)) };
+		return (struct fg_rgb){x, x, (uint8_t)(205 + (int)(50 * v1))};
 	}
 	case FG_PAL_YELLOW: {
 		uint8_t x = (uint8_t)(175 + (int)(55 * v1));
 
-		return (struct fg_rgb){ x, x, (uint8_t)(50 + (int)(20 * v1)) };
+		return (struct fg_rgb){x, x, (uint8_t)(50 + (int)(20 * v1))};
 	}
 	case FG_PAL_PURPLE: {
 		uint8_t x = (uint8_t)(190 + (int)(65 * v1));
 
-		return (struct fg_rgb){ x, (uint8_t)(80 + (int)(60 * v1)), x };
+		return (struct fg_rgb){x, (uint8_t)(80 + (int)(60 * v1)), x};
 	}
 	case FG_PAL_AQUA:
-		return (struct fg_rgb){ (uint8_t)(50 + (int)(60 * v1)),
-					(uint8_t)(165 + (int)(55 * v1)),
-					(uint8_t)(165 + (int)(55 * v1)) };
+		return (struct fg_rgb){(uint8_t)(50 + (int)(60 * v1)),
+				       (uint8_t)(165 + (int)(55 * v1)),
+				       (uint8_t)(165 + (int)(55 * v1))};
 	case FG_PAL_ORANGE:
-		return (struct fg_rgb){ (uint8_t)(190 + (int)(65 * v1)),
-					(uint8_t)(90 + (int)(65 * v1)), 0 };
+		return (struct fg_rgb){(uint8_t)(190 + (int)(65 * v1)),
+				       (uint8_t)(90 + (int)(65 * v1)), 0};
 	default:
-		return (struct fg_rgb){ 0, 0, 0 };
+		return (struct fg_rgb){0, 0, 0};
 	}
 }
 
 struct fg_rgb fg_palette_delta(double delta, double maxdelta, bool negate)
 {
-	struct fg_rgb c = { 255, 255, 255 };
+	struct fg_rgb c = {255, 255, 255};
 
 	if (negate)
 		delta = -delta;
@@ -273,7 +274,7 @@ static int hexval(char c)
 
 int fg_rgb_parse(const char *s, size_t len, struct fg_rgb *out)
 {
-	int v[3] = { 0, 0, 0 };
+	int v[3] = {0, 0, 0};
 
 	if (len == 7 && s[0] == '#') {
 		for (int i = 0; i < 3; i++) {
@@ -306,6 +307,6 @@ int fg_rgb_parse(const char *s, size_t len, struct fg_rgb *out)
 	} else {
 		return -EINVAL;
 	}
-	*out = (struct fg_rgb){ (uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2] };
+	*out = (struct fg_rgb){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2]};
 	return 0;
 }

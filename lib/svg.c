@@ -17,18 +17,18 @@ extern const char fg_svg_script[];
 void fg_svg_opts_init(struct fg_svg_opts *o)
 {
 	*o = (struct fg_svg_opts){
-		.fonttype = "Verdana",
-		.nametype = "Function:",
-		.countname = "samples",
-		.bg1 = "#eeeeee",
-		.bg2 = "#eeeeb0",
-		.width = 1200,
-		.frameheight = 16,
-		.fontsize = 12,
-		.fontwidth = 0.59,
-		.factor = 1,
-		.palette = FG_PAL_HOT,
-		.pick = FG_PICK_HASH,
+	    .fonttype = "Verdana",
+	    .nametype = "Function:",
+	    .countname = "samples",
+	    .bg1 = "#eeeeee",
+	    .bg2 = "#eeeeb0",
+	    .width = 1200,
+	    .frameheight = 16,
+	    .fontsize = 12,
+	    .fontwidth = 0.59,
+	    .factor = 1,
+	    .palette = FG_PAL_HOT,
+	    .pick = FG_PICK_HASH,
 	};
 }
 
@@ -200,8 +200,8 @@ static void put_count(struct fg_buf *b, double v)
 static void put_color(struct fg_buf *b, struct fg_rgb c)
 {
 	static const char hex[] = "0123456789abcdef";
-	char t[7] = { '#',	     hex[c.r >> 4], hex[c.r & 15], hex[c.g >> 4],
-		      hex[c.g & 15], hex[c.b >> 4], hex[c.b & 15] };
+	char t[7] = {'#',	    hex[c.r >> 4], hex[c.r & 15], hex[c.g >> 4],
+		     hex[c.g & 15], hex[c.b >> 4], hex[c.b & 15]};
 
 	fg_buf_add(b, t, sizeof(t));
 }
@@ -254,8 +254,9 @@ static void header(struct fg_buf *b, const struct fg_svg_opts *o, int height)
 		fg_buf_addstr(b, "width=\"100%\"");
 	else
 		fg_buf_addf(b, "width=\"%d\"", o->width);
-	fg_buf_addf(b, " height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
-		       "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
+	fg_buf_addf(b,
+		    " height=\"%d\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n",
 		    height);
 	fg_buf_addstr(b, "<!-- Flame graph drawn by fg-svg " FG_VERSION " -->\n");
 	if (o->notes) {
@@ -274,26 +275,26 @@ static void header(struct fg_buf *b, const struct fg_svg_opts *o, int height)
 		fg_buf_addstr(b, " -->\n");
 		fg_buf_release(&n);
 	}
-	fg_buf_addstr(b, "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
-			 "<stop stop-color=\"");
+	fg_buf_addstr(b,
+		      "<defs><linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+		      "<stop stop-color=\"");
 	esc(b, o->bg1);
 	fg_buf_addstr(b, "\" offset=\"5%\"/><stop stop-color=\"");
 	esc(b, o->bg2);
 	fg_buf_addstr(b, "\" offset=\"95%\"/></linearGradient></defs>\n");
-	fg_buf_addstr(b,
-		      "<style type=\"text/css\">\n"
-		      "#frames rect{vector-effect:non-scaling-stroke}\n"
-		      "#frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
-		      "#frames g{cursor:pointer}\n"
-		      "#frames .m rect{fill:rgb(230,0,230)}\n"
-		      "#frames .a{opacity:0.5}\n"
-		      "#labels,#tip{pointer-events:none}\n"
-		      "#tip rect{fill:#ffffe0;stroke:#888;stroke-width:0.5}\n"
-		      ".hide{display:none}\n"
-		      "#unzoom,#search,#ic{cursor:pointer}\n"
-		      "#ic.on{font-weight:bold;fill:#a00}\n"
-		      "#search.on{fill:rgb(230,0,230)}\n"
-		      "</style>\n");
+	fg_buf_addstr(b, "<style type=\"text/css\">\n"
+			 "#frames rect{vector-effect:non-scaling-stroke}\n"
+			 "#frames g:hover rect{stroke:#000;stroke-width:0.5}\n"
+			 "#frames g{cursor:pointer}\n"
+			 "#frames .m rect{fill:rgb(230,0,230)}\n"
+			 "#frames .a{opacity:0.5}\n"
+			 "#labels,#tip{pointer-events:none}\n"
+			 "#tip rect{fill:#ffffe0;stroke:#888;stroke-width:0.5}\n"
+			 ".hide{display:none}\n"
+			 "#unzoom,#search,#ic{cursor:pointer}\n"
+			 "#ic.on{font-weight:bold;fill:#a00}\n"
+			 "#search.on{fill:rgb(230,0,230)}\n"
+			 "</style>\n");
 	fg_buf_addstr(b, "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
 			 "fill=\"url(#background)\"/>\n<g font-family=\"");
 	esc(b, o->fonttype);
@@ -302,14 +303,16 @@ static void header(struct fg_buf *b, const struct fg_svg_opts *o, int height)
 
 static void ui(struct fg_buf *b, const struct fg_svg_opts *o, int height, double ypad2)
 {
-	fg_buf_addf(b, "<text id=\"title\" x=\"50%%\" y=\"%g\" text-anchor=\"middle\" "
-		       "font-size=\"%g\">",
+	fg_buf_addf(b,
+		    "<text id=\"title\" x=\"50%%\" y=\"%g\" text-anchor=\"middle\" "
+		    "font-size=\"%g\">",
 		    o->fontsize * 2, o->fontsize + 5);
 	esc(b, title_of(o));
 	fg_buf_addstr(b, "</text>\n");
 	if (o->subtitle) {
-		fg_buf_addf(b, "<text id=\"subtitle\" x=\"50%%\" y=\"%g\" text-anchor=\"middle\" "
-			       "fill=\"#a0a0a0\">",
+		fg_buf_addf(b,
+			    "<text id=\"subtitle\" x=\"50%%\" y=\"%g\" text-anchor=\"middle\" "
+			    "fill=\"#a0a0a0\">",
 			    o->fontsize * 4);
 		esc(b, o->subtitle);
 		fg_buf_addstr(b, "</text>\n");
@@ -318,13 +321,16 @@ static void ui(struct fg_buf *b, const struct fg_svg_opts *o, int height, double
 		    height - ypad2 / 2);
 	fg_buf_addf(b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%g\">Reset Zoom</text>\n",
 		    XPAD, o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"search\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
-		       "text-anchor=\"end\">Search</text>\n",
+	fg_buf_addf(b,
+		    "<text id=\"search\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
+		    "text-anchor=\"end\">Search</text>\n",
 		    -XPAD - 30, o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"ic\" x=\"100%%\" dx=\"%d\" y=\"%g\" text-anchor=\"end\">ic</text>\n",
-		    -XPAD, o->fontsize * 2);
-	fg_buf_addf(b, "<text id=\"matched\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
-		       "text-anchor=\"end\"> </text>\n",
+	fg_buf_addf(
+	    b, "<text id=\"ic\" x=\"100%%\" dx=\"%d\" y=\"%g\" text-anchor=\"end\">ic</text>\n",
+	    -XPAD, o->fontsize * 2);
+	fg_buf_addf(b,
+		    "<text id=\"matched\" x=\"100%%\" dx=\"%d\" y=\"%g\" "
+		    "text-anchor=\"end\"> </text>\n",
 		    -XPAD, height - ypad2 / 2);
 }
 
@@ -355,9 +361,9 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 				 const struct fg_svg_opts *o, uint64_t *rng)
 {
 	if (fr->name_len == 2 && memcmp(fr->name, "--", 2) == 0)
-		return (struct fg_rgb){ 160, 160, 160 };
+		return (struct fg_rgb){160, 160, 160};
 	if (fr->name_len == 1 && fr->name[0] == '-')
-		return (struct fg_rgb){ 200, 200, 200 };
+		return (struct fg_rgb){200, 200, 200};
 	if (f->diff)
 		return fg_palette_delta(fr->delta, f->maxdelta, o->negate);
 	if (o->colors) {
@@ -365,8 +371,8 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 		struct fg_hent *e = fg_hmap_upsert(o->colors, fr->name, fr->name_len, &inserted);
 
 		if (!e->val.u) {
-			struct fg_rgb c = fg_palette_color(o->palette, o->pick, fr->name,
-							   fr->name_len, rng);
+			struct fg_rgb c =
+			    fg_palette_color(o->palette, o->pick, fr->name, fr->name_len, rng);
 
 			e->val.u = fg_svg_pack(c);
 		}
@@ -388,7 +394,7 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 
 int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o)
 {
-	struct writer w = { out, FG_BUF_INIT, 0 };
+	struct writer w = {out, FG_BUF_INIT, 0};
 	struct fg_buf *b = &w.b;
 	double timemax = o->timemax > f->total ? o->timemax : f->total;
 	double ypad1 = o->fontsize * 3 + (o->subtitle ? o->fontsize * 2 : 0);
@@ -402,12 +408,15 @@ int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *
 	raw8 = is_utf8(o->encoding) ? 0 : FG_ESC_RAW8;
 	header(b, o, height);
 	ui(b, o, height, ypad2);
-	fg_buf_addf(b, "<svg id=\"frames\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 ",
+	fg_buf_addf(b,
+		    "<svg id=\"frames\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 ",
 		    XPAD, o->width - 2 * XPAD, height);
 	put_num(b, timemax);
-	fg_buf_addf(b, " %d\" preserveAspectRatio=\"none\" fg-factor=\"%.17g\" fg-height=\"%d\" "
-		       "fg-inverted=\"%d\" fg-fluid=\"%d\" fg-diff=\"%d\" fg-charpx=\"%g\" fg-nametype=\"",
-		    height, o->factor, o->frameheight, o->inverted, o->fluid, f->diff, charpx);
+	fg_buf_addf(
+	    b,
+	    " %d\" preserveAspectRatio=\"none\" fg-factor=\"%.17g\" fg-height=\"%d\" "
+	    "fg-inverted=\"%d\" fg-fluid=\"%d\" fg-diff=\"%d\" fg-charpx=\"%g\" fg-nametype=\"",
+	    height, o->factor, o->frameheight, o->inverted, o->fluid, f->diff, charpx);
 	esc(b, o->nametype);
 	fg_buf_addstr(b, "\" fg-countname=\"");
 	esc(b, o->countname);
@@ -492,7 +501,8 @@ int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *
 
 			fg_buf_addstr(&lab, "<text x=\"");
 			put_px(&lab, XPAD + fr->start * pxscale + 3);
-			fg_buf_addf(&lab, "\" y=\"%g\">", y + (o->frameheight - FRAMEPAD) / 2.0 + 3);
+			fg_buf_addf(&lab, "\" y=\"%g\">",
+				    y + (o->frameheight - FRAMEPAD) / 2.0 + 3);
 			cut = chars_end(name, len, chars, &n);
 			if (cut < len) {
 				cut = chars_end(name, len, chars - 2, &n);
@@ -517,18 +527,18 @@ int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *
 
 int fg_svg_write_message(FILE *out, const struct fg_svg_opts *o, const char *message)
 {
-	struct writer w = { out, FG_BUF_INIT, 0 };
+	struct writer w = {out, FG_BUF_INIT, 0};
 	int height = (int)(o->fontsize * 5);
 
 	raw8 = is_utf8(o->encoding) ? 0 : FG_ESC_RAW8;
 
 	fg_buf_addstr(&w.b, "<?xml version=\"1.0\" standalone=\"no\"?>\n<svg version=\"1.1\" ");
-	fg_buf_addf(&w.b,
-		    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		    "xmlns=\"http://www.w3.org/2000/svg\">\n"
-		    "<text x=\"%d\" y=\"%g\" text-anchor=\"middle\" font-size=\"%g\" font-family=\"",
-		    o->width, height, o->width, height, o->width / 2, o->fontsize * 2,
-		    o->fontsize + 2);
+	fg_buf_addf(
+	    &w.b,
+	    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "xmlns=\"http://www.w3.org/2000/svg\">\n"
+	    "<text x=\"%d\" y=\"%g\" text-anchor=\"middle\" font-size=\"%g\" font-family=\"",
+	    o->width, height, o->width, height, o->width / 2, o->fontsize * 2, o->fontsize + 2);
 	esc(&w.b, o->fonttype);
 	fg_buf_addstr(&w.b, "\">");
 	esc(&w.b, message);
@@ -540,7 +550,8 @@ int fg_svg_write_message(FILE *out, const struct fg_svg_opts *o, const char *mes
 
 static bool xml_name(const char *s, size_t n)
 {
-	if (n == 0 || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+	if (n == 0 ||
+	    !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
 		return false;
 	for (size_t i = 1; i < n; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||

@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 struct fg_flame_opts {
-	bool reverse;	 /* leaf first: stacks are reversed before merging */
-	bool flamechart; /* keep the input order instead of sorting */
-	bool chain;	 /* frames after a "--" separator are wakers (_[w]) */
+	bool reverse;		 /* leaf first: stacks are reversed before merging */
+	bool flamechart;	 /* keep the input order instead of sorting */
+	bool chain;		 /* frames after a "--" separator are wakers (_[w]) */
 	const char *const *base; /* re-root at the first frame with one of these names */
 	size_t nbase;
 };
@@ -37,8 +37,8 @@ enum {
 struct fg_frame {
 	const char *name; /* not NUL-terminated; "" for the root */
 	uint32_t name_len;
-	uint32_t depth;	   /* 0 for the root */
-	int32_t parent;	   /* index of the parent frame, -1 for the root */
+	uint32_t depth; /* 0 for the root */
+	int32_t parent; /* index of the parent frame, -1 for the root */
 	uint32_t flags;
 	double start, end; /* in samples */
 	double delta;	   /* differential: this frame's own (after - before) */
@@ -48,14 +48,14 @@ struct fg_frame {
 struct fg_flame {
 	struct fg_frame *frames; /* in pre-order: a parent before its children */
 	size_t nframes;
-	double total;	  /* sum of the counts, known once the inputs are added */
-	bool diff;	  /* some line had two counts */
-	double maxdelta;  /* largest |delta| of a frame, at least 1 */
+	double total;	   /* sum of the counts, known once the inputs are added */
+	bool diff;	   /* some line had two counts */
+	double maxdelta;   /* largest |delta| of a frame, at least 1 */
 	uint32_t maxdepth; /* of the frames kept */
-	uint64_t lines;	  /* lines with a count */
-	uint64_t ignored; /* lines without a count */
+	uint64_t lines;	   /* lines with a count */
+	uint64_t ignored;  /* lines without a count */
 	uint64_t first_ignored_input, first_ignored_line; /* from 1; 0 when none */
-	uint64_t off_base; /* lines left out by the base frames */
+	uint64_t off_base;				  /* lines left out by the base frames */
 	double off_base_samples;
 	struct fg_flame_priv *priv;
 };

@@ -13,9 +13,21 @@
 #include <stdint.h>
 
 enum fg_palette {
-	FG_PAL_HOT, FG_PAL_MEM, FG_PAL_IO, FG_PAL_WAKEUP, FG_PAL_CHAIN, FG_PAL_JAVA, FG_PAL_JS,
-	FG_PAL_PERL, FG_PAL_RED, FG_PAL_GREEN, FG_PAL_BLUE, FG_PAL_AQUA, FG_PAL_YELLOW,
-	FG_PAL_PURPLE, FG_PAL_ORANGE,
+	FG_PAL_HOT,
+	FG_PAL_MEM,
+	FG_PAL_IO,
+	FG_PAL_WAKEUP,
+	FG_PAL_CHAIN,
+	FG_PAL_JAVA,
+	FG_PAL_JS,
+	FG_PAL_PERL,
+	FG_PAL_RED,
+	FG_PAL_GREEN,
+	FG_PAL_BLUE,
+	FG_PAL_AQUA,
+	FG_PAL_YELLOW,
+	FG_PAL_PURPLE,
+	FG_PAL_ORANGE,
 };
 
 enum fg_pick {
@@ -38,8 +50,8 @@ const char *fg_palette_bg(enum fg_palette p);
  * The colour of frame `name` (annotation included).  `rng` is the state for
  * FG_PICK_RANDOM (any nonzero seed).
  */
-struct fg_rgb fg_palette_color(enum fg_palette p, enum fg_pick pick, const char *name,
-			       size_t len, uint64_t *rng);
+struct fg_rgb fg_palette_color(enum fg_palette p, enum fg_pick pick, const char *name, size_t len,
+			       uint64_t *rng);
 /* Differential: red for more, blue for less (swapped when negate), white for equal. */
 struct fg_rgb fg_palette_delta(double delta, double maxdelta, bool negate);
 

@@ -48,8 +48,8 @@ struct fg_svg_opts {
 	bool inverted, flamechart, negate;
 	enum fg_palette palette;
 	enum fg_pick pick;
-	uint64_t seed;		 /* for FG_PICK_RANDOM */
-	struct fg_hmap *colors;	 /* --cp: name -> colour (see fg_svg_pack), grows as used */
+	uint64_t seed;		  /* for FG_PICK_RANDOM */
+	struct fg_hmap *colors;	  /* --cp: name -> colour (see fg_svg_pack), grows as used */
 	struct fg_hmap *nameattr; /* name -> struct fg_nameattr * */
 };
 
@@ -80,7 +80,7 @@ static inline uint64_t fg_svg_pack(struct fg_rgb c)
 
 static inline struct fg_rgb fg_svg_unpack(uint64_t v)
 {
-	return (struct fg_rgb){ (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	return (struct fg_rgb){(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
 }
 
 /*

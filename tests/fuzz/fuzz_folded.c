@@ -32,8 +32,11 @@ static void check_utf8(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
-		size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-			   : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		size_t len = c < 0x80		      ? 1
+			     : c >= 0xc2 && c <= 0xdf ? 2
+			     : c >= 0xe0 && c <= 0xef ? 3
+			     : c >= 0xf0 && c <= 0xf4 ? 4
+						      : 0;
 
 		if (!len || i + len > n)
 			abort();
@@ -49,7 +52,7 @@ static void check_utf8(const unsigned char *s, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	struct fg_flame_opts fo = { 0 };
+	struct fg_flame_opts fo = {0};
 	struct fg_svg_opts so;
 	struct fg_flame *f;
 	size_t pos = 0, outlen = 0;

@@ -66,7 +66,7 @@ TEST(folded_frames)
 {
 	const char *s = "a;;b;;";
 	size_t pos = 0, n, k = 0;
-	const char *f, *want[] = { "a", "", "b" };
+	const char *f, *want[] = {"a", "", "b"};
 
 	while (fg_folded_next_frame(s, strlen(s), &pos, &f, &n)) {
 		CHECK(k < 3);
@@ -117,7 +117,7 @@ TEST(flame_merges_sorted)
 
 TEST(flame_chart_keeps_order)
 {
-	struct fg_flame_opts o = { .flamechart = true };
+	struct fg_flame_opts o = {.flamechart = true};
 	struct fg_flame *f = flame("b 1\na 1\nb 1\n", &o);
 
 	CHECK_INT(f->nframes, 4);
@@ -127,7 +127,7 @@ TEST(flame_chart_keeps_order)
 
 TEST(flame_diff_and_reverse)
 {
-	struct fg_flame_opts o = { .reverse = true };
+	struct fg_flame_opts o = {.reverse = true};
 	struct fg_flame *f = flame("a;z 4 1\nb;z 1 3\n", &o);
 
 	CHECK(f->diff && f->total == 4);
@@ -208,7 +208,10 @@ TEST(escape)
 	CHECK(ok);
 	check_escape("\xe9\x01", 2, FG_ESC_RAW8, "\xe9?", &ok);
 	CHECK(ok);
-	check_escape("a\0b", 3, 0, "a\xef\xbf\xbd" "b", &ok);
+	check_escape("a\0b", 3, 0,
+		     "a\xef\xbf\xbd"
+		     "b",
+		     &ok);
 	CHECK(ok);
 }
 
