@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/folded.h"
+
+/* perl's \s */
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* A count at the end of line[0, *len): digits, then optionally '.' and digits. */
+static int take_count(const char *line, size_t *len, double *value, const char **text,
+		      size_t *text_len)
+{
+	size_t end = *len, p = end, q;
+	char tmp[64];
+
+	while (p > 0 && is_digit(line[p - 1]))
+		p--;
+	if (p > 0 && line[p - 1] == '.') {
+		q = p - 1;
+		while (q > 0 && is_digit(line[q - 1]))
+			q--;
+		if (q == p - 1)
+			return -EINVAL; /* ".5": no digit before the point */
+		p = q;
+	}
+	if (p == end || !is_digit(line[p]))
+		return -EINVAL;
+	/* the count must follow whitespace, which stands before the stack */
+	if (p == 0 || !is_space(line[p - 1]))
+		return -EINVAL;
+	*text = line + p;
+	*text_len = end - p;
+	if (*text_len < sizeof(tmp)) {
+		memcpy(tmp, line + p, *text_len);
+		tmp[*text_len] = '\0';
+		*value = strtod(tmp, NULL);
+	} else {
+		char *s = strndup(line + p, *text_len);
+
+		*value = s ? strtod(s, NULL) : 0;
+		free(s);
+	}
+	*len = p - 1;
+	return 0;
+}
+
+int fg_folded_parse(const char *line, size_t len, struct fg_folded *out)
+{
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	n = len;
+	if (take_count(line, &n, &out->count, &out->count_text, &out->count_text_len) < 0)
+		return -EINVAL;
+	out->stack = line;
+	out->stack_len = n;
+	if (take_count(line, &n, &out->before, &out->before_text, &out->before_text_len) == 0) {
+		out->diff = true;
+		out->stack_len = n;
+	}
+	return 0;
+}
+
+size_t fg_folded_trim(const char *stack, size_t len)
+{
+	while (len > 0 && stack[len - 1] == ';')
+		len--;
+	return len;
+}
+
+bool fg_folded_next_frame(const char *stack, size_t len, size_t *pos, const char **frame,
+			  size_t *frame_len)
+{
+	const char *semi;
+	size_t p = *pos;
+
+	len = fg_folded_trim(stack, len);
+	if (p >= len)
+		return false;
+	semi = memchr(stack + p, ';', len - p);
+	*frame = stack + p;
+	*frame_len = semi ? (size_t)(semi - (stack + p)) : len - p;
+	*pos = p + *frame_len + 1;
+	return true;
+}
