@@ -112,11 +112,19 @@ share() {
 	awk -v j="$jit" 'BEGIN { exit !(j >= 80) }'
 }
 
-@test "the flame graph of a live profile has the expected frames" {
-	requires python3
+@test "the flame graph of a live profile opens in Chromium with the expected frames" {
+	requires python3 chromium
 	profile -- -F 999 -- "$WORKLOADS/split7030" 2
-	fg-svg folded >cpu.svg
+	# the stacks through main (start-up and exit left out), so that main is 100%
+	grep ';main;' folded >main.folded
+	fg-svg main.folded >cpu.svg
 	"$SHARED/tools/svg-frames" cpu.svg >frames
 	grep -qP '^\d+\t\d+\thot$' frames
+	grep -qP '^\d+\t\d+\tcold$' frames
 	grep -qP '^\d+\t\d+\tspin$' frames
+	# click hot, search main, reload the saved view, Esc, screenshot
+	run python3 "$TOP/tests/browser/svg-check" cpu.svg hot '^main$' 100.0 shot.png
+	echo "$output" >&3
+	[ "$status" -eq 0 ]
+	[ -s shot.png ]
 }
