@@ -124,7 +124,7 @@ share() {
 	grep -qP '^\d+\t\d+\tspin$' frames
 	# click hot, search main, reload the saved view, Esc, screenshot
 	run python3 "$TOP/tests/browser/svg-check" cpu.svg hot '^main$' 100.0 shot.png
-	echo "$output" >&3
+	sed 's/^/# /' <<<"$output" >&3
 	[ "$status" -eq 0 ]
 	[ -s shot.png ]
 }
