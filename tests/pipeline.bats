@@ -46,7 +46,7 @@ share() {
 	profile -- -F 999 -- "$WORKLOADS/split7030" 4
 	hot=$(share ';main;hot;spin$' split7030)
 	cold=$(share ';main;cold;spin$' split7030)
-	echo "hot $hot% cold $cold%" >&3
+	echo "# hot $hot% cold $cold%" >&3
 	awk -v h="$hot" 'BEGIN { exit !(h >= 65 && h <= 75) }'
 	awk -v h="$hot" -v c="$cold" 'BEGIN { exit !(h + c >= 95) }'
 }
@@ -55,7 +55,7 @@ share() {
 	profile -- -F 499 -- "$WORKLOADS/recurse" 2 8
 	r='main;recurse;recurse;recurse;recurse;recurse;recurse;recurse;recurse;spin_leaf$'
 	deep=$(share "$r" recurse)
-	echo "8-deep chain: $deep%" >&3
+	echo "# 8-deep chain: $deep%" >&3
 	awk -v d="$deep" 'BEGIN { exit !(d >= 80) }'
 }
 
@@ -64,7 +64,7 @@ share() {
 	# (libc's read and write keep no frame pointer, so the frame walk goes from
 	# them straight to main, skipping do_syscalls, as perf's does)
 	kern=$(share ';main;[^;]*;.*_\[k\]' syscalls)
-	echo "kernel frames under main: $kern%" >&3
+	echo "# kernel frames under main: $kern%" >&3
 	awk -v k="$kern" 'BEGIN { exit !(k >= 30) }'
 	# the read and write system calls are there by name
 	grep -q 'read_\[k\]' folded
@@ -77,7 +77,7 @@ share() {
 	# at least 95% of the samples of the 40 processes have every frame named
 	named=$(share '^[^[]*$' shortlived)
 	busy=$(share ';main;child_work;child_spin$' shortlived)
-	echo "samples fully named: $named%, in the children's busy loop: $busy%" >&3
+	echo "# samples fully named: $named%, in the children's busy loop: $busy%" >&3
 	awk -v n="$named" 'BEGIN { exit !(n >= 95) }'
 	awk -v b="$busy" 'BEGIN { exit !(b >= 40) }'
 }
@@ -108,7 +108,7 @@ share() {
 	pid=$(sed -n 's/^jit-\([0-9]*\);.*/\1/p' folded | head -n 1)
 	rm -f "/tmp/perf-$pid.map"
 	jit=$(share ';run_jit;jit_outer_\[j\];jit_loop_\[j\]$' "jit-$pid")
-	echo "JIT chain: $jit%" >&3
+	echo "# JIT chain: $jit%" >&3
 	awk -v j="$jit" 'BEGIN { exit !(j >= 80) }'
 }
 
