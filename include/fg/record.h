@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The record stream: what fg-sample writes and fg-sym reads (fg-record(5)).
+ *
+ * A stream is a header, then records.  Everything is in the writer's native
+ * byte order; the magic, read as a 64-bit number, reveals a stream of the
+ * other byte order, which readers refuse.  The stream needs no seek, so it
+ * works through pipes.
+ *
+ *	header:  struct fg_rec_header (header_size bytes; later versions may
+ *	         append fields, readers skip what they do not know)
+ *	record:  struct fg_rec_hdr { u32 type; u32 size; } then size - 8 bytes
+ *	         of payload; size counts the 8-byte record header and is a
+ *	         multiple of 8, so every record starts 8-byte aligned
+ *
+ * A reader skips records of a type it does not know.  Fixed-size payloads
+ * may grow in later versions by appending fields: a reader accepts a record
+ * longer than it expects and ignores the tail.
+ *
+ * Reading:
+ *	struct fg_rec_reader *r = fg_rec_reader_new(fd, "run.fgr");
+ *	struct fg_rec rec;
+ *	while ((err = fg_rec_next(r, &rec)) > 0)
+ *		switch (rec.type) { case FG_REC_SAMPLE: use(rec.sample, rec.kips, rec.uips); ... }
+ *	if (err < 0) fg_warnx("'%s': %s", name, fg_rec_reader_error(r));
+ *	fg_rec_reader_free(r);
+ */
+#ifndef FG_RECORD_H
+#define FG_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fg/sample.h"
+
+/* "FGSTACK1" as the bytes of a little-endian u64; a big-endian writer's bytes read "1KCATSGF" */
+#define FG_REC_MAGIC 0x314b434154534746ULL
+#define FG_REC_VERSION 1u
+#define FG_REC_HOST_LEN 72	 /* nodename, NUL-terminated (uname: at most 64 + NUL) */
+#define FG_REC_RELEASE_LEN 72	 /* kernel release, NUL-terminated */
+#define FG_REC_COMM_LEN 16	 /* TASK_COMM_LEN; a comm is always NUL-terminated */
+#define FG_REC_BUILD_ID_MAX 20	 /* bytes; the kernel's BUILD_ID_SIZE_MAX */
+#define FG_REC_MAX_SIZE (1u << 24) /* the largest record a reader accepts (16 MiB) */
+#define FG_REC_MAX_FRAMES 4096u /* per stack, kernel or user */
+
+/* clocks the timestamps may come from (header.clock) */
+enum fg_rec_clock {
+	FG_CLOCK_MONOTONIC = 1, /* CLOCK_MONOTONIC, as bpf_ktime_get_ns() and perf use */
+};
+
+struct fg_rec_header {
+	uint64_t magic;		/* FG_REC_MAGIC */
+	uint32_t version;	/* FG_REC_VERSION */
+	uint32_t header_size;	/* bytes of this header, >= sizeof(struct fg_rec_header) in v1 */
+	uint32_t clock;		/* enum fg_rec_clock */
+	uint32_t flags;		/* FG_HDR_F_* */
+	uint64_t freq;		/* samples a second per CPU (-F) */
+	uint64_t start_ns;	/* the clock at the start of sampling */
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at the same moment, for wall-clock times */
+	uint32_t ncpus;		/* CPUs sampled */
+	uint32_t page_size;
+	char host[FG_REC_HOST_LEN];
+	char release[FG_REC_RELEASE_LEN];
+};
+
+#define FG_HDR_F_USER_ONLY (1u << 0)	/* no kernel stacks were taken (--user-only) */
+#define FG_HDR_F_KERNEL_ONLY (1u << 1)	/* no user stacks were taken (--kernel-only) */
+#define FG_HDR_F_FILTERED (1u << 2)	/* only some processes were sampled (-p, -t, COMMAND) */
+#define FG_HDR_F_IDLE (1u << 3)		/* the idle task (pid 0) was sampled (-I) */
+
+/* record types */
+enum fg_rec_type {
+	FG_REC_SAMPLE = 1,
+	FG_REC_MAPPING = 2,
+	FG_REC_COMM = 3,
+	FG_REC_EXIT = 4,
+	FG_REC_FORK = 5,
+	FG_REC_LOST = 6,
+	FG_REC_SUMMARY = 7,
+};
+
+struct fg_rec_hdr {
+	uint32_t type; /* enum fg_rec_type */
+	uint32_t size; /* bytes of the whole record, this header included; a multiple of 8 */
+};
+
+/*
+ * A stack sample.  Followed by nr_kernel kernel IPs, then nr_user user IPs
+ * (u64 each, leaf first).  With FG_SAMPLE_F_USTACK_SNAPSHOT in flags, the
+ * IPs are followed by struct fg_rec_ustack and its data (a later DWARF mode).
+ * Flags are FG_SAMPLE_F_* (include/fg/sample.h).  weight is 1 for a CPU
+ * sample; with FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
+ */
+struct fg_rec_sample {
+	uint64_t time_ns;
+	uint32_t cpu;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;
+	uint64_t weight;
+	uint32_t nr_kernel;
+	uint32_t nr_user;
+	char comm[FG_REC_COMM_LEN];
+	/* uint64_t ips[nr_kernel + nr_user]; */
+};
+
+/*
+ * A user stack snapshot, after a sample's IPs when FG_SAMPLE_F_USTACK_SNAPSHOT
+ * is set: nr_regs registers (the perf_regs order of `abi`), then size bytes
+ * copied from the stack pointer up, padded to 8.  Reserved: fg-sample does
+ * not write it yet; readers validate it and hand it over.
+ */
+struct fg_rec_ustack {
+	uint32_t abi;	  /* 1: x86-64 perf_regs order */
+	uint32_t nr_regs;
+	uint64_t regs_mask; /* which perf_regs the regs[] array holds */
+	uint64_t sp;	  /* the address the data starts at */
+	uint32_t size;	  /* bytes of stack data */
+	uint32_t pad;
+	/* uint64_t regs[nr_regs]; uint8_t data[size]; padding to 8 */
+};
+
+/*
+ * An executable mapping of a process.  Followed by the path, NUL-terminated
+ * (padded to 8).  From a /proc snapshot at start (FG_MAP_F_SNAPSHOT) or from
+ * the kernel's mmap events.  A build-id, when the kernel supplied one, comes
+ * instead of the device and inode (which are then 0).
+ */
+struct fg_rec_mapping {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time_ns; /* 0 for the start snapshot */
+	uint64_t start;	  /* first address */
+	uint64_t end;	  /* one past the last address */
+	uint64_t pgoff;	  /* file offset of start, in bytes */
+	uint64_t ino;
+	uint32_t maj;
+	uint32_t min;
+	uint32_t prot;	  /* PROT_* */
+	uint32_t mflags;  /* MAP_* (MAP_SHARED, MAP_PRIVATE) */
+	uint32_t flags;	  /* FG_MAP_F_* */
+	uint8_t build_id_len; /* 0..FG_REC_BUILD_ID_MAX */
+	uint8_t pad[3];
+	uint8_t build_id[FG_REC_BUILD_ID_MAX];
+	uint32_t pad2;
+	/* char path[]; NUL-terminated */
+};
+
+#define FG_MAP_F_SNAPSHOT (1u << 0) /* from /proc/PID/maps at start */
+#define FG_MAP_F_BUILD_ID (1u << 1) /* build_id is valid (dev and inode are not) */
+
+/* A thread changed its name; with FG_COMM_F_EXEC, because the process called exec. */
+struct fg_rec_comm {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t time_ns;
+	uint32_t flags; /* FG_COMM_F_* */
+	uint32_t pad;
+	char comm[FG_REC_COMM_LEN];
+};
+
+#define FG_COMM_F_EXEC (1u << 0)
+
+/* A thread or process ended (FG_REC_EXIT) or was created (FG_REC_FORK). */
+struct fg_rec_task {
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t ppid;
+	uint32_t ptid;
+	uint64_t time_ns;
+};
+
+/* Records or samples lost, and why. */
+struct fg_rec_lost {
+	uint64_t time_ns;
+	uint64_t count;
+	uint32_t cpu;	 /* UINT32_MAX when not known */
+	uint32_t reason; /* enum fg_lost_reason */
+};
+
+enum fg_lost_reason {
+	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
+	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
+	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
+};
+
+/* The closing record: what the run produced. */
+struct fg_rec_summary {
+	uint64_t start_ns;
+	uint64_t end_ns;
+	uint64_t samples;	  /* sample records written */
+	uint64_t lost;		  /* samples lost (ring buffer full) */
+	uint64_t kstack_failed;	  /* samples whose kernel stack could not be read */
+	uint64_t ustack_failed;	  /* samples whose user stack could not be read */
+	uint64_t ustack_cut;	  /* samples whose user chain was cut short */
+	uint64_t sideband_lost;	  /* mmap/comm/task events lost */
+	uint64_t mappings;	  /* mapping records written */
+	uint64_t filtered;	  /* samples of other processes left out in the kernel */
+	int32_t command_status;	  /* the wait status of COMMAND, or -1 */
+	uint32_t flags;		  /* FG_SUM_F_* */
+};
+
+#define FG_SUM_F_COMMAND (1u << 0) /* command_status is valid */
+#define FG_SUM_F_EPIPE (1u << 1)   /* never written to a pipe whose reader left; reserved */
+
+/* A record as the reader hands it out; the pointers stay valid until the next call. */
+struct fg_rec {
+	uint32_t type;
+	uint32_t size;	 /* bytes of the whole record */
+	uint64_t offset; /* byte offset of the record in the stream */
+	const void *payload; /* size - 8 bytes */
+	union {
+		const struct fg_rec_sample *sample;
+		const struct fg_rec_mapping *mapping;
+		const struct fg_rec_comm *comm;
+		const struct fg_rec_task *task; /* FG_REC_EXIT, FG_REC_FORK */
+		const struct fg_rec_lost *lost;
+		const struct fg_rec_summary *summary;
+	};
+	/* FG_REC_SAMPLE */
+	const uint64_t *kips; /* sample->nr_kernel kernel IPs, leaf first */
+	const uint64_t *uips; /* sample->nr_user user IPs, leaf first */
+	const struct fg_rec_ustack *ustack; /* with FG_SAMPLE_F_USTACK_SNAPSHOT, else NULL */
+	const uint64_t *ustack_regs;
+	const uint8_t *ustack_data;
+	/* FG_REC_MAPPING */
+	const char *path;
+};
+
+/* --- reading --- */
+
+struct fg_rec_reader;
+
+/*
+ * Read a stream from `fd` (a pipe or a file; stays the caller's).  `name`
+ * is kept for the caller's messages.  Never NULL.
+ */
+struct fg_rec_reader *fg_rec_reader_new(int fd, const char *name);
+void fg_rec_reader_free(struct fg_rec_reader *r);
+/*
+ * Read and check the stream header (fg_rec_next() does it when needed).
+ * 0, or -EPROTO for a bad header (fg_rec_reader_error() says what), or
+ * -errno from read().
+ */
+int fg_rec_read_header(struct fg_rec_reader *r, const struct fg_rec_header **h);
+/*
+ * The next record of a known type, checked: 1 with *rec set, 0 at the end
+ * of the stream, -EPROTO for a bad or truncated stream, -errno from read().
+ * Records of unknown types are skipped (and counted).  Returns as soon as
+ * the record is complete: it never waits for more bytes than that.
+ */
+int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec);
+/*
+ * True when the next fg_rec_next() can return without calling read(): a
+ * whole record (or the end) is already buffered.  A tool that flushes its
+ * output when its input pauses asks this before each call.
+ */
+bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r);
+/* Why the last call failed: "truncated sample record at byte 1234". */
+const char *fg_rec_reader_error(const struct fg_rec_reader *r);
+/* Bytes consumed so far (the offset of the next record). */
+uint64_t fg_rec_reader_offset(const struct fg_rec_reader *r);
+/* Records of unknown types skipped so far. */
+uint64_t fg_rec_reader_skipped(const struct fg_rec_reader *r);
+const char *fg_rec_reader_name(const struct fg_rec_reader *r);
+
+/* The name of a record type ("sample"), or "unknown". */
+const char *fg_rec_type_name(uint32_t type);
+/*
+ * Check one record in memory (header included, `len` bytes, 8-aligned) and
+ * fill *rec.  0, or -EPROTO with a reason in `why` (at least 128 bytes).
+ */
+int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, size_t whylen);
+
+/* Print a record as one line of text (tests, debugging): "sample time=... ips=...". */
+void fg_rec_print(FILE *f, const struct fg_rec *rec);
+void fg_rec_print_header(FILE *f, const struct fg_rec_header *h);
+
+/* --- writing --- */
+
+struct fg_rec_writer;
+
+/* Write to `fd` (stays the caller's), buffered.  Never NULL. */
+struct fg_rec_writer *fg_rec_writer_new(int fd);
+/* Flush, then free.  Returns the first write error (-errno) or 0.  NULL-safe. */
+int fg_rec_writer_free(struct fg_rec_writer *w);
+/*
+ * Each returns 0 or the first write error as -errno (sticky: once a write
+ * failed, every later call returns the same error and writes nothing).
+ */
+int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h);
+/* Any record: type, then a payload of `len` bytes (padded to 8 with zeros). */
+int fg_rec_write(struct fg_rec_writer *w, uint32_t type, const void *payload, size_t len);
+/* A sample: s->nr_kernel + s->nr_user IPs follow in `ips`. */
+int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
+			const uint64_t *ips);
+/* A mapping and its path. */
+int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m,
+			 const char *path);
+int fg_rec_writer_flush(struct fg_rec_writer *w);
+/* The sticky error, or 0. */
+int fg_rec_writer_error(const struct fg_rec_writer *w);
+/* Bytes handed to write() so far plus those buffered. */
+uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
+
+/* Fill a header with this machine's facts (magic, version, sizes, host, release, page size). */
+void fg_rec_header_init(struct fg_rec_header *h);
+
+#endif

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The record stream (fg-record(5)): a buffered writer and a streaming, validating reader. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fg/diag.h"
+#include "fg/record.h"
+
+_Static_assert(sizeof(struct fg_rec_header) == 200, "header layout");
+_Static_assert(sizeof(struct fg_rec_hdr) == 8, "record header layout");
+_Static_assert(sizeof(struct fg_rec_sample) == 56, "sample layout");
+_Static_assert(sizeof(struct fg_rec_ustack) == 32, "ustack layout");
+_Static_assert(sizeof(struct fg_rec_mapping) == 96, "mapping layout");
+_Static_assert(sizeof(struct fg_rec_comm) == 40, "comm layout");
+_Static_assert(sizeof(struct fg_rec_task) == 24, "task layout");
+_Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
+_Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
+_Static_assert(FG_REC_COMM_LEN == TASK_COMM_LEN, "comm length");
+
+#define HDR sizeof(struct fg_rec_hdr)
+#define HEADER_MAX 65536u
+#define USTACK_MAX_REGS 64u
+
+static inline size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+const char *fg_rec_type_name(uint32_t type)
+{
+	switch (type) {
+	case FG_REC_SAMPLE:
+		return "sample";
+	case FG_REC_MAPPING:
+		return "mapping";
+	case FG_REC_COMM:
+		return "comm";
+	case FG_REC_EXIT:
+		return "exit";
+	case FG_REC_FORK:
+		return "fork";
+	case FG_REC_LOST:
+		return "lost";
+	case FG_REC_SUMMARY:
+		return "summary";
+	}
+	return "unknown";
+}
+
+static bool known_type(uint32_t type)
+{
+	return type >= FG_REC_SAMPLE && type <= FG_REC_SUMMARY;
+}
+
+/* --- checking one record --- */
+
+static int bad(char *why, size_t whylen, const char *fmt, ...) FG_PRINTF(3, 4);
+
+static int bad(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -EPROTO;
+}
+
+static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_sample *s = (const void *)p;
+	size_t need = sizeof(*s);
+
+	if (plen < need)
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, need);
+	if (s->nr_kernel > FG_REC_MAX_FRAMES || s->nr_user > FG_REC_MAX_FRAMES)
+		return bad(why, wl, "too many frames (%" PRIu32 " kernel, %" PRIu32 " user)",
+			   s->nr_kernel, s->nr_user);
+	if (!memchr(s->comm, '\0', sizeof(s->comm)))
+		return bad(why, wl, "comm not NUL-terminated");
+	need += 8 * ((size_t)s->nr_kernel + s->nr_user);
+	if (plen < need)
+		return bad(why, wl, "%" PRIu32 " + %" PRIu32 " frames need %zu bytes, payload has %zu",
+			   s->nr_kernel, s->nr_user, need, plen);
+	rec->sample = s;
+	rec->kips = (const uint64_t *)(p + sizeof(*s));
+	rec->uips = rec->kips + s->nr_kernel;
+	if (s->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
+		const struct fg_rec_ustack *u = (const void *)(p + need);
+
+		if (plen < need + sizeof(*u))
+			return bad(why, wl, "stack snapshot flag set but no snapshot");
+		if (u->nr_regs > USTACK_MAX_REGS)
+			return bad(why, wl, "stack snapshot with %" PRIu32 " registers", u->nr_regs);
+		if (u->size > FG_REC_MAX_SIZE)
+			return bad(why, wl, "stack snapshot of %" PRIu32 " bytes", u->size);
+		size_t total = need + sizeof(*u) + 8 * (size_t)u->nr_regs + align8(u->size);
+
+		if (plen < total)
+			return bad(why, wl, "stack snapshot needs %zu bytes, payload has %zu", total,
+				   plen);
+		rec->ustack = u;
+		rec->ustack_regs = (const uint64_t *)(p + need + sizeof(*u));
+		rec->ustack_data = (const uint8_t *)(rec->ustack_regs + u->nr_regs);
+	}
+	return 0;
+}
+
+static int parse_mapping(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_mapping *m = (const void *)p;
+	const char *path = (const char *)(p + sizeof(*m));
+
+	if (plen < sizeof(*m) + 1)
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen,
+			   sizeof(*m) + 1);
+	if (m->build_id_len > FG_REC_BUILD_ID_MAX)
+		return bad(why, wl, "build-id of %u bytes", m->build_id_len);
+	if (m->start >= m->end)
+		return bad(why, wl, "empty address range 0x%" PRIx64 "-0x%" PRIx64, m->start,
+			   m->end);
+	if (!memchr(path, '\0', plen - sizeof(*m)))
+		return bad(why, wl, "path not NUL-terminated");
+	if (!*path)
+		return bad(why, wl, "empty path");
+	rec->mapping = m;
+	rec->path = path;
+	return 0;
+}
+
+int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_hdr *h = data;
+	const uint8_t *p = (const uint8_t *)data + HDR;
+	size_t plen;
+
+	memset(rec, 0, sizeof(*rec));
+	if (len < HDR)
+		return bad(why, wl, "record shorter than its header");
+	if (h->size < HDR || h->size % 8 || h->size > FG_REC_MAX_SIZE || h->size > len)
+		return bad(why, wl, "bad record size %" PRIu32, h->size);
+	plen = h->size - HDR;
+	rec->type = h->type;
+	rec->size = h->size;
+	rec->payload = p;
+	switch (h->type) {
+	case FG_REC_SAMPLE:
+		return parse_sample(p, plen, rec, why, wl);
+	case FG_REC_MAPPING:
+		return parse_mapping(p, plen, rec, why, wl);
+	case FG_REC_COMM:
+		if (plen < sizeof(struct fg_rec_comm))
+			break;
+		rec->comm = (const void *)p;
+		if (!memchr(rec->comm->comm, '\0', FG_REC_COMM_LEN))
+			return bad(why, wl, "comm not NUL-terminated");
+		return 0;
+	case FG_REC_EXIT:
+	case FG_REC_FORK:
+		if (plen < sizeof(struct fg_rec_task))
+			break;
+		rec->task = (const void *)p;
+		return 0;
+	case FG_REC_LOST:
+		if (plen < sizeof(struct fg_rec_lost))
+			break;
+		rec->lost = (const void *)p;
+		return 0;
+	case FG_REC_SUMMARY:
+		if (plen < sizeof(struct fg_rec_summary))
+			break;
+		rec->summary = (const void *)p;
+		return 0;
+	default:
+		return 0; /* unknown: the caller skips it */
+	}
+	return bad(why, wl, "payload of %zu bytes, too short", plen);
+}
+
+/* --- the reader --- */
+
+#define READ_CHUNK 65536u
+
+struct fg_rec_reader {
+	int fd;
+	char *name;
+	uint8_t *buf;
+	size_t cap, start, end;
+	uint64_t offset; /* stream offset of buf[start] */
+	uint64_t skipped;
+	bool eof, have_header, failed;
+	int err; /* sticky result once failed */
+	struct fg_rec_header hdr;
+	char msg[256];
+};
+
+struct fg_rec_reader *fg_rec_reader_new(int fd, const char *name)
+{
+	struct fg_rec_reader *r = fg_xcalloc(1, sizeof(*r));
+
+	r->fd = fd;
+	r->name = fg_xstrdup(name ? name : "<stdin>");
+	return r;
+}
+
+void fg_rec_reader_free(struct fg_rec_reader *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r->name);
+	free(r);
+}
+
+const char *fg_rec_reader_error(const struct fg_rec_reader *r)
+{
+	return r->msg[0] ? r->msg : "no error";
+}
+
+uint64_t fg_rec_reader_offset(const struct fg_rec_reader *r)
+{
+	return r->offset;
+}
+
+uint64_t fg_rec_reader_skipped(const struct fg_rec_reader *r)
+{
+	return r->skipped;
+}
+
+const char *fg_rec_reader_name(const struct fg_rec_reader *r)
+{
+	return r->name;
+}
+
+static int fail(struct fg_rec_reader *r, int err, const char *fmt, ...) FG_PRINTF(3, 4);
+
+static int fail(struct fg_rec_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->failed = true;
+	r->err = err;
+	return err;
+}
+
+static size_t avail(const struct fg_rec_reader *r)
+{
+	return r->end - r->start;
+}
+
+/*
+ * Have at least `n` bytes buffered: 1 yes, 0 the stream ended first, -errno.
+ * Each read() returns what the pipe holds, so this never waits for more
+ * than the `n` bytes it needs.
+ */
+static int ensure(struct fg_rec_reader *r, size_t n)
+{
+	while (avail(r) < n) {
+		ssize_t got;
+
+		if (r->eof)
+			return 0;
+		if (r->start && r->cap - r->start < n) {
+			memmove(r->buf, r->buf + r->start, avail(r));
+			r->end -= r->start;
+			r->start = 0;
+		}
+		if (r->cap - r->start < n) {
+			size_t cap = r->cap ? r->cap : READ_CHUNK;
+
+			while (cap < n + READ_CHUNK)
+				cap *= 2;
+			r->buf = fg_xrealloc(r->buf, cap);
+			r->cap = cap;
+		}
+		do
+			got = read(r->fd, r->buf + r->end, r->cap - r->end);
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			r->eof = true;
+		r->end += (size_t)got;
+	}
+	return 1;
+}
+
+static void consume(struct fg_rec_reader *r, size_t n)
+{
+	r->start += n;
+	r->offset += n;
+	if (r->start == r->end)
+		r->start = r->end = 0;
+}
+
+static int read_error(struct fg_rec_reader *r, int err)
+{
+	return fail(r, err, "read error at byte %" PRIu64 ": %s", r->offset + avail(r),
+		    strerror(-err));
+}
+
+int fg_rec_read_header(struct fg_rec_reader *r, const struct fg_rec_header **out)
+{
+	uint64_t magic;
+	uint32_t version, size;
+	int rc;
+
+	if (r->failed)
+		return r->err;
+	if (r->have_header)
+		goto done;
+	rc = ensure(r, 16);
+	if (rc < 0)
+		return read_error(r, rc);
+	if (avail(r) >= 8) {
+		memcpy(&magic, r->buf + r->start, 8);
+		if (magic == __builtin_bswap64(FG_REC_MAGIC))
+			return fail(r, -EPROTO, "byte-swapped record stream (written on a machine "
+						"of the other byte order) at byte 0");
+		if (magic != FG_REC_MAGIC)
+			return fail(r, -EPROTO, "not an fg record stream (bad magic) at byte 0");
+	}
+	if (rc == 0)
+		return fail(r, -EPROTO, "%s at byte %zu",
+			    avail(r) ? "truncated stream header" : "empty stream: no header",
+			    avail(r));
+	memcpy(&version, r->buf + r->start + 8, 4);
+	memcpy(&size, r->buf + r->start + 12, 4);
+	if (version != FG_REC_VERSION)
+		return fail(r, -EPROTO,
+			    "unsupported record stream version %" PRIu32 " (this reader knows %u) "
+			    "at byte 8",
+			    version, FG_REC_VERSION);
+	if (size < sizeof(r->hdr) || size > HEADER_MAX || size % 8)
+		return fail(r, -EPROTO, "bad header size %" PRIu32 " at byte 12", size);
+	rc = ensure(r, size);
+	if (rc < 0)
+		return read_error(r, rc);
+	if (rc == 0)
+		return fail(r, -EPROTO, "truncated stream header at byte %zu", avail(r));
+	memcpy(&r->hdr, r->buf + r->start, sizeof(r->hdr));
+	if (r->hdr.clock != FG_CLOCK_MONOTONIC)
+		return fail(r, -EPROTO, "unknown clock %" PRIu32 " in the header at byte 16",
+			    r->hdr.clock);
+	if (!memchr(r->hdr.host, '\0', sizeof(r->hdr.host)) ||
+	    !memchr(r->hdr.release, '\0', sizeof(r->hdr.release)))
+		return fail(r, -EPROTO, "unterminated host or release in the header at byte %zu",
+			    offsetof(struct fg_rec_header, host));
+	consume(r, size);
+	r->have_header = true;
+done:
+	if (out)
+		*out = &r->hdr;
+	return 0;
+}
+
+int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
+{
+	struct fg_rec_hdr h;
+	char why[160];
+	int rc;
+
+	if (r->failed)
+		return r->err;
+	if (!r->have_header && (rc = fg_rec_read_header(r, NULL)) < 0)
+		return rc;
+	for (;;) {
+		rc = ensure(r, HDR);
+		if (rc < 0)
+			return read_error(r, rc);
+		if (rc == 0) {
+			if (avail(r))
+				return fail(r, -EPROTO, "truncated record header at byte %" PRIu64,
+					    r->offset);
+			return 0;
+		}
+		memcpy(&h, r->buf + r->start, HDR);
+		if (h.size < HDR || h.size % 8 || h.size > FG_REC_MAX_SIZE)
+			return fail(r, -EPROTO, "bad size %" PRIu32 " for %s record at byte %" PRIu64,
+				    h.size, fg_rec_type_name(h.type), r->offset);
+		rc = ensure(r, h.size);
+		if (rc < 0)
+			return read_error(r, rc);
+		if (rc == 0)
+			return fail(r, -EPROTO, "truncated %s record at byte %" PRIu64,
+				    fg_rec_type_name(h.type), r->offset);
+		if (!known_type(h.type)) {
+			r->skipped++;
+			consume(r, h.size);
+			continue;
+		}
+		if (fg_rec_parse(r->buf + r->start, h.size, rec, why, sizeof(why)) < 0)
+			return fail(r, -EPROTO, "bad %s record at byte %" PRIu64 ": %s",
+				    fg_rec_type_name(h.type), r->offset, why);
+		rec->offset = r->offset;
+		consume(r, h.size);
+		return 1;
+	}
+}
+
+bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r)
+{
+	size_t at = r->start;
+
+	if (r->failed || r->eof)
+		return true;
+	if (!r->have_header) {
+		uint32_t size;
+
+		if (avail(r) < 16)
+			return false;
+		memcpy(&size, r->buf + at + 12, 4);
+		if (size > avail(r))
+			return false;
+		at += size; /* a bad size fails without reading */
+		if (at > r->end)
+			return true;
+	}
+	/* skip over buffered records of unknown types, as fg_rec_next() will */
+	while (r->end - at >= HDR) {
+		struct fg_rec_hdr h;
+
+		memcpy(&h, r->buf + at, HDR);
+		if (h.size < HDR || h.size % 8 || h.size > FG_REC_MAX_SIZE)
+			return true; /* fails at once */
+		if (h.size > r->end - at)
+			return false;
+		if (known_type(h.type))
+			return true;
+		at += h.size;
+	}
+	return false;
+}
+
+/* --- printing, for tests and debugging --- */
+
+static void print_comm(FILE *f, const char *comm)
+{
+	fprintf(f, "%.*s", FG_REC_COMM_LEN, comm);
+}
+
+void fg_rec_print_header(FILE *f, const struct fg_rec_header *h)
+{
+	fprintf(f,
+		"header version=%" PRIu32 " size=%" PRIu32 " clock=%s freq=%" PRIu64
+		" ncpus=%" PRIu32 " flags=0x%" PRIx32 " start=%" PRIu64 " realtime=%" PRIu64
+		" host=%s release=%s\n",
+		h->version, h->header_size, h->clock == FG_CLOCK_MONOTONIC ? "monotonic" : "?",
+		h->freq, h->ncpus, h->flags, h->start_ns, h->start_realtime_ns, h->host,
+		h->release);
+}
+
+void fg_rec_print(FILE *f, const struct fg_rec *rec)
+{
+	fprintf(f, "%s @%" PRIu64, fg_rec_type_name(rec->type), rec->offset);
+	switch (rec->type) {
+	case FG_REC_SAMPLE: {
+		const struct fg_rec_sample *s = rec->sample;
+
+		fprintf(f,
+			" time=%" PRIu64 " cpu=%" PRIu32 " pid=%" PRIu32 " tid=%" PRIu32 " comm=",
+			s->time_ns, s->cpu, s->pid, s->tid);
+		print_comm(f, s->comm);
+		fprintf(f, " weight=%" PRIu64 " flags=0x%" PRIx32 " kernel=%" PRIu32 " user=%" PRIu32,
+			s->weight, s->flags, s->nr_kernel, s->nr_user);
+		for (uint32_t i = 0; i < s->nr_kernel; i++)
+			fprintf(f, " k:%" PRIx64, rec->kips[i]);
+		for (uint32_t i = 0; i < s->nr_user; i++)
+			fprintf(f, " u:%" PRIx64, rec->uips[i]);
+		if (rec->ustack)
+			fprintf(f, " snapshot=%" PRIu32 "+%" PRIu32, rec->ustack->nr_regs,
+				rec->ustack->size);
+		break;
+	}
+	case FG_REC_MAPPING: {
+		const struct fg_rec_mapping *m = rec->mapping;
+
+		fprintf(f,
+			" time=%" PRIu64 " pid=%" PRIu32 " tid=%" PRIu32 " start=%" PRIx64
+			" end=%" PRIx64 " pgoff=%" PRIx64 " dev=%" PRIu32 ":%" PRIu32 " ino=%" PRIu64
+			" prot=%" PRIu32 " flags=0x%" PRIx32 " build_id=",
+			m->time_ns, m->pid, m->tid, m->start, m->end, m->pgoff, m->maj, m->min,
+			m->ino, m->prot, m->flags);
+		if (!m->build_id_len)
+			fputc('-', f);
+		for (unsigned i = 0; i < m->build_id_len; i++)
+			fprintf(f, "%02x", m->build_id[i]);
+		fprintf(f, " path=%s", rec->path);
+		break;
+	}
+	case FG_REC_COMM:
+		fprintf(f, " time=%" PRIu64 " pid=%" PRIu32 " tid=%" PRIu32 " exec=%d comm=",
+			rec->comm->time_ns, rec->comm->pid, rec->comm->tid,
+			!!(rec->comm->flags & FG_COMM_F_EXEC));
+		print_comm(f, rec->comm->comm);
+		break;
+	case FG_REC_EXIT:
+	case FG_REC_FORK:
+		fprintf(f,
+			" time=%" PRIu64 " pid=%" PRIu32 " tid=%" PRIu32 " ppid=%" PRIu32
+			" ptid=%" PRIu32,
+			rec->task->time_ns, rec->task->pid, rec->task->tid, rec->task->ppid,
+			rec->task->ptid);
+		break;
+	case FG_REC_LOST:
+		fprintf(f, " time=%" PRIu64 " count=%" PRIu64 " cpu=%" PRId32 " reason=%" PRIu32,
+			rec->lost->time_ns, rec->lost->count, (int32_t)rec->lost->cpu,
+			rec->lost->reason);
+		break;
+	case FG_REC_SUMMARY: {
+		const struct fg_rec_summary *s = rec->summary;
+
+		fprintf(f,
+			" start=%" PRIu64 " end=%" PRIu64 " samples=%" PRIu64 " lost=%" PRIu64
+			" kstack_failed=%" PRIu64 " ustack_failed=%" PRIu64 " ustack_cut=%" PRIu64
+			" sideband_lost=%" PRIu64 " mappings=%" PRIu64 " filtered=%" PRIu64
+			" command_status=%" PRId32 " flags=0x%" PRIx32,
+			s->start_ns, s->end_ns, s->samples, s->lost, s->kstack_failed,
+			s->ustack_failed, s->ustack_cut, s->sideband_lost, s->mappings, s->filtered,
+			s->command_status, s->flags);
+		break;
+	}
+	default:
+		fprintf(f, " type=%" PRIu32 " size=%" PRIu32, rec->type, rec->size);
+	}
+	fputc('\n', f);
+}
+
+/* --- the writer --- */
+
+#define WRITE_BUF (256u * 1024)
+
+struct fg_rec_writer {
+	int fd;
+	int err;
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t flushed;
+};
+
+struct fg_rec_writer *fg_rec_writer_new(int fd)
+{
+	struct fg_rec_writer *w = fg_xcalloc(1, sizeof(*w));
+
+	w->fd = fd;
+	w->cap = WRITE_BUF;
+	w->buf = fg_xmalloc(w->cap);
+	return w;
+}
+
+int fg_rec_writer_flush(struct fg_rec_writer *w)
+{
+	size_t done = 0;
+
+	if (w->err)
+		return w->err;
+	while (done < w->len) {
+		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+		w->flushed += (uint64_t)n;
+	}
+	w->len = 0;
+	return w->err;
+}
+
+int fg_rec_writer_free(struct fg_rec_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = fg_rec_writer_flush(w);
+	free(w->buf);
+	free(w);
+	return err;
+}
+
+int fg_rec_writer_error(const struct fg_rec_writer *w)
+{
+	return w->err;
+}
+
+uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w)
+{
+	return w->flushed + w->len;
+}
+
+/* Room for n more bytes in the buffer: flush first when full, grow for a huge record. */
+static int reserve(struct fg_rec_writer *w, size_t n)
+{
+	if (w->err)
+		return w->err;
+	if (w->cap - w->len < n && fg_rec_writer_flush(w))
+		return w->err;
+	if (w->cap < n) {
+		w->buf = fg_xrealloc(w->buf, n);
+		w->cap = n;
+	}
+	return 0;
+}
+
+struct part {
+	const void *p;
+	size_t len;
+};
+
+static int write_parts(struct fg_rec_writer *w, uint32_t type, const struct part *parts, int n)
+{
+	size_t len = 0, total;
+	struct fg_rec_hdr h;
+	uint8_t *out;
+
+	for (int i = 0; i < n; i++)
+		len += parts[i].len;
+	total = align8(HDR + len);
+	if (total > FG_REC_MAX_SIZE || total < len)
+		return -EMSGSIZE;
+	if (reserve(w, total))
+		return w->err;
+	h.type = type;
+	h.size = (uint32_t)total;
+	out = w->buf + w->len;
+	memcpy(out, &h, HDR);
+	out += HDR;
+	for (int i = 0; i < n; i++) {
+		if (parts[i].len)
+			memcpy(out, parts[i].p, parts[i].len);
+		out += parts[i].len;
+	}
+	memset(out, 0, total - HDR - len);
+	w->len += total;
+	return 0;
+}
+
+int fg_rec_write(struct fg_rec_writer *w, uint32_t type, const void *payload, size_t len)
+{
+	struct part p = { payload, len };
+
+	return write_parts(w, type, &p, 1);
+}
+
+int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
+			const uint64_t *ips)
+{
+	struct part p[2] = {
+		{ s, sizeof(*s) },
+		{ ips, 8 * ((size_t)s->nr_kernel + s->nr_user) },
+	};
+
+	if (s->nr_kernel > FG_REC_MAX_FRAMES || s->nr_user > FG_REC_MAX_FRAMES)
+		return -EINVAL;
+	return write_parts(w, FG_REC_SAMPLE, p, 2);
+}
+
+int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m,
+			 const char *path)
+{
+	struct part p[2] = {
+		{ m, sizeof(*m) },
+		{ path, strlen(path) + 1 },
+	};
+
+	if (!*path || m->start >= m->end || m->build_id_len > FG_REC_BUILD_ID_MAX)
+		return -EINVAL;
+	return write_parts(w, FG_REC_MAPPING, p, 2);
+}
+
+int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)
+{
+	if (reserve(w, sizeof(*h)))
+		return w->err;
+	memcpy(w->buf + w->len, h, sizeof(*h));
+	w->len += sizeof(*h);
+	return 0;
+}
+
+void fg_rec_header_init(struct fg_rec_header *h)
+{
+	struct utsname u;
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = FG_REC_MAGIC;
+	h->version = FG_REC_VERSION;
+	h->header_size = sizeof(*h);
+	h->clock = FG_CLOCK_MONOTONIC;
+	h->page_size = page > 0 ? (uint32_t)page : 4096;
+	if (uname(&u) == 0) {
+		snprintf(h->host, sizeof(h->host), "%s", u.nodename);
+		snprintf(h->release, sizeof(h->release), "%s", u.release);
+	}
+}
