@@ -77,10 +77,17 @@ struct jit {
 	uint64_t bad_lines;
 };
 
+/* An address space: a process between two execs. */
+struct space {
+	struct map *maps; /* sorted, no overlaps */
+	size_t nmaps, alloc;
+};
+
 struct proc {
 	uint32_t pid;
-	struct map *maps;
-	size_t nmaps, alloc;
+	struct space cur;
+	struct space old; /* before the last exec, for samples taken before it */
+	uint64_t exec_ns; /* time of the last exec */
 	bool from_stream; /* the stream recorded mappings for it */
 	bool exited;	  /* the stream recorded its exit (or exec: see below) */
 	bool gone;	  /* /proc no longer has it */
@@ -158,11 +165,25 @@ static void dso_free(struct dso *d)
 	free(d);
 }
 
+static void space_clear(struct space *sp)
+{
+	for (size_t i = 0; i < sp->nmaps; i++)
+		free(sp->maps[i].path);
+	sp->nmaps = 0;
+}
+
+static void space_release(struct space *sp)
+{
+	space_clear(sp);
+	free(sp->maps);
+	memset(sp, 0, sizeof(*sp));
+}
+
 static void maps_clear(struct proc *p)
 {
-	for (size_t i = 0; i < p->nmaps; i++)
-		free(p->maps[i].path);
-	p->nmaps = 0;
+	space_release(&p->cur);
+	space_release(&p->old);
+	p->exec_ns = 0;
 }
 
 static void jit_free(struct jit *j)
@@ -184,7 +205,6 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 		struct proc *p = fg_hmap_at(s->procs, i)->val.p;
 
 		maps_clear(p);
-		free(p->maps);
 		jit_free(p->jit);
 		free(p);
 	}
@@ -243,7 +263,7 @@ static int cmp_map(const void *a, const void *b)
  * Add a mapping as the kernel would: whatever it covers of older mappings is
  * replaced, so the array stays sorted and free of overlaps.
  */
-static void add_map(struct proc *p, const struct fg_sym_mapping *m)
+static void add_map(struct space *p, const struct fg_sym_mapping *m)
 {
 	struct map nm;
 	size_t n = p->nmaps;
@@ -319,19 +339,56 @@ void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping 
 		p->jit_tried = false;
 	}
 	p->from_stream = true;
-	add_map(p, m);
+	/* a mapping made before the last exec belongs to the old program */
+	add_map(p->old.nmaps && m->time_ns && m->time_ns < p->exec_ns ? &p->old : &p->cur, m);
 }
 
-void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid)
+void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
 {
 	struct proc *p = get_proc(s, pid);
 
-	/* a new program: the old address space is gone (its perf map stays the pid's) */
-	maps_clear(p);
+	/*
+	 * A new program, a new address space.  Samples of the old program may
+	 * still come (they travel apart from the exec record): the old space is
+	 * kept for samples older than the exec.
+	 */
+	space_release(&p->old);
+	p->old = p->cur;
+	memset(&p->cur, 0, sizeof(p->cur));
+	p->exec_ns = time_ns;
 	p->exited = false;
 	p->gone = false;
 	p->from_stream = true;
 	p->procmaps_read = false;
+}
+
+void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+
+	if (pid == ppid)
+		return; /* a thread: same address space */
+	parent = get_proc(s, ppid);
+	child = get_proc(s, pid);
+	if (child->exited) {
+		maps_clear(child);
+		jit_free(child->jit);
+		child->jit = NULL;
+		child->jit_tried = false;
+		child->exited = false;
+		child->gone = false;
+	}
+	if (child->cur.nmaps)
+		return;
+	/* a child starts with a copy of its parent's address space */
+	for (size_t i = 0; i < parent->cur.nmaps; i++) {
+		struct map m = parent->cur.maps[i];
+
+		m.path = fg_xstrdup(m.path);
+		FG_ALLOC_GROW(child->cur.maps, child->cur.nmaps + 1, child->cur.alloc);
+		child->cur.maps[child->cur.nmaps++] = m;
+	}
+	child->from_stream = parent->from_stream;
 }
 
 void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
@@ -351,9 +408,6 @@ void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
 
 		if (old->exited && old != p) {
 			maps_clear(old);
-			free(old->maps);
-			old->maps = NULL;
-			old->alloc = 0;
 			jit_free(old->jit);
 			old->jit = NULL;
 		}
@@ -389,14 +443,14 @@ static int procmaps_add(const struct fg_procmap *pm, void *arg)
 	if (!pm->exec)
 		return 0;
 	/* already known (from the stream or an earlier read): keep what we have */
-	for (size_t i = 0; i < c->p->nmaps; i++) {
-		const struct map *o = &c->p->maps[i];
+	for (size_t i = 0; i < c->p->cur.nmaps; i++) {
+		const struct map *o = &c->p->cur.maps[i];
 
 		if (o->start == pm->start && o->end == pm->end && o->inode == pm->inode &&
 		    o->pgoff == pm->pgoff)
 			return 0;
 	}
-	add_map(c->p, &m);
+	add_map(&c->p->cur, &m);
 	return 0;
 }
 
@@ -751,8 +805,9 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	m->dso = d;
 }
 
-static struct map *find_map(struct proc *p, uint64_t ip)
+static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
 {
+	const struct space *p = pr->old.nmaps && time_ns < pr->exec_ns ? &pr->old : &pr->cur;
 	size_t lo = 0, hi = p->nmaps;
 
 	while (lo < hi) {
@@ -943,8 +998,8 @@ static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct 
 	s->st.named++;
 }
 
-void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t ip, bool kernel,
-			 bool leaf, struct fg_frame *f)
+void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+			 bool kernel, bool leaf, struct fg_frame *f)
 {
 	uint64_t look = leaf || !ip ? ip : ip - 1, off, addr;
 	struct proc *p;
@@ -960,11 +1015,11 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t ip, boo
 	f->addr = ip;
 	f->module = "[unknown]";
 	p = get_proc(s, pid);
-	m = find_map(p, look);
+	m = find_map(p, look, time_ns);
 	if (!m && !p->exited && !p->gone &&
 	    (!p->procmaps_read || now_ms() - p->procmaps_ms >= RECHECK_MS)) {
 		read_procmaps(s, p);
-		m = find_map(p, look);
+		m = find_map(p, look, time_ns);
 	}
 	if (!m || m->kind == MAP_ANON) {
 		je = jit_lookup(s, p, ip, &j);
@@ -1059,19 +1114,20 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 }
 
 /* A user frame, with its inlined functions when asked. */
-static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t ip, bool leaf)
+static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+		      bool leaf)
 {
 	struct fg_frame f;
 	struct proc *p;
 	struct map *m;
 
-	fg_symbolizer_frame(s, pid, ip, false, leaf, &f);
+	fg_symbolizer_frame(s, pid, time_ns, ip, false, leaf, &f);
 	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
 		emit(s, &f);
 		return;
 	}
 	p = get_proc(s, pid);
-	m = find_map(p, leaf ? ip : ip - 1);
+	m = find_map(p, leaf ? ip : ip - 1, time_ns);
 	if (!m || !m->dso || !m->dso->elf || m->kind != MAP_FILE) {
 		emit(s, &f);
 		return;
@@ -1135,11 +1191,11 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
-		fg_symbolizer_frame(s, smp->pid, smp->kips[i], true, i == 0, &f);
+		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}
 	for (size_t i = 0; i < smp->nuips; i++)
-		emit_user(s, smp->pid, smp->uips[i], i == 0);
+		emit_user(s, smp->pid, smp->time_ns, smp->uips[i], i == 0);
 	fg_buf_addch(b, '\n');
 	if (fwrite(b->data, 1, b->len, out) != b->len)
 		return -(errno ? errno : EIO);

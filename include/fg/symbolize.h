@@ -61,6 +61,7 @@ struct fg_sym_stats {
 /* A mapping of a file (or anonymous memory) into a process. */
 struct fg_sym_mapping {
 	uint32_t pid;
+	uint64_t time_ns; /* when it was made; 0 when not known (a snapshot) */
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode; /* 0: unknown */
@@ -98,7 +99,10 @@ void fg_symbolizer_free(struct fg_symbolizer *s);
 
 /* Events of the record stream. */
 void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping *m);
-void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid);
+/* A process called exec at time_ns: a new address space. */
+void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns);
+/* A process (pid != ppid) or thread (pid == ppid) was created. */
+void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid);
 void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid);
 
 /*
@@ -107,8 +111,8 @@ void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid);
  * so that a call at the very end of a function is named after that function.
  * The strings stay valid until the next call.
  */
-void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t ip, bool kernel,
-			 bool leaf, struct fg_frame *f);
+void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+			 bool kernel, bool leaf, struct fg_frame *f);
 
 /* Name a sample's frames and write it as a perf-script block.  0 or -errno (write error). */
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp);
