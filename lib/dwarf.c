@@ -86,6 +86,24 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 	}
 	dwarf_getsrcfiles(&cu, &files, NULL);
 	nscopes = dwarf_getscopes(&cu, addr, &scopes);
+	/*
+	 * Past an inlined instance, dwarf_getscopes continues with the scopes of
+	 * its abstract definition; the concrete nesting (the functions it was
+	 * inlined into) comes from the scopes holding the innermost instance.
+	 */
+	for (int i = 0; i < nscopes; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			Dwarf_Die inner = scopes[i], *concrete = NULL;
+			int nc = dwarf_getscopes_die(&inner, &concrete);
+
+			free(scopes);
+			scopes = concrete;
+			nscopes = nc;
+			break;
+		}
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	}
 	for (int i = 0; i < nscopes && n < max; i++) {
 		Dwarf_Die *sc = &scopes[i];
 		int tag = dwarf_tag(sc);

@@ -1038,6 +1038,8 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 			unnamed(s, f, FG_UNNAMED_NOMAP);
 		if (m && j)
 			f->module = j->shown;
+		else if (m && *m->path)
+			f->module = m->path; /* "//anon", "[heap]" */
 		return;
 	}
 	f->module = m->path;
@@ -1106,9 +1108,10 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 		fg_buf_addstr(b, f->module);
 	fg_buf_addch(b, ')');
 	if (f->srcfile) {
-		fg_buf_addch(b, '\n');
-		fg_buf_add(b, "  ", 2);
-		fg_buf_addf(b, "%s:%u", f->srcfile, f->srcline);
+		/* on a line of its own, the file's base name, as perf script -F+srcline */
+		const char *base = strrchr(f->srcfile, '/');
+
+		fg_buf_addf(b, "\n  %s:%u", base ? base + 1 : f->srcfile, f->srcline);
 	}
 	fg_buf_addch(b, '\n');
 }
