@@ -112,11 +112,13 @@ $(OUT)/%: $(OUT)/cmd/%.o $(OUT)/libfg.a
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
-$(OUT)/vmlinux.h: | $(OUT)
+# (no `| $(OUT)` here: with OUT=build it names the phony target `build`, a circular dependency)
+$(OUT)/vmlinux.h:
 	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-vmlinux-h.sh "$(VMLINUX_BTF)" "$(VMLINUX_H)" > $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/fg/*.h) | $(OUT)
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/fg/*.h)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iinclude -Ibpf \
 		$(CLANG_BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@

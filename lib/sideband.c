@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Mappings and process events beside the samples: /proc snapshot, perf side-band, time order. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fg/buf.h"
+#include "fg/diag.h"
+#include "fg/lines.h"
+#include "fg/sideband.h"
+
+/* --- the time-ordering queue --- */
+
+struct rq_ent {
+	uint64_t time;
+	uint64_t seq;
+	size_t off; /* in the arena: struct fg_rec_hdr-less payload */
+	uint32_t len;
+	uint32_t type;
+};
+
+struct fg_rq {
+	struct rq_ent *ents;
+	size_t n, alloc;
+	struct fg_buf arena;
+	uint64_t seq;
+	uint64_t written[FG_REC_SUMMARY + 1];
+};
+
+struct fg_rq *fg_rq_new(void)
+{
+	return fg_xcalloc(1, sizeof(struct fg_rq));
+}
+
+void fg_rq_free(struct fg_rq *q)
+{
+	if (!q)
+		return;
+	free(q->ents);
+	fg_buf_release(&q->arena);
+	free(q);
+}
+
+size_t fg_rq_len(const struct fg_rq *q)
+{
+	return q->n;
+}
+
+uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type)
+{
+	return type <= FG_REC_SUMMARY ? q->written[type] : 0;
+}
+
+void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
+	       const void *p2, size_t l2)
+{
+	struct rq_ent *e;
+
+	FG_ALLOC_GROW(q->ents, q->n + 1, q->alloc);
+	e = &q->ents[q->n++];
+	e->time = time;
+	e->seq = q->seq++;
+	e->type = type;
+	e->off = q->arena.len;
+	e->len = (uint32_t)(l1 + l2);
+	fg_buf_add(&q->arena, p1, l1);
+	if (l2)
+		fg_buf_add(&q->arena, p2, l2);
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct rq_ent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
+		void *ctx)
+{
+	size_t i, kept = 0;
+	struct fg_buf rest = FG_BUF_INIT;
+	int err = 0;
+
+	if (!q->n)
+		return fg_rec_writer_error(w);
+	qsort(q->ents, q->n, sizeof(*q->ents), ent_cmp);
+	for (i = 0; i < q->n && q->ents[i].time <= upto; i++) {
+		struct rq_ent *e = &q->ents[i];
+
+		if (keep && !keep(ctx, e->type, q->arena.data + e->off, e->len))
+			continue;
+		err = fg_rec_write(w, e->type, q->arena.data + e->off, e->len);
+		if (err)
+			break;
+		if (e->type <= FG_REC_SUMMARY)
+			q->written[e->type]++;
+	}
+	if (err) {
+		q->n = 0;
+		fg_buf_reset(&q->arena);
+		return err;
+	}
+	/* keep the later ones, compacting the arena */
+	for (; i < q->n; i++) {
+		struct rq_ent e = q->ents[i];
+
+		fg_buf_add(&rest, q->arena.data + e.off, e.len);
+		e.off = rest.len - e.len;
+		q->ents[kept++] = e;
+	}
+	q->n = kept;
+	fg_buf_release(&q->arena);
+	q->arena = rest;
+	return 0;
+}
+
+/* --- the /proc snapshot --- */
+
+static const char *skip_field(const char *p, const char *end)
+{
+	while (p < end && *p != ' ')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m,
+		       const char **path, size_t *pathlen)
+{
+	const char *end = line + len, *p;
+	char perms[5] = "", buf[128];
+	unsigned long long start, stop, off, ino;
+	unsigned maj, min;
+	int n = 0;
+
+	/* the numbers fit in the first 128 bytes; the path is taken in place */
+	size_t head = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+
+	memcpy(buf, line, head);
+	buf[head] = '\0';
+	if (sscanf(buf, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &stop, perms, &off, &maj, &min,
+		   &ino, &n) != 7 ||
+	    strlen(perms) != 4 || start >= stop)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = stop;
+	m->pgoff = off;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	m->prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | (perms[2] == 'x' ? 4 : 0);
+	m->mflags = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */;
+	m->flags = FG_MAP_F_SNAPSHOT;
+	/* the path: after the inode and its padding, to the end of the line */
+	p = line;
+	for (int i = 0; i < 5; i++)
+		p = skip_field(p, end);
+	if (n > 0 && (size_t)n <= head)
+		p = line + n;
+	while (p < end && *p == ' ')
+		p++;
+	*path = p;
+	*pathlen = (size_t)(end - p);
+	return perms[2] == 'x';
+}
+
+int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
+{
+	char name[64];
+	struct fg_lines l;
+	struct fg_rec_mapping m;
+	const char *line, *path;
+	size_t len, plen;
+	int rc, n = 0;
+	struct fg_buf pb = FG_BUF_INIT;
+
+	snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
+	rc = fg_lines_open(&l, name);
+	if (rc < 0)
+		return rc;
+	while ((rc = fg_lines_next(&l, &line, &len)) == 1) {
+		if (fg_maps_parse_line(line, len, &m, &path, &plen) != 1)
+			continue;
+		m.pid = pid;
+		m.tid = pid;
+		fg_buf_reset(&pb);
+		if (plen)
+			fg_buf_add(&pb, path, plen);
+		else
+			fg_buf_addstr(&pb, "//anon");
+		fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pb.data, pb.len + 1);
+		n++;
+	}
+	fg_buf_release(&pb);
+	fg_lines_release(&l);
+	/* a process that exited while we read it: what we read is still true */
+	return rc < 0 && rc != -ESRCH ? rc : n;
+}
+
+int fg_maps_snapshot_all(struct fg_rq *q, const char *proc)
+{
+	DIR *d = opendir(proc);
+	struct dirent *de;
+	int total = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = strtoul(de->d_name, &end, 10);
+		if (*end || pid == 0 || pid > UINT32_MAX)
+			continue;
+		int n = fg_maps_snapshot_pid(q, proc, (uint32_t)pid);
+		if (n > 0)
+			total += n;
+	}
+	closedir(d);
+	return total;
+}
+
+/* --- the kernel's side-band events --- */
+
+struct sb_cpu {
+	int fd;
+	int cpu;
+	void *base; /* the metadata page, then the data pages */
+	size_t size; /* bytes of data */
+	uint64_t lost;
+};
+
+struct fg_sb {
+	struct sb_cpu *cpus;
+	int n;
+	size_t page;
+	uint64_t lost;
+	uint8_t *tmp; /* a record that wraps around the end of the buffer */
+	size_t tmpcap;
+};
+
+/* the sample_id trailer of every side-band record: PERF_SAMPLE_TID | TIME | CPU */
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+#define SB_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, int *failed_cpu)
+{
+	struct fg_sb *sb = fg_xcalloc(1, sizeof(*sb));
+	struct perf_event_attr attr;
+	int err = 0;
+
+	sb->page = (size_t)sysconf(_SC_PAGESIZE);
+	sb->cpus = fg_xcalloc((size_t)ncpus, sizeof(*sb->cpus));
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = SB_SAMPLE_TYPE;
+	attr.sample_id_all = 1;
+	attr.mmap = 1;
+	attr.mmap2 = 1;
+	attr.comm = 1;
+	attr.comm_exec = 1;
+	attr.task = 1;
+	attr.build_id = 1;
+	attr.use_clockid = 1;
+	attr.clockid = CLOCK_MONOTONIC;
+	attr.exclude_kernel = 1; /* events only; keeps the paranoid check to user space */
+	for (int i = 0; i < ncpus; i++) {
+		struct sb_cpu *c = &sb->cpus[i];
+		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1,
+				      PERF_FLAG_FD_CLOEXEC);
+
+		if (fd < 0 && errno == EINVAL && attr.build_id) {
+			/* kernels before 5.12: device and inode instead of build-ids */
+			attr.build_id = 0;
+			fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1,
+					  PERF_FLAG_FD_CLOEXEC);
+		}
+		if (fd < 0) {
+			err = -errno;
+			*failed_cpu = cpus[i];
+			break;
+		}
+		c->fd = fd;
+		c->cpu = cpus[i];
+		c->size = pages * sb->page;
+		c->base = mmap(NULL, c->size + sb->page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		sb->n = i + 1;
+		if (c->base == MAP_FAILED) {
+			c->base = NULL;
+			err = -errno;
+			*failed_cpu = cpus[i];
+			break;
+		}
+	}
+	if (err) {
+		fg_sb_close(sb);
+		return err;
+	}
+	*out = sb;
+	return 0;
+}
+
+void fg_sb_close(struct fg_sb *sb)
+{
+	if (!sb)
+		return;
+	for (int i = 0; i < sb->n; i++) {
+		if (sb->cpus[i].base)
+			munmap(sb->cpus[i].base, sb->cpus[i].size + sb->page);
+		close(sb->cpus[i].fd);
+	}
+	free(sb->cpus);
+	free(sb->tmp);
+	free(sb);
+}
+
+uint64_t fg_sb_lost(const struct fg_sb *sb)
+{
+	return sb->lost;
+}
+
+static void copy_comm(char *dst, const char *src, size_t avail)
+{
+	size_t n = strnlen(src, avail);
+
+	if (n > FG_REC_COMM_LEN - 1)
+		n = FG_REC_COMM_LEN - 1;
+	memset(dst, 0, FG_REC_COMM_LEN);
+	memcpy(dst, src, n);
+}
+
+/* One side-band record (whole, in `p`, `size` bytes) to the queue.  1 if queued. */
+static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
+		    struct fg_rq *q)
+{
+	const struct perf_event_header *h = (const void *)p;
+	struct sample_id id;
+	const uint8_t *body = p + sizeof(*h);
+	size_t blen;
+
+	if (size < sizeof(*h) + sizeof(id))
+		return 0;
+	memcpy(&id, p + size - sizeof(id), sizeof(id));
+	blen = size - sizeof(*h) - sizeof(id);
+	switch (h->type) {
+	case PERF_RECORD_MMAP2: {
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			union {
+				struct {
+					uint32_t maj, min;
+					uint64_t ino, ino_generation;
+				};
+				struct {
+					uint8_t build_id_size, res1;
+					uint16_t res2;
+					uint8_t build_id[20];
+				};
+			};
+			uint32_t prot, flags;
+		} ev;
+		struct fg_rec_mapping m;
+		const char *name = (const char *)body + sizeof(ev);
+		size_t nlen;
+
+		if (blen < sizeof(ev) + 1)
+			return 0;
+		memcpy(&ev, body, sizeof(ev));
+		if (!(ev.prot & 4) || ev.len == 0) /* PROT_EXEC */
+			return 0;
+		memset(&m, 0, sizeof(m));
+		m.pid = ev.pid;
+		m.tid = ev.tid;
+		m.time_ns = id.time;
+		m.start = ev.addr;
+		m.end = ev.addr + ev.len;
+		m.pgoff = ev.pgoff;
+		m.prot = ev.prot;
+		m.mflags = ev.flags;
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m.flags = FG_MAP_F_BUILD_ID;
+			m.build_id_len = ev.build_id_size <= FG_REC_BUILD_ID_MAX
+						 ? ev.build_id_size
+						 : FG_REC_BUILD_ID_MAX;
+			memcpy(m.build_id, ev.build_id, m.build_id_len);
+		} else {
+			m.maj = ev.maj;
+			m.min = ev.min;
+			m.ino = ev.ino;
+		}
+		nlen = strnlen(name, blen - sizeof(ev));
+		if (nlen == 0 || m.end <= m.start)
+			return 0;
+		char *path = fg_xstrndup(name, nlen);
+		fg_rq_add(q, id.time, FG_REC_MAPPING, &m, sizeof(m), path, nlen + 1);
+		free(path);
+		return 1;
+	}
+	case PERF_RECORD_COMM: {
+		struct fg_rec_comm r;
+		uint32_t ids[2];
+
+		if (blen < 8 + 1)
+			return 0;
+		memcpy(ids, body, 8);
+		memset(&r, 0, sizeof(r));
+		r.pid = ids[0];
+		r.tid = ids[1];
+		r.time_ns = id.time;
+		r.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? FG_COMM_F_EXEC : 0;
+		copy_comm(r.comm, (const char *)body + 8, blen - 8);
+		fg_rq_add(q, id.time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
+		return 1;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		struct {
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} ev;
+		struct fg_rec_task t;
+		uint32_t type = h->type == PERF_RECORD_FORK ? FG_REC_FORK : FG_REC_EXIT;
+
+		if (blen < sizeof(ev))
+			return 0;
+		memcpy(&ev, body, sizeof(ev));
+		t.pid = ev.pid;
+		t.tid = ev.tid;
+		t.ppid = ev.ppid;
+		t.ptid = ev.ptid;
+		t.time_ns = ev.time;
+		fg_rq_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
+		return 1;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t v[2];
+		struct fg_rec_lost l;
+
+		if (blen < sizeof(v))
+			return 0;
+		memcpy(v, body, sizeof(v));
+		c->lost += v[1];
+		sb->lost += v[1];
+		l.time_ns = id.time;
+		l.count = v[1];
+		l.cpu = (uint32_t)c->cpu;
+		l.reason = FG_LOST_SIDEBAND;
+		fg_rq_add(q, id.time, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		return 1;
+	}
+	}
+	return 0;
+}
+
+int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q)
+{
+	int queued = 0;
+
+	for (int i = 0; i < sb->n; i++) {
+		struct sb_cpu *c = &sb->cpus[i];
+		struct perf_event_mmap_page *meta = c->base;
+		const uint8_t *data = (const uint8_t *)c->base + sb->page;
+		uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+		uint64_t tail = meta->data_tail;
+
+		while (tail + sizeof(struct perf_event_header) <= head) {
+			struct perf_event_header h;
+			size_t at = (size_t)(tail % c->size);
+			const uint8_t *rec;
+
+			if (at + sizeof(h) <= c->size) {
+				memcpy(&h, data + at, sizeof(h));
+			} else {
+				size_t first = c->size - at;
+
+				memcpy(&h, data + at, first);
+				memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
+			}
+			if (h.size < sizeof(h) || tail + h.size > head)
+				break;
+			if (at + h.size <= c->size) {
+				rec = data + at;
+			} else {
+				size_t first = c->size - at;
+
+				if (sb->tmpcap < h.size) {
+					sb->tmp = fg_xrealloc(sb->tmp, h.size);
+					sb->tmpcap = h.size;
+				}
+				memcpy(sb->tmp, data + at, first);
+				memcpy(sb->tmp + first, data, h.size - first);
+				rec = sb->tmp;
+			}
+			queued += sb_event(sb, c, rec, h.size, q);
+			tail += h.size;
+		}
+		__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	}
+	return queued;
+}

@@ -1,0 +1,338 @@
+#!/usr/bin/env bats
+# fg-sample: options, refusals, and real sampling runs (as root, with BPF).
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	OUT=$BATS_TEST_TMPDIR/run.fgr
+	DUMP=$BATS_TEST_TMPDIR/run.txt
+}
+
+# dump FILE: the stream as text into $DUMP; fails on a bad stream
+dump() {
+	fgr-dump "${1:-$OUT}" >"$DUMP"
+}
+
+# samples of comm NAME in $DUMP
+count_comm() {
+	grep -c "^sample .* comm=$1 " "$DUMP" || true
+}
+
+# --- usage ---
+
+@test "fg-sample -h prints the usage on stdout" {
+	fg --separate-stderr fg-sample -h
+	[ "$status" -eq 0 ]
+	[[ $output == "usage: fg-sample "* ]]
+	[[ $output == *"--user-only"* && $output == *"-- command"* ]]
+	[ -z "$stderr" ]
+}
+
+@test "fg-sample -V prints the version" {
+	fg fg-sample -V
+	[ "$status" -eq 0 ]
+	[[ $output == "fg-sample "[0-9]* ]]
+}
+
+@test "fg-sample: an unknown option is a usage error" {
+	fg -2 --separate-stderr fg-sample --bogus
+	[ -z "$output" ]
+	[[ $stderr == *"unrecognized option"* ]]
+	[[ $stderr == *"usage: fg-sample"* ]]
+}
+
+@test "fg-sample: bad numbers are usage errors naming the value" {
+	fg -2 --separate-stderr fg-sample -F 0
+	[[ $stderr == "fg-sample: invalid frequency '0'"* ]]
+	fg -2 --separate-stderr fg-sample -F abc
+	[[ $stderr == "fg-sample: invalid frequency 'abc'"* ]]
+	fg -2 --separate-stderr fg-sample -d -1
+	[[ $stderr == "fg-sample: invalid duration '-1'"* ]]
+	fg -2 --separate-stderr fg-sample -p x
+	[[ $stderr == "fg-sample: invalid pid 'x'"* ]]
+	fg -2 --separate-stderr fg-sample -C 1-0
+	[[ $stderr == "fg-sample: invalid CPU list '1-0'"* ]]
+	fg -2 --separate-stderr fg-sample --max-depth 0
+	[[ $stderr == "fg-sample: invalid stack depth '0'"* ]]
+	fg -2 --separate-stderr fg-sample --max-depth 128
+	[[ $stderr == "fg-sample: invalid stack depth '128'"* ]]
+}
+
+@test "fg-sample: conflicting options are usage errors" {
+	fg -2 --separate-stderr fg-sample --user-only --kernel-only
+	[[ $stderr == "fg-sample: --user-only and --kernel-only exclude each other"* ]]
+	fg -2 --separate-stderr fg-sample -p 1 -- true
+	[[ $stderr == "fg-sample: a command and -p/-t exclude each other"* ]]
+}
+
+@test "fg-sample: a pid that does not exist is a usage error" {
+	fg -2 --separate-stderr fg-sample -p 2147483647 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: no process with pid 2147483647"* ]]
+	fg -2 --separate-stderr fg-sample -t 2147483647 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: no thread with tid 2147483647"* ]]
+}
+
+@test "fg-sample: a CPU that is not online is a usage error" {
+	fg -2 --separate-stderr fg-sample -C 4095 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: CPU 4095 is not online"* ]]
+}
+
+# --- refusals ---
+
+@test "fg-sample refuses to write records to a terminal" {
+	requires script
+	run script -qec "fg-sample -d 1" /dev/null
+	[ "$status" -eq 1 ]
+	[[ $output == *"fg-sample: refusing to write binary records to a terminal"* ]]
+}
+
+@test "fg-sample as an unprivileged user: one line naming what is missing" {
+	requires root setpriv
+	fg --separate-stderr setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+		"$FG_BUILD/fg-sample" -d 1 -o /dev/null
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+	[[ $stderr == "fg-sample: permission denied: run as root, or with the capabilities CAP_BPF and CAP_PERFMON (missing: CAP_BPF, CAP_PERFMON)" ]]
+}
+
+@test "fg-sample: a write error is reported with status 1" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -d 0.5 -o /dev/full
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-sample: write error: No space left on device"* ]]
+}
+
+# --- real runs ---
+
+@test "fg-sample writes a valid stream: header, mappings, samples, summary last" {
+	requires root btf perf_event
+	$WORKLOADS/split7030 3 &
+	local wl=$!
+	fg --separate-stderr fg-sample -d 1.5 -o "$OUT"
+	wait $wl
+	[ "$status" -eq 0 ]
+	dump
+	head -n 1 "$DUMP" | grep -q '^header version=1 .* clock=monotonic freq=99 '
+	tail -n 1 "$DUMP" | grep -q '^summary '
+	grep -q '^mapping .* path=/' "$DUMP"
+	[ "$(count_comm split7030)" -gt 10 ]
+	# the summary on stderr agrees with the stream
+	local n
+	n=$(grep -c '^sample ' "$DUMP")
+	[[ $stderr == "fg-sample: $n samples in "* ]]
+	tail -n 1 "$DUMP" | grep -q " samples=$n "
+	# samples are in time order
+	grep '^sample ' "$DUMP" | sed 's/.* time=\([0-9]*\) .*/\1/' | sort -nc
+}
+
+@test "fg-sample: user stacks are walked through the workload's frames" {
+	requires root btf perf_event python3
+	fg --separate-stderr fg-sample -o "$OUT" -- $WORKLOADS/split7030 3
+	[ "$status" -eq 0 ]
+	dump
+	# resolve the user IPs of split7030 with nm through its mapping: most samples
+	# name spin with hot or cold above it, hot about 70% of them
+	nm "$WORKLOADS/split7030" >"$BATS_TEST_TMPDIR/nm"
+	run python3 - "$DUMP" "$BATS_TEST_TMPDIR/nm" <<-'EOF'
+		import sys, re
+		syms = []
+		for line in open(sys.argv[2]):
+		    f = line.split()
+		    if len(f) == 3 and f[1] in 'Tt':
+		        syms.append((int(f[0], 16), f[2]))
+		syms.sort()
+		def name(off):
+		    best = None
+		    for a, n in syms:
+		        if a <= off: best = n
+		    return best
+		maps = []
+		total = walked = hot = cold = 0
+		for line in open(sys.argv[1]):
+		    if line.startswith('mapping') and line.rstrip().endswith('/split7030'):
+		        m = dict(kv.split('=', 1) for kv in line.split()[2:])
+		        maps.append((int(m['start'], 16), int(m['end'], 16), int(m['pgoff'], 16)))
+		    if line.startswith('sample') and ' comm=split7030 ' in line:
+		        total += 1
+		        names = []
+		        for u in re.findall(r' u:([0-9a-f]+)', line):
+		            ip = int(u, 16)
+		            for s, e, off in maps:
+		                if s <= ip < e:
+		                    names.append(name(ip - s + off))
+		        if len(names) >= 3 and names[0] == 'spin' and names[1] in ('hot', 'cold') and names[2] == 'main':
+		            walked += 1
+		            hot += names[1] == 'hot'
+		            cold += names[1] == 'cold'
+		print(total, walked, hot, cold)
+		ok = total >= 20 and walked >= 0.9 * total and 0.55 <= hot / max(walked, 1) <= 0.85
+		sys.exit(0 if ok else 1)
+	EOF
+	echo "# samples, walked spin<-hot|cold<-main, hot, cold: $output" >&3
+	[ "$status" -eq 0 ]
+}
+
+@test "fg-sample: the sample count matches rate x CPU seconds within 15%" {
+	requires root btf perf_event /usr/bin/time
+	# two busy processes; their CPU time (not the wall time: the machine is shared)
+	# times the rate is what the samples must add up to
+	fg --separate-stderr fg-sample -F 199 -o "$OUT" -- /usr/bin/time -f '%U %S' \
+		-o "$BATS_TEST_TMPDIR/cpu" sh -c "$WORKLOADS/split7030 4 & $WORKLOADS/split7030 4; wait"
+	[ "$status" -eq 0 ]
+	dump
+	local n cpu
+	n=$(count_comm split7030)
+	cpu=$(awk '{ print $1 + $2 }' "$BATS_TEST_TMPDIR/cpu")
+	echo "# $n samples for $cpu CPU seconds at 199 Hz" >&3
+	awk -v n="$n" -v cpu="$cpu" 'BEGIN { e = 199 * cpu; exit !(e > 100 && n >= 0.85 * e && n <= 1.15 * e) }'
+}
+
+@test "fg-sample -p keeps other processes out" {
+	requires root btf perf_event
+	$WORKLOADS/split7030 4 &
+	local a=$!
+	$WORKLOADS/recurse 4 &
+	local b=$!
+	fg --separate-stderr fg-sample -p "$a" -d 1.5 -o "$OUT"
+	kill "$a" "$b" 2>/dev/null || true
+	wait "$a" "$b" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	dump
+	[ "$(grep -c '^sample ' "$DUMP")" -gt 5 ]
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v " pid=$a ")" ]
+	[ -z "$(grep '^mapping ' "$DUMP" | grep -v " pid=$a ")" ]
+	head -n 1 "$DUMP" | grep -q ' flags=0x4 '
+}
+
+@test "fg-sample -t samples one thread" {
+	requires root btf perf_event
+	$WORKLOADS/split7030 4 &
+	local a=$!
+	fg --separate-stderr fg-sample -t "$a" -d 1 -o "$OUT"
+	kill "$a" 2>/dev/null || true
+	wait "$a" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	dump
+	[ "$(grep -c '^sample ' "$DUMP")" -gt 5 ]
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v " tid=$a ")" ]
+}
+
+@test "fg-sample -p stops when its targets are gone" {
+	requires root btf perf_event
+	$WORKLOADS/split7030 1 &
+	local a=$!
+	SECONDS=0
+	fg --separate-stderr fg-sample -p "$a" -o "$OUT"
+	wait "$a" || true
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 20 ]
+	dump
+	tail -n 1 "$DUMP" | grep -q '^summary '
+}
+
+@test "fg-sample -- COMMAND samples it and its children, stops when it exits" {
+	requires root btf perf_event
+	SECONDS=0
+	fg --separate-stderr fg-sample -o "$OUT" -- sh -c "$WORKLOADS/split7030 1.5; exit 3"
+	[ "$status" -eq 0 ]
+	[ "$SECONDS" -lt 20 ]
+	[[ $stderr == *"fg-sample: command exited with status 3"* ]]
+	dump
+	[ "$(count_comm split7030)" -gt 5 ]
+	# only the command's processes: sh, then split7030, a child of sh
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v -e ' comm=split7030 ' -e ' comm=sh ' -e ' comm=fg-sample ')" ]
+	tail -n 1 "$DUMP" | grep -q ' command_status=768 flags=0x1$'
+	grep -q '^comm .* exec=1 comm=split7030$' "$DUMP"
+	grep -q '^fork ' "$DUMP"
+	grep -q '^exit ' "$DUMP"
+}
+
+@test "fg-sample -- COMMAND that cannot run: status 1 and why" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -o "$OUT" -- /nonexistent/command
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-sample: cannot run '/nonexistent/command': No such file or directory"* ]]
+}
+
+@test "fg-sample names processes that start and exit during the run" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -o "$OUT" -- $WORKLOADS/shortlived 10 60
+	[ "$status" -eq 0 ]
+	dump
+	# each child (an exec of /proc/self/exe, so named 'exe'): an exec, mappings of its
+	# binary from the kernel, an exit
+	[ "$(grep -c '^comm .* exec=1 comm=exe$' "$DUMP")" -ge 10 ]
+	[ "$(grep -c '^mapping .* flags=0x[23] .*path=.*/shortlived$' "$DUMP")" -ge 10 ]
+	[ "$(grep -c '^exit ' "$DUMP")" -ge 10 ]
+	# a mapping of a child comes before that child's samples
+	awk '/^mapping .*\/shortlived$/ { split($4, p, "="); seen[p[2]] = 1 }
+	     /^sample .* comm=exe / { split($5, p, "="); n++; if (!(p[2] in seen)) bad++ }
+	     END { exit !(n > 0 && bad == 0) }' "$DUMP"
+}
+
+@test "fg-sample --kernel-only and --user-only take one kind of stack" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample --kernel-only -o "$OUT" -- $WORKLOADS/syscalls 1
+	[ "$status" -eq 0 ]
+	dump
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v ' user=0')" ]
+	grep -q '^sample .* kernel=[1-9]' "$DUMP"
+	head -n 1 "$DUMP" | grep -q ' flags=0x6 '
+	fg --separate-stderr fg-sample --user-only -o "$OUT" -- $WORKLOADS/syscalls 1
+	[ "$status" -eq 0 ]
+	dump
+	[ -z "$(grep '^sample ' "$DUMP" | grep -v ' kernel=0 ')" ]
+	grep -q '^sample .* user=[1-9]' "$DUMP"
+}
+
+@test "fg-sample leaves the idle task out unless -I" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -d 1 -o "$OUT"
+	[ "$status" -eq 0 ]
+	dump
+	[ -z "$(grep '^sample .* pid=0 ' "$DUMP")" ]
+	fg --separate-stderr fg-sample -I -d 1 -o "$OUT"
+	[ "$status" -eq 0 ]
+	dump
+	head -n 1 "$DUMP" | grep -q ' flags=0x8 '
+}
+
+@test "fg-sample stops cleanly on SIGINT and SIGTERM with a readable stream" {
+	requires root btf perf_event
+	local sig pid
+	for sig in INT TERM; do
+		fg-sample -o "$OUT" 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		sleep 1.5
+		kill -"$sig" "$pid"
+		local rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 0 ]
+		dump
+		tail -n 1 "$DUMP" | grep -q '^summary '
+		grep -q '^fg-sample: [0-9]* samples in ' "$BATS_TEST_TMPDIR/err"
+	done
+}
+
+@test "fg-sample stops quietly when the reader of its pipe goes away" {
+	requires root btf perf_event
+	SECONDS=0
+	run bash -c 'fg-sample -d 30 2>"$0" | head -c 300 >/dev/null; echo "${PIPESTATUS[0]}"' \
+		"$BATS_TEST_TMPDIR/err"
+	[ "$output" = 0 ]
+	[ "$SECONDS" -lt 15 ]
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
+@test "fg-sample: a stream cut short is refused with the byte offset" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -d 0.5 -o "$OUT"
+	[ "$status" -eq 0 ]
+	local size
+	size=$(stat -c %s "$OUT")
+	head -c $((size - 20)) "$OUT" >"$BATS_TEST_TMPDIR/cut.fgr"
+	fg --separate-stderr fgr-dump "$BATS_TEST_TMPDIR/cut.fgr"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "fgr-dump: '$BATS_TEST_TMPDIR/cut.fgr': truncated summary record at byte $((size - 96))" ]]
+}
