@@ -140,13 +140,14 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned ch
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		/* functions, and code labels (assembly entry points such as _start), as perf */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= nscn || !exec_scn[s.st_shndx] ||
 		    !s.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
+		if (!name || !*name || (type == STT_NOTYPE && (name[0] == '$' || name[0] == '.')))
 			continue;
 		len = strlen(name);
 		if (len > 65536)
@@ -162,7 +163,8 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned ch
 			.size = s.st_size,
 			.name_off = strlen_total,
 			.name_len = len,
-			.rank = sym_rank(GELF_ST_BIND(s.st_info), name),
+			.rank = sym_rank(GELF_ST_BIND(s.st_info), name) -
+				(type == STT_NOTYPE ? 16 : 0), /* a function's name before a label's */
 		};
 		strlen_total += len + 1;
 		nraw++;

@@ -805,9 +805,8 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	m->dso = d;
 }
 
-static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
+static struct map *space_find(const struct space *p, uint64_t ip)
 {
-	const struct space *p = pr->old.nmaps && time_ns < pr->exec_ns ? &pr->old : &pr->cur;
 	size_t lo = 0, hi = p->nmaps;
 
 	while (lo < hi) {
@@ -821,6 +820,22 @@ static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
 	if (lo == 0 || ip >= p->maps[lo - 1].end)
 		return NULL;
 	return &p->maps[lo - 1];
+}
+
+/*
+ * The mapping holding ip in the address space the process had at time_ns.
+ * A sample taken inside execve() is stamped after the exec record but still
+ * runs the old program: when the chosen space has nothing at ip, the other
+ * one is asked.
+ */
+static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
+{
+	bool old = pr->old.nmaps && time_ns < pr->exec_ns;
+	struct map *m = space_find(old ? &pr->old : &pr->cur, ip);
+
+	if (!m && pr->old.nmaps)
+		m = space_find(old ? &pr->cur : &pr->old, ip);
+	return m;
 }
 
 /* --- JIT maps --- */
