@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fg/diag.h"
@@ -115,7 +116,8 @@ int main(int argc, char **argv)
 {
 	struct fg_sym_opts o = { .warn = lib_warn };
 	const char *input = NULL, *output = NULL;
-	bool quiet = false;
+	bool quiet = false, live;
+	struct stat st;
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
 	struct fg_rec rec;
@@ -176,11 +178,13 @@ int main(int argc, char **argv)
 	if (o.inline_frames || o.srcline)
 		raise_fd_limit();
 
+	/* a file never pauses: flush only what comes through a pipe or the like */
+	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
 	s = fg_symbolizer_new(&o);
 	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
 	for (;;) {
 		/* the input pauses: let a live pipeline see what is named so far */
-		if (!fg_rec_reader_has_buffered(r) && fflush(stdout) != 0)
+		if (live && !fg_rec_reader_has_buffered(r) && fflush(stdout) != 0)
 			break;
 		rc = fg_rec_next(r, &rec);
 		if (rc <= 0)

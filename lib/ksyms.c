@@ -84,18 +84,17 @@ static int parse_line(char *p, char *end, struct fg_ksym *s, bool *keep)
 	return 0;
 }
 
-struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line)
+/* Parse `text` (len bytes and a NUL after them) in place; the table owns it. */
+static struct fg_ksyms *parse_owned(char *text, size_t len, uint64_t *bad_line)
 {
 	struct fg_ksyms *k = fg_xcalloc(1, sizeof(*k));
 	uint64_t lineno = 0;
-	bool any_nonzero = false;
+	bool any_nonzero = false, sorted = true;
 	char *p, *end;
 
 	if (bad_line)
 		*bad_line = 0;
-	k->text = fg_xmalloc(len + 1);
-	memcpy(k->text, data, len);
-	k->text[len] = '\0';
+	k->text = text;
 	p = k->text;
 	end = k->text + len;
 	while (p < end) {
@@ -122,6 +121,8 @@ struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line
 			any_nonzero = true;
 		if (keep) {
 			FG_ALLOC_GROW(k->syms, k->n + 1, k->alloc);
+			if (k->n && k->syms[k->n - 1].addr > s.addr)
+				sorted = false;
 			k->syms[k->n++] = s;
 		}
 		p = nl ? nl + 1 : end;
@@ -131,12 +132,17 @@ struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line
 		k->n = 0; /* every address zero: nothing can be looked up */
 		return k;
 	}
-	qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
-	/* drop duplicates at one address (aliases), keeping the first in sort order */
+	/* the kernel lists its symbols in address order: sort only when needed */
+	if (!sorted)
+		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	/* one symbol an address: of aliases, the first in cmp_ksym's order */
 	size_t w = 0;
 	for (size_t i = 0; i < k->n; i++) {
-		if (w && k->syms[w - 1].addr == k->syms[i].addr)
+		if (w && k->syms[w - 1].addr == k->syms[i].addr) {
+			if (cmp_ksym(&k->syms[i], &k->syms[w - 1]) < 0)
+				k->syms[w - 1] = k->syms[i];
 			continue;
+		}
 		k->syms[w++] = k->syms[i];
 	}
 	k->n = w;
@@ -155,9 +161,17 @@ struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line
 	return k;
 }
 
+struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line)
+{
+	char *text = fg_xmalloc(len + 1);
+
+	memcpy(text, data, len);
+	text[len] = '\0';
+	return parse_owned(text, len, bad_line);
+}
+
 struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 {
-	struct fg_ksyms *k;
 	char *data;
 	size_t len;
 	int err;
@@ -169,11 +183,7 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 		errno = -err;
 		return NULL;
 	}
-	k = fg_ksyms_parse(data, len, bad_line);
-	err = errno;
-	free(data);
-	errno = err;
-	return k;
+	return parse_owned(data, len, bad_line); /* frees data on failure */
 }
 
 const struct fg_ksym *fg_ksyms_lookup(const struct fg_ksyms *k, uint64_t addr)

@@ -35,7 +35,7 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 #define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
 #define PERFMAP_MAX (256u << 20)  /* bytes of one perf-PID.map */
 #define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
-#define EXITED_KEEP 4096	  /* exited processes whose mappings are kept */
+#define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
 #define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
 
 enum map_kind {
