@@ -27,6 +27,12 @@ setup_file() {
 	mkdir -p "$d/symfs/usr/lib/debug/.build-id/${id:0:2}"
 	cp "$d/pie-dl.debug" "$d/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 	cp "$d/pie-stripped" "$d/symfs/bin/fixture"
+	# no build-id: the debuglink's CRC decides
+	gcc $cflags -fPIE -pie -Wl,--build-id=none "$F/prog.c" -o "$d/nobid"
+	mkdir -p "$d/crc"
+	objcopy --only-keep-debug "$d/nobid" "$d/crc/nobid.debug"
+	strip --strip-all "$d/nobid" -o "$d/crc/nobid"
+	(cd "$d/crc" && objcopy --add-gnu-debuglink=nobid.debug nobid)
 	g++ $cflags -fPIE -pie "$F/templ.cc" -o "$d/templ"
 	gcc $cflags -fPIC -shared "$F/lib.c" -o "$d/libfixture.so"
 }
@@ -189,6 +195,21 @@ sym() {
 	} >"$d/in.txt"
 	sym
 	[[ ${lines[1]} == *" [unknown] ($d/pie-dl)" ]]
+}
+
+@test "fg-sym: without build-ids, a debuglink file is used only when its CRC matches" {
+	local d=$BATS_TEST_TMPDIR
+	cp "$BATS_FILE_TMPDIR/crc/nobid" "$BATS_FILE_TMPDIR/crc/nobid.debug" "$d/"
+	{
+		mapping 42 $BASE "$d/nobid"
+		echo "sample pid=42 u=$(ip $BASE "$BATS_FILE_TMPDIR/nobid" fixture_static 1)"
+	} >"$d/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture_static+0x1 ($d/nobid)" ]]
+	# the same name, other contents
+	printf 'x' >>"$d/nobid.debug"
+	sym
+	[[ ${lines[1]} == *" [unknown] ($d/nobid)" ]]
 }
 
 @test "fg-sym: debug information from the build-id tree under --symfs" {
@@ -464,4 +485,22 @@ sym() {
 	sym --inline --srcline
 	[[ ${lines[3]} == *" fixture_inlined (inlined)" ]]
 	[[ ${lines[4]} == "  prog.c:"[0-9]* ]]
+}
+
+@test "fg-sym: memory grows with files and symbols, not with samples" {
+	local d=$BATS_FILE_TMPDIR small big
+	local line
+	line="sample pid=42 k=ffffffff81000105 u=$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" main 2)"
+	{
+		mapping 42 $BASE "$d/pie"
+		for i in $(seq 1000); do echo "$line"; done
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/1k.fgr"
+	# the same sample 100 times as often
+	for i in $(seq 100); do tail -n 1000 "$BATS_TEST_TMPDIR/in.txt"; done >"$BATS_TEST_TMPDIR/more.txt"
+	cat "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/more.txt" | fgr-make >"$BATS_TEST_TMPDIR/100k.fgr"
+	small=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/1k.fgr" 2>&1 >/dev/null)
+	big=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/100k.fgr" 2>&1 >/dev/null)
+	echo "peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
+	[ "$big" -lt $((small + 2048)) ]
 }
