@@ -169,7 +169,8 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned ch
 		strlen_total += len + 1;
 		nraw++;
 	}
-	qsort(raw, nraw, sizeof(*raw), cmp_raw);
+	if (nraw)
+		qsort(raw, nraw, sizeof(*raw), cmp_raw);
 	e->syms = fg_xcalloc(nraw ? nraw : 1, sizeof(*e->syms));
 	e->strings = strings;
 	e->strings_len = strlen_total;
