@@ -254,6 +254,12 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 		return NULL;
 	}
 	k = ksyms_new();
+	/*
+	 * Room for a kernel's worth of text symbols at once (pages not touched
+	 * cost nothing): growing by copies would touch each page twice.
+	 */
+	k->alloc = 1u << 17;
+	k->syms = fg_xmalloc(k->alloc * sizeof(*k->syms));
 	buf = fg_xmalloc(READ_CHUNK + 1);
 	for (;;) {
 		ssize_t got = read(fd, buf + have, READ_CHUNK - have), used;
