@@ -151,6 +151,13 @@ static ssize_t add_lines(struct fg_ksyms *k, char *p, char *end, bool final)
 				return -EINVAL;
 			if (s.addr)
 				k->any_nonzero = true;
+			/*
+			 * __pfx_NAME marks the padding before NAME (about half the
+			 * symbols of a recent kernel): no code runs there, and perf
+			 * leaves them out too
+			 */
+			if (keep && strncmp(s.name, "__pfx_", 6) == 0)
+				keep = false;
 			if (keep) {
 				s.name = arena_dup(k, s.name);
 				if (s.module)

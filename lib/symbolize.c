@@ -1192,20 +1192,52 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	emit(s, &f);
 }
 
+/*
+ * A decimal number in at least `width` columns, padded with `pad` on the
+ * left, or with spaces on the right when `left` (printf's %5u, %-5u, %03u).
+ */
+static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fg_buf_grow(b, (size_t)(width > n ? width : n));
+	for (int i = n; !left && i < width; i++)
+		b->data[b->len++] = pad;
+	for (int i = n; i > 0; i--)
+		b->data[b->len++] = tmp[i - 1];
+	for (int i = n; left && i < width; i++)
+		b->data[b->len++] = ' ';
+	b->data[b->len] = '\0';
+}
+
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp)
 {
 	struct fg_buf *b = &s->out;
-	char head[128];
-	int n;
 
 	s->st.samples++;
 	fg_buf_reset(b);
+	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
 	fg_buf_addstr(b, smp->comm && *smp->comm ? smp->comm : ":-1");
-	n = snprintf(head, sizeof(head), " %5u/%-5u [%03u] %5llu.%06llu: %10llu %s: \n", smp->pid,
-		     smp->tid, smp->cpu, (unsigned long long)(smp->time_ns / 1000000000),
-		     (unsigned long long)(smp->time_ns % 1000000000 / 1000),
-		     (unsigned long long)smp->weight, smp->event ? smp->event : "cpu-clock");
-	fg_buf_add(b, head, (size_t)n);
+	fg_buf_addch(b, ' ');
+	add_dec(b, smp->pid, 5, ' ', false);
+	fg_buf_addch(b, '/');
+	add_dec(b, smp->tid, 5, ' ', true);
+	fg_buf_add(b, " [", 2);
+	add_dec(b, smp->cpu, 3, '0', false);
+	fg_buf_add(b, "] ", 2);
+	add_dec(b, smp->time_ns / 1000000000, 5, ' ', false);
+	fg_buf_addch(b, '.');
+	add_dec(b, smp->time_ns % 1000000000 / 1000, 6, '0', false);
+	fg_buf_add(b, ": ", 2);
+	add_dec(b, smp->weight, 10, ' ', false);
+	fg_buf_addch(b, ' ');
+	fg_buf_addstr(b, smp->event ? smp->event : "cpu-clock");
+	fg_buf_add(b, ": \n", 3);
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 

@@ -7,6 +7,7 @@
 
 static const char text[] = "ffffffff81000000 T _stext\n"
 			   "ffffffff81000000 T _text\n"
+			   "ffffffff810000f0 t __pfx_helper\n"
 			   "ffffffff81000100 t helper\n"
 			   "ffffffff81000180 D some_data\n"
 			   "ffffffff81000200 W weak_fn\n"
@@ -31,6 +32,9 @@ TEST(ksyms_lookup)
 	CHECK_STR(s->name, "_stext");
 	s = fg_ksyms_lookup(k, 0xffffffff810001ff);
 	CHECK_STR(s->name, "helper"); /* data does not end a function */
+	/* padding symbols are left out: the padding belongs to the function before */
+	s = fg_ksyms_lookup(k, 0xffffffff810000f8);
+	CHECK_STR(s->name, "_stext");
 	s = fg_ksyms_lookup(k, 0xffffffff81000201);
 	CHECK_STR(s->name, "weak_fn");
 	s = fg_ksyms_lookup(k, 0xffffffffc0a00010);
