@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * fg-sample's BPF program: on every tick of a CPU-clock perf event, send the
- * interrupted task's kernel stack and user stack through a ring buffer.
+ * interrupted task's kernel stack and user stack through a per-CPU perf buffer.
  *
  * The user stack is walked by frame pointers inside a copy of the stack's
  * top: one bpf_probe_read_user() from the stack pointer to the end of its
@@ -18,6 +18,8 @@
 #include "fg/sample.h"
 
 #define PF_KTHREAD 0x00200000
+
+_Static_assert(2 * MAX_STACK_DEPTH <= 256, "the IP index mask in walk_step()");
 #define PAGE 4096u
 
 /* set by fg-sample between open and load */
@@ -29,9 +31,15 @@ const volatile bool include_idle = false;
 const volatile __u32 kernel_depth = MAX_STACK_DEPTH;
 const volatile __u32 user_depth = MAX_STACK_DEPTH;
 
+/*
+ * Samples go out through per-CPU perf buffers rather than a BPF ring buffer:
+ * reserving in the ring buffer takes a spin lock with interrupts disabled,
+ * which costs about 7 us a sample in a PVM guest; perf output does not.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 8 << 20); /* resized by fg-sample */
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
 } events SEC(".maps");
 
 struct {
@@ -49,9 +57,9 @@ struct {
 	__type(value, __u32);
 } targets SEC(".maps");
 
-/* the copy of the user stack's top, per CPU (one page of slack for the last read), and the IPs */
+/* per CPU: the sample being built, and the copy of the user stack's top (one page of slack) */
 struct ustack_copy {
-	__u64 ips[MAX_STACK_DEPTH];
+	struct fg_event ev;
 	__u8 data[FG_USTACK_COPY_MAX + PAGE];
 };
 
@@ -105,6 +113,7 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 struct walk {
 	__u64 sp, fp;
 	__u32 copied; /* bytes of the copy, from sp */
+	__u32 nk;     /* kernel IPs before the user ones */
 	__u32 nu;     /* user IPs found */
 	__u32 flags;
 };
@@ -116,12 +125,17 @@ static long walk_step(__u32 i, void *arg)
 	__u32 zero = 0;
 	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &zero);
 	__u64 off, next, ret;
-	__u32 nu = w->nu;
+	__u32 nu = w->nu, idx = w->nk + nu;
 
 	if (!c || w->fp == 0)
 		return 1; /* the outermost frame */
-	if (nu >= user_depth || nu >= MAX_STACK_DEPTH || w->fp < w->sp || (w->fp & 7)) {
+	if (nu >= user_depth || idx >= 2 * MAX_STACK_DEPTH) {
 		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		return 1;
+	}
+	if (w->fp < w->sp || (w->fp & 7)) {
+		/* not a frame pointer: a function compiled without them */
+		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
 		return 1;
 	}
 	off = w->fp - w->sp;
@@ -145,10 +159,16 @@ static long walk_step(__u32 i, void *arg)
 	ret = *(__u64 *)(c->data + off + 8);
 	if (ret == 0)
 		return 1;
-	c->ips[nu] = ret;
+	/*
+	 * idx < 2 * MAX_STACK_DEPTH was checked, but clang recomputes it from a
+	 * 32-bit sum the verifier cannot bound: pin it, then mask it.
+	 */
+	barrier_var(idx);
+	c->ev.ips[idx & 255] = ret;
 	w->nu = nu + 1;
 	if (next != 0 && next <= w->fp) {
-		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		/* a chain must climb the stack: the caller keeps no frame pointer */
+		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
 		return 1;
 	}
 	w->fp = next;
@@ -157,67 +177,59 @@ static long walk_step(__u32 i, void *arg)
 
 /*
  * Walk the user stack by frame pointers inside a copy of its top.  Writes
- * the user IPs after the `nk` kernel IPs; returns how many.
+ * the user IPs after the `nk` kernel IPs of c->ev; returns how many.
  */
-static __always_inline __u32 walk_user(struct task_struct *task, struct fg_event *e, __u32 nk)
+static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct walk w = {
 		.sp = BPF_CORE_READ(regs, sp),
 		.fp = BPF_CORE_READ(regs, bp),
+		.nk = nk,
+		.nu = 1,
 	};
-	__u32 zero = 0, len, nu;
-	struct ustack_copy *c;
+	__u32 len;
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
-	e->ips[nk] = BPF_CORE_READ(regs, ip);
-	c = bpf_map_lookup_elem(&ustack, &zero);
-	if (!c)
-		return 1;
+	c->ev.ips[nk] = BPF_CORE_READ(regs, ip);
 	len = PAGE - (w.sp & (PAGE - 1));
 	if (bpf_probe_read_user(c->data, len, (void *)w.sp) < 0) {
-		e->flags |= FG_SAMPLE_F_USTACK_FAILED;
+		c->ev.flags |= FG_SAMPLE_F_USTACK_FAILED;
 		count(FG_STAT_USTACK_FAILED, 1);
 		return 1;
 	}
 	w.copied = len;
 	/* frames, plus a page read now and then */
 	bpf_loop(MAX_STACK_DEPTH + FG_USTACK_COPY_MAX / PAGE + 1, walk_step, &w, 0);
-	if (w.fp && !(w.flags & FG_SAMPLE_F_USTACK_CUT) && w.nu + 1 >= user_depth)
-		w.flags |= FG_SAMPLE_F_USTACK_CUT;
-	nu = w.nu;
-	if (nu > user_depth - 1)
-		nu = user_depth - 1;
-	if (nu > MAX_STACK_DEPTH - 1)
-		nu = MAX_STACK_DEPTH - 1;
-	if (nu)
-		bpf_probe_read_kernel(&e->ips[nk + 1], nu * sizeof(__u64), c->ips);
-	e->flags |= w.flags;
+	c->ev.flags |= w.flags;
 	count(FG_STAT_USTACK_BYTES, w.copied);
 	if (w.flags & FG_SAMPLE_F_USTACK_CUT)
 		count(FG_STAT_USTACK_CUT, 1);
-	return nu + 1;
+	if (w.flags & FG_SAMPLE_F_USTACK_NOFP)
+		count(FG_STAT_USTACK_NOFP, 1);
+	return w.nu;
 }
 
 SEC("perf_event")
 int fg_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id;
+	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct ustack_copy *c;
 	struct fg_event *e;
 	__u32 nk = 0, nu = 0;
+	__u64 size;
 
 	if (tid == 0 ? !include_idle : filter && !is_target(task, pid, tid)) {
 		count(FG_STAT_FILTERED, 1);
 		return 0;
 	}
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(FG_STAT_RINGBUF_FULL, 1);
+	c = bpf_map_lookup_elem(&ustack, &zero);
+	if (!c)
 		return 0;
-	}
+	e = &c->ev;
 	e->time_ns = bpf_ktime_get_ns();
 	e->cpu = bpf_get_smp_processor_id();
 	e->pid = pid;
@@ -244,11 +256,17 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD || !BPF_CORE_READ(task, mm))
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(task, e, nk);
+		nu = walk_user(task, c, nk);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
+	size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, e, size) < 0) {
+		count(FG_STAT_RINGBUF_FULL, 1);
+		return 0;
+	}
 	count(FG_STAT_SAMPLES, 1);
-	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
@@ -24,11 +23,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
 #include "fg/record.h"
 #include "fg/sample.h"
 #include "fg/sideband.h"
+#include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
 
@@ -36,7 +37,7 @@
 
 static const char usage_text[] =
 	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--user-only | --kernel-only] [--max-depth n] [-o file]\n"
+	"                 [--user-only | --kernel-only] [--max-depth n] [-m pages] [-o file]\n"
 	"                 [-- command [arg ...]]\n"
 	"  -F hz           samples a second on each CPU (default 99)\n"
 	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
@@ -47,8 +48,9 @@ static const char usage_text[] =
 	"  --user-only     user stacks only\n"
 	"  --kernel-only   kernel stacks only\n"
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
+	"  -m pages        buffer for samples, per CPU, a power of two (default 256)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
-	"  -v              show libbpf's messages\n"
+	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
 	"  command         run it, sample it and its children, stop when it exits\n";
 
@@ -61,11 +63,13 @@ static struct opts {
 	int ncpus;
 	bool idle, user_only, kernel_only, verbose;
 	unsigned depth;
+	unsigned pages;
 	const char *output;
 	char **command;
 } opts = {
 	.freq = 99,
 	.depth = MAX_STACK_DEPTH,
+	.pages = 256,
 };
 
 static volatile sig_atomic_t stop_signal, child_exited;
@@ -111,71 +115,12 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* "0,2-3" into a CPU list; false when malformed */
-static bool parse_cpu_list(const char *s, int *cpus, int *n, int max)
-{
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0 || a >= MAX_CPUS)
-			return false;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= MAX_CPUS)
-				return false;
-		}
-		for (long c = a; c <= b; c++) {
-			bool dup = false;
-
-			for (int i = 0; i < *n; i++)
-				dup |= cpus[i] == c;
-			if (!dup) {
-				if (*n >= max)
-					return false;
-				cpus[(*n)++] = (int)c;
-			}
-		}
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return false;
-		s = end;
-	}
-	return true;
-}
-
-/* the CPUs online now, from sysfs */
-static int online_cpus(int *cpus, int max)
-{
-	char buf[4096];
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC), n = 0;
-	ssize_t len;
-
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	buf[len] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	if (!parse_cpu_list(buf, cpus, &n, max))
-		return -EINVAL;
-	return n;
-}
-
 static bool cpu_online(int cpu)
 {
 	int cpus[MAX_CPUS];
-	int n = online_cpus(cpus, MAX_CPUS);
+	int n = fg_cpus_online(NULL, cpus, MAX_CPUS);
 
-	for (int i = 0; i < n; i++)
-		if (cpus[i] == cpu)
-			return true;
-	return n < 0; /* unknown: assume so */
+	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
 static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what)
@@ -202,6 +147,7 @@ static void parse_options(int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -212,10 +158,10 @@ static void parse_options(int argc, char **argv)
 	int c;
 
 	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:d:F:hIo:p:t:Vv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+C:d:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			if (!parse_cpu_list(optarg, opts.cpus, &opts.ncpus, MAX_CPUS))
+			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
 				usage_error("invalid CPU list '%s'", optarg);
 			break;
 		case 'd':
@@ -232,6 +178,11 @@ static void parse_options(int argc, char **argv)
 			exit(fg_close_stdout());
 		case 'I':
 			opts.idle = true;
+			break;
+		case 'm':
+			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
+				usage_error("invalid buffer size '%s' (pages, a power of two)", optarg);
+			opts.pages = (unsigned)v;
 			break;
 		case 'o':
 			opts.output = optarg;
@@ -287,42 +238,19 @@ static void parse_options(int argc, char **argv)
 	}
 }
 
-/* The process a thread belongs to, from /proc/TID/status; 0 when gone. */
-static uint32_t tgid_of(uint32_t tid)
-{
-	char path[64], line[256];
-	uint32_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %" SCNu32, &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 /* Refuse early, with one line naming what is missing. */
 static void check_privileges(void)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-	bool bpf, perfmon, admin;
+	uint64_t caps;
+	bool bpf, perfmon;
 
 	if (geteuid() == 0)
 		return;
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data) < 0)
+	if (fg_caps_effective(&caps) < 0)
 		fg_die("cannot read this process's capabilities");
-#define HAS(cap) (!!(data[(cap) / 32].effective & (1u << ((cap) % 32))))
-	bpf = HAS(39);	   /* CAP_BPF */
-	perfmon = HAS(38); /* CAP_PERFMON */
-	admin = HAS(CAP_SYS_ADMIN);
-#undef HAS
-	if (admin || (bpf && perfmon))
+	bpf = caps & (1ull << FG_CAP_BPF);
+	perfmon = caps & (1ull << FG_CAP_PERFMON);
+	if ((caps & (1ull << FG_CAP_SYS_ADMIN)) || (bpf && perfmon))
 		return;
 	fg_diex("permission denied: run as root, or with the capabilities CAP_BPF and "
 		"CAP_PERFMON (missing: %s)",
@@ -331,9 +259,12 @@ static void check_privileges(void)
 
 static void check_kernel(void)
 {
-	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
-		fg_diex("the kernel has no BTF ('/sys/kernel/btf/vmlinux' is missing): it needs "
-			"CONFIG_DEBUG_INFO_BTF=y");
+	/* FG_SAMPLE_BTF: another path to check, so that the tests can see this message */
+	const char *btf = getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
+
+	if (access(btf, R_OK) < 0)
+		fg_diex("the kernel has no BTF ('%s' is missing): it needs CONFIG_DEBUG_INFO_BTF=y",
+			btf);
 	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK) < 0)
 		fg_diex("perf events are unavailable ('/proc/sys/kernel/perf_event_paranoid' "
 			"is missing): the kernel needs CONFIG_PERF_EVENTS=y");
@@ -343,7 +274,7 @@ static void check_kernel(void)
 
 struct run {
 	struct fg_sample_bpf *skel;
-	struct ring_buffer *rb;
+	struct perf_buffer *pb;
 	struct bpf_link **links;
 	int *pfds;
 	int nlinks;
@@ -362,31 +293,33 @@ struct run {
 	int werr;
 };
 
-static int on_sample(void *ctx, void *data, size_t size)
+/* One sample from the BPF program, into the queue. */
+static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
-	struct run *r = ctx;
-	const struct fg_event *e = data;
 	struct fg_rec_sample s;
+	const void *ips;
 
-	if (size < offsetof(struct fg_event, ips) || e->nr_kernel > MAX_STACK_DEPTH ||
-	    e->nr_user > MAX_STACK_DEPTH) {
+	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
 		r->bad_events++;
-		return 0;
+		return;
 	}
-	memset(&s, 0, sizeof(s));
-	s.time_ns = e->time_ns;
-	s.cpu = e->cpu;
-	s.pid = e->pid;
-	s.tid = e->tid;
-	s.flags = e->flags;
-	s.weight = 1;
-	s.nr_kernel = e->nr_kernel;
-	s.nr_user = e->nr_user;
-	memcpy(s.comm, e->comm, sizeof(s.comm));
-	s.comm[sizeof(s.comm) - 1] = '\0';
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), e->ips,
-		  8 * ((size_t)e->nr_kernel + e->nr_user));
-	return 0;
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips,
+		  8 * ((size_t)s.nr_kernel + s.nr_user));
+}
+
+/* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	(void)cpu;
+	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 4) {
+		uint32_t size;
+
+		memcpy(&size, h + 1, 4);
+		if (size <= h->size - sizeof(*h) - 4)
+			on_sample(ctx, (uint8_t *)(h + 1) + 4, size);
+	}
+	/* PERF_RECORD_LOST: the BPF program counted the same losses per CPU */
+	return LIBBPF_PERF_EVENT_CONT;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -454,8 +387,11 @@ static void check_lost(struct run *r, uint64_t now)
 
 static void check_offline(struct run *r, uint64_t now)
 {
-	for (int i = 0; i < opts.ncpus; i++) {
-		if (r->offline_warned[i] || cpu_online(opts.cpus[i]))
+	int online[MAX_CPUS];
+	int n = fg_cpus_online(NULL, online, MAX_CPUS);
+
+	for (int i = 0; i < opts.ncpus && n > 0; i++) {
+		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
 			continue;
 		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
 
@@ -468,20 +404,14 @@ static void check_offline(struct run *r, uint64_t now)
 /* true when every -p/-t target is gone */
 static bool targets_gone(void)
 {
-	char path[64];
-
 	if (!opts.npids && !opts.ntids)
 		return false;
-	for (size_t i = 0; i < opts.npids; i++) {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", opts.pids[i]);
-		if (access(path, F_OK) == 0)
+	for (size_t i = 0; i < opts.npids; i++)
+		if (fg_task_alive("/proc", opts.pids[i]))
 			return false;
-	}
-	for (size_t i = 0; i < opts.ntids; i++) {
-		snprintf(path, sizeof(path), "/proc/%" PRIu32 "/stat", opts.tids[i]);
-		if (access(path, F_OK) == 0)
+	for (size_t i = 0; i < opts.ntids; i++)
+		if (fg_task_alive("/proc", opts.tids[i]))
 			return false;
-	}
 	return true;
 }
 
@@ -531,16 +461,45 @@ static int open_cpu_clock(int cpu)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void print_summary(const struct fg_rec_summary *s, unsigned ncpus)
+/* -v: the BPF program's counters CPU by CPU */
+static void print_per_cpu(struct run *r)
+{
+	static const char *const names[FG_STAT_MAX] = {
+		[FG_STAT_SAMPLES] = "samples",
+		[FG_STAT_RINGBUF_FULL] = "lost",
+		[FG_STAT_KSTACK_FAILED] = "kstack-failed",
+		[FG_STAT_USTACK_FAILED] = "ustack-failed",
+		[FG_STAT_USTACK_CUT] = "ustack-cut",
+		[FG_STAT_FILTERED] = "filtered",
+		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
+		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
+	};
+	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
+
+	for (int k = 0; k < FG_STAT_MAX; k++)
+		stat_total(r, (enum fg_stat)k, v[k]);
+	for (int c = 0; c < r->ncpus_possible; c++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "fg-sample: CPU %d:", c);
+
+		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
+					names[k], v[k][c]);
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 
 	fprintf(stderr,
 		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
 		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		", cut short %" PRIu64 "; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
+		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
+		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
 		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq, ncpus,
-		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, s->sideband_lost,
+		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
 		s->mappings);
 }
 
@@ -553,12 +512,12 @@ static void cleanup(struct run *r)
 	}
 	free(r->links);
 	free(r->pfds);
-	ring_buffer__free(r->rb);
+	perf_buffer__free(r->pb);
 	fg_sample_bpf__destroy(r->skel);
 	fg_sb_close(r->sb);
 	r->links = NULL;
 	r->pfds = NULL;
-	r->rb = NULL;
+	r->pb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = 0;
@@ -592,7 +551,7 @@ int main(int argc, char **argv)
 	check_privileges();
 	check_kernel();
 	if (!opts.ncpus) {
-		opts.ncpus = online_cpus(opts.cpus, MAX_CPUS);
+		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
 			fg_diex("cannot read the online CPUs from '/sys/devices/system/cpu/online'");
 	}
@@ -623,7 +582,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < opts.npids; i++)
 		target_add(&r, opts.pids[i]);
 	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t tgid = tgid_of(opts.tids[i]);
+		uint32_t tgid = fg_task_tgid("/proc", opts.tids[i]);
 
 		if (tgid)
 			target_add(&r, tgid);
@@ -662,9 +621,20 @@ int main(int argc, char **argv)
 
 		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
 	}
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_sample, &r, NULL);
-	if (!r.rb)
-		fail_setup(&r, -errno, "cannot open the BPF ring buffer");
+	/* per-CPU perf buffers, read every 100 ms: no wakeup until half full */
+	struct perf_event_attr pattr = {
+		.size = sizeof(pattr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+		.watermark = 1,
+		.wakeup_watermark = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE) / 2,
+	};
+	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), opts.pages, &pattr,
+				    on_perf_event, &r, NULL);
+	if (!r.pb)
+		fail_setup(&r, -errno, "cannot open the perf buffers for samples");
 
 	/* the side-band events first, so nothing between the snapshot and the samples is missed */
 	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
@@ -769,7 +739,7 @@ int main(int argc, char **argv)
 		if (r.child_done || stop_signal || targets_gone())
 			last = true;
 		fg_sb_drain(r.sb, r.q);
-		ring_buffer__consume(r.rb);
+		perf_buffer__consume(r.pb);
 		check_lost(&r, cut);
 		check_offline(&r, cut);
 		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
@@ -790,7 +760,7 @@ int main(int argc, char **argv)
 	if (r.werr == -EPIPE) {
 		epipe = true;
 	} else if (!r.werr) {
-		ring_buffer__consume(r.rb);
+		perf_buffer__consume(r.pb);
 		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
 		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
@@ -804,7 +774,10 @@ int main(int argc, char **argv)
 	sum.kstack_failed = stat_total(&r, FG_STAT_KSTACK_FAILED, percpu_stats);
 	sum.ustack_failed = stat_total(&r, FG_STAT_USTACK_FAILED, percpu_stats);
 	sum.ustack_cut = stat_total(&r, FG_STAT_USTACK_CUT, percpu_stats);
+	uint64_t nofp = stat_total(&r, FG_STAT_USTACK_NOFP, percpu_stats);
 	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
+	if (opts.verbose && !epipe)
+		print_per_cpu(&r);
 	sum.sideband_lost = fg_sb_lost(r.sb);
 	sum.command_status = r.child_done ? r.child_status : -1;
 	sum.flags = r.child_done ? FG_SUM_F_COMMAND : 0;
@@ -815,6 +788,13 @@ int main(int argc, char **argv)
 			epipe = true;
 	}
 	fg_rec_writer_free(r.w);
+	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(r.skel->progs.fg_sample), &info, &info_len) < 0)
+		info.run_cnt = 0;
 	cleanup(&r);
 	if (epipe) {
 		/* the reader went away: stop quietly */
@@ -822,7 +802,12 @@ int main(int argc, char **argv)
 		fg_warne(r.werr, "write error");
 		status = FG_EXIT_FAIL;
 	} else {
-		print_summary(&sum, (unsigned)opts.ncpus);
+		print_summary(&sum, (unsigned)opts.ncpus, nofp);
+		if (info.run_cnt)
+			fprintf(stderr,
+				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
+				" ns each on average (kernel.bpf_stats_enabled)\n",
+				(uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
 		if (r.bad_events)
 			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
 				 r.bad_events);

@@ -692,6 +692,33 @@ int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)
 	return 0;
 }
 
+int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
+			     const void **ips)
+{
+	const size_t head = offsetof(struct fg_event, ips);
+	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
+
+	if (size < head)
+		return -EINVAL;
+	memcpy(&e, data, head);
+	if (e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH ||
+	    size < head + 8 * ((size_t)e.nr_kernel + e.nr_user))
+		return -EINVAL;
+	memset(s, 0, sizeof(*s));
+	s->time_ns = e.time_ns;
+	s->cpu = e.cpu;
+	s->pid = e.pid;
+	s->tid = e.tid;
+	s->flags = e.flags;
+	s->weight = 1;
+	s->nr_kernel = e.nr_kernel;
+	s->nr_user = e.nr_user;
+	memcpy(s->comm, e.comm, sizeof(s->comm));
+	s->comm[sizeof(s->comm) - 1] = '\0';
+	*ips = (const uint8_t *)data + head;
+	return 0;
+}
+
 void fg_rec_header_init(struct fg_rec_header *h)
 {
 	struct utsname u;

@@ -181,7 +181,7 @@ struct fg_rec_lost {
 };
 
 enum fg_lost_reason {
-	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
+	FG_LOST_RINGBUF_FULL = 1, /* samples: the buffer from the BPF program was full */
 	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
 	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
 };
@@ -191,7 +191,7 @@ struct fg_rec_summary {
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint64_t samples;	  /* sample records written */
-	uint64_t lost;		  /* samples lost (ring buffer full) */
+	uint64_t lost;		  /* samples lost (the buffer from the BPF program was full) */
 	uint64_t kstack_failed;	  /* samples whose kernel stack could not be read */
 	uint64_t ustack_failed;	  /* samples whose user stack could not be read */
 	uint64_t ustack_cut;	  /* samples whose user chain was cut short */
@@ -304,6 +304,14 @@ int fg_rec_writer_flush(struct fg_rec_writer *w);
 int fg_rec_writer_error(const struct fg_rec_writer *w);
 /* Bytes handed to write() so far plus those buffered. */
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
+
+/*
+ * A sample record from one event of the BPF program (struct fg_event,
+ * `size` bytes, any alignment): fills *s and points *ips at its IPs inside
+ * `data`.  0, or -EINVAL for an event that is too short or has too many IPs.
+ */
+int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
+			     const void **ips);
 
 /* Fill a header with this machine's facts (magic, version, sizes, host, release, page size). */
 void fg_rec_header_init(struct fg_rec_header *h);

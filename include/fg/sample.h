@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The contract between the BPF program (bpf/fg_sample.bpf.c) and fg-sample:
- * what one sample looks like in the BPF ring buffer, the per-CPU counters
+ * what one sample looks like on its way out (a per-CPU perf buffer), the per-CPU counters
  * and the sample flags.  Both sides include this file, so it uses only the
  * kernel's __u32/__u64 types (vmlinux.h in BPF, <linux/types.h> in user
  * space) and no libc.
@@ -37,6 +37,7 @@
 #define FG_SAMPLE_F_KSTACK_CUT (1u << 3)     /* kernel stack filled MAX_STACK_DEPTH */
 #define FG_SAMPLE_F_KERNEL_THREAD (1u << 4)  /* no user address space */
 #define FG_SAMPLE_F_USER_MODE (1u << 5)      /* interrupted in user mode */
+#define FG_SAMPLE_F_USTACK_NOFP (1u << 6)    /* user chain ended at a frame without frame pointer */
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* record carries registers + stack bytes (later) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)       /* weight is nanoseconds (off-CPU, later) */
 
@@ -56,12 +57,13 @@ struct fg_event {
 /* per-CPU counters, the indices of the BPF program's `stats` array */
 enum fg_stat {
 	FG_STAT_SAMPLES,	/* samples the program was run for and kept */
-	FG_STAT_RINGBUF_FULL,	/* samples lost: the ring buffer was full */
+	FG_STAT_RINGBUF_FULL,	/* samples lost: the output (perf) buffer was full */
 	FG_STAT_KSTACK_FAILED,	/* bpf_get_stack() of the kernel stack failed */
 	FG_STAT_USTACK_FAILED,	/* the user stack could not be read at all */
 	FG_STAT_USTACK_CUT,	/* the user chain was cut short */
 	FG_STAT_FILTERED,	/* samples of other processes, left out by -p/-t/-I */
 	FG_STAT_USTACK_BYTES,	/* bytes of user stack copied, for the overhead report */
+	FG_STAT_USTACK_NOFP,	/* the user chain ended at a frame without a frame pointer */
 	FG_STAT_MAX
 };
 

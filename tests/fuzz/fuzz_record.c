@@ -14,6 +14,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* every IP and byte handed out is read, so the sanitizers see any read out of bounds */
+static volatile uint64_t sink;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = "fuzz";
@@ -63,5 +66,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (null)
 		fclose(null);
 	close(fd);
-	return sum == 1 ? 0 : 0;
+	sink += sum;
+	return 0;
 }

@@ -512,6 +512,37 @@ TEST(print_is_one_line_per_record)
 	free(m.data);
 }
 
+TEST(sample_from_a_bpf_event)
+{
+	/* an event at a 4-byte offset, as perf raw data lies */
+	static uint8_t raw[4 + sizeof(struct fg_event)];
+	struct fg_event e = { .time_ns = 7, .cpu = 1, .pid = 2, .tid = 3, .flags = 0x20,
+			      .nr_kernel = 1, .nr_user = 2 };
+	struct fg_rec_sample s;
+	const void *eips;
+	uint64_t v[3];
+	size_t size = offsetof(struct fg_event, ips) + 3 * 8;
+
+	memcpy(e.comm, "a-very-long-command-name", 16); /* not terminated */
+	e.ips[0] = 0xffffffff81000000;
+	e.ips[1] = 0x401000;
+	e.ips[2] = 0x401100;
+	memcpy(raw + 4, &e, size);
+	CHECK_INT(fg_rec_sample_from_event(raw + 4, size, &s, &eips), 0);
+	CHECK_INT(s.time_ns, 7);
+	CHECK_INT(s.tid, 3);
+	CHECK_INT(s.weight, 1);
+	CHECK_INT(s.flags, 0x20);
+	CHECK_STR(s.comm, "a-very-long-com");
+	memcpy(v, eips, sizeof(v));
+	CHECK(v[0] == 0xffffffff81000000 && v[2] == 0x401100);
+	CHECK_INT(fg_rec_sample_from_event(raw + 4, size - 1, &s, &eips), -EINVAL);
+	CHECK_INT(fg_rec_sample_from_event(raw + 4, 10, &s, &eips), -EINVAL);
+	e.nr_user = MAX_STACK_DEPTH + 1;
+	memcpy(raw + 4, &e, offsetof(struct fg_event, ips));
+	CHECK_INT(fg_rec_sample_from_event(raw + 4, sizeof(e), &s, &eips), -EINVAL);
+}
+
 int main(void)
 {
 	RUN(round_trip_every_kind);
@@ -523,5 +554,6 @@ int main(void)
 	RUN(big_records_and_snapshots);
 	RUN(write_errors_are_reported_and_sticky);
 	RUN(print_is_one_line_per_record);
+	RUN(sample_from_a_bpf_event);
 	return unit_done();
 }
