@@ -152,6 +152,8 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned ch
 		len = strlen(name);
 		if (len > 65536)
 			continue;
+		if (strlen_total + len + 1 > FG_ELF_MAX_NAMES)
+			break; /* bounded: a hostile table does not take all memory */
 		FG_ALLOC_GROW(raw, nraw + 1, alloc);
 		if (strlen_total + len + 1 > strcap) {
 			strcap = (strlen_total + len + 1) * 2;

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +35,7 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 
 /* Bounds */
 #define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
-#define PERFMAP_MAX (256u << 20)  /* bytes of one perf-PID.map */
+#define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
 #define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
 #define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
 #define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
@@ -571,9 +573,39 @@ static void dso_remember(struct fg_symbolizer *s, struct dso *d, const struct ma
 	s->st.files++;
 }
 
+/*
+ * Open a file that should hold data (an ELF file, a JIT map).  Beyond
+ * fg_open_regular's checks: pseudo files that call themselves regular
+ * (procfs, sysfs and the like, where reading can have effects, such as
+ * /proc/kmsg) are refused, and so is a file under min_size bytes.
+ */
+static int open_data_file(const char *path, off_t min_size, uint64_t max_size, struct stat *st)
+{
+	static const long pseudo[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
+		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC,
+	};
+	struct statfs sf;
+	int fd = fg_open_regular(path, max_size, st);
+
+	if (fd < 0)
+		return fd;
+	if (st->st_size < min_size || fstatfs(fd, &sf) < 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < FG_ARRAY_SIZE(pseudo); i++) {
+		if ((long)sf.f_type == pseudo[i]) {
+			close(fd);
+			return -EINVAL;
+		}
+	}
+	return fd;
+}
+
 static int try_open(const char *path, struct stat *st)
 {
-	return fg_open_regular(path, FG_ELF_MAX_FILE, st);
+	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
 }
 
 /* Open a separate debug file and check it belongs to `e`. */
@@ -866,7 +898,7 @@ static uint32_t ns_pid(struct fg_symbolizer *s, uint32_t pid)
 static void jit_refresh(struct fg_symbolizer *s, struct jit *j)
 {
 	struct stat st;
-	int fd = fg_open_regular(j->path, 0, &st);
+	int fd = open_data_file(j->path, 0, 0, &st);
 	char buf[65536];
 
 	j->last_check_ms = now_ms();
@@ -918,16 +950,30 @@ static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
 	if (!p->exited && !p->gone && (nspid = ns_pid(s, p->pid)) != 0) {
 		snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->o.proc_root, p->pid,
 			 nspid);
-		fd = fg_open_regular(path, 0, &st);
+		fd = open_data_file(path, 0, 0, &st);
 	}
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", s->o.symfs ? s->o.symfs : "",
 			 p->pid);
-		fd = fg_open_regular(path, 0, &st);
+		fd = open_data_file(path, 0, 0, &st);
 	}
 	if (fd < 0)
 		return NULL;
 	close(fd);
+	/*
+	 * As perf: a live process' map must be its user's (or root's), so that
+	 * nobody names another user's frames by writing /tmp/perf-PID.map first
+	 */
+	if (!p->exited && !p->gone) {
+		char proc[PATH_MAX];
+		struct stat ps;
+
+		snprintf(proc, sizeof(proc), "%s/%u", s->o.proc_root, p->pid);
+		if (stat(proc, &ps) == 0 && st.st_uid != ps.st_uid && st.st_uid != 0) {
+			warn(s, "ignoring '%s': not owned by the user of process %u", path, p->pid);
+			return NULL;
+		}
+	}
 	p->jit = fg_xcalloc(1, sizeof(*p->jit));
 	p->jit->pm = fg_perfmap_new();
 	p->jit->path = fg_xstrdup(path);

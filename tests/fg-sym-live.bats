@@ -170,3 +170,19 @@ symaddr() { # FILE SYMBOL
 	[[ $output == *" jit_loop+0x"*"(/tmp/perf-"*".map)"* ]]
 	[[ $output == *" run_jit+0x"*"(${WORKLOADS}/jit)"* ]]
 }
+
+@test "fg-sym live: a JIT map another user wrote for a process is ignored" {
+	requires root
+	sleep 30 &
+	local pid=$! map=/tmp/perf-$!.map
+	printf '7f0000001000 10 forged\n' >"$map"
+	chown nobody "$map"
+	printf 'sample pid=%d u=7f0000001004\n' $pid >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill $pid
+	rm -f "$map"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} != *forged* ]]
+	[[ $stderr == *"fg-sym: ignoring '/proc/$pid/root/tmp/perf-$pid.map': not owned by the user of process $pid"* ]]
+}

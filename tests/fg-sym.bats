@@ -504,3 +504,22 @@ sym() {
 	echo "peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
 	[ "$big" -lt $((small + 2048)) ]
 }
+
+@test "fg-sym: pseudo files (procfs, sysfs) named by a mapping are not read" {
+	local f sysf=
+	for f in /sys/kernel/kexec_loaded /sys/kernel/uevent_seqnum /sys/kernel/profiling; do
+		[ -f "$f" ] && { sysf=$f; break; }
+	done
+	[ -n "$sysf" ]
+	{
+		echo "mapping pid=42 start=555555554000 end=555555556000 path=/proc/version"
+		echo "sample pid=42 u=555555554100"
+		echo "mapping pid=43 start=555555554000 end=555555556000 path=$sysf"
+		echo "sample pid=43 u=555555554100"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] (/proc/version)" ]]
+	[[ ${lines[3]} == *" [unknown] ($sysf)" ]]
+	[[ $stderr == *"2 no file"* ]]
+}

@@ -20,6 +20,7 @@
 /* Bounds on one file. */
 #define FG_ELF_MAX_FILE (4ull << 30)	   /* bytes */
 #define FG_ELF_MAX_SYMS (4u << 20)	   /* symbol table entries read */
+#define FG_ELF_MAX_NAMES (256u << 20)	   /* bytes of names kept */
 #define FG_ELF_MAX_SECTIONS 65536u	   /* section headers */
 #define FG_ELF_MAX_LOADS 256u		   /* PT_LOAD headers */
 #define FG_BUILD_ID_MAX 64
