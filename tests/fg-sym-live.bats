@@ -186,3 +186,27 @@ symaddr() { # FILE SYMBOL
 	[[ ${lines[1]} != *forged* ]]
 	[[ $stderr == *"fg-sym: ignoring '/proc/$pid/root/tmp/perf-$pid.map': not owned by the user of process $pid"* ]]
 }
+
+@test "fg-sym live: the JIT map of a process in another pid namespace, under its pid there" {
+	requires root unshare
+	rm -f /tmp/perf-1.map
+	unshare --pid --fork "$WORKLOADS/jit" 30 &
+	local outer=$! pid= i
+	for ((i = 0; i < 200; i++)); do
+		pid=$(pgrep -P $outer) && break
+		sleep 0.1
+	done
+	[ -n "$pid" ]
+	# inside its namespace it is pid 1, and wrote /tmp/perf-1.map
+	wait_for /tmp/perf-1.map jit_loop
+	local loop
+	loop=$(awk '$3 == "jit_loop" { print $1 }' /tmp/perf-1.map)
+	printf 'sample pid=%d u=%x\n' "$pid" $((0x$loop + 2)) >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill "$pid" $outer 2>/dev/null || true
+	wait $outer || true
+	rm -f /tmp/perf-1.map
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\t%16x jit_loop+0x2 (/tmp/perf-%d.map)' $((0x$loop + 2)) "$pid")" ]
+}
