@@ -66,7 +66,7 @@ static void once_init(void)
 	}
 }
 
-static void read_notes(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
+static void read_notes(Elf_Scn *scn, struct fg_elfsyms *e)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t off = 0, next, name_off, desc_off;
@@ -85,7 +85,6 @@ static void read_notes(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
 			break;
 		off = next;
 	}
-	(void)elf;
 }
 
 static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
@@ -251,7 +250,7 @@ static struct fg_elfsyms *load(Elf *elf)
 			dynsym = scn;
 			dynsym_sh = sh;
 		} else if (sh.sh_type == SHT_NOTE) {
-			read_notes(elf, scn, e);
+			read_notes(scn, e);
 		} else if (sh.sh_type == SHT_PROGBITS) {
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && strcmp(name, ".gnu_debuglink") == 0)

@@ -644,7 +644,7 @@ static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *
  * .debug/ directory and under /usr/lib/debug/.  `prefix` is where the file
  * itself was found (--symfs, a process root).  Returns the path found.
  */
-static char *find_debug(struct fg_symbolizer *s, const struct dso *d, struct fg_elfsyms **out)
+static char *find_debug(const struct dso *d, struct fg_elfsyms **out)
 {
 	const struct fg_elfsyms *e = d->elf;
 	char path[PATH_MAX * 2];
@@ -678,7 +678,6 @@ static char *find_debug(struct fg_symbolizer *s, const struct dso *d, struct fg_
 			}
 		}
 	}
-	(void)s;
 	return NULL;
 }
 
@@ -817,7 +816,7 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d->prefix = fg_xstrdup(prefix);
 	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
 		struct fg_elfsyms *dbg;
-		char *dpath = find_debug(s, d, &dbg);
+		char *dpath = find_debug(d, &dbg);
 
 		if (dbg) {
 			fg_elfsyms_adopt(d->elf, dbg);
@@ -895,7 +894,7 @@ static uint32_t ns_pid(struct fg_symbolizer *s, uint32_t pid)
 	return nspid;
 }
 
-static void jit_refresh(struct fg_symbolizer *s, struct jit *j)
+static void jit_refresh(struct jit *j)
 {
 	struct stat st;
 	int fd = open_data_file(j->path, 0, 0, &st);
@@ -933,7 +932,6 @@ static void jit_refresh(struct fg_symbolizer *s, struct jit *j)
 		}
 	}
 	close(fd);
-	(void)s;
 }
 
 static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
@@ -981,7 +979,7 @@ static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
 	p->jit->ino = st.st_ino;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
 	p->jit->shown = fg_xstrdup(path);
-	jit_refresh(s, p->jit);
+	jit_refresh(p->jit);
 	return p->jit;
 }
 
@@ -997,7 +995,7 @@ static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct p
 	e = fg_perfmap_lookup(j->pm, ip);
 	if (!e && now_ms() - j->last_check_ms >= RECHECK_MS) {
 		/* the JIT may have written more since */
-		jit_refresh(s, j);
+		jit_refresh(j);
 		e = fg_perfmap_lookup(j->pm, ip);
 	}
 	return e;
