@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Demangling of C++ (Itanium ABI) and Rust (legacy and v0) symbol names with
+ * libiberty, the demangler of binutils and gdb.  Names are shown as perf
+ * shows them by default: without the function's parameter list, with
+ * template arguments, and Rust's legacy hash suffix dropped.
+ */
+#ifndef FG_DEMANGLE_H
+#define FG_DEMANGLE_H
+
+/* A new string with the demangled name, or NULL when `name` is not mangled. */
+char *fg_demangle(const char *name);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The function symbols of one ELF file (libelf): .symtab when present, else
+ * .dynsym; its loadable segments, to turn a file offset into the address the
+ * symbols use (the load bias of PIE executables and shared libraries); its
+ * build-id and .gnu_debuglink, to find separate debug information.
+ *
+ * The file may be hostile (fg-sym runs as root and reads what others mapped):
+ * every size is checked against the file and against fixed bounds, so a
+ * truncated, corrupt or crafted file gives an error, never a crash, and costs
+ * bounded memory and time.
+ */
+#ifndef FG_ELFSYMS_H
+#define FG_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds on one file. */
+#define FG_ELF_MAX_FILE (4ull << 30)	   /* bytes */
+#define FG_ELF_MAX_SYMS (4u << 20)	   /* symbol table entries read */
+#define FG_ELF_MAX_NAMES (256u << 20)	   /* bytes of names kept */
+#define FG_ELF_MAX_SECTIONS 65536u	   /* section headers */
+#define FG_ELF_MAX_LOADS 256u		   /* PT_LOAD headers */
+#define FG_BUILD_ID_MAX 64
+
+enum fg_elf_symtab {
+	FG_ELF_NOSYMS = 0,
+	FG_ELF_DYNSYM,
+	FG_ELF_SYMTAB,
+};
+
+struct fg_elf_sym {
+	uint64_t addr, size;
+	const char *name;
+	char *pretty; /* demangled name, set by the caller (freed with the table) */
+};
+
+struct fg_elf_load {
+	uint64_t vaddr, memsz, offset, filesz;
+};
+
+struct fg_elfsyms {
+	enum fg_elf_symtab kind; /* where the symbols came from */
+	bool shared;		 /* ET_DYN: PIE or shared library */
+	uint8_t build_id[FG_BUILD_ID_MAX];
+	size_t build_id_len;
+	char *debuglink; /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;
+	struct fg_elf_load *loads;
+	size_t nloads;
+	struct fg_elf_sym *syms;
+	size_t nsyms;
+	char *strings; /* the names */
+	size_t strings_len;
+};
+
+/*
+ * Read the ELF file open on `fd` (a regular file; the descriptor stays the
+ * caller's).  NULL with errno set: ENOEXEC when it is not ELF or is corrupt,
+ * EFBIG when over a bound.
+ */
+struct fg_elfsyms *fg_elfsyms_open_fd(int fd);
+/* The same for an image in memory (the vdso, tests, fuzzing); `image` is copied. */
+struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size);
+void fg_elfsyms_free(struct fg_elfsyms *e);
+
+/* Take the symbols of `debug` (a separate debug file) into `e`, when better. */
+void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug);
+
+/* The address (as symbols use them) of file offset `off`; false when in no segment. */
+bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_t *addr);
+/* The function symbol holding `addr`, or NULL. */
+struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr);
+
+/* "ab/cdef..." hex form of a build-id into buf (2 * len + 2 bytes). */
+void fg_build_id_hex(const uint8_t *id, size_t len, char *buf, bool slash);
+/* gnu_debuglink's CRC-32 of a whole descriptor (bounded by FG_ELF_MAX_FILE). */
+int fg_elf_crc32(int fd, uint32_t *crc);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The naming engine of fg-sym: turns the instruction pointers of a sample
+ * into function names, and writes samples as `perf script` text.
+ *
+ * Mappings come from the record stream first (they outlive the processes),
+ * then from /proc/PID/maps.  Mapped files are opened through
+ * /proc/PID/map_files/, --symfs, /proc/PID/root/ and their own path, and a
+ * file is used only when its device and inode (or build-id) are those the
+ * mapping names.  Symbol tables are cached by file identity.  Kernel frames
+ * are named from kallsyms, JIT frames from /tmp/perf-PID.map.
+ *
+ *	struct fg_symbolizer *s = fg_symbolizer_new(&opts);
+ *	fg_symbolizer_mapping(s, &m);		// as mapping records arrive
+ *	fg_symbolizer_write(s, stdout, &sample);
+ *	fg_symbolizer_stats(s, &st);
+ *	fg_symbolizer_free(s);
+ */
+#ifndef FG_SYMBOLIZE_H
+#define FG_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fg/diag.h"
+
+struct fg_sym_opts {
+	const char *kallsyms;  /* default /proc/kallsyms */
+	const char *proc_root; /* default /proc */
+	const char *symfs;     /* a directory holding the files, as perf's --symfs; or NULL */
+	bool no_demangle;
+	bool inline_frames; /* expand inlined functions (DWARF) */
+	bool srcline;	    /* add file:line (DWARF) */
+	bool verbose;	    /* warn about each file that cannot be read */
+	/* diagnostics (the library does not print); may be NULL */
+	void (*warn)(void *arg, const char *fmt, ...) FG_PRINTF(2, 3);
+	void *warn_arg;
+};
+
+/* Why a frame could not be named. */
+enum fg_unnamed {
+	FG_UNNAMED_NOSYMS,  /* the file has no symbol there (or kallsyms has none) */
+	FG_UNNAMED_NOFILE,  /* the mapped file cannot be found or is not the one mapped */
+	FG_UNNAMED_GONE,    /* the process is gone and its mappings were not recorded */
+	FG_UNNAMED_NOMAP,   /* the address is in no known mapping */
+	FG_UNNAMED_NOJIT,   /* anonymous executable memory, and no /tmp/perf-PID.map names it */
+	FG_UNNAMED_COUNT,
+};
+
+extern const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT];
+
+struct fg_sym_stats {
+	uint64_t samples;
+	uint64_t named;
+	uint64_t unnamed[FG_UNNAMED_COUNT];
+	uint64_t files; /* distinct files whose symbols were read */
+};
+
+/* A mapping of a file (or anonymous memory) into a process. */
+struct fg_sym_mapping {
+	uint32_t pid;
+	uint64_t time_ns; /* when it was made; 0 when not known (a snapshot) */
+	uint64_t start, end, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode; /* 0: unknown */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	const char *path; /* "" for anonymous memory; "[vdso]" and the like */
+	bool exec;
+};
+
+struct fg_sym_sample {
+	const char *comm;
+	uint32_t pid, tid, cpu;
+	uint64_t time_ns;
+	uint64_t weight;
+	const char *event; /* "cpu-clock" */
+	const uint64_t *kips, *uips; /* leaf first */
+	size_t nkips, nuips;
+};
+
+/* One named (or unnamed) frame. */
+struct fg_frame {
+	uint64_t addr; /* as perf prints it: absolute for kernel and JIT, file-relative for files */
+	const char *sym; /* NULL: [unknown] */
+	uint64_t off;
+	const char *module; /* never NULL: "[unknown]" when nothing is known */
+	bool inlined;	    /* an inlined function within the previous frame's */
+	const char *srcfile; /* with srcline: the source file, or NULL */
+	unsigned srcline;
+};
+
+struct fg_symbolizer;
+
+struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts);
+void fg_symbolizer_free(struct fg_symbolizer *s);
+
+/* Events of the record stream. */
+void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping *m);
+/* A process called exec at time_ns: a new address space. */
+void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns);
+/* A process (pid != ppid) or thread (pid == ppid) was created. */
+void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid);
+void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid);
+
+/*
+ * Name one frame of process `pid`.  `leaf` is false for return addresses
+ * (every frame but the first of a stack), which are looked up one byte back
+ * so that a call at the very end of a function is named after that function.
+ * The strings stay valid until the next call.
+ */
+void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+			 bool kernel, bool leaf, struct fg_frame *f);
+
+/* Name a sample's frames and write it as a perf-script block.  0 or -errno (write error). */
+int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp);
+
+void fg_symbolizer_stats(const struct fg_symbolizer *s, struct fg_sym_stats *st);
+
+#endif

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "fg/diag.h"
+#include "fg/elfsyms.h"
+
+#define NOTE_GNU "GNU"
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+/* Symbols at one address: which name to show.  The higher the better. */
+static int sym_rank(unsigned bind, const char *name)
+{
+	int r = 0;
+
+	if (bind == STB_GLOBAL)
+		r = 3;
+	else if (bind == STB_WEAK)
+		r = 2;
+	else
+		r = 1;
+	r *= 4;
+	/* fewer leading underscores: "memcpy" over "__memcpy" */
+	if (name[0] != '_')
+		r += 2;
+	else if (name[1] != '_')
+		r += 1;
+	return r;
+}
+
+struct raw_sym {
+	uint64_t addr, size;
+	size_t name_off;
+	int rank;
+	size_t name_len;
+};
+
+static int cmp_raw(const void *a, const void *b)
+{
+	const struct raw_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->name_len != y->name_len)
+		return x->name_len < y->name_len ? -1 : 1;
+	return x->name_off < y->name_off ? -1 : x->name_off > y->name_off;
+}
+
+static void once_init(void)
+{
+	static int done;
+
+	if (!done) {
+		elf_version(EV_CURRENT);
+		done = 1;
+	}
+}
+
+static void read_notes(Elf_Scn *scn, struct fg_elfsyms *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!d || !d->d_buf)
+		return;
+	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == sizeof(NOTE_GNU) &&
+		    memcmp((char *)d->d_buf + name_off, NOTE_GNU, sizeof(NOTE_GNU)) == 0 &&
+		    nh.n_descsz > 0 && nh.n_descsz <= FG_BUILD_ID_MAX && !e->build_id_len) {
+			memcpy(e->build_id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			e->build_id_len = nh.n_descsz;
+		}
+		if (next <= off)
+			break;
+		off = next;
+	}
+}
+
+static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	const char *s;
+	size_t n, crc_off;
+
+	if (!d || !d->d_buf || d->d_size < 6 || e->debuglink)
+		return;
+	s = d->d_buf;
+	n = strnlen(s, d->d_size);
+	if (n == 0 || n >= d->d_size || n > 1024 || memchr(s, '/', n))
+		return;
+	crc_off = (n + 1 + 3) & ~(size_t)3;
+	if (crc_off + 4 > d->d_size)
+		return;
+	/* elf_getdata converted nothing here (bytes): read the CRC in the file's order */
+	const unsigned char *c = (const unsigned char *)s + crc_off;
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(elf, &eh))
+		return;
+	if (eh.e_ident[EI_DATA] == ELFDATA2MSB)
+		e->debuglink_crc = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
+				   (uint32_t)c[2] << 8 | c[3];
+	else
+		e->debuglink_crc = (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 |
+				   (uint32_t)c[1] << 8 | c[0];
+	e->debuglink = fg_xstrndup(s, n);
+}
+
+static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned char *exec_scn,
+			size_t nscn, struct fg_elfsyms *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	struct raw_sym *raw = NULL;
+	size_t n, nraw = 0, alloc = 0, strcap = 0, w;
+	char *strings = NULL;
+	size_t strlen_total = 0;
+
+	if (!d || !sh->sh_entsize)
+		return -ENOEXEC;
+	n = sh->sh_size / sh->sh_entsize;
+	if (n > FG_ELF_MAX_SYMS)
+		n = FG_ELF_MAX_SYMS; /* bounded: the rest are not read */
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		unsigned type;
+		size_t len;
+
+		if (!gelf_getsym(d, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		/* functions, and code labels (assembly entry points such as _start), as perf */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= nscn || !exec_scn[s.st_shndx] ||
+		    !s.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name || (type == STT_NOTYPE && (name[0] == '$' || name[0] == '.')))
+			continue;
+		len = strlen(name);
+		if (len > 65536)
+			continue;
+		if (strlen_total + len + 1 > FG_ELF_MAX_NAMES)
+			break; /* bounded: a hostile table does not take all memory */
+		FG_ALLOC_GROW(raw, nraw + 1, alloc);
+		if (strlen_total + len + 1 > strcap) {
+			strcap = (strlen_total + len + 1) * 2;
+			strings = fg_xrealloc(strings, strcap);
+		}
+		memcpy(strings + strlen_total, name, len + 1);
+		raw[nraw] = (struct raw_sym){
+			.addr = s.st_value,
+			.size = s.st_size,
+			.name_off = strlen_total,
+			.name_len = len,
+			.rank = sym_rank(GELF_ST_BIND(s.st_info), name) -
+				(type == STT_NOTYPE ? 16 : 0), /* a function's name before a label's */
+		};
+		strlen_total += len + 1;
+		nraw++;
+	}
+	if (nraw)
+		qsort(raw, nraw, sizeof(*raw), cmp_raw);
+	e->syms = fg_xcalloc(nraw ? nraw : 1, sizeof(*e->syms));
+	e->strings = strings;
+	e->strings_len = strlen_total;
+	w = 0;
+	for (size_t i = 0; i < nraw; i++) {
+		if (w && e->syms[w - 1].addr == raw[i].addr) {
+			/* an alias: the best name came first; keep the largest size */
+			if (raw[i].size > e->syms[w - 1].size)
+				e->syms[w - 1].size = raw[i].size;
+			continue;
+		}
+		e->syms[w].addr = raw[i].addr;
+		e->syms[w].size = raw[i].size;
+		e->syms[w].name = strings + raw[i].name_off;
+		e->syms[w].pretty = NULL;
+		w++;
+	}
+	e->nsyms = w;
+	free(raw);
+	return 0;
+}
+
+static struct fg_elfsyms *load(Elf *elf)
+{
+	struct fg_elfsyms *e;
+	GElf_Ehdr eh;
+	size_t nphdr, nscn, shstrndx;
+	unsigned char *exec_scn = NULL;
+	Elf_Scn *scn, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr symtab_sh, dynsym_sh;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	e = fg_xcalloc(1, sizeof(*e));
+	e->shared = eh.e_type == ET_DYN;
+	if (elf_getphdrnum(elf, &nphdr) == 0) {
+		for (size_t i = 0; i < nphdr && i < 4096; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (e->nloads >= FG_ELF_MAX_LOADS)
+				break;
+			e->loads = fg_xreallocarray(e->loads, e->nloads + 1, sizeof(*e->loads));
+			e->loads[e->nloads++] = (struct fg_elf_load){
+				.vaddr = ph.p_vaddr,
+				.memsz = ph.p_memsz,
+				.offset = ph.p_offset,
+				.filesz = ph.p_filesz,
+			};
+		}
+	}
+	if (elf_getshdrnum(elf, &nscn) < 0 || nscn > FG_ELF_MAX_SECTIONS ||
+	    elf_getshdrstrndx(elf, &shstrndx) < 0)
+		nscn = 0;
+	exec_scn = fg_xcalloc(nscn ? nscn : 1, 1);
+	for (scn = NULL; nscn && (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		size_t idx = elf_ndxscn(scn);
+		const char *name;
+
+		if (idx >= nscn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_flags & SHF_EXECINSTR)
+			exec_scn[idx] = 1;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			symtab_sh = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			dynsym_sh = sh;
+		} else if (sh.sh_type == SHT_NOTE) {
+			read_notes(scn, e);
+		} else if (sh.sh_type == SHT_PROGBITS) {
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".gnu_debuglink") == 0)
+				read_debuglink(elf, scn, e);
+		}
+	}
+	/* a debug-only file's .symtab is SHT_SYMTAB too; a NOBITS symtab has no entries */
+	if (symtab && symtab_sh.sh_type == SHT_SYMTAB &&
+	    read_symbols(elf, symtab, &symtab_sh, exec_scn, nscn, e) == 0 && e->nsyms)
+		e->kind = FG_ELF_SYMTAB;
+	if (!e->nsyms && dynsym) {
+		free(e->syms);
+		free(e->strings);
+		e->syms = NULL;
+		e->strings = NULL;
+		if (read_symbols(elf, dynsym, &dynsym_sh, exec_scn, nscn, e) == 0 && e->nsyms)
+			e->kind = FG_ELF_DYNSYM;
+	}
+	free(exec_scn);
+	return e;
+}
+
+struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
+{
+	struct fg_elfsyms *e;
+	struct stat st;
+	Elf *elf;
+
+	once_init();
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > FG_ELF_MAX_FILE) {
+		errno = EFBIG;
+		return NULL;
+	}
+	/*
+	 * ELF_C_READ, not a mapping: libelf reads what it needs with pread, so a
+	 * file truncated under us gives a read error rather than SIGBUS.
+	 */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	e = load(elf);
+	int err = errno;
+	elf_end(elf);
+	errno = err;
+	return e;
+}
+
+struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size)
+{
+	struct fg_elfsyms *e;
+	char *copy;
+	Elf *elf;
+
+	once_init();
+	if (size > FG_ELF_MAX_FILE) {
+		errno = EFBIG;
+		return NULL;
+	}
+	copy = fg_xmalloc(size ? size : 1);
+	memcpy(copy, image, size);
+	elf = elf_memory(copy, size);
+	if (!elf) {
+		free(copy);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	e = load(elf);
+	int err = errno;
+	elf_end(elf);
+	free(copy);
+	errno = err;
+	return e;
+}
+
+static void free_symbols(struct fg_elfsyms *e)
+{
+	for (size_t i = 0; i < e->nsyms; i++)
+		free(e->syms[i].pretty);
+	free(e->syms);
+	free(e->strings);
+	e->syms = NULL;
+	e->strings = NULL;
+	e->nsyms = 0;
+	e->kind = FG_ELF_NOSYMS;
+}
+
+void fg_elfsyms_free(struct fg_elfsyms *e)
+{
+	if (!e)
+		return;
+	free_symbols(e);
+	free(e->loads);
+	free(e->debuglink);
+	free(e);
+}
+
+void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug)
+{
+	if (!debug || debug->kind < e->kind || !debug->nsyms ||
+	    (debug->kind == e->kind && debug->nsyms <= e->nsyms))
+		return;
+	free_symbols(e);
+	e->syms = debug->syms;
+	e->nsyms = debug->nsyms;
+	e->strings = debug->strings;
+	e->strings_len = debug->strings_len;
+	e->kind = debug->kind;
+	debug->syms = NULL;
+	debug->strings = NULL;
+	debug->nsyms = 0;
+	debug->kind = FG_ELF_NOSYMS;
+}
+
+bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_t *addr)
+{
+	for (size_t i = 0; i < e->nloads; i++) {
+		const struct fg_elf_load *l = &e->loads[i];
+
+		if (off >= l->offset && off - l->offset < l->filesz) {
+			*addr = off - l->offset + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
+{
+	size_t lo = 0, hi = e->nsyms;
+	struct fg_elf_sym *s;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &e->syms[lo - 1];
+	if (s->size)
+		return addr - s->addr < s->size ? s : NULL;
+	/* no size: up to the next symbol, within reason */
+	if (lo < e->nsyms)
+		return addr < e->syms[lo].addr ? s : NULL;
+	return addr - s->addr < 4096 ? s : NULL;
+}
+
+void fg_build_id_hex(const uint8_t *id, size_t len, char *buf, bool slash)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *p = buf;
+
+	for (size_t i = 0; i < len; i++) {
+		*p++ = digits[id[i] >> 4];
+		*p++ = digits[id[i] & 15];
+		if (slash && i == 0)
+			*p++ = '/';
+	}
+	*p = '\0';
+}
+
+int fg_elf_crc32(int fd, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	uint64_t total = 0;
+	off_t off = 0;
+
+	for (;;) {
+		ssize_t r = pread(fd, buf, sizeof(buf), off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		c = crc32(c, buf, (uInt)r);
+		off += r;
+		total += (uint64_t)r;
+		if (total > FG_ELF_MAX_FILE)
+			return -EFBIG;
+	}
+	*crc = (uint32_t)c;
+	return 0;
+}

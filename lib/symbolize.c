@@ -1,0 +1,1302 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fg/buf.h"
+#include "fg/demangle.h"
+#include "fg/dwarf.h"
+#include "fg/elfsyms.h"
+#include "fg/hash.h"
+#include "fg/ksyms.h"
+#include "fg/perfmap.h"
+#include "fg/procmaps.h"
+#include "fg/safeio.h"
+#include "fg/symbolize.h"
+#include "fg/util.h"
+
+const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
+	[FG_UNNAMED_NOSYMS] = "no symbols",
+	[FG_UNNAMED_NOFILE] = "no file",
+	[FG_UNNAMED_GONE] = "process gone",
+	[FG_UNNAMED_NOMAP] = "no mapping",
+	[FG_UNNAMED_NOJIT] = "no JIT map",
+};
+
+/* Bounds */
+#define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
+#define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
+#define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
+#define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
+#define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
+
+enum map_kind {
+	MAP_FILE,
+	MAP_ANON, /* anonymous memory: JIT code, named by perf-PID.map */
+	MAP_VDSO,
+	MAP_SPECIAL, /* [vsyscall] and other pseudo-files */
+};
+
+struct dso {
+	struct fg_elfsyms *elf;
+	char *prefix; /* where the file was found: "", symfs or a process root */
+	char *path;   /* the path as mapped */
+	struct fg_dwarf *dwarf;
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	uint32_t dev_major, dev_minor;
+	uint64_t inode;
+	uint8_t build_id[FG_BUILD_ID_MAX];
+	size_t build_id_len;
+	char *path;
+	enum map_kind kind;
+	bool resolved;
+	enum fg_unnamed fail; /* when resolved without a dso */
+	struct dso *dso;
+};
+
+struct jit {
+	struct fg_perfmap *pm;
+	char *path;	  /* the file read */
+	char *shown;	  /* the module shown: /tmp/perf-PID.map */
+	uint64_t consumed; /* bytes parsed */
+	struct fg_buf partial;
+	dev_t dev;
+	ino_t ino;
+	uint64_t last_check_ms;
+	uint64_t bad_lines;
+};
+
+/* An address space: a process between two execs. */
+struct space {
+	struct map *maps; /* sorted, no overlaps */
+	size_t nmaps, alloc;
+};
+
+struct proc {
+	uint32_t pid;
+	struct space cur;
+	struct space old; /* before the last exec, for samples taken before it */
+	uint64_t exec_ns; /* time of the last exec */
+	bool from_stream; /* the stream recorded mappings for it */
+	bool exited;	  /* the stream recorded its exit (or exec: see below) */
+	bool gone;	  /* /proc no longer has it */
+	bool procmaps_read;
+	uint64_t procmaps_ms;
+	struct jit *jit;
+	bool jit_tried;
+};
+
+struct fg_symbolizer {
+	struct fg_sym_opts o;
+	struct fg_hmap *procs; /* pid -> struct proc * */
+	struct fg_hmap *dsos;  /* identity key -> struct dso * */
+	struct dso **all_dsos;
+	size_t ndsos, dsos_alloc;
+	struct proc *last_proc;
+	struct fg_ksyms *ksyms;
+	bool ksyms_tried;
+	struct dso *vdso;
+	bool vdso_tried;
+	uint32_t *exited; /* ring of exited pids */
+	size_t exited_head, exited_n;
+	struct fg_sym_stats st;
+	struct fg_buf out;
+	struct fg_buf tmp;
+	char name_buf[PATH_MAX + 64];
+	char perfmap_name[64];
+};
+
+static void warn(struct fg_symbolizer *s, const char *fmt, ...) FG_PRINTF(2, 3);
+static void warn(struct fg_symbolizer *s, const char *fmt, ...)
+{
+	char msg[PATH_MAX + 256];
+	va_list ap;
+
+	if (!s->o.warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->o.warn(s->o.warn_arg, "%s", msg);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
+{
+	struct fg_symbolizer *s = fg_xcalloc(1, sizeof(*s));
+
+	s->o = *opts;
+	if (!s->o.kallsyms)
+		s->o.kallsyms = "/proc/kallsyms";
+	if (!s->o.proc_root)
+		s->o.proc_root = "/proc";
+	s->procs = fg_hmap_new(256);
+	s->dsos = fg_hmap_new(256);
+	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
+	return s;
+}
+
+static void dso_free(struct dso *d)
+{
+	if (!d)
+		return;
+	fg_elfsyms_free(d->elf);
+	fg_dwarf_free(d->dwarf);
+	free(d->prefix);
+	free(d->path);
+	free(d);
+}
+
+static void space_clear(struct space *sp)
+{
+	for (size_t i = 0; i < sp->nmaps; i++)
+		free(sp->maps[i].path);
+	sp->nmaps = 0;
+}
+
+static void space_release(struct space *sp)
+{
+	space_clear(sp);
+	free(sp->maps);
+	memset(sp, 0, sizeof(*sp));
+}
+
+static void maps_clear(struct proc *p)
+{
+	space_release(&p->cur);
+	space_release(&p->old);
+	p->exec_ns = 0;
+}
+
+static void jit_free(struct jit *j)
+{
+	if (!j)
+		return;
+	fg_perfmap_free(j->pm);
+	free(j->path);
+	free(j->shown);
+	fg_buf_release(&j->partial);
+	free(j);
+}
+
+void fg_symbolizer_free(struct fg_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < fg_hmap_count(s->procs); i++) {
+		struct proc *p = fg_hmap_at(s->procs, i)->val.p;
+
+		maps_clear(p);
+		jit_free(p->jit);
+		free(p);
+	}
+	fg_hmap_free(s->procs);
+	for (size_t i = 0; i < s->ndsos; i++)
+		dso_free(s->all_dsos[i]);
+	free(s->all_dsos);
+	fg_hmap_free(s->dsos);
+	fg_ksyms_free(s->ksyms);
+	free(s->exited);
+	fg_buf_release(&s->out);
+	fg_buf_release(&s->tmp);
+	free(s);
+}
+
+static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
+{
+	struct fg_hent *e;
+	bool inserted;
+
+	if (s->last_proc && s->last_proc->pid == pid)
+		return s->last_proc;
+	e = fg_hmap_upsert(s->procs, &pid, sizeof(pid), &inserted);
+	if (inserted) {
+		struct proc *p = fg_xcalloc(1, sizeof(*p));
+
+		p->pid = pid;
+		e->val.p = p;
+	}
+	s->last_proc = e->val.p;
+	return e->val.p;
+}
+
+static enum map_kind kind_of(const char *path)
+{
+	if (!*path || fg_starts_with(path, "[anon") || fg_starts_with(path, "//anon") ||
+	    strcmp(path, "[heap]") == 0 || strcmp(path, "[stack]") == 0)
+		return MAP_ANON;
+	if (strcmp(path, "[vdso]") == 0)
+		return MAP_VDSO;
+	if (path[0] == '[')
+		return MAP_SPECIAL;
+	if (path[0] != '/') /* "/memfd:..." is a file of sorts; a relative name is not */
+		return MAP_SPECIAL;
+	return MAP_FILE;
+}
+
+static int cmp_map(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Add a mapping as the kernel would: whatever it covers of older mappings is
+ * replaced, so the array stays sorted and free of overlaps.
+ */
+static void add_map(struct space *p, const struct fg_sym_mapping *m)
+{
+	struct map nm;
+	size_t n = p->nmaps;
+
+	if (m->end <= m->start)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct map *o = &p->maps[i];
+
+		if (o->end <= m->start || o->start >= m->end)
+			continue;
+		if (o->start < m->start && o->end > m->end) {
+			/* the new one splits an old one in two */
+			struct map tail = *o;
+
+			tail.path = fg_xstrdup(o->path);
+			tail.pgoff += m->end - o->start;
+			tail.start = m->end;
+			o->end = m->start;
+			FG_ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc);
+			p->maps[p->nmaps++] = tail;
+			continue;
+		}
+		if (o->start < m->start) {
+			o->end = m->start;
+		} else if (o->end > m->end) {
+			o->pgoff += m->end - o->start;
+			o->start = m->end;
+		} else {
+			o->end = o->start; /* covered whole: dropped below */
+		}
+	}
+	/* compact away the emptied ones */
+	size_t w = 0;
+	for (size_t i = 0; i < p->nmaps; i++) {
+		if (p->maps[i].end > p->maps[i].start)
+			p->maps[w++] = p->maps[i];
+		else
+			free(p->maps[i].path);
+	}
+	p->nmaps = w;
+	if (p->nmaps >= MAPS_PER_PROC_MAX)
+		return;
+	memset(&nm, 0, sizeof(nm));
+	nm.start = m->start;
+	nm.end = m->end;
+	nm.pgoff = m->pgoff;
+	nm.dev_major = m->dev_major;
+	nm.dev_minor = m->dev_minor;
+	nm.inode = m->inode;
+	if (m->build_id_len && m->build_id_len <= FG_BUILD_ID_MAX) {
+		memcpy(nm.build_id, m->build_id, m->build_id_len);
+		nm.build_id_len = m->build_id_len;
+	}
+	nm.path = fg_xstrdup(m->path ? m->path : "");
+	nm.kind = kind_of(nm.path);
+	FG_ALLOC_GROW(p->maps, p->nmaps + 1, p->alloc);
+	p->maps[p->nmaps++] = nm;
+	qsort(p->maps, p->nmaps, sizeof(*p->maps), cmp_map);
+}
+
+void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping *m)
+{
+	struct proc *p = get_proc(s, m->pid);
+
+	if (p->exited) {
+		/* a new process under a pid seen to exit: start afresh */
+		maps_clear(p);
+		p->exited = false;
+		p->gone = false;
+		jit_free(p->jit);
+		p->jit = NULL;
+		p->jit_tried = false;
+	}
+	p->from_stream = true;
+	/* a mapping made before the last exec belongs to the old program */
+	add_map(p->old.nmaps && m->time_ns && m->time_ns < p->exec_ns ? &p->old : &p->cur, m);
+}
+
+void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
+{
+	struct proc *p = get_proc(s, pid);
+
+	/*
+	 * A new program, a new address space.  Samples of the old program may
+	 * still come (they travel apart from the exec record): the old space is
+	 * kept for samples older than the exec.
+	 */
+	space_release(&p->old);
+	p->old = p->cur;
+	memset(&p->cur, 0, sizeof(p->cur));
+	p->exec_ns = time_ns;
+	p->exited = false;
+	p->gone = false;
+	p->from_stream = true;
+	p->procmaps_read = false;
+}
+
+void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+
+	if (pid == ppid)
+		return; /* a thread: same address space */
+	parent = get_proc(s, ppid);
+	child = get_proc(s, pid);
+	if (child->exited) {
+		maps_clear(child);
+		jit_free(child->jit);
+		child->jit = NULL;
+		child->jit_tried = false;
+		child->exited = false;
+		child->gone = false;
+	}
+	if (child->cur.nmaps)
+		return;
+	/* a child starts with a copy of its parent's address space */
+	for (size_t i = 0; i < parent->cur.nmaps; i++) {
+		struct map m = parent->cur.maps[i];
+
+		m.path = fg_xstrdup(m.path);
+		FG_ALLOC_GROW(child->cur.maps, child->cur.nmaps + 1, child->cur.alloc);
+		child->cur.maps[child->cur.nmaps++] = m;
+	}
+	child->from_stream = parent->from_stream;
+}
+
+void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
+{
+	struct proc *p = get_proc(s, pid);
+
+	if (p->exited)
+		return;
+	p->exited = true;
+	/*
+	 * Samples may still follow the exit record (they travel by another
+	 * channel): keep the mappings of the last EXITED_KEEP processes, so that
+	 * memory stays bounded by the processes alive, not by all that ever ran.
+	 */
+	if (s->exited_n == EXITED_KEEP) {
+		struct proc *old = get_proc(s, s->exited[s->exited_head]);
+
+		if (old->exited && old != p) {
+			maps_clear(old);
+			jit_free(old->jit);
+			old->jit = NULL;
+		}
+		s->exited[s->exited_head] = pid;
+		s->exited_head = (s->exited_head + 1) % EXITED_KEEP;
+	} else {
+		s->exited[(s->exited_head + s->exited_n++) % EXITED_KEEP] = pid;
+	}
+	s->last_proc = p;
+}
+
+/* --- /proc fallback --- */
+
+struct procmaps_ctx {
+	struct proc *p;
+};
+
+static int procmaps_add(const struct fg_procmap *pm, void *arg)
+{
+	struct procmaps_ctx *c = arg;
+	struct fg_sym_mapping m = {
+		.pid = c->p->pid,
+		.start = pm->start,
+		.end = pm->end,
+		.pgoff = pm->pgoff,
+		.dev_major = pm->dev_major,
+		.dev_minor = pm->dev_minor,
+		.inode = pm->inode,
+		.path = pm->path,
+		.exec = pm->exec,
+	};
+
+	if (!pm->exec)
+		return 0;
+	/* already known (from the stream or an earlier read): keep what we have */
+	for (size_t i = 0; i < c->p->cur.nmaps; i++) {
+		const struct map *o = &c->p->cur.maps[i];
+
+		if (o->start == pm->start && o->end == pm->end && o->inode == pm->inode &&
+		    o->pgoff == pm->pgoff)
+			return 0;
+	}
+	add_map(&c->p->cur, &m);
+	return 0;
+}
+
+static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
+{
+	char path[PATH_MAX];
+	uint64_t bad;
+	char *data;
+	size_t len;
+	int err;
+
+	p->procmaps_read = true;
+	p->procmaps_ms = now_ms();
+	snprintf(path, sizeof(path), "%s/%u/maps", s->o.proc_root, p->pid);
+	err = fg_read_file(path, PROCMAPS_MAX, &data, &len);
+	if (err < 0) {
+		if (err == -ENOENT || err == -ESRCH)
+			p->gone = true;
+		else if (s->o.verbose)
+			warn(s, "cannot read '%s': %s", path, strerror(-err));
+		return;
+	}
+	struct procmaps_ctx c = { .p = p };
+	if (fg_procmaps_parse(data, len, procmaps_add, &c, &bad) < 0)
+		warn(s, "'%s': malformed line %llu", path, (unsigned long long)bad);
+	free(data);
+}
+
+/* --- files --- */
+
+static bool same_build_id(const struct map *m, const struct fg_elfsyms *e)
+{
+	return e->build_id_len == m->build_id_len &&
+	       memcmp(e->build_id, m->build_id, m->build_id_len) == 0;
+}
+
+/*
+ * Is the file open on fd the one mapped?  By build-id when both are known,
+ * else by device and inode (unless `trusted`: a --symfs copy).  *elf receives
+ * the file's symbols when they had to be read to decide.
+ */
+static bool is_mapped_file(const struct map *m, int fd, const struct stat *st, bool trusted,
+			   struct fg_elfsyms **elf)
+{
+	*elf = NULL;
+	if (m->build_id_len) {
+		*elf = fg_elfsyms_open_fd(fd);
+		if (*elf && (*elf)->build_id_len)
+			return same_build_id(m, *elf);
+	}
+	if (trusted || !m->inode)
+		return true;
+	return st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
+	       minor(st->st_dev) == m->dev_minor;
+}
+
+static void dso_key(char *key, size_t *len, char type, const struct map *m)
+{
+	key[0] = type;
+	if (type == 'b') {
+		memcpy(key + 1, m->build_id, m->build_id_len);
+		*len = 1 + m->build_id_len;
+	} else {
+		uint64_t v[2] = { (uint64_t)m->dev_major << 32 | m->dev_minor, m->inode };
+
+		memcpy(key + 1, v, sizeof(v));
+		*len = 1 + sizeof(v);
+	}
+}
+
+static struct dso *dso_cached(struct fg_symbolizer *s, const struct map *m)
+{
+	char key[1 + FG_BUILD_ID_MAX + 16];
+	size_t len;
+	struct fg_hent *e;
+
+	if (m->build_id_len) {
+		dso_key(key, &len, 'b', m);
+		e = fg_hmap_get(s->dsos, key, len);
+		if (e)
+			return e->val.p;
+	}
+	if (m->inode) {
+		dso_key(key, &len, 'i', m);
+		e = fg_hmap_get(s->dsos, key, len);
+		if (e)
+			return e->val.p;
+	}
+	return NULL;
+}
+
+static void dso_remember(struct fg_symbolizer *s, struct dso *d, const struct map *m,
+			 const struct stat *st)
+{
+	char key[1 + FG_BUILD_ID_MAX + 16];
+	size_t len;
+	struct map id = *m;
+
+	if (d->elf && d->elf->build_id_len) {
+		memcpy(id.build_id, d->elf->build_id, d->elf->build_id_len);
+		id.build_id_len = d->elf->build_id_len;
+		dso_key(key, &len, 'b', &id);
+		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+	}
+	if (m->inode) {
+		dso_key(key, &len, 'i', m);
+		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+	} else if (st) {
+		/* the identity of the file opened */
+		id.dev_major = major(st->st_dev);
+		id.dev_minor = minor(st->st_dev);
+		id.inode = st->st_ino;
+		dso_key(key, &len, 'i', &id);
+		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+	}
+	FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
+	s->all_dsos[s->ndsos++] = d;
+	s->st.files++;
+}
+
+/*
+ * Open a file that should hold data (an ELF file, a JIT map).  Beyond
+ * fg_open_regular's checks: pseudo files that call themselves regular
+ * (procfs, sysfs and the like, where reading can have effects, such as
+ * /proc/kmsg) are refused, and so is a file under min_size bytes.
+ */
+static int open_data_file(const char *path, off_t min_size, uint64_t max_size, struct stat *st)
+{
+	static const long pseudo[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
+		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC,
+	};
+	struct statfs sf;
+	int fd = fg_open_regular(path, max_size, st);
+
+	if (fd < 0)
+		return fd;
+	if (st->st_size < min_size || fstatfs(fd, &sf) < 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < FG_ARRAY_SIZE(pseudo); i++) {
+		if ((long)sf.f_type == pseudo[i]) {
+			close(fd);
+			return -EINVAL;
+		}
+	}
+	return fd;
+}
+
+static int try_open(const char *path, struct stat *st)
+{
+	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
+}
+
+/* Open a separate debug file and check it belongs to `e`. */
+static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *e)
+{
+	struct fg_elfsyms *d;
+	struct stat st;
+	int fd = try_open(path, &st);
+
+	if (fd < 0)
+		return NULL;
+	d = fg_elfsyms_open_fd(fd);
+	if (d) {
+		bool ok;
+
+		if (e->build_id_len) {
+			ok = d->build_id_len == e->build_id_len &&
+			     memcmp(d->build_id, e->build_id, e->build_id_len) == 0;
+		} else {
+			uint32_t crc;
+
+			ok = e->debuglink && fg_elf_crc32(fd, &crc) == 0 && crc == e->debuglink_crc;
+		}
+		if (!ok) {
+			fg_elfsyms_free(d);
+			d = NULL;
+		}
+	}
+	close(fd);
+	return d;
+}
+
+/*
+ * Separate debug information, where gdb and perf look: by build-id under
+ * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in its
+ * .debug/ directory and under /usr/lib/debug/.  `prefix` is where the file
+ * itself was found (--symfs, a process root).  Returns the path found.
+ */
+static char *find_debug(const struct dso *d, struct fg_elfsyms **out)
+{
+	const struct fg_elfsyms *e = d->elf;
+	char path[PATH_MAX * 2];
+	const char *prefixes[2] = { d->prefix, "" };
+
+	*out = NULL;
+	for (int pi = 0; pi < 2; pi++) {
+		const char *pre = prefixes[pi];
+
+		if (pi == 1 && !*d->prefix)
+			break;
+		if (e->build_id_len) {
+			char hex[2 * FG_BUILD_ID_MAX + 2];
+
+			fg_build_id_hex(e->build_id, e->build_id_len, hex, true);
+			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre, hex);
+			if ((*out = open_debug(path, e)) != NULL)
+				return fg_xstrdup(path);
+		}
+		if (e->debuglink) {
+			const char *slash = strrchr(d->path, '/');
+			int dirlen = slash ? (int)(slash - d->path) : 0;
+			const char *fmts[] = { "%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s" };
+
+			for (size_t i = 0; i < FG_ARRAY_SIZE(fmts); i++) {
+				if (i == 0 && strcmp(d->path + dirlen + 1, e->debuglink) == 0)
+					continue; /* the file itself */
+				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path, e->debuglink);
+				if ((*out = open_debug(path, e)) != NULL)
+					return fg_xstrdup(path);
+			}
+		}
+	}
+	return NULL;
+}
+
+static void load_vdso(struct fg_symbolizer *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char *data, *line, *save;
+	size_t len;
+
+	s->vdso_tried = true;
+	if (!base || fg_read_file("/proc/self/maps", PROCMAPS_MAX, &data, &len) < 0)
+		return;
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct fg_procmap m;
+
+		if (fg_procmap_parse(line, strlen(line), &m) == 0 && strcmp(m.path, "[vdso]") == 0 &&
+		    m.start == base) {
+			struct dso *d = fg_xcalloc(1, sizeof(*d));
+
+			/* this kernel's vdso is the same image in every process */
+			d->elf = fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
+			d->path = fg_xstrdup("[vdso]");
+			d->prefix = fg_xstrdup("");
+			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
+			s->all_dsos[s->ndsos++] = d;
+			s->vdso = d;
+			break;
+		}
+	}
+	free(data);
+}
+
+static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
+{
+	char path[PATH_MAX * 2], root[PATH_MAX];
+	struct fg_elfsyms *elf = NULL;
+	struct stat st;
+	struct dso *d;
+	int fd = -1, c;
+	const char *prefix = "";
+	bool live = !p->exited && !p->gone;
+
+	m->resolved = true;
+	m->fail = FG_UNNAMED_NOFILE;
+	if (m->kind == MAP_VDSO) {
+		if (!s->vdso_tried)
+			load_vdso(s);
+		m->dso = s->vdso;
+		if (!m->dso)
+			m->fail = FG_UNNAMED_NOSYMS;
+		return;
+	}
+	if (m->kind != MAP_FILE)
+		return;
+	d = dso_cached(s, m);
+	if (d) {
+		m->dso = d;
+		return;
+	}
+	snprintf(root, sizeof(root), "%s/%u/root", s->o.proc_root, p->pid);
+	/* the candidates, most trustworthy first */
+	for (c = 0; c < 4 && fd < 0; c++) {
+		bool trusted = false;
+
+		switch (c) {
+		case 0: /* the very file the process mapped, even deleted or replaced */
+			if (!live)
+				continue;
+			snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", s->o.proc_root,
+				 p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+			prefix = root;
+			break;
+		case 1: /* a copy of the file system, as perf's --symfs */
+			if (!s->o.symfs)
+				continue;
+			snprintf(path, sizeof(path), "%s%s", s->o.symfs, m->path);
+			prefix = s->o.symfs;
+			trusted = true;
+			break;
+		case 2: /* inside the process' root: containers */
+			if (!live)
+				continue;
+			snprintf(path, sizeof(path), "%s%s", root, m->path);
+			prefix = root;
+			break;
+		default:
+			snprintf(path, sizeof(path), "%s", m->path);
+			prefix = "";
+			break;
+		}
+		fd = try_open(path, &st);
+		if (fd < 0)
+			continue;
+		if (!is_mapped_file(m, fd, &st, trusted, &elf)) {
+			fg_elfsyms_free(elf);
+			elf = NULL;
+			close(fd);
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
+		if (s->o.verbose)
+			warn(s, "cannot find the file mapped at '%s' (pid %u)", m->path, p->pid);
+		return;
+	}
+	if (!elf)
+		elf = fg_elfsyms_open_fd(fd);
+	if (!elf) {
+		if (s->o.verbose)
+			warn(s, "cannot read symbols of '%s': %s", path, strerror(errno));
+	} else if (elf->build_id_len) {
+		/* perhaps a file already read under another name */
+		struct map id = *m;
+		struct fg_hent *e;
+		char key[1 + FG_BUILD_ID_MAX + 16];
+		size_t len;
+
+		memcpy(id.build_id, elf->build_id, elf->build_id_len);
+		id.build_id_len = elf->build_id_len;
+		dso_key(key, &len, 'b', &id);
+		e = fg_hmap_get(s->dsos, key, len);
+		if (e) {
+			fg_elfsyms_free(elf);
+			close(fd);
+			m->dso = e->val.p;
+			if (m->inode) { /* remember this identity too */
+				dso_key(key, &len, 'i', m);
+				fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = m->dso;
+			}
+			return;
+		}
+	}
+	d = fg_xcalloc(1, sizeof(*d));
+	d->elf = elf;
+	d->path = fg_xstrdup(m->path);
+	d->prefix = fg_xstrdup(prefix);
+	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
+		struct fg_elfsyms *dbg;
+		char *dpath = find_debug(d, &dbg);
+
+		if (dbg) {
+			fg_elfsyms_adopt(d->elf, dbg);
+			fg_elfsyms_free(dbg);
+		}
+		if (s->o.inline_frames || s->o.srcline) {
+			/* DWARF lives in the debug file when there is one */
+			if (dpath)
+				d->dwarf = fg_dwarf_open(dpath);
+			if (!d->dwarf)
+				d->dwarf = fg_dwarf_open_fd(fd);
+		}
+		free(dpath);
+	}
+	close(fd);
+	dso_remember(s, d, m, &st);
+	m->dso = d;
+}
+
+static struct map *space_find(const struct space *p, uint64_t ip)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || ip >= p->maps[lo - 1].end)
+		return NULL;
+	return &p->maps[lo - 1];
+}
+
+/*
+ * The mapping holding ip in the address space the process had at time_ns.
+ * A sample taken inside execve() is stamped after the exec record but still
+ * runs the old program: when the chosen space has nothing at ip, the other
+ * one is asked.
+ */
+static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
+{
+	bool old = pr->old.nmaps && time_ns < pr->exec_ns;
+	struct map *m = space_find(old ? &pr->old : &pr->cur, ip);
+
+	if (!m && pr->old.nmaps)
+		m = space_find(old ? &pr->cur : &pr->old, ip);
+	return m;
+}
+
+/* --- JIT maps --- */
+
+/* The pid of a process in its own pid namespace (NSpid's last field), or 0. */
+static uint32_t ns_pid(struct fg_symbolizer *s, uint32_t pid)
+{
+	char path[PATH_MAX], *data, *line;
+	size_t len;
+	uint32_t nspid = 0;
+
+	snprintf(path, sizeof(path), "%s/%u/status", s->o.proc_root, pid);
+	if (fg_read_file(path, 1 << 20, &data, &len) < 0)
+		return 0;
+	line = strstr(data, "\nNSpid:");
+	if (line) {
+		char *end = strchr(line + 1, '\n'), *tok, *save;
+
+		if (end)
+			*end = '\0';
+		for (tok = strtok_r(line + 7, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+			nspid = (uint32_t)strtoul(tok, NULL, 10);
+	}
+	free(data);
+	return nspid;
+}
+
+static void jit_refresh(struct jit *j)
+{
+	struct stat st;
+	int fd = open_data_file(j->path, 0, 0, &st);
+	char buf[65536];
+
+	j->last_check_ms = now_ms();
+	if (fd < 0)
+		return;
+	if (st.st_ino != j->ino || st.st_dev != j->dev || (uint64_t)st.st_size < j->consumed) {
+		/* another file (a new process under the pid) or rewritten: start again */
+		fg_perfmap_free(j->pm);
+		j->pm = fg_perfmap_new();
+		j->consumed = 0;
+		fg_buf_reset(&j->partial);
+		j->dev = st.st_dev;
+		j->ino = st.st_ino;
+	}
+	while (j->consumed < PERFMAP_MAX) {
+		ssize_t r = pread(fd, buf, sizeof(buf), (off_t)(j->consumed + j->partial.len));
+		size_t used;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		fg_buf_add(&j->partial, buf, (size_t)r);
+		used = fg_perfmap_add(j->pm, j->partial.data, j->partial.len, &j->bad_lines);
+		j->consumed += used;
+		memmove(j->partial.data, j->partial.data + used, j->partial.len - used);
+		fg_buf_truncate(&j->partial, j->partial.len - used);
+		if (j->partial.len > 65536) { /* a line that never ends: drop it */
+			j->consumed += j->partial.len;
+			j->bad_lines++;
+			fg_buf_reset(&j->partial);
+		}
+	}
+	close(fd);
+}
+
+static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	uint32_t nspid;
+	int fd = -1;
+
+	if (p->jit_tried)
+		return p->jit;
+	p->jit_tried = true;
+	/* inside the process' root, under its pid there; then ours */
+	if (!p->exited && !p->gone && (nspid = ns_pid(s, p->pid)) != 0) {
+		snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->o.proc_root, p->pid,
+			 nspid);
+		fd = open_data_file(path, 0, 0, &st);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", s->o.symfs ? s->o.symfs : "",
+			 p->pid);
+		fd = open_data_file(path, 0, 0, &st);
+	}
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	/*
+	 * As perf: a live process' map must be its user's (or root's), so that
+	 * nobody names another user's frames by writing /tmp/perf-PID.map first
+	 */
+	if (!p->exited && !p->gone) {
+		char proc[PATH_MAX];
+		struct stat ps;
+
+		snprintf(proc, sizeof(proc), "%s/%u", s->o.proc_root, p->pid);
+		if (stat(proc, &ps) == 0 && st.st_uid != ps.st_uid && st.st_uid != 0) {
+			warn(s, "ignoring '%s': not owned by the user of process %u", path, p->pid);
+			return NULL;
+		}
+	}
+	p->jit = fg_xcalloc(1, sizeof(*p->jit));
+	p->jit->pm = fg_perfmap_new();
+	p->jit->path = fg_xstrdup(path);
+	p->jit->dev = st.st_dev;
+	p->jit->ino = st.st_ino;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
+	p->jit->shown = fg_xstrdup(path);
+	jit_refresh(p->jit);
+	return p->jit;
+}
+
+static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct proc *p,
+					       uint64_t ip, struct jit **jout)
+{
+	struct jit *j = get_jit(s, p);
+	const struct fg_perfmap_ent *e;
+
+	*jout = j;
+	if (!j)
+		return NULL;
+	e = fg_perfmap_lookup(j->pm, ip);
+	if (!e && now_ms() - j->last_check_ms >= RECHECK_MS) {
+		/* the JIT may have written more since */
+		jit_refresh(j);
+		e = fg_perfmap_lookup(j->pm, ip);
+	}
+	return e;
+}
+
+/* --- naming --- */
+
+static const char *pretty(struct fg_symbolizer *s, struct fg_elf_sym *sym)
+{
+	if (s->o.no_demangle)
+		return sym->name;
+	if (!sym->pretty) {
+		char *d = fg_demangle(sym->name);
+
+		/* remember "not mangled" as the name itself, to demangle only once */
+		sym->pretty = d ? d : fg_xstrdup(sym->name);
+	}
+	return sym->pretty;
+}
+
+static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed why)
+{
+	f->sym = NULL;
+	s->st.unnamed[why]++;
+}
+
+static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct fg_frame *f)
+{
+	const struct fg_ksym *k;
+	uint64_t bad;
+
+	f->addr = ip;
+	f->module = "[kernel.kallsyms]";
+	if (!s->ksyms_tried) {
+		s->ksyms_tried = true;
+		s->ksyms = fg_ksyms_load(s->o.kallsyms, &bad);
+		if (!s->ksyms && bad)
+			warn(s, "'%s': malformed line %llu; kernel frames stay unnamed", s->o.kallsyms,
+			     (unsigned long long)bad);
+		else if (!s->ksyms)
+			warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
+			     strerror(errno));
+		else if (fg_ksyms_hidden(s->ksyms))
+			warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
+				"kernel frames stay unnamed",
+			     s->o.kallsyms);
+	}
+	k = fg_ksyms_lookup(s->ksyms, leaf || !ip ? ip : ip - 1);
+	if (!k) {
+		unnamed(s, f, FG_UNNAMED_NOSYMS);
+		return;
+	}
+	if (k->module) {
+		snprintf(s->name_buf, sizeof(s->name_buf), "[%s]", k->module);
+		f->module = s->name_buf;
+	}
+	f->sym = k->name;
+	f->off = ip - k->addr;
+	s->st.named++;
+}
+
+void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+			 bool kernel, bool leaf, struct fg_frame *f)
+{
+	uint64_t look = leaf || !ip ? ip : ip - 1, off, addr;
+	struct proc *p;
+	struct map *m;
+	struct jit *j = NULL;
+	const struct fg_perfmap_ent *je;
+
+	memset(f, 0, sizeof(*f));
+	if (kernel) {
+		name_kernel(s, ip, leaf, f);
+		return;
+	}
+	f->addr = ip;
+	f->module = "[unknown]";
+	p = get_proc(s, pid);
+	m = find_map(p, look, time_ns);
+	if (!m && !p->exited && !p->gone &&
+	    (!p->procmaps_read || now_ms() - p->procmaps_ms >= RECHECK_MS)) {
+		read_procmaps(s, p);
+		m = find_map(p, look, time_ns);
+	}
+	if (!m || m->kind == MAP_ANON) {
+		je = jit_lookup(s, p, ip, &j);
+		if (je) {
+			f->sym = je->name;
+			f->off = ip - je->start;
+			f->module = j->shown;
+			s->st.named++;
+			return;
+		}
+		if (m)
+			unnamed(s, f, FG_UNNAMED_NOJIT);
+		else if (p->gone && !p->from_stream)
+			unnamed(s, f, FG_UNNAMED_GONE);
+		else
+			unnamed(s, f, FG_UNNAMED_NOMAP);
+		if (m && j)
+			f->module = j->shown;
+		else if (m && *m->path)
+			f->module = m->path; /* "//anon", "[heap]" */
+		return;
+	}
+	f->module = m->path;
+	if (!m->resolved)
+		resolve_map(s, p, m);
+	if (!m->dso || !m->dso->elf) {
+		unnamed(s, f, m->dso ? FG_UNNAMED_NOSYMS : m->fail);
+		return;
+	}
+	off = look - m->start + m->pgoff;
+	if (!fg_elfsyms_offset_to_addr(m->dso->elf, off, &addr)) {
+		unnamed(s, f, FG_UNNAMED_NOSYMS);
+		return;
+	}
+	/* file-relative, as perf prints it */
+	f->addr = addr + (ip - look);
+	struct fg_elf_sym *sym = fg_elfsyms_lookup(m->dso->elf, addr);
+	if (!sym) {
+		unnamed(s, f, FG_UNNAMED_NOSYMS);
+		return;
+	}
+	f->sym = pretty(s, sym);
+	f->off = f->addr - sym->addr;
+	s->st.named++;
+}
+
+/* --- output --- */
+
+static void add_hex(struct fg_buf *b, uint64_t v, int width)
+{
+	char tmp[17];
+	int n = 0;
+
+	do {
+		tmp[n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	fg_buf_grow(b, (size_t)(width > n ? width : n));
+	for (int i = n; i < width; i++)
+		b->data[b->len++] = ' ';
+	while (n)
+		b->data[b->len++] = tmp[--n];
+	b->data[b->len] = '\0';
+}
+
+static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
+{
+	struct fg_buf *b = &s->out;
+
+	fg_buf_addch(b, '\t');
+	add_hex(b, f->addr, 16);
+	fg_buf_addch(b, ' ');
+	if (f->sym) {
+		fg_buf_addstr(b, f->sym);
+		if (!f->inlined) {
+			fg_buf_add(b, "+0x", 3);
+			add_hex(b, f->off, 0);
+		}
+	} else {
+		fg_buf_add(b, "[unknown]", 9);
+	}
+	fg_buf_add(b, " (", 2);
+	if (f->inlined)
+		fg_buf_add(b, "inlined", 7);
+	else
+		fg_buf_addstr(b, f->module);
+	fg_buf_addch(b, ')');
+	if (f->srcfile) {
+		/* on a line of its own, the file's base name, as perf script -F+srcline */
+		const char *base = strrchr(f->srcfile, '/');
+
+		fg_buf_addf(b, "\n  %s:%u", base ? base + 1 : f->srcfile, f->srcline);
+	}
+	fg_buf_addch(b, '\n');
+}
+
+/* A user frame, with its inlined functions when asked. */
+static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+		      bool leaf)
+{
+	struct fg_frame f;
+	struct proc *p;
+	struct map *m;
+
+	fg_symbolizer_frame(s, pid, time_ns, ip, false, leaf, &f);
+	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
+		emit(s, &f);
+		return;
+	}
+	p = get_proc(s, pid);
+	m = find_map(p, leaf ? ip : ip - 1, time_ns);
+	if (!m || !m->dso || !m->dso->elf || m->kind != MAP_FILE) {
+		emit(s, &f);
+		return;
+	}
+	struct dso *d = m->dso;
+	if (!d->dwarf) {
+		emit(s, &f);
+		return;
+	}
+	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
+	uint64_t look = leaf ? f.addr : f.addr - 1;
+	int n = fg_dwarf_lookup(d->dwarf, look, locs, FG_ARRAY_SIZE(locs));
+	if (n <= 0) {
+		emit(s, &f);
+		return;
+	}
+	/*
+	 * locs[0] is the innermost inlined function (where the address is),
+	 * locs[n-1] the function the symbol names.  perf prints the symbol's line
+	 * first, then the inlined functions outward... we print leaf first, as
+	 * the stack is: the innermost inlined function, then its callers, the
+	 * real function last, so that folding keeps the order.
+	 */
+	if (s->o.inline_frames && n > 1) {
+		for (int i = 0; i < n - 1; i++) {
+			struct fg_frame in = f;
+			char *dn = NULL;
+
+			in.inlined = true;
+			if (locs[i].func && !s->o.no_demangle)
+				dn = fg_demangle(locs[i].func);
+			in.sym = dn ? dn : locs[i].func ? locs[i].func : "[unknown]";
+			in.srcfile = s->o.srcline ? locs[i].file : NULL;
+			in.srcline = locs[i].line;
+			emit(s, &in);
+			free(dn);
+		}
+	}
+	if (s->o.srcline) {
+		/* the real function's line: where the outermost inlined call sits */
+		f.srcfile = locs[s->o.inline_frames ? n - 1 : 0].file;
+		f.srcline = locs[s->o.inline_frames ? n - 1 : 0].line;
+	}
+	emit(s, &f);
+}
+
+/*
+ * A decimal number in at least `width` columns, padded with `pad` on the
+ * left, or with spaces on the right when `left` (printf's %5u, %-5u, %03u).
+ */
+static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fg_buf_grow(b, (size_t)(width > n ? width : n));
+	for (int i = n; !left && i < width; i++)
+		b->data[b->len++] = pad;
+	for (int i = n; i > 0; i--)
+		b->data[b->len++] = tmp[i - 1];
+	for (int i = n; left && i < width; i++)
+		b->data[b->len++] = ' ';
+	b->data[b->len] = '\0';
+}
+
+int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp)
+{
+	struct fg_buf *b = &s->out;
+
+	s->st.samples++;
+	fg_buf_reset(b);
+	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
+	fg_buf_addstr(b, smp->comm && *smp->comm ? smp->comm : ":-1");
+	fg_buf_addch(b, ' ');
+	add_dec(b, smp->pid, 5, ' ', false);
+	fg_buf_addch(b, '/');
+	add_dec(b, smp->tid, 5, ' ', true);
+	fg_buf_add(b, " [", 2);
+	add_dec(b, smp->cpu, 3, '0', false);
+	fg_buf_add(b, "] ", 2);
+	add_dec(b, smp->time_ns / 1000000000, 5, ' ', false);
+	fg_buf_addch(b, '.');
+	add_dec(b, smp->time_ns % 1000000000 / 1000, 6, '0', false);
+	fg_buf_add(b, ": ", 2);
+	add_dec(b, smp->weight, 10, ' ', false);
+	fg_buf_addch(b, ' ');
+	fg_buf_addstr(b, smp->event ? smp->event : "cpu-clock");
+	fg_buf_add(b, ": \n", 3);
+	for (size_t i = 0; i < smp->nkips; i++) {
+		struct fg_frame f;
+
+		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
+		emit(s, &f);
+	}
+	for (size_t i = 0; i < smp->nuips; i++)
+		emit_user(s, smp->pid, smp->time_ns, smp->uips[i], i == 0);
+	fg_buf_addch(b, '\n');
+	if (fwrite(b->data, 1, b->len, out) != b->len)
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+void fg_symbolizer_stats(const struct fg_symbolizer *s, struct fg_sym_stats *st)
+{
+	*st = s->st;
+}

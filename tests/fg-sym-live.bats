@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# fg-sym on live processes: real /proc, real captures from fg-sample, JIT
+# maps written by a running program.  Runs as root in CI.
+bats_require_minimum_version 1.5.0
+load helpers
+
+# wait_for FILE PATTERN: until FILE holds PATTERN (at most 20 s)
+wait_for() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timed out waiting for '$2' in $1" >&2
+	return 1
+}
+
+# samples NAME: stack blocks of $output whose header starts with NAME, one a line ('|' for newlines)
+blocks() {
+	awk -v c="$1" 'BEGIN { RS = "" } index($0, c " ") == 1 { gsub("\n", "|"); print }' <<<"$output"
+}
+
+# base_of PID FILE: the start of the mapping of FILE at offset 0 in PID
+base_of() {
+	awk -v f="$2" '$6 == f && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$1/maps"
+}
+
+symaddr() { # FILE SYMBOL
+	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
+}
+
+@test "fg-sym live: without mapping records, /proc/PID/maps names a running process" {
+	requires root
+	"$WORKLOADS/recurse" 30 &
+	local pid=$! exe=$WORKLOADS/recurse
+	wait_for "/proc/$pid/maps" "$exe"
+	local base
+	base=$(base_of $pid "$exe")
+	printf 'sample pid=%d comm=recurse u=%x,%x\n' $pid \
+		$((0x$base + 0x$(symaddr "$exe" spin_leaf) + 2)) $((0x$base + 0x$(symaddr "$exe" main) + 4)) \
+		>"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill $pid
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" spin_leaf+0x2 ($exe)" ]]
+	[[ ${lines[2]} == *" main+0x4 ($exe)" ]]
+}
+
+@test "fg-sym live: a deleted binary is read through /proc/PID/map_files" {
+	requires root
+	local exe=$BATS_TEST_TMPDIR/recurse-copy
+	cp "$WORKLOADS/recurse" "$exe"
+	"$exe" 30 &
+	local pid=$!
+	wait_for "/proc/$pid/maps" "$exe"
+	local base leaf
+	base=$(base_of $pid "$exe")
+	leaf=$(symaddr "$exe" spin_leaf)
+	rm "$exe"
+	# and another file now at the same path, which must not be used
+	printf 'not the binary\n' >"$exe"
+	printf 'sample pid=%d u=%x\n' $pid $((0x$base + 0x$leaf + 1)) >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill $pid
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" spin_leaf+0x1 ($exe)" ]]
+}
+
+@test "fg-sym live: JIT frames from the perf map a running program writes" {
+	requires root
+	"$WORKLOADS/jit" 30 &
+	local pid=$!
+	wait_for "/tmp/perf-$pid.map" jit_loop
+	local loop
+	loop=$(awk '$3 == "jit_loop" { print $1 }' "/tmp/perf-$pid.map")
+	printf 'sample pid=%d u=%x\n' $pid $((0x$loop + 4)) >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill $pid
+	wait $pid || true
+	rm -f "/tmp/perf-$pid.map"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\t%16x jit_loop+0x4 (/tmp/perf-%d.map)' $((0x$loop + 4)) $pid)" ]
+}
+
+@test "fg-sym live: a perf map that grows is read again" {
+	requires root
+	sleep 30 &
+	local pid=$! map=/tmp/perf-$!.map
+	printf '7f0000001000 10 first\n' >"$map"
+	{
+		printf 'sample pid=%d u=7f0000001004\n' $pid
+	} >"$BATS_TEST_TMPDIR/a.txt"
+	printf 'sample pid=%d u=7f0000002004\n' $pid >"$BATS_TEST_TMPDIR/b.txt"
+	fgr-make "$BATS_TEST_TMPDIR/a.txt" >"$BATS_TEST_TMPDIR/a.fgr"
+	# the second sample only once the first is named and the map has grown
+	fgr-make "$BATS_TEST_TMPDIR/b.txt" >"$BATS_TEST_TMPDIR/b.fgr"
+	local hs # the stream header's size (its header_size field), to send b's record alone
+	hs=$(od -An -tu4 -j12 -N4 "$BATS_TEST_TMPDIR/b.fgr" | tr -d ' ')
+	tail -c +$((hs + 1)) "$BATS_TEST_TMPDIR/b.fgr" >"$BATS_TEST_TMPDIR/b.rec"
+	{
+		cat "$BATS_TEST_TMPDIR/a.fgr"
+		wait_for "$BATS_TEST_TMPDIR/out" "first+0x4"
+		printf '7f0000002000 10 second\n' >>"$map"
+		sleep 0.2 # past fg-sym's re-read interval (50 ms)
+		cat "$BATS_TEST_TMPDIR/b.rec"
+	} | fg-sym >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	kill $pid
+	rm -f "$map"
+	grep -q "first+0x4 (/tmp/perf-$pid.map)" "$BATS_TEST_TMPDIR/out"
+	grep -q "second+0x4 (/tmp/perf-$pid.map)" "$BATS_TEST_TMPDIR/out"
+}
+
+@test "fg-sym live: output is flushed while the input pauses" {
+	requires root
+	printf 'sample pid=1 comm=first u=1000\n' >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	# the writer keeps the pipe open until the sample shows up on the other side
+	{
+		cat "$BATS_TEST_TMPDIR/in.fgr"
+		wait_for "$BATS_TEST_TMPDIR/out" "^first " || echo timeout >"$BATS_TEST_TMPDIR/timeout"
+	} | fg-sym --proc-root "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/out" 2>/dev/null
+	[ ! -e "$BATS_TEST_TMPDIR/timeout" ]
+}
+
+@test "fg-sym live: 40 processes of 60 ms each, named after they are gone (>= 95% of their samples)" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -F 499 -o "$BATS_TEST_TMPDIR/run.fgr" -- "$WORKLOADS/shortlived" 40 60
+	[ "$status" -eq 0 ]
+	# every process has exited: the capture is named from its records and the files on disk
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/run.fgr"
+	[ "$status" -eq 0 ]
+	local all named
+	# the children exec'd /proc/self/exe, so their comm is "exe"
+	all=$(blocks exe | wc -l)
+	named=$(blocks exe | grep -vc '\[unknown\]' || true)
+	echo "children's samples: $all, fully named: $named" >&3
+	[ "$all" -ge 200 ]
+	[ $((named * 100)) -ge $((all * 95)) ]
+	# and most of them are in the work the children do, named from their file
+	local work
+	work=$(blocks exe | grep -cE 'child_(spin|work)\+0x[0-9a-f]+ \([^)]*/shortlived\)' || true)
+	echo "in child_spin or child_work: $work" >&3
+	[ $((work * 2)) -ge "$all" ]
+}
+
+@test "fg-sym live: fg-sample | fg-sym names a running workload as it runs" {
+	requires root btf perf_event
+	"$WORKLOADS/recurse" 20 &
+	local pid=$!
+	wait_for "/proc/$pid/maps" recurse
+	fg --separate-stderr bash -c "fg-sample -F 199 -d 2 -p $pid | fg-sym"
+	kill $pid
+	[ "$status" -eq 0 ]
+	[[ $output == *" spin_leaf+0x"*"(${WORKLOADS}/recurse)"* ]]
+	[[ $output == *" recurse+0x"*"(${WORKLOADS}/recurse)"* ]]
+}
+
+@test "fg-sym live: JIT frames of a captured JIT-like program" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -F 499 -o "$BATS_TEST_TMPDIR/jit.fgr" -- "$WORKLOADS/jit" 2
+	[ "$status" -eq 0 ]
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/jit.fgr"
+	[ "$status" -eq 0 ]
+	local pid
+	pid=$(sed -n 's/^jit *\([0-9]*\)\/.*/\1/p' <<<"$output" | head -n 1)
+	rm -f "/tmp/perf-$pid.map"
+	[[ $output == *" jit_loop+0x"*"(/tmp/perf-"*".map)"* ]]
+	[[ $output == *" run_jit+0x"*"(${WORKLOADS}/jit)"* ]]
+}
+
+@test "fg-sym live: a JIT map another user wrote for a process is ignored" {
+	requires root
+	sleep 30 &
+	local pid=$! map=/tmp/perf-$!.map
+	printf '7f0000001000 10 forged\n' >"$map"
+	chown nobody "$map"
+	printf 'sample pid=%d u=7f0000001004\n' $pid >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill $pid
+	rm -f "$map"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} != *forged* ]]
+	[[ $stderr == *"fg-sym: ignoring '/proc/$pid/root/tmp/perf-$pid.map': not owned by the user of process $pid"* ]]
+}
+
+@test "fg-sym live: the JIT map of a process in another pid namespace, under its pid there" {
+	requires root unshare
+	rm -f /tmp/perf-1.map
+	unshare --pid --fork "$WORKLOADS/jit" 30 &
+	local outer=$! pid= i
+	for ((i = 0; i < 200; i++)); do
+		pid=$(pgrep -P $outer) && break
+		sleep 0.1
+	done
+	[ -n "$pid" ]
+	# inside its namespace it is pid 1, and wrote /tmp/perf-1.map
+	wait_for /tmp/perf-1.map jit_loop
+	local loop
+	loop=$(awk '$3 == "jit_loop" { print $1 }' /tmp/perf-1.map)
+	printf 'sample pid=%d u=%x\n' "$pid" $((0x$loop + 2)) >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	kill "$pid" $outer 2>/dev/null || true
+	wait $outer || true
+	rm -f /tmp/perf-1.map
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\t%16x jit_loop+0x2 (/tmp/perf-%d.map)' $((0x$loop + 2)) "$pid")" ]
+}

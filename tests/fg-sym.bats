@@ -1,0 +1,525 @@
+#!/usr/bin/env bats
+# fg-sym: naming frames from record streams.  ELF fixtures are built here from
+# tests/fixtures/sym/*.c; record streams are written with fgr-make from text.
+bats_require_minimum_version 1.5.0
+load helpers
+
+F=$FIXTURES/sym
+BASE=0x555555554000
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR
+	local cflags="-g -O1 -fno-omit-frame-pointer"
+	gcc $cflags -fPIE -pie -rdynamic "$F/prog.c" -o "$d/pie"
+	gcc $cflags -fno-pie -no-pie "$F/prog.c" -o "$d/nopie"
+	# a text segment whose address differs from its file offset: the load bias matters
+	gcc $cflags -fPIE -pie -Wl,-Ttext-segment=0x200000 "$F/prog.c" -o "$d/pie-moved"
+	# only .dynsym left
+	strip --strip-all "$d/pie" -o "$d/pie-stripped"
+	# separate debug information, found through .gnu_debuglink
+	objcopy --only-keep-debug "$d/pie" "$d/pie-dl.debug"
+	strip --strip-all "$d/pie" -o "$d/pie-dl"
+	(cd "$d" && objcopy --add-gnu-debuglink=pie-dl.debug pie-dl)
+	# ... and through the build-id tree, under a --symfs root
+	mkdir -p "$d/symfs/bin"
+	local id
+	id=$(readelf -n "$d/pie" | awk '/Build ID/ { print $3 }')
+	mkdir -p "$d/symfs/usr/lib/debug/.build-id/${id:0:2}"
+	cp "$d/pie-dl.debug" "$d/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	cp "$d/pie-stripped" "$d/symfs/bin/fixture"
+	# no build-id: the debuglink's CRC decides
+	gcc $cflags -fPIE -pie -Wl,--build-id=none "$F/prog.c" -o "$d/nobid"
+	mkdir -p "$d/crc"
+	objcopy --only-keep-debug "$d/nobid" "$d/crc/nobid.debug"
+	strip --strip-all "$d/nobid" -o "$d/crc/nobid"
+	(cd "$d/crc" && objcopy --add-gnu-debuglink=nobid.debug nobid)
+	g++ $cflags -fPIE -pie "$F/templ.cc" -o "$d/templ"
+	gcc $cflags -fPIC -shared "$F/lib.c" -o "$d/libfixture.so"
+}
+
+# dev_of FILE: "MAJOR MINOR" of the device holding FILE
+dev_of() {
+	local dev
+	dev=$(stat -c %d "$1")
+	echo $(((dev >> 8 & 0xfff) | (dev >> 32 & ~0xfff))) $(((dev & 0xff) | (dev >> 12 & ~0xff)))
+}
+
+# mapping PID BASE FILE [PATH [extra...]]: the mapping line of FILE's executable segment
+mapping() {
+	local pid=$1 base=$2 file=$3 path=${4:-$3} vaddr off size dev
+	read -r off vaddr size < <(readelf -lW "$file" | awk '$1 == "LOAD" && /E 0x/ { print $2, $3, $5 }')
+	dev=($(dev_of "$file"))
+	local start=$((base + (vaddr & ~0xfff)))
+	local end=$((start + ((size + (vaddr & 0xfff) + 0xfff) & ~0xfff)))
+	shift 4 2>/dev/null || shift $#
+	printf 'mapping pid=%d start=%x end=%x pgoff=%x maj=%d min=%d ino=%d %s path=%s\n' \
+		"$pid" "$start" "$end" $((off & ~0xfff)) "${dev[0]}" "${dev[1]}" \
+		"$(stat -c %i "$file")" "$*" "$path"
+}
+
+# ip BASE FILE SYMBOL OFFSET: the address of SYMBOL+OFFSET once FILE is mapped at BASE
+ip() {
+	local a
+	a=$(nm "$2" | awk -v s="$3" '$3 == s { print $1; exit }')
+	[ -n "$a" ] || { echo "no symbol $3 in $2" >&2; return 1; }
+	printf '%x' $(($1 + 0x$a + $4))
+}
+
+# sym ARGS...: fgr-make < $BATS_TEST_TMPDIR/in.txt | fg-sym ARGS, output in $output/$stderr
+sym() {
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym "$@" "$BATS_TEST_TMPDIR/in.fgr"
+}
+
+@test "fg-sym -h prints the usage on stdout and exits 0" {
+	fg --separate-stderr fg-sym -h
+	[ "$status" -eq 0 ]
+	[[ $output == "usage: fg-sym "* ]]
+	[ -z "$stderr" ]
+}
+
+@test "fg-sym -V prints the version" {
+	fg fg-sym -V
+	[ "$status" -eq 0 ]
+	[[ $output == "fg-sym "[0-9]* ]]
+}
+
+@test "fg-sym: an unknown option prints the usage on stderr and exits 2" {
+	fg --separate-stderr fg-sym --bogus
+	[ "$status" -eq 2 ]
+	[ -z "$output" ]
+	[[ $stderr == *"unrecognized option"* ]]
+	[[ $stderr == *"usage: fg-sym"* ]]
+}
+
+@test "fg-sym: two operands are a usage error" {
+	fg --separate-stderr fg-sym a b
+	[ "$status" -eq 2 ]
+	[[ $stderr == "fg-sym: too many operands"* ]]
+}
+
+@test "fg-sym: a missing input file" {
+	fg --separate-stderr fg-sym /nonexistent/run.fgr
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-sym: cannot open '/nonexistent/run.fgr': No such file or directory" ]
+}
+
+@test "fg-sym: PIE executable, perf script format" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "sample pid=42 tid=43 cpu=1 time=1234567891000 comm=fixture u=$(ip $BASE "$d/pie" fixture_static 4),$(ip $BASE "$d/pie" fixture_leaf 9),$(ip $BASE "$d/pie" fixture_middle 0x10)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[ "$status" -eq 0 ]
+	local a
+	a=$(nm "$d/pie" | awk '$3 == "fixture_static" { print $1 }')
+	printf 'fixture    42/43    [001]  1234.567891:          1 cpu-clock: \n' >"$BATS_TEST_TMPDIR/want"
+	printf '\t%16x fixture_static+0x4 (%s)\n' $((0x$a + 4)) "$d/pie" >>"$BATS_TEST_TMPDIR/want"
+	diff -u "$BATS_TEST_TMPDIR/want" <(head -n 2 <<<"$output")
+	[[ ${lines[2]} == *" fixture_leaf+0x9 ($d/pie)" ]]
+	[[ ${lines[3]} == *" fixture_middle+0x10 ($d/pie)" ]]
+	[ "${#lines[@]}" -eq 4 ]
+	[[ $stderr == *"1 samples, 3 frames named, 0 unnamed"* ]]
+}
+
+@test "fg-sym: non-PIE executable" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 0 "$d/nopie"
+		echo "sample pid=42 u=$(ip 0 "$d/nopie" fixture_leaf 2),$(ip 0 "$d/nopie" main 5)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x2 ($d/nopie)" ]]
+	[[ ${lines[2]} == *" main+0x5 ($d/nopie)" ]]
+}
+
+@test "fg-sym: load bias from the program headers (segment address != file offset)" {
+	local d=$BATS_FILE_TMPDIR base=0x7f1234500000
+	# the file's addresses start at 0x200000; mapped at base - 0x200000 + ...
+	{
+		mapping 42 $((base - 0x200000)) "$d/pie-moved"
+		echo "sample pid=42 u=$(ip $((base - 0x200000)) "$d/pie-moved" fixture_middle 3)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[ "$status" -eq 0 ]
+	local a
+	a=$(nm "$d/pie-moved" | awk '$3 == "fixture_middle" { print $1 }')
+	[ "${lines[1]}" = "$(printf '\t%16x fixture_middle+0x3 (%s)' $((0x$a + 3)) "$d/pie-moved")" ]
+}
+
+@test "fg-sym: a shared library at a non-zero base" {
+	local d=$BATS_FILE_TMPDIR base=0x7f0000200000
+	{
+		mapping 42 $base "$d/libfixture.so"
+		echo "sample pid=42 u=$(ip $base "$d/libfixture.so" fixture_lib_func 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture_lib_func+0x1 ($d/libfixture.so)" ]]
+}
+
+@test "fg-sym: a stripped file is named from .dynsym; what is not there stays [unknown] with its module" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie-stripped"
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" fixture_static 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie-stripped)" ]]
+	[[ ${lines[2]} == *" [unknown] ($d/pie-stripped)" ]]
+	[[ $stderr == *"1 frames named, 1 unnamed (1 no symbols,"* ]]
+}
+
+@test "fg-sym: separate debug information through .gnu_debuglink" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie-dl"
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_static 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture_static+0x1 ($d/pie-dl)" ]]
+}
+
+@test "fg-sym: a debuglink file with the wrong checksum is not used" {
+	local d=$BATS_TEST_TMPDIR
+	cp "$BATS_FILE_TMPDIR/pie-dl" "$d/pie-dl"
+	# another build's debug file under the same name
+	gcc -g -O0 -fPIE -pie "$F/prog.c" -o "$d/other"
+	objcopy --only-keep-debug "$d/other" "$d/pie-dl.debug"
+	# the build-ids differ: make the fixture's build-id check fail too
+	{
+		mapping 42 $BASE "$d/pie-dl"
+		echo "sample pid=42 u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_static 1)"
+	} >"$d/in.txt"
+	sym
+	[[ ${lines[1]} == *" [unknown] ($d/pie-dl)" ]]
+}
+
+@test "fg-sym: without build-ids, a debuglink file is used only when its CRC matches" {
+	local d=$BATS_TEST_TMPDIR
+	cp "$BATS_FILE_TMPDIR/crc/nobid" "$BATS_FILE_TMPDIR/crc/nobid.debug" "$d/"
+	{
+		mapping 42 $BASE "$d/nobid"
+		echo "sample pid=42 u=$(ip $BASE "$BATS_FILE_TMPDIR/nobid" fixture_static 1)"
+	} >"$d/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture_static+0x1 ($d/nobid)" ]]
+	# the same name, other contents
+	printf 'x' >>"$d/nobid.debug"
+	sym
+	[[ ${lines[1]} == *" [unknown] ($d/nobid)" ]]
+}
+
+@test "fg-sym: debug information from the build-id tree under --symfs" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/symfs/bin/fixture" /bin/fixture
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_static 2)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --symfs "$d/symfs"
+	[[ ${lines[1]} == *" fixture_static+0x2 (/bin/fixture)" ]]
+	# without --symfs, /bin/fixture is not that file
+	sym
+	[[ ${lines[1]} == *" [unknown] (/bin/fixture)" ]]
+	[[ $stderr == *"1 no file"* ]]
+}
+
+@test "fg-sym: C++ names demangled, template arguments kept; --no-demangle keeps them raw" {
+	local d=$BATS_FILE_TMPDIR
+	local twice
+	twice=$(nm "$d/templ" | awk '$3 ~ /twiceIi/ { print $3; exit }')
+	{
+		mapping 42 $BASE "$d/templ"
+		echo "sample pid=42 u=$(ip $BASE "$d/templ" _ZN7fixture6WidgetIlE3runEl 1),$(ip $BASE "$d/templ" "$twice" 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture::Widget<long>::run+0x1 ($d/templ)" ]]
+	[[ ${lines[2]} == *" fixture::twice<int>+0x1 ($d/templ)" ]]
+	sym --no-demangle
+	[[ ${lines[1]} == *" _ZN7fixture6WidgetIlE3runEl+0x1 ($d/templ)" ]]
+}
+
+@test "fg-sym: a file whose inode is not the mapped one is not used" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie" | sed 's/ ino=[0-9]* / ino=1 /'
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" [unknown] ($d/pie)" ]]
+	[[ $stderr == *"0 frames named, 1 unnamed (0 no symbols, 1 no file,"* ]]
+}
+
+@test "fg-sym: a build-id in the mapping decides which file it is" {
+	local d=$BATS_FILE_TMPDIR id
+	id=$(readelf -n "$d/pie" | awk '/Build ID/ { print $3 }')
+	{
+		mapping 42 $BASE "$d/pie" | sed "s/ ino=[0-9]* / ino=0 buildid=$id /"
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+		mapping 43 $BASE "$d/pie" | sed "s/ ino=[0-9]* / ino=0 buildid=00112233445566778899aabbccddeeff00112233 /"
+		echo "sample pid=43 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	[[ ${lines[3]} == *" [unknown] ($d/pie)" ]]
+}
+
+@test "fg-sym: kernel frames from --kallsyms, modules in brackets, kernel before user" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "sample pid=42 k=ffffffff81000105,ffffffffc0a00010 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+		echo "sample pid=0 comm=swapper k=ffffffff81000305,ffffffff00000000"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --kallsyms "$F/kallsyms"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\tffffffff81000105 helper+0x5 ([kernel.kallsyms])')" ]
+	[ "${lines[2]}" = "$(printf '\tffffffffc0a00010 nft_do_chain+0x10 ([nf_tables])')" ]
+	[[ ${lines[3]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	[[ ${lines[4]} == "swapper     0/0     [000] "* ]]
+	[ "${lines[5]}" = "$(printf '\tffffffff81000305 last_text+0x5 ([kernel.kallsyms])')" ]
+	[ "${lines[6]}" = "$(printf '\tffffffff00000000 [unknown] ([kernel.kallsyms])')" ]
+}
+
+@test "fg-sym: hidden kernel addresses give one warning and [unknown] kernel frames" {
+	printf 'sample pid=1 k=ffffffff81000105,ffffffff81000205\nsample pid=1 k=ffffffff81000105\n' \
+		>"$BATS_TEST_TMPDIR/in.txt"
+	sym --kallsyms "$F/kallsyms-hidden"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\tffffffff81000105 [unknown] ([kernel.kallsyms])')" ]
+	[ "$(grep -c 'kptr_restrict' <<<"$stderr")" -eq 1 ]
+	[[ $stderr == *"3 unnamed (3 no symbols,"* ]]
+}
+
+@test "fg-sym: a malformed --kallsyms names its line" {
+	printf 'sample pid=1 k=ffffffff81000105\n' >"$BATS_TEST_TMPDIR/in.txt"
+	printf 'ffffffff81000000 T _stext\nthis is not kallsyms\n' >"$BATS_TEST_TMPDIR/ks"
+	sym --kallsyms "$BATS_TEST_TMPDIR/ks"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/ks': malformed line 2; kernel frames stay unnamed"* ]]
+}
+
+@test "fg-sym: mappings from --proc-root when the stream has none" {
+	local d=$BATS_FILE_TMPDIR p=$BATS_TEST_TMPDIR/proc
+	mkdir -p "$p/77"
+	mapping 77 $BASE "$d/pie" | awk '{
+		split($3, s, "="); split($4, e, "="); split($5, o, "=");
+		split($6, ma, "="); split($7, mi, "="); split($8, i, "="); split($NF, pa, "=");
+		printf "%s-%s r-xp %s %02x:%02x %s    %s\n", s[2], e[2], o[2], ma[2], mi[2], i[2], pa[2] }' \
+		>"$p/77/maps"
+	echo "sample pid=77 u=$(ip $BASE "$d/pie" fixture_leaf 1)" >"$BATS_TEST_TMPDIR/in.txt"
+	echo "sample pid=78 u=$(ip $BASE "$d/pie" fixture_leaf 1)" >>"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$p"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	# pid 78 is in neither the stream nor the proc root: gone
+	[[ ${lines[3]} == *" [unknown] ([unknown])" ]]
+	[[ $stderr == *"1 process gone"* ]]
+}
+
+@test "fg-sym: an address outside every mapping" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "sample pid=42 u=1000"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[ "${lines[1]}" = "$(printf '\t            1000 [unknown] ([unknown])')" ]
+	[[ $stderr == *"1 no mapping"* ]]
+}
+
+@test "fg-sym: JIT frames from perf-PID.map, module /tmp/perf-PID.map" {
+	local s=$BATS_TEST_TMPDIR/symfs
+	mkdir -p "$s/tmp"
+	printf '7f0000001000 20 jit_outer\n7f0000001100 b LazyCompile:*run app.js:1\n' >"$s/tmp/perf-4242.map"
+	{
+		echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+		echo "sample pid=4242 u=7f0000001104,7f0000001010"
+		echo "mapping pid=4243 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+		echo "sample pid=4243 u=7f0000001104"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --symfs "$s" --proc-root "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\t    7f0000001104 LazyCompile:*run app.js:1+0x4 (/tmp/perf-4242.map)')" ]
+	[ "${lines[2]}" = "$(printf '\t    7f0000001010 jit_outer+0x10 (/tmp/perf-4242.map)')" ]
+	[ "${lines[4]}" = "$(printf '\t    7f0000001104 [unknown] (//anon)')" ]
+	[[ $stderr == *"1 no JIT map"* ]]
+}
+
+@test "fg-sym: samples before an exec are named from the program before it" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "comm pid=42 time=2000 exec=1 comm=templ"
+		mapping 42 $BASE "$d/templ" "$d/templ" time=2001
+		echo "sample pid=42 time=1500 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+		echo "sample pid=42 time=2500 u=$(ip $BASE "$d/templ" main 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	[[ ${lines[3]} == *" main+0x1 ($d/templ)" ]]
+}
+
+@test "fg-sym: a forked child inherits its parent's mappings; an exited pid's new process starts afresh" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "fork pid=50 ppid=42"
+		echo "sample pid=50 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+		echo "exit pid=50"
+		echo "sample pid=50 u=$(ip $BASE "$d/pie" fixture_leaf 2)"
+		mapping 50 $BASE "$d/templ"
+		echo "sample pid=50 u=$(ip $BASE "$d/templ" main 1)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	# a sample after the exit record is still named (it may travel late)
+	[[ ${lines[3]} == *" fixture_leaf+0x2 ($d/pie)" ]]
+	[[ ${lines[5]} == *" main+0x1 ($d/templ)" ]]
+}
+
+@test "fg-sym: the vdso is named from this kernel's vdso image" {
+	local base
+	base=$(awk '/\[vdso\]/ { split($1, a, "-"); print a[1] }' /proc/self/maps)
+	{
+		echo "mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]"
+		echo "sample pid=42 u=7fff00000000"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[[ ${lines[1]} == *" ([vdso])" ]]
+	# some function of the vdso, or its first bytes, which belong to no function
+	[[ $stderr == *"1 samples"* ]]
+	# an address at a real function of the vdso
+	local off
+	off=$(fgr-vdso-sym __vdso_clock_gettime)
+	printf 'mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]\nsample pid=42 u=%x\n' \
+		$((0x7fff00000000 + off + 1)) >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[[ ${lines[1]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
+}
+
+@test "fg-sym: a FIFO named by a mapping is not opened for reading and does not block" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	{
+		echo "mapping pid=42 start=555555554000 end=555555556000 path=$BATS_TEST_TMPDIR/fifo"
+		echo "sample pid=42 u=555555554100"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr timeout 20 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ($BATS_TEST_TMPDIR/fifo)" ]]
+	[[ $stderr == *"1 no file"* ]]
+}
+
+@test "fg-sym: a truncated stream: what came before is written, then the byte offset, exit 1" {
+	local d=$BATS_FILE_TMPDIR
+	{
+		mapping 42 $BASE "$d/pie"
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
+		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 2)"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/full.fgr"
+	local size
+	size=$(stat -c %s "$BATS_TEST_TMPDIR/full.fgr")
+	head -c $((size - 4)) "$BATS_TEST_TMPDIR/full.fgr" >"$BATS_TEST_TMPDIR/cut.fgr"
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/cut.fgr"
+	[ "$status" -eq 1 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/cut.fgr': truncated sample record at byte "[0-9]* ]]
+}
+
+@test "fg-sym: not a record stream" {
+	echo "hello, this is text" >"$BATS_TEST_TMPDIR/text"
+	fg --separate-stderr fg-sym <"$BATS_TEST_TMPDIR/text"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[[ $stderr == "fg-sym: '<stdin>': "* ]]
+}
+
+@test "fg-sym: an empty input is an error, not an empty profile" {
+	fg --separate-stderr fg-sym </dev/null
+	[ "$status" -eq 1 ]
+	[[ $stderr == "fg-sym: '<stdin>': "* ]]
+}
+
+@test "fg-sym: a write error exits 1" {
+	echo "sample pid=1 u=1000" >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym --proc-root "$BATS_TEST_TMPDIR" -o /dev/full "$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-sym: write error: No space left on device"* ]]
+}
+
+@test "fg-sym: lost samples are reported; -q keeps standard error quiet" {
+	printf 'sample pid=1 u=1000\nlost count=7\n' >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[[ $stderr == *"fg-sym: 7 samples lost by the sampler"* ]]
+	sym --proc-root "$BATS_TEST_TMPDIR" -q
+	[ -z "$stderr" ]
+}
+
+@test "fg-sym --inline and --srcline: inlined functions and source lines from DWARF" {
+	local d=$BATS_FILE_TMPDIR addr
+	# the call of fixture_leaf inside fixture_inlined, inlined into fixture_middle
+	addr=$(objdump -d --no-show-raw-insn "$d/pie" |
+		awk '/<fixture_middle>:/ { f = 1 } f && /call.*<fixture_leaf>/ { sub(":", "", $1); print $1; exit }')
+	[ -n "$addr" ]
+	local ret
+	ret=$(objdump -d --no-show-raw-insn "$d/pie" | awk -v a="$addr" '
+		found { sub(":", "", $1); print $1; exit } $1 == a":" { found = 1 }')
+	{
+		mapping 42 $BASE "$d/pie"
+		printf 'sample pid=42 u=%x,%x\n' $(($BASE + 0x$(nm "$d/pie" | awk '$3 == "fixture_leaf" { print $1 }'))) $(($BASE + 0x$ret))
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --inline
+	[ "$status" -eq 0 ]
+	[[ ${lines[2]} == *" fixture_inlined (inlined)" ]]
+	[[ ${lines[3]} == *" fixture_middle+0x"*" ($d/pie)" ]]
+	sym --srcline
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	[[ ${lines[3]} == *" fixture_middle+0x"*" ($d/pie)" ]]
+	[[ ${lines[4]} == "  prog.c:"[0-9]* ]]
+	sym --inline --srcline
+	[[ ${lines[3]} == *" fixture_inlined (inlined)" ]]
+	[[ ${lines[4]} == "  prog.c:"[0-9]* ]]
+}
+
+@test "fg-sym: memory grows with files and symbols, not with samples" {
+	local d=$BATS_FILE_TMPDIR small big
+	local line
+	line="sample pid=42 k=ffffffff81000105 u=$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" main 2)"
+	{
+		mapping 42 $BASE "$d/pie"
+		for i in $(seq 1000); do echo "$line"; done
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/1k.fgr"
+	# the same sample 100 times as often
+	for i in $(seq 100); do tail -n 1000 "$BATS_TEST_TMPDIR/in.txt"; done >"$BATS_TEST_TMPDIR/more.txt"
+	cat "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/more.txt" | fgr-make >"$BATS_TEST_TMPDIR/100k.fgr"
+	small=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/1k.fgr" 2>&1 >/dev/null)
+	big=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/100k.fgr" 2>&1 >/dev/null)
+	echo "peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
+	[ "$big" -lt $((small + 2048)) ]
+}
+
+@test "fg-sym: pseudo files (procfs, sysfs) named by a mapping are not read" {
+	local f sysf=
+	for f in /sys/kernel/kexec_loaded /sys/kernel/uevent_seqnum /sys/kernel/profiling; do
+		[ -f "$f" ] && { sysf=$f; break; }
+	done
+	[ -n "$sysf" ]
+	{
+		echo "mapping pid=42 start=555555554000 end=555555556000 path=/proc/version"
+		echo "sample pid=42 u=555555554100"
+		echo "mapping pid=43 start=555555554000 end=555555556000 path=$sysf"
+		echo "sample pid=43 u=555555554100"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] (/proc/version)" ]]
+	[[ ${lines[3]} == *" [unknown] ($sysf)" ]]
+	[[ $stderr == *"2 no file"* ]]
+}

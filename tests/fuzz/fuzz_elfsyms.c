@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fuzz the ELF symbol reader, through a file descriptor as fg-sym reads
+ * mapped files and from memory as it reads the vdso: any bytes give symbols
+ * or an error, never a crash, and every symbol found can be looked up.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fg/demangle.h"
+#include "fg/elfsyms.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void use(struct fg_elfsyms *e)
+{
+	uint64_t addr;
+
+	if (!e)
+		return;
+	for (size_t i = 0; i < e->nsyms; i++) {
+		struct fg_elf_sym *s = fg_elfsyms_lookup(e, e->syms[i].addr);
+
+		/* a symbol's own address finds a symbol at that address */
+		if (!s || s->addr != e->syms[i].addr)
+			abort();
+		if (i < 64)
+			free(fg_demangle(s->name));
+	}
+	for (size_t i = 0; i < e->nloads; i++)
+		fg_elfsyms_offset_to_addr(e, e->loads[i].offset, &addr);
+	fg_elfsyms_free(e);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
+
+	use(fg_elfsyms_open_mem(data, size));
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) == (ssize_t)size)
+		use(fg_elfsyms_open_fd(fd));
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fuzz the naming engine's bookkeeping: any sequence of mappings (overlapping,
+ * splitting, replacing), execs, forks, exits and samples, for a few pids.
+ * Files are never found (their paths do not exist), so this exercises the
+ * address spaces, the caches and the writer, not the file system.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/symbolize.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t take(const uint8_t **p, const uint8_t *end, int bytes)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < bytes && *p < end; i++)
+		v = v << 8 | *(*p)++;
+	return v;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *devnull;
+	struct fg_sym_opts o = {
+		.kallsyms = "/nonexistent/kallsyms",
+		.proc_root = "/nonexistent/proc",
+	};
+	const uint8_t *p = data, *end = data + size;
+	struct fg_symbolizer *s;
+	uint64_t ips[16];
+	uint64_t t = 0, written = 0;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	s = fg_symbolizer_new(&o);
+	while (p < end) {
+		unsigned op = (unsigned)take(&p, end, 1);
+		uint32_t pid = (uint32_t)take(&p, end, 1) % 8 + 100;
+
+		t += take(&p, end, 1);
+		switch (op % 5) {
+		case 0: {
+			static const char *paths[] = { "/nonexistent/a", "/nonexistent/b", "//anon",
+						       "[vdso]", "[heap]", "[vsyscall]", "x" };
+			char id[20];
+			struct fg_sym_mapping m = {
+				.pid = pid,
+				.time_ns = t,
+				.start = take(&p, end, 2) << 12,
+				.pgoff = take(&p, end, 1) << 12,
+				.inode = take(&p, end, 1),
+				.path = paths[take(&p, end, 1) % 7],
+				.exec = true,
+			};
+			m.end = m.start + ((take(&p, end, 1) + 1) << 12);
+			if (op & 0x80) {
+				memset(id, (int)op, sizeof(id));
+				m.build_id = (const uint8_t *)id;
+				m.build_id_len = sizeof(id);
+			}
+			fg_symbolizer_mapping(s, &m);
+			break;
+		}
+		case 1:
+			fg_symbolizer_exec(s, pid, t);
+			break;
+		case 2:
+			fg_symbolizer_fork(s, pid, (uint32_t)take(&p, end, 1) % 8 + 100);
+			break;
+		case 3:
+			fg_symbolizer_exit(s, pid);
+			break;
+		default: {
+			size_t nk = take(&p, end, 1) % 4, nu = take(&p, end, 1) % 12;
+			struct fg_sym_sample smp = {
+				.comm = "fuzz",
+				.pid = pid,
+				.tid = pid,
+				.time_ns = t,
+				.weight = 1,
+				.kips = ips,
+				.nkips = nk,
+				.uips = ips + nk,
+				.nuips = nu,
+			};
+			for (size_t i = 0; i < nk + nu; i++)
+				ips[i] = i < nk ? 0xffffffff81000000ull | take(&p, end, 2)
+						: take(&p, end, 3) << 4;
+			fg_symbolizer_write(s, devnull, &smp);
+			written += nk + nu;
+			break;
+		}
+		}
+	}
+	struct fg_sym_stats st;
+	fg_symbolizer_stats(s, &st);
+	uint64_t frames = st.named;
+	for (int i = 0; i < FG_UNNAMED_COUNT; i++)
+		frames += st.unnamed[i];
+	/* every frame is counted once, named or unnamed for some reason */
+	if (frames != written)
+		abort();
+	fg_symbolizer_free(s);
+	return 0;
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fgr-make [FILE]: write a record stream (fg-record(5)) from a text
+ * description, for fg-sym's tests.  One record a line, '#' starts a comment:
+ *
+ *	header [freq=N]                        (written first even when absent)
+ *	mapping pid=N [tid=N] start=A end=A [pgoff=A] [maj=N] [min=N] [ino=N]
+ *	        [prot=rx] [time=N] [buildid=HEX] path=PATH-TO-END-OF-LINE
+ *	sample pid=N [tid=N] [cpu=N] [time=N] [weight=N] [comm=NAME]
+ *	       [k=IP,IP,...] [u=IP,IP,...]
+ *	comm pid=N [tid=N] [time=N] [exec=1] comm=NAME
+ *	exit pid=N [tid=N] [time=N]
+ *	fork pid=N ppid=N [tid=N] [ptid=N] [time=N]
+ *	lost count=N [cpu=N] [reason=N]
+ *	summary [samples=N]
+ *	bytes HEX                              (raw bytes, for corrupt streams)
+ *
+ * Numbers are decimal or 0x-hexadecimal; IPs and addresses are hexadecimal
+ * with or without 0x.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fg/diag.h"
+#include "fg/record.h"
+
+static unsigned long lineno;
+
+static noreturn void bad(const char *what)
+{
+	fg_diex("line %lu: %s", lineno, what);
+}
+
+/* the value of key=..., or NULL; `rest` takes everything to the end of the line */
+static const char *val(char *line, const char *key, bool rest, char *buf, size_t bufsz)
+{
+	size_t kl = strlen(key);
+	char *p = line;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			const char *v = p + kl + 1;
+			size_t n = rest ? strlen(v) : strcspn(v, " ");
+
+			if (n >= bufsz)
+				bad("value too long");
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p += kl;
+	}
+	return NULL;
+}
+
+static uint64_t num(char *line, const char *key, uint64_t def, bool hex)
+{
+	char buf[64], *end;
+	const char *v = val(line, key, false, buf, sizeof(buf));
+	uint64_t n;
+
+	if (!v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, hex ? 16 : 0);
+	if (errno || *end || end == v)
+		bad("bad number");
+	return n;
+}
+
+static size_t ips(char *line, const char *key, uint64_t *out, size_t max)
+{
+	static char buf[1 << 16];
+	const char *v = val(line, key, false, buf, sizeof(buf));
+	size_t n = 0;
+	char *p = (char *)v, *end;
+
+	if (!v || !*v)
+		return 0;
+	for (;;) {
+		if (n == max)
+			bad("too many IPs");
+		errno = 0;
+		out[n++] = strtoull(p, &end, 16);
+		if (errno || end == p)
+			bad("bad IP");
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			bad("bad IP list");
+		p = end + 1;
+	}
+	return n;
+}
+
+static size_t hexbytes(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (s[0] && s[1]) {
+		unsigned v;
+
+		if (n == max || sscanf(s, "%2x", &v) != 1)
+			bad("bad hex bytes");
+		out[n++] = (uint8_t)v;
+		s += 2;
+		while (*s == ' ')
+			s++;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	FILE *in = argc > 1 ? fopen(argv[1], "r") : stdin;
+	struct fg_rec_writer *w;
+	struct fg_rec_header h;
+	bool header_done = false;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	static uint64_t ipbuf[2 * FG_REC_MAX_FRAMES];
+
+	fg_set_progname("fgr-make");
+	if (!in)
+		fg_die("cannot open '%s'", argv[1]);
+	w = fg_rec_writer_new(STDOUT_FILENO);
+	fg_rec_header_init(&h);
+	h.freq = 99;
+	h.clock = FG_CLOCK_MONOTONIC;
+	h.ncpus = 1;
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		char cmd[32], buf[8192];
+		const char *v;
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!line[strspn(line, " \t")] || line[strspn(line, " \t")] == '#')
+			continue;
+		if (sscanf(line, "%31s", cmd) != 1)
+			continue;
+		if (strcmp(cmd, "bytes") == 0) {
+			uint8_t raw[4096];
+			size_t n = hexbytes(line + 6, raw, sizeof(raw));
+
+			fg_rec_writer_flush(w);
+			if (write(STDOUT_FILENO, raw, n) != (ssize_t)n)
+				fg_die("write error");
+			header_done = true;
+			continue;
+		}
+		if (!header_done) {
+			if (strcmp(cmd, "header") == 0)
+				h.freq = num(line, "freq", 99, false);
+			fg_rec_write_header(w, &h);
+			header_done = true;
+			if (strcmp(cmd, "header") == 0)
+				continue;
+		}
+		if (strcmp(cmd, "mapping") == 0) {
+			struct fg_rec_mapping m;
+
+			memset(&m, 0, sizeof(m));
+			m.pid = (uint32_t)num(line, "pid", 0, false);
+			m.tid = (uint32_t)num(line, "tid", m.pid, false);
+			m.time_ns = num(line, "time", 0, false);
+			m.start = num(line, "start", 0, true);
+			m.end = num(line, "end", 0, true);
+			m.pgoff = num(line, "pgoff", 0, true);
+			m.maj = (uint32_t)num(line, "maj", 0, false);
+			m.min = (uint32_t)num(line, "min", 0, false);
+			m.ino = num(line, "ino", 0, false);
+			v = val(line, "prot", false, buf, sizeof(buf));
+			m.prot = PROT_READ | PROT_EXEC;
+			if (v)
+				m.prot = (strchr(v, 'r') ? PROT_READ : 0) |
+					 (strchr(v, 'w') ? PROT_WRITE : 0) |
+					 (strchr(v, 'x') ? PROT_EXEC : 0);
+			m.mflags = MAP_PRIVATE;
+			m.flags = m.time_ns ? 0 : FG_MAP_F_SNAPSHOT;
+			v = val(line, "buildid", false, buf, sizeof(buf));
+			if (v) {
+				m.build_id_len = (uint8_t)hexbytes(v, m.build_id, FG_REC_BUILD_ID_MAX);
+				m.flags |= FG_MAP_F_BUILD_ID;
+			}
+			v = val(line, "path", true, buf, sizeof(buf));
+			fg_rec_write_mapping(w, &m, v ? v : "");
+		} else if (strcmp(cmd, "sample") == 0) {
+			struct fg_rec_sample s;
+
+			memset(&s, 0, sizeof(s));
+			s.pid = (uint32_t)num(line, "pid", 0, false);
+			s.tid = (uint32_t)num(line, "tid", s.pid, false);
+			s.cpu = (uint32_t)num(line, "cpu", 0, false);
+			s.time_ns = num(line, "time", 0, false);
+			s.weight = num(line, "weight", 1, false);
+			v = val(line, "comm", false, buf, sizeof(buf));
+			snprintf(s.comm, sizeof(s.comm), "%s", v ? v : "test");
+			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
+			s.nr_user = (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
+			fg_rec_write_sample(w, &s, ipbuf);
+		} else if (strcmp(cmd, "comm") == 0) {
+			struct fg_rec_comm c;
+
+			memset(&c, 0, sizeof(c));
+			c.pid = (uint32_t)num(line, "pid", 0, false);
+			c.tid = (uint32_t)num(line, "tid", c.pid, false);
+			c.time_ns = num(line, "time", 0, false);
+			c.flags = num(line, "exec", 0, false) ? FG_COMM_F_EXEC : 0;
+			v = val(line, "comm", false, buf, sizeof(buf));
+			snprintf(c.comm, sizeof(c.comm), "%s", v ? v : "");
+			fg_rec_write(w, FG_REC_COMM, &c, sizeof(c));
+		} else if (strcmp(cmd, "exit") == 0 || strcmp(cmd, "fork") == 0) {
+			struct fg_rec_task t;
+
+			memset(&t, 0, sizeof(t));
+			t.pid = (uint32_t)num(line, "pid", 0, false);
+			t.tid = (uint32_t)num(line, "tid", t.pid, false);
+			t.ppid = (uint32_t)num(line, "ppid", 0, false);
+			t.ptid = (uint32_t)num(line, "ptid", t.ppid, false);
+			t.time_ns = num(line, "time", 0, false);
+			fg_rec_write(w, cmd[0] == 'e' ? FG_REC_EXIT : FG_REC_FORK, &t, sizeof(t));
+		} else if (strcmp(cmd, "lost") == 0) {
+			struct fg_rec_lost l;
+
+			memset(&l, 0, sizeof(l));
+			l.count = num(line, "count", 1, false);
+			l.cpu = (uint32_t)num(line, "cpu", 0, false);
+			l.reason = (uint32_t)num(line, "reason", FG_LOST_RINGBUF_FULL, false);
+			fg_rec_write(w, FG_REC_LOST, &l, sizeof(l));
+		} else if (strcmp(cmd, "summary") == 0) {
+			struct fg_rec_summary s;
+
+			memset(&s, 0, sizeof(s));
+			s.samples = num(line, "samples", 0, false);
+			s.command_status = -1;
+			fg_rec_write(w, FG_REC_SUMMARY, &s, sizeof(s));
+		} else {
+			bad("unknown record kind");
+		}
+	}
+	if (!header_done)
+		fg_rec_write_header(w, &h);
+	free(line);
+	if (fg_rec_writer_free(w) < 0)
+		fg_die("write error");
+	return 0;
+}

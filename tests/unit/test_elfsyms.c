@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fg/elfsyms.h"
+#include "fg/procmaps.h"
+#include "fg/safeio.h"
+#include "unit.h"
+
+__attribute__((noinline)) void unit_known_function(void);
+__attribute__((noinline)) void unit_known_function(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+struct find {
+	uintptr_t addr;
+	struct fg_procmap m;
+	char path[4096];
+	bool found;
+};
+
+static int find_fn(const struct fg_procmap *m, void *arg)
+{
+	struct find *f = arg;
+
+	if (f->addr >= m->start && f->addr < m->end) {
+		f->m = *m;
+		snprintf(f->path, sizeof(f->path), "%s", m->path);
+		f->found = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The file offset of one of our own functions, as /proc/self/maps says. */
+static int self_offset(uintptr_t addr, uint64_t *off, char *path, size_t len)
+{
+	struct find f = { .addr = addr };
+	char *data;
+	size_t n;
+
+	if (fg_read_file("/proc/self/maps", 1 << 24, &data, &n) < 0)
+		return -1;
+	fg_procmaps_parse(data, n, find_fn, &f, NULL);
+	free(data);
+	if (!f.found)
+		return -1;
+	*off = addr - f.m.start + f.m.pgoff;
+	snprintf(path, len, "%s", f.path);
+	return 0;
+}
+
+TEST(elfsyms_names_our_own_function)
+{
+	char path[4096];
+	uint64_t off, addr;
+	struct fg_elfsyms *e;
+	struct fg_elf_sym *s;
+	int fd;
+
+	CHECK(self_offset((uintptr_t)unit_known_function, &off, path, sizeof(path)) == 0);
+	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	CHECK(fd >= 0);
+	e = fg_elfsyms_open_fd(fd);
+	close(fd);
+	CHECK(e);
+	CHECK_INT(e->kind, FG_ELF_SYMTAB);
+	CHECK(e->nloads > 0);
+	CHECK(fg_elfsyms_offset_to_addr(e, off, &addr));
+	s = fg_elfsyms_lookup(e, addr);
+	CHECK(s);
+	CHECK_STR(s->name, "unit_known_function");
+	CHECK(addr == s->addr);
+	/* nothing before the first function, nothing far past the last */
+	CHECK(fg_elfsyms_lookup(e, 0) == NULL);
+	CHECK(fg_elfsyms_lookup(e, UINT64_MAX) == NULL);
+	fg_elfsyms_free(e);
+	fg_elfsyms_free(NULL);
+}
+
+/* Every prefix of a real ELF file and many corrupted copies: errors, never crashes. */
+TEST(elfsyms_survives_truncation_and_corruption)
+{
+	char *data;
+	size_t len;
+	unsigned seed = 12345;
+
+	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	for (size_t cut = 0; cut < len; cut += cut < 4096 ? 61 : 4093) {
+		struct fg_elfsyms *e = fg_elfsyms_open_mem(data, cut);
+
+		if (e) {
+			for (size_t i = 0; i < e->nsyms; i++)
+				CHECK(e->syms[i].name && e->syms[i].name[0]);
+			fg_elfsyms_lookup(e, 0x1000);
+			fg_elfsyms_free(e);
+		}
+	}
+	for (int round = 0; round < 200; round++) {
+		char *copy = malloc(len);
+
+		memcpy(copy, data, len);
+		for (int k = 0; k < 16; k++) {
+			seed = seed * 1103515245 + 12345;
+			size_t at = (seed >> 4) % (round < 100 ? 4096 : len);
+			copy[at] = (char)(seed >> 20);
+		}
+		/* through a real descriptor, as fg-sym reads files */
+		int fd = memfd_create("elf", MFD_CLOEXEC);
+		CHECK(fd >= 0);
+		CHECK(write(fd, copy, len) == (ssize_t)len);
+		struct fg_elfsyms *e = fg_elfsyms_open_fd(fd);
+		if (e) {
+			uint64_t a;
+
+			fg_elfsyms_offset_to_addr(e, 0x1000, &a);
+			fg_elfsyms_lookup(e, 0x1000);
+		}
+		fg_elfsyms_free(e);
+		close(fd);
+		free(copy);
+	}
+	free(data);
+}
+
+TEST(elfsyms_not_elf)
+{
+	static const char text[] = "#!/bin/sh\necho not an ELF file\n";
+
+	errno = 0;
+	CHECK(fg_elfsyms_open_mem(text, sizeof(text)) == NULL);
+	CHECK_INT(errno, ENOEXEC);
+	CHECK(fg_elfsyms_open_mem(text, 0) == NULL);
+}
+
+TEST(build_id_hex)
+{
+	uint8_t id[4] = { 0xab, 0x01, 0xff, 0x10 };
+	char buf[16];
+
+	fg_build_id_hex(id, 4, buf, true);
+	CHECK_STR(buf, "ab/01ff10");
+	fg_build_id_hex(id, 4, buf, false);
+	CHECK_STR(buf, "ab01ff10");
+}
+
+TEST(safeio_refuses_what_is_not_regular)
+{
+	char *data;
+	size_t len;
+
+	CHECK_INT(fg_open_regular("/dev/null", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_regular("/", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_regular("/nonexistent", 0, NULL), -ENOENT);
+	CHECK_INT(fg_open_regular("/proc/self/exe", 10, NULL), -EFBIG);
+	/* a procfs file reports size 0 but has contents */
+	CHECK_INT(fg_read_file("/proc/self/status", 1 << 20, &data, &len), 0);
+	CHECK(len > 0 && strlen(data) == len);
+	free(data);
+	CHECK_INT(fg_read_file("/proc/self/status", 10, &data, &len), -EFBIG);
+}
+
+int main(void)
+{
+	RUN(elfsyms_names_our_own_function);
+	RUN(elfsyms_survives_truncation_and_corruption);
+	RUN(elfsyms_not_elf);
+	RUN(build_id_hex);
+	RUN(safeio_refuses_what_is_not_regular);
+	return unit_done();
+}
