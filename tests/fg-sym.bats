@@ -501,7 +501,7 @@ sym() {
 	cat "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/more.txt" | fgr-make >"$BATS_TEST_TMPDIR/100k.fgr"
 	small=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/1k.fgr" 2>&1 >/dev/null)
 	big=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/100k.fgr" 2>&1 >/dev/null)
-	echo "peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
+	echo "# peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
 	[ "$big" -lt $((small + 2048)) ]
 }
 
