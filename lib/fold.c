@@ -318,21 +318,21 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 			if (!known && !f->o.include_addrs) {
 				fg_buf_add(b, "[unknown]", 9);
 			} else {
-				struct fg_buf tmp = FG_BUF_INIT;
-
-				fg_buf_addch(&tmp, '[');
+				fg_buf_addch(b, '[');
 				if (known)
-					fg_buf_add(&tmp, base, blen);
+					fg_buf_add(b, base, blen);
 				else
-					fg_buf_add(&tmp, "unknown", 7);
+					fg_buf_add(b, "unknown", 7);
 				if (f->o.include_addrs) {
-					fg_buf_add(&tmp, " <", 2);
-					fg_buf_add(&tmp, fr->addr.p, fr->addr.len);
-					fg_buf_addch(&tmp, '>');
+					fg_buf_add(b, " <", 2);
+					fg_buf_add(b, fr->addr.p, fr->addr.len);
+					fg_buf_addch(b, '>');
 				}
-				fg_buf_addch(&tmp, ']');
-				tidy_append(b, tmp.data, tmp.len);
-				fg_buf_release(&tmp);
+				fg_buf_addch(b, ']');
+				/* a module name is no C++ signature: keep its parentheses */
+				for (size_t q = off; q < b->len; q++)
+					if (b->data[q] == ';')
+						b->data[q] = ':';
 			}
 		} else {
 			tidy_append(&f->names, s, n);

@@ -117,8 +117,8 @@ int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 		if (ntok++ == 0 || !is_pid_token(tok, &sl))
 			continue;
 		size_t peek = pos;
-		if (!next_token(line, len, &peek, &next) || is_cpu_token(next) ||
-		    is_time_token(next) || is_event_token(next)) {
+		if (next_token(line, len, &peek, &next) &&
+		    (is_cpu_token(next) || is_time_token(next) || is_event_token(next))) {
 			found = true;
 			slash = sl;
 			after_pid = pos;
@@ -259,7 +259,7 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 	size_t n = src->len;
 	const char *disc = n > 16 ? memmem(s, n, " (discriminator ", 16) : NULL;
 	if (disc)
-		n = (size_t)(disc - s);
+		src->len = n = (size_t)(disc - s);
 	size_t d = n;
 	while (d > 0 && is_digit(s[d - 1]))
 		d--;

@@ -8,8 +8,8 @@
  *		ADDR SYMBOL+0xOFF (MODULE)
  *		...
  *
- * Every header field but the comm and the thread id is optional, as perf's -F
- * allows; the comm may hold spaces.  A sample recorded without a call chain puts
+ * Every header field but the comm, the thread id and one of CPU, time or event
+ * is optional, as perf's -F allows; the comm may hold spaces.  A sample recorded without a call chain puts
  * its one frame on the header line, after the event (the payload then is that
  * frame).  `perf script -F+srcline` adds, under a frame, a line with its source
  * position.
