@@ -1,22 +1,81 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "fg/perfscript.h"
 
+/* character classes, by table: these run for every byte of every frame line */
+enum { C_SPACE = 1, C_DIGIT = 2, C_HEX = 4 };
+static const uint8_t ctype[256] = {
+	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE,
+	['0'] = C_DIGIT | C_HEX, ['1'] = C_DIGIT | C_HEX, ['2'] = C_DIGIT | C_HEX,
+	['3'] = C_DIGIT | C_HEX, ['4'] = C_DIGIT | C_HEX, ['5'] = C_DIGIT | C_HEX,
+	['6'] = C_DIGIT | C_HEX, ['7'] = C_DIGIT | C_HEX, ['8'] = C_DIGIT | C_HEX,
+	['9'] = C_DIGIT | C_HEX, ['a'] = C_HEX, ['b'] = C_HEX, ['c'] = C_HEX, ['d'] = C_HEX,
+	['e'] = C_HEX, ['f'] = C_HEX, ['A'] = C_HEX, ['B'] = C_HEX, ['C'] = C_HEX, ['D'] = C_HEX,
+	['E'] = C_HEX, ['F'] = C_HEX,
+};
+
 static inline bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	return ctype[(unsigned char)c] & C_SPACE;
 }
 
 static inline bool is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return ctype[(unsigned char)c] & C_DIGIT;
 }
 
 static inline bool is_hex(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return ctype[(unsigned char)c] & C_HEX;
+}
+
+/* the first index in [i, end) that is not a space or a tab (16 bytes at a time) */
+static inline size_t skip_blanks(const char *p, size_t i, size_t end)
+{
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+
+	for (; i + 16 <= end; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)));
+
+		if (m != 0xffff)
+			return i + (size_t)__builtin_ctz(~m);
+	}
+#endif
+	while (i < end && is_space(p[i]))
+		i++;
+	return i;
+}
+
+/* the first index in [i, end) that is not a hexadecimal digit (16 bytes at a time) */
+static inline size_t skip_hex(const char *p, size_t i, size_t end)
+{
+#ifdef __SSE2__
+	const __m128i d0 = _mm_set1_epi8('0' - 1), d9 = _mm_set1_epi8('9' + 1);
+	const __m128i a0 = _mm_set1_epi8('a' - 1), f0 = _mm_set1_epi8('f' + 1);
+	const __m128i lc = _mm_set1_epi8(0x20);
+
+	for (; i + 16 <= end; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		__m128i l = _mm_or_si128(v, lc);
+		__m128i dig = _mm_and_si128(_mm_cmpgt_epi8(v, d0), _mm_cmplt_epi8(v, d9));
+		__m128i let = _mm_and_si128(_mm_cmpgt_epi8(l, a0), _mm_cmplt_epi8(l, f0));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(dig, let));
+
+		if (m != 0xffff)
+			return i + (size_t)__builtin_ctz(~m);
+	}
+#endif
+	while (i < end && is_hex(p[i]))
+		i++;
+	return i;
 }
 
 /* the next whitespace-separated token at or after *pos, or false at the end */
@@ -187,18 +246,36 @@ int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 	return 0;
 }
 
+/* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */
+static size_t module_open(const char *line, size_t from, size_t end)
+{
+	const char *lp = memrchr(line + from, '(', end - 1 - from);
+	int depth = 0;
+
+	if (!lp)
+		return 0;
+	/* the common case: no parenthesis inside the module name */
+	if (!memchr(lp + 1, ')', (size_t)(line + end - 1 - (lp + 1))))
+		return (size_t)(lp - line);
+	/* balance the parentheses from the end */
+	for (size_t k = end; k > from; k--) {
+		if (line[k - 1] == ')')
+			depth++;
+		else if (line[k - 1] == '(' && --depth == 0)
+			return k - 1;
+	}
+	return 0;
+}
+
 int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 {
 	size_t i = 0, end = len, a0, open;
-	int depth = 0;
 
 	while (end > 0 && is_space(line[end - 1]))
 		end--;
-	while (i < end && is_space(line[i]))
-		i++;
+	i = skip_blanks(line, 0, end);
 	a0 = i;
-	while (i < end && is_hex(line[i]))
-		i++;
+	i = skip_hex(line, i, end);
 	if (i == a0 || i == end || !is_space(line[i]))
 		return -EINVAL;
 	f->addr.p = line + a0;
@@ -206,20 +283,8 @@ int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 	if (line[end - 1] != ')')
 		return -EINVAL;
 	/* the module is the parenthesised group at the end, parentheses inside it balanced */
-	for (open = end; open > i; open--) {
-		char c = line[open - 1];
-
-		if (c == ')') {
-			depth++;
-		} else if (c == '(') {
-			if (--depth == 0)
-				break;
-		}
-	}
-	if (depth != 0 || open <= i)
-		return -EINVAL;
-	open--; /* index of '(' */
-	if (!is_space(line[open - 1]))
+	open = module_open(line, i, end);
+	if (open <= i || !is_space(line[open - 1]))
 		return -EINVAL;
 	f->module.p = line + open + 1;
 	f->module.len = end - 1 - (open + 1);
