@@ -5,7 +5,8 @@
  *
  *  - the root frame is the comm, spaces turned into '_' ("-PID" or "-PID/TID"
  *    added with --pid/--tid; "?" stands for a PID perf did not print);
- *  - a symbol loses its "+0xOFFSET"; a symbol starting with '(' is skipped;
+ *  - a symbol loses its "+0xOFFSET"; one starting with '(' is skipped, unless it is
+ *    "(anonymous namespace)...";
  *  - "[unknown]" becomes "[MODULE-BASENAME]" when the module is known, and with
  *    --addrs "[MODULE-BASENAME <ADDR>]" or "[unknown <ADDR>]";
  *  - ';' becomes ':'; a C++ argument list is cut off at its first '(' outside
@@ -309,7 +310,8 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		raw = " ";
 		rlen = 1;
 	}
-	if (raw[0] == '(')
+	/* the perl script skips "(...)" pseudo-frames; a C++ anonymous namespace is a real one */
+	if (raw[0] == '(' && !starts(raw, rlen, "(anonymous namespace)", 21))
 		return;
 	if (f->names.len > UINT32_MAX / 2)
 		return; /* absurdly deep stack: keep what we have */
