@@ -182,10 +182,10 @@ static inline bool starts(const char *p, size_t len, const char *lit, size_t lit
 	return len >= litlen && memcmp(p, lit, litlen) == 0;
 }
 
-/* bytes that make a name need more than a copy (1), and the '-' of "->" (2) */
-enum { CLS_TIDY = 1, CLS_DASH = 2 };
+/* bytes that make a name need more than a copy, and the '-' of "->" */
+enum { CLS_PAREN = 1, CLS_CHAR = 2, CLS_DASH = 4, CLS_TIDY = CLS_PAREN | CLS_CHAR };
 static const uint8_t special[256] = {
-	[';'] = CLS_TIDY, ['('] = CLS_TIDY, ['"'] = CLS_TIDY, ['\''] = CLS_TIDY, ['-'] = CLS_DASH,
+	['('] = CLS_PAREN, [';'] = CLS_CHAR, ['"'] = CLS_CHAR, ['\''] = CLS_CHAR, ['-'] = CLS_DASH,
 };
 
 /* which of the CLS_ classes occur in s: the hot loop, 16 bytes at a time where SSE2 is */
@@ -204,12 +204,13 @@ static unsigned classify(const char *s, size_t n)
 			if (i + 16 > n)
 				i = n - 16; /* the last 16 bytes, overlapping */
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-			__m128i t = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, semi),
-							      _mm_cmpeq_epi8(v, par)),
+			__m128i t = _mm_or_si128(_mm_cmpeq_epi8(v, semi),
 						 _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)));
 
 			if (_mm_movemask_epi8(t))
-				r |= CLS_TIDY;
+				r |= CLS_CHAR;
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, par)))
+				r |= CLS_PAREN;
 			if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, dash)))
 				r |= CLS_DASH;
 			if (i + 16 >= n)
@@ -222,27 +223,24 @@ static unsigned classify(const char *s, size_t n)
 	return r;
 }
 
-/*
- * Append `s` to b tidied: ';' -> ':', the argument list cut, quotes dropped.
- * `cls` is classify(s, len), or CLS_TIDY when not known.
- */
-static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cls)
+/* where the argument list of a function name starts: its first '(' outside <...> */
+static size_t args_start(const char *s, size_t len)
 {
-	size_t i, cut = len;
+	const char *paren = memchr(s, '(', len);
+	size_t i;
 	int depth = 0;
 
-	if (!(cls & CLS_TIDY)) {
-		fg_buf_add(b, s, len);
-		return;
-	}
-	/* find where the argument list starts: the first '(' outside <...> */
+	/* the common case: no template brackets before the parenthesis */
+	if (paren && !memchr(s, '<', (size_t)(paren - s)) && paren > s && paren[-1] != '.' &&
+	    !starts(paren, len - (size_t)(paren - s), "(anonymous namespace)", 21))
+		return (size_t)(paren - s);
 	for (i = 0; i < len; i++) {
 		char c = s[i];
 
 		if (c == 'o' && starts(s + i, len - i, "operator", 8)) {
 			/* "operator<", "operator<<=", "operator->": no brackets there */
 			i += 8;
-			while (i < len && strchr("<>=-!", s[i]) && s[i])
+			while (i < len && s[i] && strchr("<>=-!", s[i]))
 				i++;
 			i--;
 		} else if (c == '<') {
@@ -267,12 +265,26 @@ static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cl
 				}
 				continue;
 			}
-			cut = i;
-			break;
+			return i;
 		}
 	}
+	return len;
+}
+
+/*
+ * Append `s` to b tidied: ';' -> ':', the argument list cut, quotes dropped.
+ * `cls` is classify(s, len), or CLS_TIDY when not known.
+ */
+static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cls)
+{
+	size_t cut = cls & CLS_PAREN ? args_start(s, len) : len;
+
+	if (!(cls & CLS_CHAR)) {
+		fg_buf_add(b, s, cut);
+		return;
+	}
 	fg_buf_grow(b, cut);
-	for (i = 0; i < cut; i++) {
+	for (size_t i = 0; i < cut; i++) {
 		char c = s[i];
 
 		if (c == ';')

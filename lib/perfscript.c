@@ -79,7 +79,7 @@ static inline size_t skip_hex(const char *p, size_t i, size_t end)
 }
 
 /* the next whitespace-separated token at or after *pos, or false at the end */
-static bool next_token(const char *s, size_t len, size_t *pos, struct fg_span *tok)
+static inline bool next_token(const char *s, size_t len, size_t *pos, struct fg_span *tok)
 {
 	size_t i = *pos, start;
 
@@ -162,87 +162,73 @@ static int parse_u64(const char *p, size_t n, uint64_t *out)
 	return 0;
 }
 
+#define MAX_HEADER_TOKENS 64
+
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 {
-	struct fg_span tok, next;
-	size_t pos = 0, after_pid = 0, comm_end = 0, slash = 0;
-	bool found = false;
-	int ntok = 0;
+	struct fg_span t[MAX_HEADER_TOKENS];
+	size_t n = 0, pos = 0, slash = 0, k, pidk = 0;
 
+	/* split once; the fields perf prints come within the first tokens */
+	while (n < MAX_HEADER_TOKENS && next_token(line, len, &pos, &t[n]))
+		n++;
 	/* the comm runs up to the first number (or PID/TID) followed by what perf puts after it */
-	while (next_token(line, len, &pos, &tok)) {
-		size_t sl;
+	for (k = 1; k + 1 < n; k++) {
+		struct fg_span nx = t[k + 1];
 
-		if (ntok++ == 0 || !is_pid_token(tok, &sl))
-			continue;
-		size_t peek = pos;
-		if (next_token(line, len, &peek, &next) &&
-		    (is_cpu_token(next) || is_time_token(next) || is_event_token(next))) {
-			found = true;
-			slash = sl;
-			after_pid = pos;
-			comm_end = (size_t)(tok.p - line);
+		if (is_pid_token(t[k], &slash) &&
+		    (is_cpu_token(nx) || is_time_token(nx) || is_event_token(nx))) {
+			pidk = k;
 			break;
 		}
 	}
-	if (!found)
+	if (!pidk)
 		return -EINVAL;
 
 	memset(h, 0, sizeof(*h));
-	size_t cs = 0;
-	while (cs < comm_end && is_space(line[cs]))
-		cs++;
-	while (comm_end > cs && is_space(line[comm_end - 1]))
-		comm_end--;
-	h->comm.p = line + cs;
-	h->comm.len = comm_end - cs;
-
+	h->comm.p = t[0].p;
+	h->comm.len = (size_t)(t[pidk - 1].p + t[pidk - 1].len - t[0].p);
 	if (slash) {
-		h->pid.p = tok.p;
+		h->pid.p = t[pidk].p;
 		h->pid.len = slash;
-		h->tid.p = tok.p + slash + 1;
-		h->tid.len = tok.len - slash - 1;
+		h->tid.p = t[pidk].p + slash + 1;
+		h->tid.len = t[pidk].len - slash - 1;
 	} else {
-		h->tid = tok;
+		h->tid = t[pidk];
 	}
 	if (parse_u64(h->tid.p, h->tid.len, &h->tid_num) != 0)
 		h->tid_num = UINT64_MAX;
 	if (!slash || parse_u64(h->pid.p, h->pid.len, &h->pid_num) != 0)
 		h->pid_num = h->tid_num;
 
-	pos = after_pid;
-	size_t before = pos;
-	if (next_token(line, len, &pos, &tok) && is_cpu_token(tok))
-		before = pos;
-	pos = before;
-	if (next_token(line, len, &pos, &tok) && is_time_token(tok))
-		before = pos;
-	pos = before;
-	if (next_token(line, len, &pos, &tok) && all_digits(tok.p, tok.len)) {
-		size_t peek = pos;
+	k = pidk + 1;
+	if (k < n && is_cpu_token(t[k]))
+		k++;
+	if (k < n && is_time_token(t[k]))
+		k++;
+	/* a number is the period only when an event follows it */
+	if (k + 1 < n && all_digits(t[k].p, t[k].len) && is_event_token(t[k + 1])) {
+		if (parse_u64(t[k].p, t[k].len, &h->period) != 0)
+			return -ERANGE;
+		h->has_period = true;
+		k++;
+	}
+	if (k < n && is_event_token(t[k])) {
+		h->event.p = t[k].p;
+		h->event.len = t[k].len - 1;
+		k++;
+	}
+	/* the rest of the line, from the next token on */
+	if (k < n) {
+		size_t end = len;
 
-		/* a number is the period only when an event follows it */
-		if (next_token(line, len, &peek, &next) && is_event_token(next)) {
-			if (parse_u64(tok.p, tok.len, &h->period) != 0)
-				return -ERANGE;
-			h->has_period = true;
-			before = pos;
-		}
+		while (end > 0 && is_space(line[end - 1]))
+			end--;
+		h->rest.p = t[k].p;
+		h->rest.len = (size_t)(line + end - t[k].p);
+	} else {
+		h->rest.p = line + len;
 	}
-	pos = before;
-	if (next_token(line, len, &pos, &tok) && is_event_token(tok)) {
-		h->event.p = tok.p;
-		h->event.len = tok.len - 1;
-		before = pos;
-	}
-	pos = before;
-	while (pos < len && is_space(line[pos]))
-		pos++;
-	size_t end = len;
-	while (end > pos && is_space(line[end - 1]))
-		end--;
-	h->rest.p = line + pos;
-	h->rest.len = end - pos;
 	return 0;
 }
 
