@@ -17,9 +17,10 @@
 
 static const char usage_text[] =
 	"usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-	"               [--event-filter EVENT] [--samples] [--srcline]\n"
-	"               [--skip-after FUNC] [--only-pid PID[,PID...]] [--only-comm NAME]\n"
-	"               [--input perf|folded|bpftrace] [-o FILE] [-v] [FILE ...]\n"
+	"               [--event-filter EVENT] [--samples] [--srcline] [--inline]\n"
+	"               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
+	"               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
+	"               [FILE ...]\n"
 	"       fg-fold -h | -V\n"
 	"\n"
 	"Fold stacks from perf script text (perf's or fg-sym's), folded stacks or bpftrace\n"
@@ -34,6 +35,8 @@ static const char usage_text[] =
 	"  --event-filter EVENT    fold only samples of EVENT (default: the first event seen)\n"
 	"  --samples               count samples instead of summing event periods\n"
 	"  --srcline               add source positions of perf script -F+srcline to frames\n"
+	"  --inline                un-inline frames with the files' DWARF line information\n"
+	"  --context               --inline, and add each function's source position\n"
 	"  --skip-after FUNC       drop the callers of FUNC (repeatable)\n"
 	"  --only-pid PID[,PID...] keep only samples of these processes (repeatable)\n"
 	"  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
@@ -53,6 +56,8 @@ enum {
 	OPT_EVENT_FILTER,
 	OPT_SAMPLES,
 	OPT_SRCLINE,
+	OPT_INLINE,
+	OPT_CONTEXT,
 	OPT_SKIP_AFTER,
 	OPT_ONLY_PID,
 	OPT_ONLY_COMM,
@@ -62,8 +67,10 @@ enum {
 static const struct option longopts[] = {
 	{ "addrs", no_argument, NULL, OPT_ADDRS },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "context", no_argument, NULL, OPT_CONTEXT },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
 	{ "help", no_argument, NULL, 'h' },
+	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "jit", no_argument, NULL, OPT_JIT },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
@@ -145,10 +152,16 @@ int main(int argc, char **argv)
 		case OPT_ALL:
 			o.annotate_kernel = o.annotate_jit = true;
 			break;
+		case OPT_CONTEXT:
+			o.inline_context = o.inline_frames = true;
+			break;
 		case OPT_EVENT_FILTER:
 			if (!*optarg)
 				usage_error("empty event name%s", "");
 			o.event_filter = optarg;
+			break;
+		case OPT_INLINE:
+			o.inline_frames = true;
 			break;
 		case OPT_INPUT: {
 			int in = fg_fold_input_parse(optarg);
@@ -236,6 +249,9 @@ int main(int argc, char **argv)
 			 (unsigned long long)st->other_events);
 	else if (verbose && st->event)
 		fg_warnx("folded '%s' events", st->event);
+	if (st->not_inlined)
+		fg_warnx("--inline: %llu frame%s left as they were (see above)",
+			 (unsigned long long)st->not_inlined, st->not_inlined == 1 ? "" : "s");
 	if (st->bad_lines)
 		fg_warnx("skipped %llu unrecognized line%s", (unsigned long long)st->bad_lines,
 			 st->bad_lines == 1 ? "" : "s");

@@ -31,6 +31,7 @@
 
 #include "fg/buf.h"
 #include "fg/diag.h"
+#include "fg/dwinline.h"
 #include "fg/fold.h"
 #include "fg/hash.h"
 #include "fg/lines.h"
@@ -86,6 +87,8 @@ struct fg_fold {
 
 	/* the current bpftrace entry */
 	bool in_entry;
+
+	struct fg_inliner *inliner; /* --inline */
 };
 
 /* --- messages --- */
@@ -309,6 +312,59 @@ static void push_frame(struct fg_fold *f, size_t off, uint8_t annot)
 	fr->annot = annot;
 }
 
+static void inline_cb(void *ctx, const char *func, const char *file, unsigned line)
+{
+	struct fg_fold *f = ctx;
+	size_t off = f->names.len, len = strlen(func);
+
+	tidy_append(&f->names, func, len, classify(func, len));
+	if (f->o.inline_context)
+		fg_buf_addf(&f->names, ":%s:%u", file, line);
+	push_frame(f, off, ANNOT_NONE);
+}
+
+/*
+ * --inline: replace the frame with the functions inlined there, from the file's
+ * DWARF; false when the frame is to be named as usual.  Like the perl script,
+ * this leaves JIT maps, the kernel and "[...]" modules alone.
+ */
+static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
+{
+	const char *mod = fr->module.p;
+	size_t mlen = fr->module.len, first = f->nframes;
+	uint64_t addr = 0;
+	bool first_failure;
+	int n;
+
+	if (mlen == 0 || mod[0] != '/' || fg_ps_module_is_jit(mod, mlen) ||
+	    fg_ps_module_is_kernel(mod, mlen))
+		return false;
+	for (size_t i = 0; i < fr->addr.len && i < 16; i++) {
+		char c = fr->addr.p[i];
+
+		addr = addr << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	if (!f->inliner)
+		f->inliner = fg_inliner_new();
+	bool known = fr->sym.len && !span_is(fr->sym.p, fr->sym.len, "[unknown]", 9);
+	n = fg_inliner_lookup(f->inliner, mod, mlen, addr, known ? fr->sym.p : NULL,
+			      known ? fr->sym.len : 0, fr->offset, inline_cb, f, &first_failure);
+	if (n <= 0) {
+		f->st.not_inlined++;
+		if (first_failure)
+			logf_(f, "%.*s: %s; --inline leaves its frames as they are", (int)mlen, mod,
+			      n == -ENOENT	 ? "cannot read it as ELF"
+			      : n == -ESRCH ? "cannot place the frames in it"
+					    : "no DWARF line information");
+		return false;
+	}
+	/* all but the outermost function were inlined */
+	for (size_t i = first; i + 1 < f->nframes; i++)
+		f->frames[i].annot = ANNOT_INLINE;
+	f->line_first = first;
+	return true;
+}
+
 static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 {
 	const char *raw = fr->sym.p, *mod = fr->module.p;
@@ -327,6 +383,8 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		return;
 	if (f->names.len > UINT32_MAX / 2)
 		return; /* absurdly deep stack: keep what we have */
+	if (f->o.inline_frames && add_inlined(f, fr))
+		return;
 
 	/* "a->b->c": Java inlining, root-most first */
 	const char *p = raw, *end = raw + rlen;
@@ -1033,6 +1091,8 @@ struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_fold_log_fn log,
 	f->o = *opts;
 	if (f->o.include_tid)
 		f->o.include_pid = true;
+	if (f->o.inline_context)
+		f->o.inline_frames = true;
 	f->log = log;
 	f->log_ctx = ctx;
 	f->map = fg_hmap_new(1024);
@@ -1052,6 +1112,7 @@ void fg_fold_free(struct fg_fold *f)
 	if (!f)
 		return;
 	fg_hmap_free(f->map);
+	fg_inliner_free(f->inliner);
 	free(f->counts2);
 	free(f->event);
 	free(f->frames);

@@ -284,8 +284,16 @@ int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 	size_t k = s1;
 	while (k > s0 && is_hex(line[k - 1]))
 		k--;
-	if (k < s1 && k >= s0 + 3 && line[k - 1] == 'x' && line[k - 2] == '0' && line[k - 3] == '+')
+	f->offset = 0;
+	if (k < s1 && k >= s0 + 3 && line[k - 1] == 'x' && line[k - 2] == '0' && line[k - 3] == '+') {
+		for (size_t q = k; q < s1 && q < k + 16; q++) {
+			char c = line[q];
+
+			f->offset = f->offset << 4 |
+				    (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		}
 		s1 = k - 3;
+	}
 	f->sym.p = line + s0;
 	f->sym.len = s1 - s0;
 	return 0;

@@ -7,6 +7,13 @@ load helpers
 corpus=$DATA/collapse-perf
 fixtures=$DATA/fg-fold
 
+setup_file() {
+	# the --inline tests' program: position-independent, fixed-address, no DWARF
+	gcc -g -O2 -o "$BATS_FILE_TMPDIR/inl" "$DATA/fg-fold/inline.c"
+	gcc -g -O2 -no-pie -fno-pie -o "$BATS_FILE_TMPDIR/inl-fixed" "$DATA/fg-fold/inline.c"
+	gcc -O2 -o "$BATS_FILE_TMPDIR/inl-nodwarf" "$DATA/fg-fold/inline.c"
+}
+
 # stackcollapse-perf.pl drops a final sample that no blank line follows (FlameGraph
 # issue 230); inferno folds it, and so does fg-fold (go-stacks, versioned-vmlinux and
 # single-line-stacks need it).  Four inputs whose expected files come from the perl
@@ -577,4 +584,58 @@ fg-fold: skipped 1 unrecognized line" ]
 	many=$(rss fg-fold "$BATS_TEST_TMPDIR/big.txt")
 	echo "rss one=$one KB many=$many KB" >&3
 	[ "$many" -lt $((one + 4096)) ]
+}
+
+# what addr2line -i -f -s -C says at PROG's main+OFF, as fg-fold folds it: outermost
+# first, the inlined functions marked _[i]; with CONTEXT, each with its file:line
+addr2line_stack() { # PROG OFF [CONTEXT]
+	local main addr
+	main=$(nm "$1" | awk '$3 == "main" { print $1 }')
+	addr=$(printf '%x' $((0x$main + $2)))
+	addr2line -i -f -s -C -e "$1" "0x$addr" | paste - - |
+		awk -F'\t' -v ctx="${3:-}" '{ f[NR] = ctx ? $1 ":" $2 : $1 }
+			END { s = f[NR]; for (i = NR - 1; i >= 1; i--) s = s ";" f[i] "_[i]"; print s }'
+}
+
+@test "--inline and --context un-inline frames as addr2line does (position-independent program)" {
+	requires addr2line nm
+	prog=$BATS_FILE_TMPDIR/inl
+	inlined=0
+	for off in $(seq 0 2 60); do
+		# a made-up load address: the frame is found by main+OFF
+		printf 'inl 10/10 [000] 1.0: 1 cycles:\n\t    55d0c0de%04x main+0x%x (%s)\n\n' \
+			$((0x1000 + off)) "$off" "$prog" >"$BATS_TEST_TMPDIR/in.txt"
+		fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
+		[ "$output" = "inl;$(addr2line_stack "$prog" "$off") 1" ]
+		[ -z "$stderr" ]
+		fg -0 --separate-stderr fg-fold --context "$BATS_TEST_TMPDIR/in.txt"
+		[ "$output" = "inl;$(addr2line_stack "$prog" "$off" 1) 1" ]
+		[[ $output == *"_[i]"* ]] && inlined=$((inlined + 1))
+	done
+	# the program really has inlined code at some of those places
+	[ "$inlined" -gt 3 ]
+}
+
+@test "--inline finds a frame without a symbol by its address in a fixed-address program" {
+	requires addr2line nm
+	prog=$BATS_FILE_TMPDIR/inl-fixed
+	main=$(nm "$prog" | awk '$3 == "main" { print $1 }')
+	for off in 0 20 30; do
+		printf 'inl 10/10 [000] 1.0: 1 cycles:\n\t    %x [unknown] (%s)\n\n' \
+			$((0x$main + off)) "$prog" >"$BATS_TEST_TMPDIR/in.txt"
+		fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
+		[ "$output" = "inl;$(addr2line_stack "$prog" "$off") 1" ]
+	done
+}
+
+@test "--inline: files without DWARF or unreadable are left alone, said once per file" {
+	for i in 1 2 3; do
+		printf 'a 1 1.0: 1 cycles:\n\t10 main+0x10 (%s)\n\t20 f+0x1 (/nonexistent/lib.so)\n\t30 k ([kernel.kallsyms])\n\n' \
+			"$BATS_FILE_TMPDIR/inl-nodwarf"
+	done >"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
+	[ "$output" = "a;k;f;main 3" ]
+	[ "$(grep -c 'inl-nodwarf: no DWARF line information' <<<"$stderr")" -eq 1 ]
+	[ "$(grep -c "/nonexistent/lib.so: cannot read it as ELF" <<<"$stderr")" -eq 1 ]
+	assert_stderr_contains "--inline: 6 frames left as they were"
 }

@@ -39,6 +39,8 @@ struct fg_fold_opts {
 	bool include_addrs;   /* "[module <ADDR>]" for frames without a symbol */
 	bool count_samples;   /* weight 1 per sample instead of its period */
 	bool srcline;	      /* append "-F+srcline" source positions: "func:file.c:12" */
+	bool inline_frames;   /* un-inline frames from the files' DWARF line information */
+	bool inline_context;  /* and append each function's source position */
 	const char *event_filter; /* fold only this event; NULL: the first one seen */
 	const char *const *skip_after; /* drop the callers of the deepest frame named so */
 	size_t n_skip_after;
@@ -53,6 +55,7 @@ struct fg_fold_stats {
 	uint64_t other_events; /* samples skipped: not the event folded */
 	uint64_t filtered;     /* samples skipped by only_pids/only_comms */
 	uint64_t bad_lines;    /* lines neither header, frame nor blank, skipped */
+	uint64_t not_inlined;  /* --inline: frames left as they were (no line information) */
 	const char *event;     /* the event folded, NULL when no header named one */
 	bool event_defaulted;  /* the event is the first one seen, not the caller's */
 	int columns;	       /* count columns of the output: 1, or 2 (differential) */

@@ -45,6 +45,7 @@ struct fg_ps_header {
 struct fg_ps_frame {
 	struct fg_span addr;   /* hexadecimal, as printed */
 	struct fg_span sym;    /* as printed, without a final +0xOFFSET; may be empty */
+	uint64_t offset;       /* that offset, 0 when none was printed */
 	struct fg_span module; /* inside the parentheses; may hold spaces and parentheses */
 };
 

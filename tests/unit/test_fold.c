@@ -114,6 +114,7 @@ TEST(frame_parts)
 		  0);
 	CHECK_SPAN(f.addr, "7f533952bc77");
 	CHECK_SPAN(f.sym, "_dl_check_map_versions");
+	CHECK_INT(f.offset, 0x597);
 	CHECK_SPAN(f.module, "/usr/lib/ld-2.28.so");
 	/* no offset; a symbol with spaces and parentheses */
 	CHECK_INT(frame("  561aa58dc06e std::function<int (int, int)>::operator() (/home/u/p)", &f),
@@ -130,6 +131,9 @@ TEST(frame_parts)
 	/* "+0x" inside a name is kept */
 	CHECK_INT(frame("\t10 a+0xzz (m)", &f), 0);
 	CHECK_SPAN(f.sym, "a+0xzz");
+	CHECK_INT(f.offset, 0);
+	CHECK_INT(frame("\t10 b+0xFFffFFffFFffFFff (m)", &f), 0);
+	CHECK(f.offset == UINT64_MAX);
 	CHECK_INT(frame("\t10 kernel+0x800047c022ec ([kernel.kallsyms])", &f), 0);
 	CHECK_SPAN(f.sym, "kernel");
 	CHECK_SPAN(f.module, "[kernel.kallsyms]");
