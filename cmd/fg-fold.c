@@ -157,7 +157,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_EVENT_FILTER:
 			if (!*optarg)
-				usage_error("empty event name%s", "");
+				usage_error("invalid event name '%s'", optarg);
 			o.event_filter = optarg;
 			break;
 		case OPT_INLINE:

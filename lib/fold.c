@@ -23,7 +23,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -332,18 +331,14 @@ static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 {
 	const char *mod = fr->module.p;
 	size_t mlen = fr->module.len, first = f->nframes;
-	uint64_t addr = 0;
+	uint64_t addr;
 	bool first_failure;
 	int n;
 
 	if (mlen == 0 || mod[0] != '/' || fg_ps_module_is_jit(mod, mlen) ||
 	    fg_ps_module_is_kernel(mod, mlen))
 		return false;
-	for (size_t i = 0; i < fr->addr.len && i < 16; i++) {
-		char c = fr->addr.p[i];
-
-		addr = addr << 4 | (uint64_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
+	addr = fg_span_hex(fr->addr);
 	if (!f->inliner)
 		f->inliner = fg_inliner_new();
 	bool known = fr->sym.len && !span_is(fr->sym.p, fr->sym.len, "[unknown]", 9);
@@ -701,17 +696,13 @@ blank:
 static int trailing_count(const char *s, size_t *len, uint64_t *out)
 {
 	size_t n = *len, d = n;
-	uint64_t v = 0;
 
 	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
 		d--;
 	if (d == n || d == 0 || s[d - 1] != ' ')
 		return 0;
-	for (size_t i = d; i < n; i++)
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
-			return -ERANGE;
-	*out = v;
+	if (fg_span_u64((struct fg_span){ s + d, n - d }, out) != 0)
+		return -ERANGE;
 	d--;
 	while (d > 0 && s[d - 1] == ' ')
 		d--;
@@ -818,20 +809,21 @@ static void bpf_add_scalars(struct fg_fold *f, const char *s, size_t n)
 static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
 {
 	uint64_t v = 0;
-	size_t i = 0;
+	size_t i = 0, j;
+	int r;
 
 	f->in_entry = false;
 	while (i < n && cnt[i] == ' ')
 		i++;
-	if (i == n || cnt[i] < '0' || cnt[i] > '9')
-		return -EINVAL;
-	for (; i < n && cnt[i] >= '0' && cnt[i] <= '9'; i++) {
-		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(cnt[i] - '0'), &v)) {
-			logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
-			      (unsigned long long)f->lineno);
-			return f->err = -EOVERFLOW;
-		}
+	for (j = i; j < n && cnt[j] >= '0' && cnt[j] <= '9'; j++)
+		;
+	r = fg_span_u64((struct fg_span){ cnt + i, j - i }, &v);
+	if (r == -EINVAL)
+		return r;
+	if (r == -ERANGE) {
+		logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
+		      (unsigned long long)f->lineno);
+		return f->err = -EOVERFLOW;
 	}
 	if (f->nframes == 0)
 		return 0;
@@ -1011,10 +1003,12 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 
 	fg_lines_init_fd(&l, fd, name);
 	r = fg_lines_peek(&l, DETECT_BYTES, &line, &len);
-	if (r == 0)
+	if (r == 0) {
 		r = begin_input(f, name, line, len);
-	else
+	} else {
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
+		f->err = r;
+	}
 	while (r == 0 && (r = fg_lines_next(&l, &line, &len)) == 1)
 		r = one_line(f, line, len);
 	if (r < 0 && r != f->err)
@@ -1071,7 +1065,9 @@ int fg_fold_write(struct fg_fold *f, FILE *out)
 
 		if (f->st.columns == 2)
 			k = snprintf(num, sizeof(num), " %llu %llu\n", (unsigned long long)v[i]->val.u,
-				     (unsigned long long)f->counts2[v[i] - first]);
+				     (unsigned long long)((size_t)(v[i] - first) < f->counts2_alloc
+								  ? f->counts2[v[i] - first]
+								  : 0));
 		else
 			k = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i]->val.u);
 		if (fwrite(v[i]->key, 1, v[i]->len, out) != v[i]->len ||

@@ -149,17 +149,38 @@ static bool is_event_token(struct fg_span t)
 	return t.len >= 2 && t.p[t.len - 1] == ':';
 }
 
-static int parse_u64(const char *p, size_t n, uint64_t *out)
+int fg_span_u64(struct fg_span s, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	if (!all_digits(s.p, s.len))
+		return -EINVAL;
+	for (size_t i = 0; i < s.len; i++) {
 		if (__builtin_mul_overflow(v, 10, &v) ||
-		    __builtin_add_overflow(v, (uint64_t)(p[i] - '0'), &v))
+		    __builtin_add_overflow(v, (uint64_t)(s.p[i] - '0'), &v))
 			return -ERANGE;
 	}
 	*out = v;
 	return 0;
+}
+
+uint64_t fg_span_hex(struct fg_span s)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < s.len; i++) {
+		char c = s.p[i];
+
+		if (!is_hex(c))
+			break;
+		v = v << 4 | (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return v;
+}
+
+static int parse_u64(const char *p, size_t n, uint64_t *out)
+{
+	return fg_span_u64((struct fg_span){ p, n }, out);
 }
 
 #define MAX_HEADER_TOKENS 64
@@ -286,12 +307,7 @@ int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 		k--;
 	f->offset = 0;
 	if (k < s1 && k >= s0 + 3 && line[k - 1] == 'x' && line[k - 2] == '0' && line[k - 3] == '+') {
-		for (size_t q = k; q < s1 && q < k + 16; q++) {
-			char c = line[q];
-
-			f->offset = f->offset << 4 |
-				    (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
-		}
+		f->offset = fg_span_hex((struct fg_span){ line + k, s1 - k });
 		s1 = k - 3;
 	}
 	f->sym.p = line + s0;

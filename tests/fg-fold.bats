@@ -509,7 +509,7 @@ fg-fold: skipped 1 unrecognized line" ]
 	[ "${lines[0]}" = "my_app;[libx (old).so];main;[unknown] 10101010" ]
 	[ "$stderr" = "fg-fold: cannot open '/nonexistent/x': No such file or directory" ]
 	fg -1 --separate-stderr fg-fold "$fixtures"
-	assert_stderr_contains "cannot read '$fixtures': Is a directory"
+	[ "$stderr" = "fg-fold: cannot read '$fixtures': Is a directory" ]
 }
 
 @test "a failed write (/dev/full) exits 1 with a message" {
@@ -535,7 +535,7 @@ fg-fold: skipped 1 unrecognized line" ]
 	fg -2 --separate-stderr fg-fold --only-pid abc
 	assert_stderr_contains "fg-fold: invalid pid 'abc'"
 	fg -2 --separate-stderr fg-fold --event-filter ''
-	assert_stderr_contains "empty event name"
+	assert_stderr_contains "fg-fold: invalid event name ''"
 	fg -2 --separate-stderr fg-fold --skip-after
 	assert_stderr_contains "usage: fg-fold"
 }

@@ -77,6 +77,12 @@ bool fg_ps_module_is_kernel(const char *mod, size_t len);
 /* Whether a module is JIT code (a perf map "/tmp/perf-PID.map", or a jitdump "jitted-*.so"). */
 bool fg_ps_module_is_jit(const char *mod, size_t len);
 
+/* A whole decimal number: 0, -EINVAL when it is not one, -ERANGE beyond 64 bits. */
+int fg_span_u64(struct fg_span s, uint64_t *out);
+
+/* The value of hexadecimal digits (the last 16 when there are more), 0 for none. */
+uint64_t fg_span_hex(struct fg_span s);
+
 static inline bool fg_span_eq(struct fg_span s, const char *lit)
 {
 	size_t n = 0;
