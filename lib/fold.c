@@ -3,7 +3,7 @@
  * Folding stacks.  The naming rules are stackcollapse-perf.pl's, with inferno's
  * corrections, restated here from their documented behaviour:
  *
- *  - the root frame is the comm, spaces turned into '_' ("-PID" or "-PID/TID"
+ *  - the root frame is the comm, spaces turned into '_' and ';' into ':' ("-PID" or "-PID/TID"
  *    added with --pid/--tid; "?" stands for a PID perf did not print);
  *  - a symbol loses its "+0xOFFSET"; one starting with '(' is skipped, unless it is
  *    "(anonymous namespace)...";
@@ -574,9 +574,12 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	struct fg_buf *pn = &f->pname;
 	fg_buf_reset(pn);
 	fg_buf_add(pn, h->comm.p, h->comm.len);
-	for (size_t i = 0; i < pn->len; i++)
+	for (size_t i = 0; i < pn->len; i++) {
 		if (pn->data[i] == ' ')
 			pn->data[i] = '_';
+		else if (pn->data[i] == ';') /* the frame separator */
+			pn->data[i] = ':';
+	}
 	f->java = pn->len == 4 && memcmp(pn->data, "java", 4) == 0;
 	if (f->o.include_tid) {
 		fg_buf_addch(pn, '-');

@@ -260,6 +260,7 @@ TEST(fold_options)
 			 "\t20 [unknown] ([unknown])\n\n";
 
 	CHECK_FOLD(&o, in, "a_b;[unknown];run_[j];do_idle_[k] 3\n");
+	CHECK_FOLD(&plain, "x;y 1 [000] 1.0: 1 c:\n\t1 f (m)\n\n", "x:y;f 1\n");
 	o = (struct fg_fold_opts){ .include_tid = true, .include_addrs = true };
 	CHECK_FOLD(&o, in, "a_b-7/8;[unknown <20>];run;do_idle 3\n");
 	o = (struct fg_fold_opts){ .include_pid = true, .count_samples = true };
