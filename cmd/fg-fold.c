@@ -256,7 +256,8 @@ int main(int argc, char **argv)
 		fg_warnx("skipped %llu unrecognized line%s", (unsigned long long)st->bad_lines,
 			 st->bad_lines == 1 ? "" : "s");
 	if (verbose)
-		fg_warnx("%llu samples folded into %zu stacks; %llu left out by --only-pid/--only-comm",
+		fg_warnx("%llu samples folded into %zu stacks; "
+			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
 	int wr = fg_fold_write(f, stdout);

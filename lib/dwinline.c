@@ -122,10 +122,12 @@ static void load_syms(struct dwmod *m)
 	for (int i = 0; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *name =
+			dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
 		int status;
 
-		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
+		if (!name || !*name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF)
 			continue;
 		add_sym(m->syms, name, strlen(name), addr);
 		/* a versioned dynamic symbol: "__libc_start_main@@GLIBC_2.34" */
@@ -255,7 +257,8 @@ int fg_inliner_lookup(struct fg_inliner *in, const char *path, size_t path_len, 
 		/* the caller is at this inlined call's site */
 		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &w) == 0)
 			lineno = (int)w;
-		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &w) == 0 &&
+		if (files &&
+		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &w) == 0 &&
 		    w < nfiles)
 			file = dwarf_filesrc(files, w, NULL, NULL);
 	}

@@ -206,8 +206,8 @@ static unsigned classify(const char *s, size_t n)
 			if (i + 16 > n)
 				i = n - 16; /* the last 16 bytes, overlapping */
 			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-			__m128i t = _mm_or_si128(_mm_cmpeq_epi8(v, semi),
-						 _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq)));
+			__m128i q = _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq));
+			__m128i t = _mm_or_si128(_mm_cmpeq_epi8(v, semi), q);
 
 			if (_mm_movemask_epi8(t))
 				r |= CLS_CHAR;
@@ -443,7 +443,9 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		}
 		if (f->java && f->names.len - off > 1 && f->names.data[off] == 'L' &&
 		    memchr(f->names.data + off, '/', f->names.len - off)) {
-			memmove(f->names.data + off, f->names.data + off + 1, f->names.len - off - 1);
+			char *nm = f->names.data + off;
+
+			memmove(nm, nm + 1, f->names.len - off - 1);
 			fg_buf_truncate(&f->names, f->names.len - 1);
 		}
 		if (k > 0) {
@@ -495,8 +497,9 @@ static int end_sample(struct fg_fold *f)
 			for (size_t i = 0; i < f->nframes; i++) {
 				const struct frame *fr = &f->frames[i];
 
-				if (in_list(f->o.skip_after, f->o.n_skip_after, f->names.data + fr->off,
-					    fr->len)) {
+				const char *nm = f->names.data + fr->off;
+
+				if (in_list(f->o.skip_after, f->o.n_skip_after, nm, fr->len)) {
 					top = i + 1;
 					break;
 				}
@@ -743,7 +746,8 @@ static int folded_line(struct fg_fold *f, const char *line, size_t len)
 		} else if (f->st.columns != f->file_columns) {
 			logf_(f, "%s:%llu: cannot merge a %s-column profile with a %s-column one",
 			      f->name, (unsigned long long)f->lineno,
-			      f->file_columns == 2 ? "two" : "one", f->st.columns == 2 ? "two" : "one");
+			      f->file_columns == 2 ? "two" : "one",
+			      f->st.columns == 2 ? "two" : "one");
 			return f->err = -EINVAL;
 		}
 	}
@@ -1067,7 +1071,8 @@ int fg_fold_write(struct fg_fold *f, FILE *out)
 		int k;
 
 		if (f->st.columns == 2)
-			k = snprintf(num, sizeof(num), " %llu %llu\n", (unsigned long long)v[i]->val.u,
+			k = snprintf(num, sizeof(num), " %llu %llu\n",
+				     (unsigned long long)v[i]->val.u,
 				     (unsigned long long)((size_t)(v[i] - first) < f->counts2_alloc
 								  ? f->counts2[v[i] - first]
 								  : 0));

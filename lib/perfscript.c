@@ -121,7 +121,8 @@ static bool is_pid_token(struct fg_span t, size_t *slash)
 
 static bool is_cpu_token(struct fg_span t)
 {
-	return t.len >= 3 && t.p[0] == '[' && t.p[t.len - 1] == ']' && all_digits(t.p + 1, t.len - 2);
+	return t.len >= 3 && t.p[0] == '[' && t.p[t.len - 1] == ']' &&
+	       all_digits(t.p + 1, t.len - 2);
 }
 
 /* "12345.678901:" (perf's time, any number of decimals) or "12345:" */
@@ -306,7 +307,7 @@ int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 	while (k > s0 && is_hex(line[k - 1]))
 		k--;
 	f->offset = 0;
-	if (k < s1 && k >= s0 + 3 && line[k - 1] == 'x' && line[k - 2] == '0' && line[k - 3] == '+') {
+	if (k < s1 && k >= s0 + 3 && memcmp(line + k - 3, "+0x", 3) == 0) {
 		f->offset = fg_span_hex((struct fg_span){ line + k, s1 - k });
 		s1 = k - 3;
 	}

@@ -9,10 +9,10 @@
  *		...
  *
  * Every header field but the comm, the thread id and one of CPU, time or event
- * is optional, as perf's -F allows; the comm may hold spaces.  A sample recorded without a call chain puts
- * its one frame on the header line, after the event (the payload then is that
- * frame).  `perf script -F+srcline` adds, under a frame, a line with its source
- * position.
+ * is optional, as perf's -F allows; the comm may hold spaces.  A sample
+ * recorded without a call chain puts its one frame on the header line, after
+ * the event (the payload then is that frame).  `perf script -F+srcline` adds,
+ * under a frame, a line with its source position.
  *
  * The functions here look at one line, in place: what they return points into
  * the line, nothing is copied or allocated, and nothing is printed.

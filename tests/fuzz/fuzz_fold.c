@@ -79,7 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fg_span s;
 
 		if (fg_ps_parse_header(p, n, &h) == 0) {
-			if (h.comm.p < p || h.comm.p + h.comm.len > p + n || h.rest.p + h.rest.len > p + n)
+			if (h.comm.p < p || h.comm.p + h.comm.len > p + n ||
+			    h.rest.p + h.rest.len > p + n)
 				abort();
 			if (h.event.len)
 				(void)fg_ps_event_base_len(h.event.p, h.event.len);

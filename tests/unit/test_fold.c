@@ -75,15 +75,16 @@ TEST(header_variants)
 	CHECK_INT(header("t 99076 10314749.002559: cpu-clock:", &h), 0);
 	CHECK_SPAN(h.comm, "t");
 	/* padded comm, and the frame of a sample without a call chain on the same line */
-	CHECK_INT(header("           false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 "
-			 "[unknown] ([unknown])",
+	CHECK_INT(header("           false 39654 19115.489713:          1 cycles:u:  "
+			 "ffffffff9b201293 [unknown] ([unknown])",
 			 &h),
 		  0);
 	CHECK_SPAN(h.comm, "false");
 	CHECK_SPAN(h.event, "cycles:u");
 	CHECK_SPAN(h.rest, "ffffffff9b201293 [unknown] ([unknown])");
 	/* a tracepoint's payload */
-	CHECK_INT(header("f  9566 [001] 18490161.191159: kfree: call_site=ffffffff81092295 ptr=(nil)",
+	CHECK_INT(header("f  9566 [001] 18490161.191159: kfree: "
+			 "call_site=ffffffff81092295 ptr=(nil)",
 			 &h),
 		  0);
 	CHECK_SPAN(h.comm, "f");
@@ -110,12 +111,11 @@ TEST(frame_parts)
 {
 	struct fg_ps_frame f;
 
-	CHECK_INT(frame("\t    7f533952bc77 _dl_check_map_versions+0x597 (/usr/lib/ld-2.28.so)", &f),
-		  0);
+	CHECK_INT(frame("\t7f533952bc77 _dl_check_map_versions+0x597 (/lib/ld-2.28.so)", &f), 0);
 	CHECK_SPAN(f.addr, "7f533952bc77");
 	CHECK_SPAN(f.sym, "_dl_check_map_versions");
 	CHECK_INT(f.offset, 0x597);
-	CHECK_SPAN(f.module, "/usr/lib/ld-2.28.so");
+	CHECK_SPAN(f.module, "/lib/ld-2.28.so");
 	/* no offset; a symbol with spaces and parentheses */
 	CHECK_INT(frame("  561aa58dc06e std::function<int (int, int)>::operator() (/home/u/p)", &f),
 		  0);
@@ -236,7 +236,8 @@ TEST(fold_names)
 		   "\t7 (stray) (/p)\n\n",
 		   "p;[libc.so.6];std::operator<< <char>;a:bcd;net/http.(*Client).Do;"
 		   "(anonymous namespace)::f;"
-		   "std::_Function_handler<int (int, int), main::{lambda(int, int)#1}>::_M_invoke 5\n");
+		   "std::_Function_handler<int (int, int), main::{lambda(int, int)#1}>"
+		   "::_M_invoke 5\n");
 }
 
 TEST(fold_java)
