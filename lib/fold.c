@@ -787,7 +787,18 @@ static void bpf_add_frame(struct fg_fold *f, const char *s, size_t n)
 		add_perf_frame(f, &fr);
 		return;
 	}
-	/* "func+123": drop the offset, as for perf's frames */
+	/* "func+123 (/path/module)": drop the module, then the offset, as for perf's frames */
+	if (s[n - 1] == ')') {
+		const char *open = memrchr(s, '(', n);
+
+		if (open && open > s && open[-1] == ' ') {
+			n = (size_t)(open - s);
+			while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			if (n == 0)
+				return;
+		}
+	}
 	size_t d = n;
 	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
 		d--;
