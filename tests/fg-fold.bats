@@ -639,3 +639,24 @@ addr2line_stack() { # PROG OFF [CONTEXT]
 	[ "$(grep -c "/nonexistent/lib.so: cannot read it as ELF" <<<"$stderr")" -eq 1 ]
 	assert_stderr_contains "--inline: 6 frames left as they were"
 }
+
+@test "CRLF line ends fold as LF ones" {
+	sed 's/$/\r/' "$fixtures/fg-sym.txt" >"$BATS_TEST_TMPDIR/crlf.txt"
+	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/crlf.txt"
+	assert_golden "$fixtures/fg-sym.folded"
+	[ -z "$stderr" ]
+}
+
+@test "samples without frames (perf script without -g or ip) fold to their process" {
+	printf 'a 1 1.0: 3 cycles:\nb 2 1.1: 4 cycles:\na 1 1.2: 5 cycles:\n' >"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fg-fold "$BATS_TEST_TMPDIR/in.txt"
+	[ "$output" = $'a 8\nb 4' ]
+	[ -z "$stderr" ]
+}
+
+@test "a long input line (past the reader's buffer) is one frame" {
+	name=$(head -c 3000000 /dev/zero | tr '\0' x)
+	printf 'a 1 1.0: 1 cycles:\n\t10 %s (m)\n\n' "$name" >"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/in.txt"
+	[ "$(wc -c <"$BATS_TEST_TMPDIR/out")" -eq $((2 + 3000000 + 3)) ]
+}
