@@ -88,7 +88,18 @@ struct fg_fold {
 	bool in_entry;
 
 	struct fg_inliner *inliner; /* --inline */
+
+	/*
+	 * Frame lines seen before and the name they gave (the same line gives the
+	 * same frame), by the comm being "java" or not; bounded, so that memory
+	 * does not grow with the input
+	 */
+	struct fg_hmap *fcache[2];
+	struct fg_buf fcache_names;
 };
+
+#define FCACHE_MAX_LINES (1 << 16)
+#define FCACHE_MAX_BYTES (8 << 20)
 
 /* --- messages --- */
 
@@ -632,6 +643,43 @@ static void add_srcline(struct fg_fold *f, struct fg_span src)
 	f->line_first = SIZE_MAX;
 }
 
+/* a frame line seen before: its frame pushed again, true; else false */
+static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
+{
+	struct fg_hmap *c = f->fcache[f->java];
+	struct fg_hent *e;
+
+	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hmap_get(c, line, len)))
+		return false;
+	size_t off = f->names.len;
+	uint32_t len_name = (uint32_t)(e->val.u >> 8) & 0xffffff;
+
+	fg_buf_add(&f->names, f->fcache_names.data + (e->val.u >> 32), len_name);
+	f->line_first = f->nframes;
+	push_frame(f, off, (uint8_t)e->val.u);
+	f->sample_lines++;
+	return true;
+}
+
+/* remember the frame a line gave, when it gave exactly one */
+static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before)
+{
+	struct fg_hmap **c = &f->fcache[f->java];
+
+	if (f->nframes != before + 1 || f->o.inline_frames)
+		return;
+	const struct frame *fr = &f->frames[before];
+	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES)
+		return;
+	if (!*c)
+		*c = fg_hmap_new(1024);
+	if (fg_hmap_count(*c) >= FCACHE_MAX_LINES)
+		return;
+	uint64_t off = f->fcache_names.len;
+	fg_buf_add(&f->fcache_names, f->names.data + fr->off, fr->len);
+	fg_hmap_upsert(*c, line, len, NULL)->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+}
+
 static int perf_line(struct fg_fold *f, const char *line, size_t len)
 {
 	struct fg_ps_header h;
@@ -648,9 +696,14 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			f->sample_lines++;
 			return 0;
 		}
+		if (cached_frame(f, line, len))
+			return 0;
 		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			size_t before = f->nframes;
+
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
+			cache_frame(f, line, len, before);
 			return 0;
 		}
 	}
@@ -1128,6 +1181,9 @@ void fg_fold_free(struct fg_fold *f)
 		return;
 	fg_hmap_free(f->map);
 	fg_inliner_free(f->inliner);
+	fg_hmap_free(f->fcache[0]);
+	fg_hmap_free(f->fcache[1]);
+	fg_buf_release(&f->fcache_names);
 	free(f->counts2);
 	free(f->event);
 	free(f->frames);
