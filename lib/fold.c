@@ -1,0 +1,1219 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Folding stacks.  The naming rules are stackcollapse-perf.pl's, with inferno's
+ * corrections, restated here from their documented behaviour:
+ *
+ *  - the root frame is the comm, spaces turned into '_' and ';' into ':' ("-PID" or "-PID/TID"
+ *    added with --pid/--tid; "?" stands for a PID perf did not print);
+ *  - a symbol loses its "+0xOFFSET"; one starting with '(' is skipped, unless it is
+ *    "(anonymous namespace)...";
+ *  - "[unknown]" becomes "[MODULE-BASENAME]" when the module is known, and with
+ *    --addrs "[MODULE-BASENAME <ADDR>]" or "[unknown <ADDR>]";
+ *  - ';' becomes ':'; a C++ argument list is cut off at its first '(' outside
+ *    template brackets, but "(anonymous namespace)" and Go's "pkg.(*T).M" stay;
+ *    quotes are dropped;
+ *  - Java: "Lpkg/Class;.m" loses its 'L' when the comm is "java"; "a->b->c"
+ *    (perf's Java inlining) is three frames, the inner two marked "_[i]";
+ *  - --kernel marks frames of [kernel.kallsyms], [module], vmlinux* and *.ko
+ *    with "_[k]"; --jit marks /tmp/perf-PID.map and jitdump jitted-*.so frames
+ *    with "_[j]";
+ *  - the weight of a sample is its period (1 when perf printed none).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "fg/buf.h"
+#include "fg/diag.h"
+#include "fg/dwinline.h"
+#include "fg/fold.h"
+#include "fg/hash.h"
+#include "fg/lines.h"
+#include "fg/perfscript.h"
+#include "fg/util.h"
+
+#define MAX_LOGGED_BAD_LINES 10
+#define DETECT_BYTES (64 * 1024)
+
+enum annot { ANNOT_NONE, ANNOT_KERNEL, ANNOT_JIT, ANNOT_INLINE };
+static const char *const annot_str[] = { "", "_[k]", "_[j]", "_[i]" };
+static const uint8_t annot_len[] = { 0, 4, 4, 4 };
+
+struct frame {
+	uint32_t off, len;	   /* the name in f->names */
+	uint32_t src_off, src_len; /* --srcline position in f->names, or len 0 */
+	uint8_t annot;
+};
+
+struct fg_fold {
+	struct fg_fold_opts o;
+	fg_fold_log_fn log;
+	void *log_ctx;
+	struct fg_fold_stats st;
+	struct fg_hmap *map;
+	uint64_t *counts2; /* second count column, by entry index */
+	size_t counts2_alloc;
+	int err; /* sticky failure of the current input */
+
+	/* the event folded */
+	char *event;
+	size_t event_len;
+	bool event_exact; /* compare with modifiers ("cycles:u"), else the base name */
+
+	/* the current input */
+	const char *name;
+	uint64_t lineno;
+	enum fg_fold_input fmt;
+	int file_columns;
+
+	/* the current perf sample */
+	bool in_sample;
+	bool skip;		/* filtered out: consume its lines */
+	uint64_t sample_lines;	/* frame lines seen in it */
+	uint64_t weight;
+	bool java;
+	struct fg_buf pname;
+	struct fg_buf names;
+	struct frame *frames;
+	size_t nframes, aframes;
+	size_t line_first; /* first frame pushed for the last frame line, or SIZE_MAX */
+	struct fg_buf key;
+
+	/* the current bpftrace entry */
+	bool in_entry;
+
+	struct fg_inliner *inliner; /* --inline */
+
+	/*
+	 * Frame lines seen before and the name they gave (the same line gives the
+	 * same frame), by the comm being "java" or not; bounded, so that memory
+	 * does not grow with the input
+	 */
+	struct fg_hmap *fcache[2];
+	struct fg_buf fcache_names;
+};
+
+#define FCACHE_MAX_LINES (1 << 16)
+#define FCACHE_MAX_BYTES (8 << 20)
+
+/* --- messages --- */
+
+static void FG_PRINTF(2, 3) logf_(struct fg_fold *f, const char *fmt, ...)
+{
+	struct fg_buf b = FG_BUF_INIT;
+	va_list ap;
+
+	if (!f->log)
+		return;
+	va_start(ap, fmt);
+	fg_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	f->log(f->log_ctx, b.data);
+	fg_buf_release(&b);
+}
+
+/* a printable excerpt of a line for messages */
+static void excerpt(struct fg_buf *b, const char *line, size_t len)
+{
+	size_t n = len > 80 ? 80 : len;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (c == '\t')
+			fg_buf_addstr(b, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			fg_buf_addf(b, "\\x%02x", c);
+		else
+			fg_buf_addch(b, (char)c);
+	}
+	if (n < len)
+		fg_buf_addstr(b, "...");
+}
+
+static void bad_line(struct fg_fold *f, const char *what, const char *line, size_t len)
+{
+	f->st.bad_lines++;
+	if (f->st.bad_lines <= MAX_LOGGED_BAD_LINES) {
+		struct fg_buf b = FG_BUF_INIT;
+
+		excerpt(&b, line, len);
+		logf_(f, "%s:%llu: %s skipped: '%s'", f->name, (unsigned long long)f->lineno, what,
+		      b.data ? b.data : "");
+		fg_buf_release(&b);
+	} else if (f->st.bad_lines == MAX_LOGGED_BAD_LINES + 1) {
+		logf_(f, "%s:%llu: more bad lines; not showing them", f->name,
+		      (unsigned long long)f->lineno);
+	}
+}
+
+/* --- the table of stacks --- */
+
+static int add_stack(struct fg_fold *f, const char *key, size_t len, uint64_t c1, uint64_t c2)
+{
+	bool ins;
+	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, &ins);
+
+	if (__builtin_add_overflow(e->val.u, c1, &e->val.u)) {
+		logf_(f, "%s:%llu: the count of a stack overflows 64 bits", f->name,
+		      (unsigned long long)f->lineno);
+		return f->err = -EOVERFLOW;
+	}
+	if (f->st.columns == 2) {
+		size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
+
+		if (i >= f->counts2_alloc) {
+			size_t old = f->counts2_alloc;
+
+			FG_ALLOC_GROW(f->counts2, i + 1, f->counts2_alloc);
+			memset(f->counts2 + old, 0, (f->counts2_alloc - old) * sizeof(*f->counts2));
+		}
+		if (__builtin_add_overflow(f->counts2[i], c2, &f->counts2[i])) {
+			logf_(f, "%s:%llu: the count of a stack overflows 64 bits", f->name,
+			      (unsigned long long)f->lineno);
+			return f->err = -EOVERFLOW;
+		}
+	}
+	f->st.samples++;
+	return 0;
+}
+
+/* --- frame names --- */
+
+static bool span_is(const char *p, size_t len, const char *lit, size_t litlen)
+{
+	return len == litlen && memcmp(p, lit, litlen) == 0;
+}
+
+static inline bool starts(const char *p, size_t len, const char *lit, size_t litlen)
+{
+	return len >= litlen && memcmp(p, lit, litlen) == 0;
+}
+
+/* bytes that make a name need more than a copy, and the '-' of "->" */
+enum { CLS_PAREN = 1, CLS_CHAR = 2, CLS_DASH = 4, CLS_TIDY = CLS_PAREN | CLS_CHAR };
+static const uint8_t special[256] = {
+	['('] = CLS_PAREN, [';'] = CLS_CHAR, ['"'] = CLS_CHAR, ['\''] = CLS_CHAR, ['-'] = CLS_DASH,
+};
+
+/* which of the CLS_ classes occur in s: the hot loop, 16 bytes at a time where SSE2 is */
+static unsigned classify(const char *s, size_t n)
+{
+	unsigned r = 0;
+	size_t i = 0;
+
+#ifdef __SSE2__
+	if (n >= 16) {
+		const __m128i semi = _mm_set1_epi8(';'), par = _mm_set1_epi8('(');
+		const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\'');
+		const __m128i dash = _mm_set1_epi8('-');
+
+		for (;; i += 16) {
+			if (i + 16 > n)
+				i = n - 16; /* the last 16 bytes, overlapping */
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+			__m128i q = _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, sq));
+			__m128i t = _mm_or_si128(_mm_cmpeq_epi8(v, semi), q);
+
+			if (_mm_movemask_epi8(t))
+				r |= CLS_CHAR;
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, par)))
+				r |= CLS_PAREN;
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, dash)))
+				r |= CLS_DASH;
+			if (i + 16 >= n)
+				return r;
+		}
+	}
+#endif
+	for (; i < n; i++)
+		r |= special[(unsigned char)s[i]];
+	return r;
+}
+
+/* where the argument list of a function name starts: its first '(' outside <...> */
+static size_t args_start(const char *s, size_t len)
+{
+	const char *paren = memchr(s, '(', len);
+	size_t i;
+	int depth = 0;
+
+	/* the common case: no template brackets before the parenthesis */
+	if (paren && !memchr(s, '<', (size_t)(paren - s)) && paren > s && paren[-1] != '.' &&
+	    !starts(paren, len - (size_t)(paren - s), "(anonymous namespace)", 21))
+		return (size_t)(paren - s);
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (c == 'o' && starts(s + i, len - i, "operator", 8)) {
+			/* "operator<", "operator<<=", "operator->": no brackets there */
+			i += 8;
+			while (i < len && s[i] && strchr("<>=-!", s[i]))
+				i++;
+			i--;
+		} else if (c == '<') {
+			depth++;
+		} else if (c == '>') {
+			if (depth > 0)
+				depth--;
+		} else if (c == '(' && depth == 0) {
+			if (starts(s + i, len - i, "(anonymous namespace)", 21)) {
+				i += 20;
+				continue;
+			}
+			if (i > 0 && s[i - 1] == '.') {
+				/* Go: "net/http.(*Client).Do" */
+				int d = 0;
+
+				for (; i < len; i++) {
+					if (s[i] == '(')
+						d++;
+					else if (s[i] == ')' && --d == 0)
+						break;
+				}
+				continue;
+			}
+			return i;
+		}
+	}
+	return len;
+}
+
+/*
+ * Append `s` to b tidied: ';' -> ':', the argument list cut, quotes dropped.
+ * `cls` is classify(s, len), or CLS_TIDY when not known.
+ */
+static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cls)
+{
+	size_t cut = cls & CLS_PAREN ? args_start(s, len) : len;
+
+	if (!(cls & CLS_CHAR)) {
+		fg_buf_add(b, s, cut);
+		return;
+	}
+	fg_buf_grow(b, cut);
+	for (size_t i = 0; i < cut; i++) {
+		char c = s[i];
+
+		if (c == ';')
+			c = ':';
+		else if (c == '"' || c == '\'')
+			continue;
+		b->data[b->len++] = c;
+	}
+	b->data[b->len] = '\0';
+}
+
+static void push_frame(struct fg_fold *f, size_t off, uint8_t annot)
+{
+	struct frame *fr;
+
+	FG_ALLOC_GROW(f->frames, f->nframes + 1, f->aframes);
+	fr = &f->frames[f->nframes++];
+	fr->off = (uint32_t)off;
+	fr->len = (uint32_t)(f->names.len - off);
+	fr->src_off = 0;
+	fr->src_len = 0;
+	fr->annot = annot;
+}
+
+static void inline_cb(void *ctx, const char *func, const char *file, unsigned line)
+{
+	struct fg_fold *f = ctx;
+	size_t off = f->names.len, len = strlen(func);
+
+	tidy_append(&f->names, func, len, classify(func, len));
+	if (f->o.inline_context)
+		fg_buf_addf(&f->names, ":%s:%u", file, line);
+	push_frame(f, off, ANNOT_NONE);
+}
+
+/*
+ * --inline: replace the frame with the functions inlined there, from the file's
+ * DWARF; false when the frame is to be named as usual.  Like the perl script,
+ * this leaves JIT maps, the kernel and "[...]" modules alone.
+ */
+static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
+{
+	const char *mod = fr->module.p;
+	size_t mlen = fr->module.len, first = f->nframes;
+	uint64_t addr;
+	bool first_failure;
+	int n;
+
+	if (mlen == 0 || mod[0] != '/' || fg_ps_module_is_jit(mod, mlen) ||
+	    fg_ps_module_is_kernel(mod, mlen))
+		return false;
+	addr = fg_span_hex(fr->addr);
+	if (!f->inliner)
+		f->inliner = fg_inliner_new();
+	bool known = fr->sym.len && !span_is(fr->sym.p, fr->sym.len, "[unknown]", 9);
+	n = fg_inliner_lookup(f->inliner, mod, mlen, addr, known ? fr->sym.p : NULL,
+			      known ? fr->sym.len : 0, fr->offset, inline_cb, f, &first_failure);
+	if (n <= 0) {
+		f->st.not_inlined++;
+		if (first_failure)
+			logf_(f, "%.*s: %s; --inline leaves its frames as they are", (int)mlen, mod,
+			      n == -ENOENT	 ? "cannot read it as ELF"
+			      : n == -ESRCH ? "cannot place the frames in it"
+					    : "no DWARF line information");
+		return false;
+	}
+	/* all but the outermost function were inlined */
+	for (size_t i = first; i + 1 < f->nframes; i++)
+		f->frames[i].annot = ANNOT_INLINE;
+	f->line_first = first;
+	return true;
+}
+
+static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
+{
+	const char *raw = fr->sym.p, *mod = fr->module.p;
+	size_t rlen = fr->sym.len, mlen = fr->module.len;
+	const char *parts[64];
+	size_t plen[64], nparts = 0;
+
+	f->line_first = SIZE_MAX;
+	if (rlen == 0) {
+		/* "ADDR  (MODULE)": the perl script names this frame " " */
+		raw = " ";
+		rlen = 1;
+	}
+	/* the perl script skips "(...)" pseudo-frames; a C++ anonymous namespace is a real one */
+	if (raw[0] == '(' && !starts(raw, rlen, "(anonymous namespace)", 21))
+		return;
+	if (f->names.len > UINT32_MAX / 2)
+		return; /* absurdly deep stack: keep what we have */
+	if (f->o.inline_frames && add_inlined(f, fr))
+		return;
+
+	/* "a->b->c": Java inlining, root-most first */
+	const char *p = raw, *end = raw + rlen;
+	unsigned cls = classify(raw, rlen);
+	while ((cls & CLS_DASH) && nparts < FG_ARRAY_SIZE(parts) - 1) {
+		const char *arrow = memchr(p, '-', (size_t)(end - p));
+
+		while (arrow && !(arrow + 1 < end && arrow[1] == '>'))
+			arrow = memchr(arrow + 1, '-', (size_t)(end - arrow - 1));
+		if (!arrow)
+			break;
+		parts[nparts] = p;
+		plen[nparts++] = (size_t)(arrow - p);
+		p = arrow + 2;
+	}
+	parts[nparts] = p;
+	plen[nparts++] = (size_t)(end - p);
+
+	/* pushed leaf-most first: the stack is reversed when folded */
+	for (size_t k = nparts; k-- > 0;) {
+		const char *s = parts[k];
+		size_t n = plen[k];
+		size_t off = f->names.len;
+		uint8_t annot = ANNOT_NONE;
+
+		if (span_is(s, n, "[unknown]", 9)) {
+			struct fg_buf *b = &f->names;
+			bool known = !span_is(mod, mlen, "[unknown]", 9);
+			const char *base = mod;
+			size_t blen = mlen;
+
+			if (known) {
+				const char *sl = memrchr(mod, '/', mlen);
+
+				if (sl) {
+					base = sl + 1;
+					blen = mlen - (size_t)(base - mod);
+				}
+			}
+			if (!known && !f->o.include_addrs) {
+				fg_buf_add(b, "[unknown]", 9);
+			} else {
+				fg_buf_addch(b, '[');
+				if (known)
+					fg_buf_add(b, base, blen);
+				else
+					fg_buf_add(b, "unknown", 7);
+				if (f->o.include_addrs) {
+					fg_buf_add(b, " <", 2);
+					fg_buf_add(b, fr->addr.p, fr->addr.len);
+					fg_buf_addch(b, '>');
+				}
+				fg_buf_addch(b, ']');
+				/* a module name is no C++ signature: keep its parentheses */
+				for (size_t q = off; q < b->len; q++)
+					if (b->data[q] == ';')
+						b->data[q] = ':';
+			}
+		} else {
+			tidy_append(&f->names, s, n, nparts == 1 ? cls : CLS_TIDY);
+		}
+		if (f->java && f->names.len - off > 1 && f->names.data[off] == 'L' &&
+		    memchr(f->names.data + off, '/', f->names.len - off)) {
+			char *nm = f->names.data + off;
+
+			memmove(nm, nm + 1, f->names.len - off - 1);
+			fg_buf_truncate(&f->names, f->names.len - 1);
+		}
+		if (k > 0) {
+			const char *nm = f->names.data + off;
+			size_t nl = f->names.len - off;
+
+			if (!memmem(nm, nl, "_[i]", 4))
+				annot = ANNOT_INLINE;
+		} else if (f->o.annotate_kernel && fg_ps_module_is_kernel(mod, mlen)) {
+			annot = ANNOT_KERNEL;
+		} else if (f->o.annotate_jit && fg_ps_module_is_jit(mod, mlen)) {
+			const char *nm = f->names.data + off;
+			size_t nl = f->names.len - off;
+
+			if (!memmem(nm, nl, "_[j]", 4))
+				annot = ANNOT_JIT;
+		}
+		if (f->line_first == SIZE_MAX)
+			f->line_first = f->nframes;
+		push_frame(f, off, annot);
+	}
+}
+
+/* --- perf script --- */
+
+static bool in_list(const char *const *list, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && memcmp(list[i], s, len) == 0)
+			return true;
+	return false;
+}
+
+static bool event_matches(struct fg_fold *f, struct fg_span ev)
+{
+	size_t n = f->event_exact ? ev.len : fg_ps_event_base_len(ev.p, ev.len);
+
+	return n == f->event_len && memcmp(ev.p, f->event, n) == 0;
+}
+
+static int end_sample(struct fg_fold *f)
+{
+	int r = 0;
+
+	if (f->in_sample && !f->skip) {
+		size_t top = f->nframes;
+
+		if (f->o.n_skip_after) {
+			for (size_t i = 0; i < f->nframes; i++) {
+				const struct frame *fr = &f->frames[i];
+
+				const char *nm = f->names.data + fr->off;
+
+				if (in_list(f->o.skip_after, f->o.n_skip_after, nm, fr->len)) {
+					top = i + 1;
+					break;
+				}
+			}
+		}
+		fg_buf_reset(&f->key);
+		fg_buf_add(&f->key, f->pname.data, f->pname.len);
+		for (size_t i = top; i-- > 0;) {
+			const struct frame *fr = &f->frames[i];
+			size_t need = fr->len + fr->src_len + 6;
+
+			fg_buf_grow(&f->key, need);
+			char *d = f->key.data + f->key.len;
+			*d++ = ';';
+			memcpy(d, f->names.data + fr->off, fr->len);
+			d += fr->len;
+			if (fr->src_len) {
+				*d++ = ':';
+				memcpy(d, f->names.data + fr->src_off, fr->src_len);
+				d += fr->src_len;
+			}
+			memcpy(d, annot_str[fr->annot], annot_len[fr->annot]);
+			d += annot_len[fr->annot];
+			f->key.len = (size_t)(d - f->key.data);
+		}
+		f->key.data[f->key.len] = '\0';
+		r = add_stack(f, f->key.data, f->key.len, f->weight, 0);
+	}
+	f->in_sample = false;
+	f->skip = false;
+	f->nframes = 0;
+	f->sample_lines = 0;
+	f->line_first = SIZE_MAX;
+	fg_buf_reset(&f->names);
+	return r;
+}
+
+static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
+{
+	f->in_sample = true;
+	f->skip = false;
+	f->sample_lines = 0;
+	f->nframes = 0;
+	f->line_first = SIZE_MAX;
+	fg_buf_reset(&f->names);
+
+	if (h->event.len) {
+		if (!f->event) {
+			f->event_len = fg_ps_event_base_len(h->event.p, h->event.len);
+			f->event = fg_xstrndup(h->event.p, f->event_len);
+			f->st.event = f->event;
+			f->st.event_defaulted = true;
+		}
+		if (!event_matches(f, h->event)) {
+			f->st.other_events++;
+			f->skip = true;
+			return;
+		}
+	}
+	if ((f->o.n_only_pids || f->o.n_only_comms)) {
+		bool keep = false;
+
+		for (size_t i = 0; i < f->o.n_only_pids && !keep; i++)
+			keep = f->o.only_pids[i] == h->pid_num;
+		if (!keep)
+			keep = in_list(f->o.only_comms, f->o.n_only_comms, h->comm.p, h->comm.len);
+		if (!keep) {
+			f->st.filtered++;
+			f->skip = true;
+			return;
+		}
+	}
+	f->weight = f->o.count_samples ? 1 : h->has_period ? h->period : 1;
+
+	struct fg_buf *pn = &f->pname;
+	fg_buf_reset(pn);
+	fg_buf_add(pn, h->comm.p, h->comm.len);
+	for (size_t i = 0; i < pn->len; i++) {
+		if (pn->data[i] == ' ')
+			pn->data[i] = '_';
+		else if (pn->data[i] == ';') /* the frame separator */
+			pn->data[i] = ':';
+	}
+	f->java = pn->len == 4 && memcmp(pn->data, "java", 4) == 0;
+	if (f->o.include_tid) {
+		fg_buf_addch(pn, '-');
+		if (h->pid.len)
+			fg_buf_add(pn, h->pid.p, h->pid.len);
+		else
+			fg_buf_addch(pn, '?');
+		fg_buf_addch(pn, '/');
+		fg_buf_add(pn, h->tid.p, h->tid.len);
+	} else if (f->o.include_pid) {
+		fg_buf_addch(pn, '-');
+		if (h->pid.len)
+			fg_buf_add(pn, h->pid.p, h->pid.len);
+		else
+			fg_buf_addch(pn, '?');
+	}
+
+	/* a sample without a call chain: its frame follows the event on the same line */
+	if (h->rest.len) {
+		struct fg_ps_frame fr;
+
+		if (fg_ps_parse_frame(h->rest.p, h->rest.len, &fr) == 0) {
+			add_perf_frame(f, &fr);
+			f->sample_lines++;
+		}
+	}
+}
+
+static bool all_space(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
+static void add_srcline(struct fg_fold *f, struct fg_span src)
+{
+	if (!f->o.srcline || f->line_first == SIZE_MAX || f->line_first >= f->nframes)
+		return;
+	struct frame *fr = &f->frames[f->line_first];
+	size_t off = f->names.len;
+
+	fg_buf_add(&f->names, src.p, src.len);
+	fr->src_off = (uint32_t)off;
+	fr->src_len = (uint32_t)src.len;
+	f->line_first = SIZE_MAX;
+}
+
+/* a frame line seen before: its frame pushed again, true; else false */
+static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
+{
+	struct fg_hmap *c = f->fcache[f->java];
+	struct fg_hent *e;
+
+	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hmap_get(c, line, len)))
+		return false;
+	size_t off = f->names.len;
+	uint32_t len_name = (uint32_t)(e->val.u >> 8) & 0xffffff;
+
+	fg_buf_add(&f->names, f->fcache_names.data + (e->val.u >> 32), len_name);
+	f->line_first = f->nframes;
+	push_frame(f, off, (uint8_t)e->val.u);
+	f->sample_lines++;
+	return true;
+}
+
+/* remember the frame a line gave, when it gave exactly one */
+static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before)
+{
+	struct fg_hmap **c = &f->fcache[f->java];
+
+	if (f->nframes != before + 1 || f->o.inline_frames)
+		return;
+	const struct frame *fr = &f->frames[before];
+	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES)
+		return;
+	if (!*c)
+		*c = fg_hmap_new(1024);
+	if (fg_hmap_count(*c) >= FCACHE_MAX_LINES)
+		return;
+	uint64_t off = f->fcache_names.len;
+	fg_buf_add(&f->fcache_names, f->names.data + fr->off, fr->len);
+	fg_hmap_upsert(*c, line, len, NULL)->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+}
+
+static int perf_line(struct fg_fold *f, const char *line, size_t len)
+{
+	struct fg_ps_header h;
+	struct fg_ps_frame fr;
+	struct fg_span src;
+
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (len == 0)
+		goto blank;
+	if (f->in_sample && line[0] == '\t') {
+		/* perf's frames start with a tab: the common case, first */
+		if (f->skip) {
+			f->sample_lines++;
+			return 0;
+		}
+		if (cached_frame(f, line, len))
+			return 0;
+		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			size_t before = f->nframes;
+
+			f->sample_lines++;
+			add_perf_frame(f, &fr);
+			cache_frame(f, line, len, before);
+			return 0;
+		}
+	}
+	if (line[0] == '#')
+		return 0;
+	int r = fg_ps_parse_header(line, len, &h);
+	if (r == -ERANGE) {
+		logf_(f, "%s:%llu: the period does not fit in 64 bits", f->name,
+		      (unsigned long long)f->lineno);
+		return f->err = -EOVERFLOW;
+	}
+	if (r == 0) {
+		if (f->in_sample && (r = end_sample(f)) != 0)
+			return r;
+		start_sample(f, &h);
+		return 0;
+	}
+	if (f->in_sample) {
+		if (f->skip) {
+			if (all_space(line, len))
+				goto blank;
+			f->sample_lines++;
+			return 0;
+		}
+		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			f->sample_lines++;
+			add_perf_frame(f, &fr);
+			return 0;
+		}
+		if (f->sample_lines && fg_ps_is_srcline(line, len, &src)) {
+			add_srcline(f, src);
+			return 0;
+		}
+	}
+	if (all_space(line, len))
+		goto blank;
+	bad_line(f, f->in_sample ? "unrecognized line" : "line outside a sample", line, len);
+	return 0;
+blank:
+	/* a blank line ends a sample, unless nothing came since its header */
+	if (f->in_sample && f->sample_lines)
+		return end_sample(f);
+	return 0;
+}
+
+/* --- folded stacks --- */
+
+/* the last space-separated number of s[0..*len): 1 found (and *len shortened), 0 not, -ERANGE */
+static int trailing_count(const char *s, size_t *len, uint64_t *out)
+{
+	size_t n = *len, d = n;
+
+	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	if (d == n || d == 0 || s[d - 1] != ' ')
+		return 0;
+	if (fg_span_u64((struct fg_span){ s + d, n - d }, out) != 0)
+		return -ERANGE;
+	d--;
+	while (d > 0 && s[d - 1] == ' ')
+		d--;
+	*len = d;
+	return 1;
+}
+
+static int folded_line(struct fg_fold *f, const char *line, size_t len)
+{
+	uint64_t c1 = 0, c2 = 0;
+	size_t n;
+	int r, two;
+
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+		len--;
+	if (len == 0)
+		return 0;
+	n = len;
+	r = trailing_count(line, &n, &c2);
+	if (r == 0) {
+		bad_line(f, "line without a count", line, len);
+		return 0;
+	}
+	size_t n2 = n;
+	two = r > 0 ? trailing_count(line, &n2, &c1) : 0;
+	if (r < 0 || two < 0) {
+		logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
+		      (unsigned long long)f->lineno);
+		return f->err = -EOVERFLOW;
+	}
+	if (f->file_columns == 0) {
+		f->file_columns = two ? 2 : 1;
+		if (f->st.columns == 0) {
+			f->st.columns = f->file_columns;
+		} else if (f->st.columns != f->file_columns) {
+			logf_(f, "%s:%llu: cannot merge a %s-column profile with a %s-column one",
+			      f->name, (unsigned long long)f->lineno,
+			      f->file_columns == 2 ? "two" : "one",
+			      f->st.columns == 2 ? "two" : "one");
+			return f->err = -EINVAL;
+		}
+	}
+	if (f->st.columns == 2) {
+		if (!two) {
+			bad_line(f, "line without two counts", line, len);
+			return 0;
+		}
+		n = n2;
+	} else {
+		c1 = c2;
+		c2 = 0;
+	}
+	if (n == 0) {
+		bad_line(f, "line without a stack", line, len);
+		return 0;
+	}
+	return add_stack(f, line, n, c1, c2);
+}
+
+/* --- bpftrace --- */
+
+static void bpf_add_frame(struct fg_fold *f, const char *s, size_t n)
+{
+	struct fg_ps_frame fr;
+
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	if (n == 0)
+		return;
+	/* ustack(perf) mode prints perf's frame lines */
+	if (fg_ps_parse_frame(s, n, &fr) == 0) {
+		add_perf_frame(f, &fr);
+		return;
+	}
+	/* "func+123 (/path/module)": drop the module, then the offset, as for perf's frames */
+	if (s[n - 1] == ')') {
+		const char *open = memrchr(s, '(', n);
+
+		if (open && open > s && open[-1] == ' ') {
+			n = (size_t)(open - s);
+			while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+				n--;
+			if (n == 0)
+				return;
+		}
+	}
+	size_t d = n;
+	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+		d--;
+	if (d < n && d > 1 && s[d - 1] == '+')
+		n = d - 1;
+	size_t off = f->names.len;
+	tidy_append(&f->names, s, n, CLS_TIDY);
+	push_frame(f, off, ANNOT_NONE);
+}
+
+/* scalar key elements ("comm", "pid") between ", " separators */
+static void bpf_add_scalars(struct fg_fold *f, const char *s, size_t n)
+{
+	while (n) {
+		const char *comma = memchr(s, ',', n);
+		size_t k = comma ? (size_t)(comma - s) : n;
+
+		bpf_add_frame(f, s, k);
+		if (!comma)
+			break;
+		s += k + 1;
+		n -= k + 1;
+	}
+}
+
+static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
+{
+	uint64_t v = 0;
+	size_t i = 0, j;
+	int r;
+
+	f->in_entry = false;
+	while (i < n && cnt[i] == ' ')
+		i++;
+	for (j = i; j < n && cnt[j] >= '0' && cnt[j] <= '9'; j++)
+		;
+	r = fg_span_u64((struct fg_span){ cnt + i, j - i }, &v);
+	if (r == -EINVAL)
+		return r;
+	if (r == -ERANGE) {
+		logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
+		      (unsigned long long)f->lineno);
+		return f->err = -EOVERFLOW;
+	}
+	if (f->nframes == 0)
+		return 0;
+	/* bpftrace lists leaf first and the key's elements in order: reverse it all */
+	fg_buf_reset(&f->key);
+	for (size_t k = f->nframes; k-- > 0;) {
+		const struct frame *fr = &f->frames[k];
+
+		if (f->key.len)
+			fg_buf_addch(&f->key, ';');
+		fg_buf_add(&f->key, f->names.data + fr->off, fr->len);
+	}
+	f->nframes = 0;
+	fg_buf_reset(&f->names);
+	return add_stack(f, f->key.data, f->key.len, v, 0);
+}
+
+static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
+{
+	const char *s = line, *end;
+	size_t n = len;
+
+	while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	while (n && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	end = s + n;
+	if (!f->in_entry) {
+		if (n == 0 || starts(s, n, "Attaching ", 10) || span_is(s, n, "^C", 2))
+			return 0;
+		if (s[0] != '@') {
+			bad_line(f, "unrecognized line", line, len);
+			return 0;
+		}
+		const char *lb = memchr(s, '[', n);
+		const char *colon = memchr(s, ':', n);
+		if (!lb || (colon && colon < lb))
+			return 0; /* a map without keys: "@count: 3" */
+		f->in_entry = true;
+		f->nframes = 0;
+		fg_buf_reset(&f->names);
+		s = lb + 1;
+		n = (size_t)(end - s);
+	}
+	if (n && s[0] == ',') {
+		s++;
+		n--;
+	}
+	/* "...]: COUNT" closes the entry */
+	const char *close = NULL;
+	for (const char *p = end - 1; p > s; p--) {
+		if (p[-1] == ']' && p[0] == ':') {
+			close = p - 1;
+			break;
+		}
+	}
+	if (!close && n >= 2 && s[0] == ']' && s[1] == ':')
+		close = s;
+	if (close) {
+		bpf_add_scalars(f, s, (size_t)(close - s));
+		int r = bpf_end_entry(f, close + 2, (size_t)(end - close - 2));
+
+		if (r == -EINVAL)
+			bad_line(f, "entry without a count", line, len);
+		return r == -EINVAL ? 0 : r;
+	}
+	if (line != s && (line[0] == ' ' || line[0] == '\t'))
+		bpf_add_frame(f, s, n);
+	else
+		bpf_add_scalars(f, s, n);
+	return 0;
+}
+
+/* --- inputs --- */
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static enum fg_fold_input detect(const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	int folded = 0, lines = 0;
+
+	while (p < end && lines < 32) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t n = (size_t)(le - p);
+
+		if (!nl && end - data >= DETECT_BYTES)
+			break; /* a partial line */
+		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n && p[0] != '#') {
+			lines++;
+			if (lines == 1 && (p[0] == '@' || starts(p, n, "Attaching ", 10)))
+				return FG_FOLD_BPFTRACE;
+			if (p[0] == ' ' || p[0] == '\t')
+				return FG_FOLD_PERF;
+			size_t d = n;
+			while (d > 0 && is_digit(p[d - 1]))
+				d--;
+			if (d == n || d == 0 || p[d - 1] != ' ')
+				return FG_FOLD_PERF;
+			folded++;
+		}
+		p = le + 1;
+	}
+	return folded ? FG_FOLD_FOLDED : FG_FOLD_PERF;
+}
+
+static int begin_input(struct fg_fold *f, const char *name, const char *peek, size_t plen)
+{
+	f->name = name;
+	f->lineno = 0;
+	f->err = 0;
+	f->file_columns = 0;
+	f->in_sample = false;
+	f->in_entry = false;
+	f->nframes = 0;
+	fg_buf_reset(&f->names);
+	if (memchr(peek, '\0', plen)) {
+		logf_(f, "%s: binary input, not text (records from fg-sample?); run it through "
+			 "fg-sym first: fg-sym < FILE | fg-fold",
+		      name);
+		return f->err = -EMEDIUMTYPE;
+	}
+	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : detect(peek, plen);
+	if (f->fmt != FG_FOLD_FOLDED) {
+		if (f->st.columns == 2) {
+			logf_(f, "%s: cannot merge %s input with a two-column profile", name,
+			      fg_fold_input_name(f->fmt));
+			return f->err = -EINVAL;
+		}
+		f->st.columns = 1;
+	}
+	return 0;
+}
+
+static inline int one_line(struct fg_fold *f, const char *line, size_t len)
+{
+	f->lineno++;
+	switch (f->fmt) {
+	case FG_FOLD_FOLDED:
+		return folded_line(f, line, len);
+	case FG_FOLD_BPFTRACE:
+		return bpftrace_line(f, line, len);
+	default:
+		return perf_line(f, line, len);
+	}
+}
+
+static int end_input(struct fg_fold *f)
+{
+	int r = 0;
+
+	if (f->fmt == FG_FOLD_PERF && f->in_sample)
+		r = end_sample(f);
+	if (f->fmt == FG_FOLD_BPFTRACE && f->in_entry) {
+		logf_(f, "%s:%llu: the input ends inside a map entry; its stack is lost", f->name,
+		      (unsigned long long)f->lineno);
+		f->st.bad_lines++;
+		f->in_entry = false;
+	}
+	return r;
+}
+
+int fg_fold_read(struct fg_fold *f, int fd, const char *name)
+{
+	struct fg_lines l;
+	const char *line;
+	size_t len;
+	int r;
+
+	fg_lines_init_fd(&l, fd, name);
+	r = fg_lines_peek(&l, DETECT_BYTES, &line, &len);
+	if (r == 0) {
+		r = begin_input(f, name, line, len);
+	} else {
+		logf_(f, "cannot read '%s': %s", name, strerror(-r));
+		f->err = r;
+	}
+	while (r == 0 && (r = fg_lines_next(&l, &line, &len)) == 1)
+		r = one_line(f, line, len);
+	if (r < 0 && r != f->err)
+		logf_(f, "cannot read '%s': %s", name, strerror(-r));
+	if (r == 0)
+		r = end_input(f);
+	fg_lines_release(&l);
+	return r;
+}
+
+int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char *name)
+{
+	const char *p = data, *end = data + len;
+	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES);
+
+	while (r == 0 && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+
+		r = one_line(f, p, (size_t)(le - p));
+		p = le + 1;
+	}
+	if (r == 0)
+		r = end_input(f);
+	return r;
+}
+
+/* --- output --- */
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const struct fg_hent *x = *(const struct fg_hent *const *)a;
+	const struct fg_hent *y = *(const struct fg_hent *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+int fg_fold_write(struct fg_fold *f, FILE *out)
+{
+	size_t n = fg_hmap_count(f->map);
+	struct fg_hent **v = fg_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	struct fg_hent *first = n ? fg_hmap_at(f->map, 0) : NULL;
+	char num[48];
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = fg_hmap_at(f->map, i);
+	qsort(v, n, sizeof(*v), cmp_ent);
+	for (size_t i = 0; i < n; i++) {
+		int k;
+
+		if (f->st.columns == 2)
+			k = snprintf(num, sizeof(num), " %llu %llu\n",
+				     (unsigned long long)v[i]->val.u,
+				     (unsigned long long)((size_t)(v[i] - first) < f->counts2_alloc
+								  ? f->counts2[v[i] - first]
+								  : 0));
+		else
+			k = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i]->val.u);
+		if (fwrite(v[i]->key, 1, v[i]->len, out) != v[i]->len ||
+		    fwrite(num, 1, (size_t)k, out) != (size_t)k)
+			break;
+	}
+	free(v);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* --- the object --- */
+
+struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_fold_log_fn log, void *ctx)
+{
+	struct fg_fold *f = fg_xcalloc(1, sizeof(*f));
+
+	f->o = *opts;
+	if (f->o.include_tid)
+		f->o.include_pid = true;
+	if (f->o.inline_context)
+		f->o.inline_frames = true;
+	f->log = log;
+	f->log_ctx = ctx;
+	f->map = fg_hmap_new(1024);
+	f->line_first = SIZE_MAX;
+	if (opts->event_filter) {
+		f->event_len = strlen(opts->event_filter);
+		f->event = fg_xstrdup(opts->event_filter);
+		/* "cycles" matches cycles:u and cycles:k; "cycles:u" only itself */
+		f->event_exact = fg_ps_event_base_len(f->event, f->event_len) != f->event_len;
+		f->st.event = f->event;
+	}
+	return f;
+}
+
+void fg_fold_free(struct fg_fold *f)
+{
+	if (!f)
+		return;
+	fg_hmap_free(f->map);
+	fg_inliner_free(f->inliner);
+	fg_hmap_free(f->fcache[0]);
+	fg_hmap_free(f->fcache[1]);
+	fg_buf_release(&f->fcache_names);
+	free(f->counts2);
+	free(f->event);
+	free(f->frames);
+	fg_buf_release(&f->pname);
+	fg_buf_release(&f->names);
+	fg_buf_release(&f->key);
+	free(f);
+}
+
+size_t fg_fold_count(const struct fg_fold *f)
+{
+	return fg_hmap_count(f->map);
+}
+
+const struct fg_fold_stats *fg_fold_stats(const struct fg_fold *f)
+{
+	return &f->st;
+}
+
+static const char *const input_names[] = { "auto", "perf", "folded", "bpftrace" };
+
+const char *fg_fold_input_name(enum fg_fold_input in)
+{
+	return (unsigned)in < FG_ARRAY_SIZE(input_names) ? input_names[in] : "?";
+}
+
+int fg_fold_input_parse(const char *name)
+{
+	for (size_t i = 0; i < FG_ARRAY_SIZE(input_names); i++)
+		if (strcmp(name, input_names[i]) == 0)
+			return (int)i;
+	return -1;
+}

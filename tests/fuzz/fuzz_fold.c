@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fuzz the folder and the perf-script line parser: any bytes, in any of the
+ * input formats, with any options.  Nothing may crash, leak or read out of
+ * bounds, and every output line must be "STACK COUNT" (or two counts).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/fold.h"
+#include "fg/perfscript.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_output(const char *out, size_t len)
+{
+	const char *p = out, *end = out + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *sp;
+
+		if (!nl)
+			abort(); /* every line ends with a newline */
+		sp = nl;
+		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
+			sp--;
+		if (sp == nl || sp == p || sp[-1] != ' ')
+			abort(); /* and with a count */
+		p = nl + 1;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const skip[] = { "main", "[unknown]" };
+	static const uint64_t pids[] = { 1, 42 };
+	static const char *const comms[] = { "java", "a b" };
+	struct fg_fold_opts o = { .input = FG_FOLD_AUTO };
+	const char *text;
+	size_t len;
+
+	if (size < 2)
+		return 0;
+	uint8_t a = data[0], b = data[1];
+	o.input = (enum fg_fold_input)(a & 3);
+	o.include_pid = a & 4;
+	o.include_tid = a & 8;
+	o.annotate_kernel = a & 16;
+	o.annotate_jit = a & 32;
+	o.include_addrs = a & 64;
+	o.count_samples = a & 128;
+	o.srcline = b & 1;
+	if (b & 2) {
+		o.skip_after = skip;
+		o.n_skip_after = 2;
+	}
+	if (b & 4) {
+		o.only_pids = pids;
+		o.n_only_pids = 2;
+	}
+	if (b & 8) {
+		o.only_comms = comms;
+		o.n_only_comms = 2;
+	}
+	if (b & 16)
+		o.event_filter = (b & 32) ? "cycles:u" : "cycles";
+	text = (const char *)data + 2;
+	len = size - 2;
+
+	/* the line parsers on their own, on every line */
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		struct fg_ps_header h;
+		struct fg_ps_frame fr;
+		struct fg_span s;
+
+		if (fg_ps_parse_header(p, n, &h) == 0) {
+			if (h.comm.p < p || h.comm.p + h.comm.len > p + n ||
+			    h.rest.p + h.rest.len > p + n)
+				abort();
+			if (h.event.len)
+				(void)fg_ps_event_base_len(h.event.p, h.event.len);
+		}
+		if (fg_ps_parse_frame(p, n, &fr) == 0) {
+			if (fr.sym.p < p || fr.module.p + fr.module.len > p + n)
+				abort();
+			(void)fg_ps_module_is_kernel(fr.module.p, fr.module.len);
+			(void)fg_ps_module_is_jit(fr.module.p, fr.module.len);
+		}
+		(void)fg_ps_is_srcline(p, n, &s);
+		p += n + 1;
+	}
+
+	struct fg_fold *f = fg_fold_new(&o, NULL, NULL);
+	char *out = NULL;
+	size_t outlen = 0;
+	FILE *fp = open_memstream(&out, &outlen);
+
+	/* twice: a second input merges into the first */
+	if (fg_fold_read_mem(f, text, len, "fuzz") == 0)
+		(void)fg_fold_read_mem(f, text, len, "fuzz2");
+	fg_fold_write(f, fp);
+	fclose(fp);
+	check_output(out, outlen);
+	free(out);
+	fg_fold_free(f);
+	return 0;
+}

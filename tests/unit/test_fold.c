@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Unit tests for the perf-script line parser and the folder. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/fold.h"
+#include "fg/perfscript.h"
+#include "unit.h"
+
+static int span_is(struct fg_span s, const char *lit)
+{
+	return fg_span_eq(s, lit);
+}
+
+#define CHECK_SPAN(s, lit)                                                                     \
+	do {                                                                                   \
+		if (!span_is((s), (lit))) {                                                    \
+			printf("# %s:%d: '%.*s' != '%s'\n", __FILE__, __LINE__, (int)(s).len,  \
+			       (s).p ? (s).p : "", (lit));                                     \
+			unit_cur_failed = 1;                                                   \
+			return;                                                                \
+		}                                                                              \
+	} while (0)
+
+static int header(const char *line, struct fg_ps_header *h)
+{
+	return fg_ps_parse_header(line, strlen(line), h);
+}
+
+static int frame(const char *line, struct fg_ps_frame *f)
+{
+	return fg_ps_parse_frame(line, strlen(line), f);
+}
+
+TEST(header_full)
+{
+	struct fg_ps_header h;
+
+	CHECK_INT(header("java 24636/25607 [000] 4794564.109216:     250000 cycles:uppp: ", &h), 0);
+	CHECK_SPAN(h.comm, "java");
+	CHECK_SPAN(h.pid, "24636");
+	CHECK_SPAN(h.tid, "25607");
+	CHECK_INT(h.pid_num, 24636);
+	CHECK_INT(h.tid_num, 25607);
+	CHECK(h.has_period);
+	CHECK_INT(h.period, 250000);
+	CHECK_SPAN(h.event, "cycles:uppp");
+	CHECK_INT(h.rest.len, 0);
+}
+
+TEST(header_variants)
+{
+	struct fg_ps_header h;
+
+	/* only the tid, no period */
+	CHECK_INT(header("java 12688 [002] 6544038.708352: cpu-clock:", &h), 0);
+	CHECK_INT(h.pid.len, 0);
+	CHECK_SPAN(h.tid, "12688");
+	CHECK_INT(h.pid_num, 12688);
+	CHECK(!h.has_period);
+	CHECK_SPAN(h.event, "cpu-clock");
+	/* a comm with spaces, no cpu */
+	CHECK_INT(header("V8 WorkerThread 25607 4794564.109216: cycles:", &h), 0);
+	CHECK_SPAN(h.comm, "V8 WorkerThread");
+	/* a comm holding a number */
+	CHECK_INT(header("worker 3 1234/1235 [000] 1.5: 7 cycles:", &h), 0);
+	CHECK_SPAN(h.comm, "worker 3");
+	CHECK_SPAN(h.pid, "1234");
+	/* no time */
+	CHECK_INT(header("node-v011 31912 cpu-clock: ", &h), 0);
+	CHECK_SPAN(h.comm, "node-v011");
+	CHECK_SPAN(h.event, "cpu-clock");
+	/* FlameGraph issue 259: a one-letter comm */
+	CHECK_INT(header("t 99076 10314749.002559: cpu-clock:", &h), 0);
+	CHECK_SPAN(h.comm, "t");
+	/* padded comm, and the frame of a sample without a call chain on the same line */
+	CHECK_INT(header("           false 39654 19115.489713:          1 cycles:u:  "
+			 "ffffffff9b201293 [unknown] ([unknown])",
+			 &h),
+		  0);
+	CHECK_SPAN(h.comm, "false");
+	CHECK_SPAN(h.event, "cycles:u");
+	CHECK_SPAN(h.rest, "ffffffff9b201293 [unknown] ([unknown])");
+	/* a tracepoint's payload */
+	CHECK_INT(header("f  9566 [001] 18490161.191159: kfree: "
+			 "call_site=ffffffff81092295 ptr=(nil)",
+			 &h),
+		  0);
+	CHECK_SPAN(h.comm, "f");
+	CHECK_SPAN(h.event, "kfree");
+	CHECK_SPAN(h.rest, "call_site=ffffffff81092295 ptr=(nil)");
+	CHECK(!h.has_period);
+}
+
+TEST(header_rejects)
+{
+	struct fg_ps_header h;
+
+	CHECK_INT(header("", &h), -EINVAL);
+	CHECK_INT(header("garbage 1", &h), -EINVAL);
+	CHECK_INT(header("a;b;c 12", &h), -EINVAL);
+	CHECK_INT(header("\t  4005d0 main+0x10 (/bin/x)", &h), -EINVAL);
+	CHECK_INT(header("1234 [000] 1.0: cycles:", &h), -EINVAL); /* no comm */
+	CHECK_INT(header("a 1 1.0: 18446744073709551616 cycles:", &h), -ERANGE);
+	CHECK_INT(header("a 1 1.0: 18446744073709551615 cycles:", &h), 0);
+	CHECK(h.period == UINT64_MAX);
+}
+
+TEST(frame_parts)
+{
+	struct fg_ps_frame f;
+
+	CHECK_INT(frame("\t7f533952bc77 _dl_check_map_versions+0x597 (/lib/ld-2.28.so)", &f), 0);
+	CHECK_SPAN(f.addr, "7f533952bc77");
+	CHECK_SPAN(f.sym, "_dl_check_map_versions");
+	CHECK_INT(f.offset, 0x597);
+	CHECK_SPAN(f.module, "/lib/ld-2.28.so");
+	/* no offset; a symbol with spaces and parentheses */
+	CHECK_INT(frame("  561aa58dc06e std::function<int (int, int)>::operator() (/home/u/p)", &f),
+		  0);
+	CHECK_SPAN(f.sym, "std::function<int (int, int)>::operator()");
+	CHECK_SPAN(f.module, "/home/u/p");
+	/* a module with spaces and parentheses */
+	CHECK_INT(frame("\t1000 [unknown] (/opt/my app/libx (old).so)", &f), 0);
+	CHECK_SPAN(f.sym, "[unknown]");
+	CHECK_SPAN(f.module, "/opt/my app/libx (old).so");
+	/* no symbol at all */
+	CHECK_INT(frame("\t7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)", &f), 0);
+	CHECK_INT(f.sym.len, 0);
+	/* "+0x" inside a name is kept */
+	CHECK_INT(frame("\t10 a+0xzz (m)", &f), 0);
+	CHECK_SPAN(f.sym, "a+0xzz");
+	CHECK_INT(f.offset, 0);
+	CHECK_INT(frame("\t10 b+0xFFffFFffFFffFFff (m)", &f), 0);
+	CHECK(f.offset == UINT64_MAX);
+	CHECK_INT(frame("\t10 kernel+0x800047c022ec ([kernel.kallsyms])", &f), 0);
+	CHECK_SPAN(f.sym, "kernel");
+	CHECK_SPAN(f.module, "[kernel.kallsyms]");
+}
+
+TEST(frame_rejects)
+{
+	struct fg_ps_frame f;
+
+	CHECK_INT(frame("", &f), -EINVAL);
+	CHECK_INT(frame("\t          THIS_IS_A_WEIRD_LINE", &f), -EINVAL);
+	CHECK_INT(frame("\t401b97 main+0x1f", &f), -EINVAL);
+	CHECK_INT(frame("\tzz main (m)", &f), -EINVAL);
+	CHECK_INT(frame("\t401b97 main (m", &f), -EINVAL);
+	CHECK_INT(frame("\t401b97 main m)", &f), -EINVAL);
+	CHECK_INT(frame("\t401b97 main(m)", &f), -EINVAL);
+	CHECK_INT(frame("401b97", &f), -EINVAL);
+}
+
+TEST(srclines)
+{
+	struct fg_span s;
+
+	CHECK(fg_ps_is_srcline("  prog.c:12", 11, &s));
+	CHECK_SPAN(s, "prog.c:12");
+	CHECK(fg_ps_is_srcline("  /a/b.c:7 (discriminator 3)", 28, &s));
+	CHECK_SPAN(s, "/a/b.c:7");
+	CHECK(fg_ps_is_srcline("  ??:0", 6, &s));
+	CHECK(fg_ps_is_srcline("  ld-2.29.so[11634]", 19, &s));
+	CHECK_SPAN(s, "ld-2.29.so[11634]");
+	CHECK(!fg_ps_is_srcline("prog.c:12", 9, &s));
+	CHECK(!fg_ps_is_srcline("  main+0x10", 11, &s));
+	CHECK(!fg_ps_is_srcline("  x[zz]", 7, &s));
+	CHECK(!fg_ps_is_srcline("   ", 3, &s));
+}
+
+TEST(events_and_modules)
+{
+	CHECK_INT(fg_ps_event_base_len("cycles:uppp", 11), 6);
+	CHECK_INT(fg_ps_event_base_len("cpu-clock:uhH", 13), 9);
+	CHECK_INT(fg_ps_event_base_len("cycles", 6), 6);
+	CHECK_INT(fg_ps_event_base_len("sched:sched_switch", 18), 18);
+	CHECK_INT(fg_ps_event_base_len("cycles:", 7), 7);
+
+	CHECK(fg_ps_module_is_kernel("[kernel.kallsyms]", 17));
+	CHECK(fg_ps_module_is_kernel("[nf_conntrack_ipv4]", 19));
+	CHECK(!fg_ps_module_is_kernel("[unknown]", 9));
+	CHECK(fg_ps_module_is_kernel("/lib/modules/4.1.0-virtual/build/vmlinux", 40));
+	CHECK(fg_ps_module_is_kernel("/usr/lib/debug/boot/vmlinux-5.4.14", 34));
+	CHECK(fg_ps_module_is_kernel("/lib/modules/5.4/kernel/drivers/net/mlx5_core.ko", 48));
+	CHECK(!fg_ps_module_is_kernel("/usr/lib/libc.so.6", 18));
+	CHECK(!fg_ps_module_is_kernel("bpf_prog_2b956549c660136a_uni_l4lb", 34));
+
+	CHECK(fg_ps_module_is_jit("/tmp/perf-7539.map", 18));
+	CHECK(!fg_ps_module_is_jit("/tmp/perf-x.map", 15));
+	CHECK(fg_ps_module_is_jit("/root/.debug/jit/java-jit-2020/jitted-1234-5.so", 47));
+	CHECK(!fg_ps_module_is_jit("/usr/lib/libjitted.so", 21));
+}
+
+/* fold `in` with `o`, the output in a string the caller frees */
+static char *fold(const struct fg_fold_opts *o, const char *in, int *ret)
+{
+	struct fg_fold *f = fg_fold_new(o, NULL, NULL);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	*ret = fg_fold_read_mem(f, in, strlen(in), "test");
+	fg_fold_write(f, fp);
+	fclose(fp);
+	fg_fold_free(f);
+	return out;
+}
+
+#define CHECK_FOLD(opts, in, expected)                                                         \
+	do {                                                                                   \
+		int unit_r;                                                                    \
+		char *unit_out = fold((opts), (in), &unit_r);                                  \
+		int unit_same = strcmp(unit_out, (expected)) == 0;                             \
+		if (!unit_same)                                                                \
+			printf("# %s:%d: got '%s'\n", __FILE__, __LINE__, unit_out);           \
+		free(unit_out);                                                                \
+		CHECK(unit_same);                                                              \
+		CHECK_INT(unit_r, 0);                                                          \
+	} while (0)
+
+static const struct fg_fold_opts plain = { .input = FG_FOLD_AUTO };
+
+TEST(fold_names)
+{
+	CHECK_FOLD(&plain,
+		   "p 1 1.0: 5 cycles:\n"
+		   "\t1 std::_Function_handler<int (int, int), main::{lambda(int, int)#1}>"
+		   "::_M_invoke(std::_Any_data const&) (/p)\n"
+		   "\t2 (anonymous namespace)::f(int) (/p)\n"
+		   "\t3 net/http.(*Client).Do+0x12 (/p)\n"
+		   "\t4 a;b\"c'd (/p)\n"
+		   "\t5 std::operator<< <char>(std::ostream&) (/p)\n"
+		   "\t6 [unknown] (/usr/lib/libc.so.6)\n"
+		   "\t7 (stray) (/p)\n\n",
+		   "p;[libc.so.6];std::operator<< <char>;a:bcd;net/http.(*Client).Do;"
+		   "(anonymous namespace)::f;"
+		   "std::_Function_handler<int (int, int), main::{lambda(int, int)#1}>"
+		   "::_M_invoke 5\n");
+}
+
+TEST(fold_java)
+{
+	CHECK_FOLD(&plain,
+		   "java 1 1.0: 1 cycles:\n"
+		   "\t1 Lorg/x/Y;.call(Lorg/x/Z;)V (/tmp/perf-1.map)\n"
+		   "\t2 Lorg/x/A;.a->Lorg/x/B;.b->Lorg/x/C;.c (/tmp/perf-1.map)\n\n",
+		   "java;org/x/A:.a;org/x/B:.b_[i];org/x/C:.c_[i];org/x/Y:.call 1\n");
+	/* not java: the L stays */
+	CHECK_FOLD(&plain, "javac 1 1.0: 1 cycles:\n\t1 Lorg/x/Y;.call (/p)\n\n",
+		   "javac;Lorg/x/Y:.call 1\n");
+}
+
+TEST(fold_options)
+{
+	struct fg_fold_opts o = { .annotate_kernel = true, .annotate_jit = true };
+	const char *in = "a b 7/8 [000] 1.0: 3 cpu-clock:\n"
+			 "\tffff0001 do_idle ([kernel.kallsyms])\n"
+			 "\t10 run (/tmp/perf-7.map)\n"
+			 "\t20 [unknown] ([unknown])\n\n";
+
+	CHECK_FOLD(&o, in, "a_b;[unknown];run_[j];do_idle_[k] 3\n");
+	CHECK_FOLD(&plain, "x;y 1 [000] 1.0: 1 c:\n\t1 f (m)\n\n", "x:y;f 1\n");
+	o = (struct fg_fold_opts){ .include_tid = true, .include_addrs = true };
+	CHECK_FOLD(&o, in, "a_b-7/8;[unknown <20>];run;do_idle 3\n");
+	o = (struct fg_fold_opts){ .include_pid = true, .count_samples = true };
+	CHECK_FOLD(&o, in, "a_b-7;[unknown];run;do_idle 1\n");
+	const char *const skip[] = { "run" };
+	o = (struct fg_fold_opts){ .skip_after = skip, .n_skip_after = 1 };
+	CHECK_FOLD(&o, in, "a_b;run;do_idle 3\n");
+	const uint64_t pids[] = { 9 };
+	o = (struct fg_fold_opts){ .only_pids = pids, .n_only_pids = 1 };
+	CHECK_FOLD(&o, in, "");
+	o = (struct fg_fold_opts){ .event_filter = "cpu-clock" };
+	CHECK_FOLD(&o, in, "a_b;[unknown];run;do_idle 3\n");
+}
+
+TEST(fold_formats_and_errors)
+{
+	struct fg_fold_opts o = plain;
+	int r;
+	char *out;
+
+	CHECK_FOLD(&plain, "b 2\na;x y 3\nb 1\n", "a;x y 3\nb 3\n");
+	CHECK_FOLD(&plain, "b 2 3\nb 1 1\n", "b 3 4\n");
+	CHECK_FOLD(&plain, "@[\n    f+1\n    main+2\n]: 4\n", "main;f 4\n");
+	out = fold(&plain, "a 18446744073709551615\na 1\n", &r);
+	CHECK_INT(r, -EOVERFLOW);
+	free(out);
+	out = fold(&plain, "FGSTACK1\0", &r);
+	free(out);
+	CHECK_INT(r, 0); /* strlen stops at the NUL: "FGSTACK1" alone is a bad line */
+	struct fg_fold *f = fg_fold_new(&o, NULL, NULL);
+	CHECK_INT(fg_fold_read_mem(f, "FGSTACK1\0\1\0\0\0", 13, "bin"), -EMEDIUMTYPE);
+	CHECK_INT(fg_fold_read_mem(f, "x 1 1.0: 1 c:\n\tgarbage\n", 23, "t"), 0);
+	CHECK_INT(fg_fold_stats(f)->bad_lines, 1);
+	CHECK_INT(fg_fold_read_mem(f, "a 1 2\n", 6, "two"), -EINVAL);
+	fg_fold_free(f);
+	CHECK_INT(fg_fold_input_parse("bpftrace"), FG_FOLD_BPFTRACE);
+	CHECK_INT(fg_fold_input_parse("xml"), -1);
+	CHECK_STR(fg_fold_input_name(FG_FOLD_FOLDED), "folded");
+}
+
+int main(void)
+{
+	RUN(header_full);
+	RUN(header_variants);
+	RUN(header_rejects);
+	RUN(frame_parts);
+	RUN(frame_rejects);
+	RUN(srclines);
+	RUN(events_and_modules);
+	RUN(fold_names);
+	RUN(fold_java);
+	RUN(fold_options);
+	RUN(fold_formats_and_errors);
+	return unit_done();
+}
