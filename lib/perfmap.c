@@ -6,6 +6,7 @@
 
 #include "fg/diag.h"
 #include "fg/perfmap.h"
+#include "fg/util.h"
 
 /* A name longer than this is cut: a JIT's names are not essays. */
 #define PERFMAP_NAME_MAX 4096
@@ -27,32 +28,9 @@ struct fg_perfmap *fg_perfmap_new(void)
 
 static int parse_hex(const char **p, const char *end, uint64_t *out)
 {
-	uint64_t v = 0;
-	int n = 0;
-
 	if (end - *p > 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
 		*p += 2;
-	while (*p < end) {
-		char c = **p;
-		int d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		if (++n > 16)
-			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-		(*p)++;
-	}
-	if (!n)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return fg_scan_hex(p, end, 16, out);
 }
 
 static int parse_line(const char *p, const char *end, struct fg_perfmap_ent *e)

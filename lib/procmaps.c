@@ -3,33 +3,11 @@
 #include <string.h>
 
 #include "fg/procmaps.h"
+#include "fg/util.h"
 
 static int hex(const char **p, const char *end, uint64_t *out, int maxdigits)
 {
-	uint64_t v = 0;
-	int n = 0;
-
-	while (*p < end) {
-		char c = **p;
-		int d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		if (++n > maxdigits)
-			return -EINVAL;
-		v = v << 4 | (uint64_t)d;
-		(*p)++;
-	}
-	if (!n)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	return fg_scan_hex(p, end, maxdigits, out);
 }
 
 static int dec(const char **p, const char *end, uint64_t *out)

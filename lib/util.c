@@ -39,3 +39,31 @@ int fg_parse_double(const char *s, double min, double max, double *out)
 	*out = v;
 	return 0;
 }
+
+int fg_scan_hex(const char **p, const char *end, int maxdigits, uint64_t *out)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	while (*p < end) {
+		char c = **p;
+		int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			break;
+		if (++n > maxdigits)
+			return -EINVAL;
+		v = v << 4 | (uint64_t)d;
+		(*p)++;
+	}
+	if (!n)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

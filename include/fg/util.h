@@ -13,6 +13,11 @@
  * outside the range.
  */
 int fg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * Scan hexadecimal digits (no prefix) at *p, before `end`, advancing *p past
+ * them: 0, or -EINVAL when there is no digit or more than `maxdigits`.
+ */
+int fg_scan_hex(const char **p, const char *end, int maxdigits, uint64_t *out);
 /* The same for a finite double within [min, max]. */
 int fg_parse_double(const char *s, double min, double max, double *out);
 /* True when `s` starts with `prefix`. */

@@ -199,6 +199,14 @@ TEST(parse_numbers)
 	CHECK(d == 0.5);
 	CHECK_INT(fg_parse_double("nan", 0, 1, &d), -EINVAL);
 	CHECK_INT(fg_parse_double("2", 0, 1, &d), -ERANGE);
+	const char *hex = "7fA0 x", *q = hex;
+	CHECK_INT(fg_scan_hex(&q, hex + 6, 16, &v), 0);
+	CHECK_INT(v, 0x7fa0);
+	CHECK(q == hex + 4);
+	q = hex;
+	CHECK_INT(fg_scan_hex(&q, hex + 6, 3, &v), -EINVAL);
+	q = hex + 4;
+	CHECK_INT(fg_scan_hex(&q, hex + 6, 16, &v), -EINVAL);
 	CHECK(fg_starts_with("fg-fold", "fg-"));
 	CHECK(!fg_starts_with("fg", "fg-"));
 }
