@@ -8,6 +8,14 @@ setup() {
 	DUMP=$BATS_TEST_TMPDIR/run.txt
 }
 
+# the CPU-offline test puts CPU 1 back online, whatever happened
+teardown() {
+	local cpu=/sys/devices/system/cpu/cpu1/online
+	if [ -w "$cpu" ] && [ "$(cat "$cpu")" = 0 ]; then
+		echo 1 >"$cpu"
+	fi
+}
+
 # dump FILE: the stream as text into $DUMP; fails on a bad stream
 dump() {
 	fgr-dump "${1:-$OUT}" >"$DUMP"
@@ -408,4 +416,22 @@ count_comm() {
 	fg --separate-stderr fgr-dump "$BATS_TEST_TMPDIR/cut.fgr"
 	[ "$status" -eq 1 ]
 	[[ $stderr == "fgr-dump: '$BATS_TEST_TMPDIR/cut.fgr': truncated summary record at byte $((size - 96))" ]]
+}
+
+@test "fg-sample: a CPU that goes offline is reported and recorded as a loss" {
+	requires root btf perf_event
+	local cpu=/sys/devices/system/cpu/cpu1/online
+	[ -w "$cpu" ] || skip "test requires a CPU 1 that can be taken offline"
+	[ "$(cat "$cpu")" = 1 ]
+	fg-sample -C 0,1 -d 3 -o "$OUT" 2>"$BATS_TEST_TMPDIR/err" &
+	local pid=$!
+	sleep 1
+	echo 0 >"$cpu"
+	sleep 1
+	echo 1 >"$cpu"
+	wait "$pid"
+	cat "$BATS_TEST_TMPDIR/err" >&2
+	grep -q '^fg-sample: CPU 1 went offline: its samples stopped$' "$BATS_TEST_TMPDIR/err"
+	dump
+	grep -q '^lost .*cpu=1 .*reason=' "$DUMP"
 }
