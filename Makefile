@@ -204,7 +204,7 @@ demo: all
 
 # --- benchmarks ---
 
-bench: build
+bench: all
 	$(Q)scripts/bench/run $(OUT)
 
 # --- install ---
