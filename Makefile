@@ -88,7 +88,7 @@ build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS)
 deps:
 	$(Q)scripts/install-deps
 
-$(OUT) $(OUT)/lib $(OUT)/cmd $(OUT)/tests $(FUZZ_OUT) $(FUZZ_OUT)/lib:
+$(OUT)/lib $(OUT)/cmd $(OUT)/tests $(FUZZ_OUT) $(FUZZ_OUT)/lib:
 	$(Q)mkdir -p $@
 
 # --- the library and the tools ---
