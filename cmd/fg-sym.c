@@ -81,10 +81,10 @@ static void lib_warn(void *arg, const char *fmt, ...)
 	fg_warnx("%s", msg);
 }
 
-static void summary(const struct fg_symbolizer *s, uint64_t lost)
+static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
 {
 	struct fg_sym_stats st;
-	uint64_t unnamed = 0;
+	uint64_t unnamed = 0, nosrc = 0;
 	char why[512] = "";
 	size_t n = 0;
 
@@ -97,6 +97,16 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost)
 	fg_warnx("%llu samples, %llu frames named, %llu unnamed (%s); %llu files read",
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
+	if (dwarf) {
+		n = 0;
+		for (int i = 0; i < FG_NOSRC_COUNT; i++) {
+			nosrc += st.nosrc[i];
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%llu %s", i ? ", " : "",
+					      (unsigned long long)st.nosrc[i], fg_nosrc_reasons[i]);
+		}
+		fg_warnx("%llu named frames without source information (%s)",
+			 (unsigned long long)nosrc, why);
+	}
 	if (lost)
 		fg_warnx("%llu samples lost by the sampler", (unsigned long long)lost);
 }
@@ -261,7 +271,7 @@ done:
 	if (fg_close_stdout() != FG_EXIT_OK)
 		status = FG_EXIT_FAIL;
 	if (!quiet)
-		summary(s, lost);
+		summary(s, lost, o.inline_frames || o.srcline);
 	fg_rec_reader_free(r);
 	fg_symbolizer_free(s);
 	if (input)

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fg/diag.h"
@@ -15,40 +22,259 @@ struct fg_dwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
+	void *image; /* the copy read by fg_dwarf_open_mem */
+	struct fg_dwarf *alt; /* the supplementary (dwz) file */
 };
 
-struct fg_dwarf *fg_dwarf_open_fd(int fd)
+static bool is_debug_section(const char *name, bool *compressed_gnu)
 {
-	struct fg_dwarf *d;
-	int dfd;
+	*compressed_gnu = strncmp(name, ".zdebug_", 8) == 0;
+	return *compressed_gnu || strncmp(name, ".debug_", 7) == 0;
+}
 
-	elf_version(EV_CURRENT);
-	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (dfd < 0)
-		return NULL;
-	d = fg_xcalloc(1, sizeof(*d));
-	d->fd = dfd;
-	/* read, not mapped: a file truncated under us must not raise SIGBUS */
-	d->elf = elf_begin(dfd, ELF_C_READ, NULL);
-	if (d->elf)
-		d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+/*
+ * Before libdw reads anything: the debug sections, uncompressed, within
+ * FG_DWARF_MAX_DEBUG; is there DWARF at all; does it need other files.
+ */
+static int check_sections(Elf *elf, bool *has_altlink)
+{
+	size_t nscn, shstrndx;
+	uint64_t total = 0;
+	bool has_info = false;
+	Elf_Scn *scn = NULL;
+
+	*has_altlink = false;
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrnum(elf, &nscn) < 0 ||
+	    elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -ENOEXEC;
+	if (nscn > FG_ELF_MAX_SECTIONS)
+		return -EFBIG;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		uint64_t size;
+		bool gnu;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (strcmp(name, ".gnu_debugaltlink") == 0)
+			*has_altlink = true;
+		/* DWARF 5's supplementary file: newer libdw open it by name; not read here */
+		if (strcmp(name, ".debug_sup") == 0)
+			return -EOPNOTSUPP;
+		if (!is_debug_section(name, &gnu) || sh.sh_type == SHT_NOBITS)
+			continue;
+		size = sh.sh_size;
+		if (sh.sh_flags & SHF_COMPRESSED) {
+			GElf_Chdr ch;
+
+			if (!gelf_getchdr(scn, &ch))
+				return -ENOEXEC;
+			size = ch.ch_size;
+		} else if (gnu) {
+			ssize_t n = dwelf_scn_gnu_compressed_size(scn);
+
+			if (n < 0)
+				return -ENOEXEC;
+			size = (uint64_t)n;
+		}
+		if (size > FG_DWARF_MAX_DEBUG - total)
+			return -EFBIG;
+		total += size;
+		if (strcmp(name + (gnu ? 2 : 1), "debug_info") == 0 && size)
+			has_info = true;
+	}
+	return has_info ? 0 : -ENODATA;
+}
+
+/*
+ * Walk the unit headers: bounded in number, and no split DWARF (a skeleton
+ * unit makes libdw open its .dwo or .dwp file by name).  No DIE is read here.
+ */
+static int check_units(Dwarf *dw)
+{
+	Dwarf_CU *cu = NULL;
+	uint8_t type;
+	size_t n = 0;
+	int r;
+
+	while ((r = dwarf_get_units(dw, cu, &cu, NULL, &type, NULL, NULL)) == 0) {
+		if (++n > FG_DWARF_MAX_UNITS)
+			return -EFBIG;
+		if (type == DW_UT_skeleton)
+			return -EOPNOTSUPP;
+	}
+	/* a corrupt unit ends the walk; libdw goes no further either */
+	return r < 0 && n == 0 ? -ENOEXEC : 0;
+}
+
+static struct fg_dwarf *dwarf_new(Elf *elf, int fd, void *image, int *err)
+{
+	struct fg_dwarf *d = fg_xcalloc(1, sizeof(*d));
+	bool altlink;
+
+	d->fd = fd;
+	d->elf = elf;
+	d->image = image;
+	*err = elf ? check_sections(elf, &altlink) : -ENOEXEC;
+	if (*err)
+		goto fail;
+	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!d->dw) {
+		*err = -ENOEXEC;
+		goto fail;
+	}
+	*err = check_units(d->dw);
+	if (*err)
+		goto fail;
+	/* the caller finds the supplementary file: libdw must not look for it itself */
+	if (altlink)
+		*err = -ENOENT;
+	return d;
+fail:
+	fg_dwarf_free(d);
+	return NULL;
+}
+
+/* A file whose build-id is `id`, opened safely: the supplementary file. */
+static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
+{
+	const void *got;
+	struct fg_dwarf *a;
+	ssize_t n;
+	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL), err;
+	Elf *elf;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	n = elf ? dwelf_elf_gnu_build_id(elf, &got) : -1;
+	if (n <= 0 || (size_t)n != idlen || memcmp(got, id, idlen) != 0) {
+		elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	a = dwarf_new(elf, fd, NULL, &err);
+	if (a && err) { /* a supplementary file has none of its own */
+		fg_dwarf_free(a);
+		a = NULL;
+	}
+	return a;
+}
+
+/*
+ * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id
+ * under /usr/lib/debug/.build-id/, then by its name, relative to the
+ * directory of the file that names it.  Under `root`.
+ */
+static int find_alt(struct fg_dwarf *d, const char *path, const char *root)
+{
+	const char *name;
+	const void *id;
+	char p[PATH_MAX * 2];
+	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id);
+
+	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX || !name)
+		return -ENOEXEC;
+	if (!root)
+		root = "";
+	if (idlen >= 2) {
+		char hex[2 * FG_BUILD_ID_MAX + 2];
+
+		fg_build_id_hex(id, (size_t)idlen, hex, true);
+		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%s.debug", root, hex);
+		d->alt = open_alt(p, id, (size_t)idlen);
+	}
+	if (!d->alt && name[0] == '/') {
+		snprintf(p, sizeof(p), "%s%s", root, name);
+		d->alt = open_alt(p, id, (size_t)idlen);
+	} else if (!d->alt && path) {
+		const char *slash = strrchr(path, '/');
+
+		snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
+		d->alt = open_alt(p, id, (size_t)idlen);
+	}
+	if (!d->alt)
+		return -ENOENT;
+	dwarf_setalt(d->dw, d->alt->dw);
+	return 0;
+}
+
+static struct fg_dwarf *finish(struct fg_dwarf *d, int err, const char *path, const char *root)
+{
+	if (err == -ENOENT && d)
+		err = find_alt(d, path, root);
+	if (err) {
 		fg_dwarf_free(d);
+		errno = -err;
 		return NULL;
 	}
 	return d;
 }
 
-struct fg_dwarf *fg_dwarf_open(const char *path)
+struct fg_dwarf *fg_dwarf_open_fd(int fd, const char *path, const char *root)
+{
+	struct fg_dwarf *d;
+	Elf *elf;
+	int dfd, err;
+
+	elf_version(EV_CURRENT);
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return NULL;
+	/* read, not mapped: a file truncated under us must not raise SIGBUS */
+	elf = elf_begin(dfd, ELF_C_READ, NULL);
+	if (!elf) {
+		close(dfd);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	d = dwarf_new(elf, dfd, NULL, &err);
+	return finish(d, err, path, root);
+}
+
+struct fg_dwarf *fg_dwarf_open(const char *path, const char *root)
 {
 	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL);
 	struct fg_dwarf *d;
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = -fd;
 		return NULL;
-	d = fg_dwarf_open_fd(fd);
+	}
+	d = fg_dwarf_open_fd(fd, path, root);
+	int err = errno;
 	close(fd);
+	errno = err;
 	return d;
+}
+
+struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size)
+{
+	struct fg_dwarf *d;
+	void *copy;
+	Elf *elf;
+	int err;
+
+	elf_version(EV_CURRENT);
+	if (size > FG_ELF_MAX_FILE) {
+		errno = EFBIG;
+		return NULL;
+	}
+	/* libelf may convert the image in place: a private copy */
+	copy = fg_xmalloc(size ? size : 1);
+	memcpy(copy, image, size);
+	elf = elf_memory(copy, size);
+	if (!elf) {
+		free(copy);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	d = dwarf_new(elf, -1, copy, &err); /* on failure, copy and elf are freed */
+	return finish(d, err, NULL, NULL);
 }
 
 static const char *func_name(Dwarf_Die *die)
@@ -142,8 +368,11 @@ void fg_dwarf_free(struct fg_dwarf *d)
 		return;
 	if (d->dw)
 		dwarf_end(d->dw);
+	/* set with dwarf_setalt: the main file's dwarf_end leaves it alone */
+	fg_dwarf_free(d->alt);
 	if (d->elf)
 		elf_end(d->elf);
+	free(d->image);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);

@@ -33,6 +33,15 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 	[FG_UNNAMED_NOJIT] = "no JIT map",
 };
 
+const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
+	[FG_NOSRC_NODWARF] = "no DWARF",
+	[FG_NOSRC_TOOBIG] = "DWARF over the size limit",
+	[FG_NOSRC_CORRUPT] = "corrupt DWARF",
+	[FG_NOSRC_SPLIT] = "split DWARF",
+	[FG_NOSRC_NOSUP] = "no supplementary DWARF file",
+	[FG_NOSRC_NOLINE] = "no line there",
+};
+
 /* Bounds */
 #define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
 #define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
@@ -52,6 +61,7 @@ struct dso {
 	char *prefix; /* where the file was found: "", symfs or a process root */
 	char *path;   /* the path as mapped */
 	struct fg_dwarf *dwarf;
+	enum fg_nosrc nosrc; /* why dwarf is NULL */
 };
 
 struct map {
@@ -608,8 +618,11 @@ static int try_open(const char *path, struct stat *st)
 	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
 }
 
-/* Open a separate debug file and check it belongs to `e`. */
-static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *e)
+/*
+ * Open a separate debug file and check it belongs to `e`.  *fdp keeps the
+ * descriptor open (for DWARF, read from the very file checked).
+ */
+static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *e, int *fdp)
 {
 	struct fg_elfsyms *d;
 	struct stat st;
@@ -634,7 +647,10 @@ static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *
 			d = NULL;
 		}
 	}
-	close(fd);
+	if (d)
+		*fdp = fd;
+	else
+		close(fd);
 	return d;
 }
 
@@ -644,7 +660,7 @@ static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *
  * .debug/ directory and under /usr/lib/debug/.  `prefix` is where the file
  * itself was found (--symfs, a process root).  Returns the path found.
  */
-static char *find_debug(const struct dso *d, struct fg_elfsyms **out)
+static char *find_debug(const struct dso *d, struct fg_elfsyms **out, int *fdp)
 {
 	const struct fg_elfsyms *e = d->elf;
 	char path[PATH_MAX * 2];
@@ -661,7 +677,7 @@ static char *find_debug(const struct dso *d, struct fg_elfsyms **out)
 
 			fg_build_id_hex(e->build_id, e->build_id_len, hex, true);
 			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre, hex);
-			if ((*out = open_debug(path, e)) != NULL)
+			if ((*out = open_debug(path, e, fdp)) != NULL)
 				return fg_xstrdup(path);
 		}
 		if (e->debuglink) {
@@ -673,7 +689,7 @@ static char *find_debug(const struct dso *d, struct fg_elfsyms **out)
 				if (i == 0 && strcmp(d->path + dirlen + 1, e->debuglink) == 0)
 					continue; /* the file itself */
 				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path, e->debuglink);
-				if ((*out = open_debug(path, e)) != NULL)
+				if ((*out = open_debug(path, e, fdp)) != NULL)
 					return fg_xstrdup(path);
 			}
 		}
@@ -708,6 +724,33 @@ static void load_vdso(struct fg_symbolizer *s)
 		}
 	}
 	free(data);
+}
+
+/*
+ * The DWARF of a file, for --inline and --srcline: in its debug file when
+ * there is one (open on dfd), else in the file itself.  Why there is none
+ * is kept, to count the frames it leaves without source information.
+ */
+static void open_dwarf(struct fg_symbolizer *s, struct dso *d, int fd, int dfd, const char *dpath)
+{
+	char path[PATH_MAX * 2];
+	int err = ENODATA;
+
+	if (dfd >= 0 && !(d->dwarf = fg_dwarf_open_fd(dfd, dpath, d->prefix)))
+		err = errno;
+	snprintf(path, sizeof(path), "%s%s", d->prefix, d->path);
+	if (!d->dwarf && !(d->dwarf = fg_dwarf_open_fd(fd, path, d->prefix)) && errno != ENODATA)
+		err = errno;
+	if (d->dwarf)
+		return;
+	d->nosrc = err == EFBIG	       ? FG_NOSRC_TOOBIG
+		   : err == EOPNOTSUPP ? FG_NOSRC_SPLIT
+		   : err == ENOENT     ? FG_NOSRC_NOSUP
+		   : err == ENODATA    ? FG_NOSRC_NODWARF
+				       : FG_NOSRC_CORRUPT;
+	if (s->o.verbose && err != ENODATA)
+		warn(s, "no source information from '%s': %s", dfd >= 0 ? dpath : path,
+		     fg_nosrc_reasons[d->nosrc]);
 }
 
 static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
@@ -816,19 +859,17 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d->prefix = fg_xstrdup(prefix);
 	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
 		struct fg_elfsyms *dbg;
-		char *dpath = find_debug(d, &dbg);
+		int dfd = -1;
+		char *dpath = find_debug(d, &dbg, &dfd);
 
 		if (dbg) {
 			fg_elfsyms_adopt(d->elf, dbg);
 			fg_elfsyms_free(dbg);
 		}
-		if (s->o.inline_frames || s->o.srcline) {
-			/* DWARF lives in the debug file when there is one */
-			if (dpath)
-				d->dwarf = fg_dwarf_open(dpath);
-			if (!d->dwarf)
-				d->dwarf = fg_dwarf_open_fd(fd);
-		}
+		if (s->o.inline_frames || s->o.srcline)
+			open_dwarf(s, d, fd, dfd, dpath);
+		if (dfd >= 0)
+			close(dfd);
 		free(dpath);
 	}
 	close(fd);
@@ -1191,11 +1232,13 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	p = get_proc(s, pid);
 	m = find_map(p, leaf ? ip : ip - 1, time_ns);
 	if (!m || !m->dso || !m->dso->elf || m->kind != MAP_FILE) {
+		s->st.nosrc[FG_NOSRC_NODWARF]++; /* the vdso, a JIT map */
 		emit(s, &f);
 		return;
 	}
 	struct dso *d = m->dso;
 	if (!d->dwarf) {
+		s->st.nosrc[d->nosrc]++;
 		emit(s, &f);
 		return;
 	}
@@ -1203,6 +1246,7 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	uint64_t look = leaf ? f.addr : f.addr - 1;
 	int n = fg_dwarf_lookup(d->dwarf, look, locs, FG_ARRAY_SIZE(locs));
 	if (n <= 0) {
+		s->st.nosrc[FG_NOSRC_NOLINE]++;
 		emit(s, &f);
 		return;
 	}

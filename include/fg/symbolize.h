@@ -51,10 +51,24 @@ enum fg_unnamed {
 
 extern const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT];
 
+/* Why a named frame got no source information (--inline, --srcline). */
+enum fg_nosrc {
+	FG_NOSRC_NODWARF, /* neither the file nor its debug file has DWARF */
+	FG_NOSRC_TOOBIG,  /* DWARF over the bounds of lib/dwarf.h: not read */
+	FG_NOSRC_CORRUPT, /* DWARF that libdw cannot read */
+	FG_NOSRC_SPLIT,	  /* split DWARF (.dwo, .dwp files): not read */
+	FG_NOSRC_NOSUP,	  /* the supplementary (dwz) file it needs is not found */
+	FG_NOSRC_NOLINE,  /* DWARF says nothing about the address */
+	FG_NOSRC_COUNT,
+};
+
+extern const char *const fg_nosrc_reasons[FG_NOSRC_COUNT];
+
 struct fg_sym_stats {
 	uint64_t samples;
 	uint64_t named;
 	uint64_t unnamed[FG_UNNAMED_COUNT];
+	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
 	uint64_t files; /* distinct files whose symbols were read */
 };
 
