@@ -22,7 +22,7 @@ struct fg_dwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
-	void *image; /* the copy read by fg_dwarf_open_mem */
+	void *image;	      /* the copy read by fg_dwarf_open_mem */
 	struct fg_dwarf *alt; /* the supplementary (dwz) file */
 };
 
@@ -111,6 +111,40 @@ static int check_units(Dwarf *dw)
 	return r < 0 && n == 0 ? -ENOEXEC : 0;
 }
 
+/*
+ * libdw reads names in the string sections with strlen(), past the end of a
+ * section that does not end in a NUL.  Checked once decompressed, as libdw
+ * sees them.
+ */
+static int check_strings(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return -ENOEXEC;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+		bool gnu;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || !is_debug_section(name, &gnu) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name += gnu ? 2 : 1;
+		if (strcmp(name, "debug_str") != 0 && strcmp(name, "debug_line_str") != 0)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_size &&
+		    (!data->d_buf || ((const char *)data->d_buf)[data->d_size - 1]))
+			return -ENOEXEC;
+	}
+	return 0;
+}
+
 static struct fg_dwarf *dwarf_new(Elf *elf, int fd, void *image, int *err)
 {
 	struct fg_dwarf *d = fg_xcalloc(1, sizeof(*d));
@@ -127,7 +161,9 @@ static struct fg_dwarf *dwarf_new(Elf *elf, int fd, void *image, int *err)
 		*err = -ENOEXEC;
 		goto fail;
 	}
-	*err = check_units(d->dw);
+	*err = check_strings(elf);
+	if (!*err)
+		*err = check_units(d->dw);
 	if (*err)
 		goto fail;
 	/* the caller finds the supplementary file: libdw must not look for it itself */

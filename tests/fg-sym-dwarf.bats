@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# fg-sym --inline/--srcline against bad DWARF: truncated, corrupt, over the size
+# bound, or pointing at other files (a FIFO as the supplementary or .dwo file).
+# The frame is still named from the symbol table, the reason is counted, and
+# nothing blocks.  ELF fixtures are built here from tests/fixtures/sym/prog.c.
+bats_require_minimum_version 1.5.0
+load helpers
+
+F=$FIXTURES/sym
+BASE=0x555555554000
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR
+	gcc -g -O1 -fno-omit-frame-pointer -fPIE -pie "$F/prog.c" -o "$d/pie"
+	objcopy --dump-section .debug_info="$d/info" --dump-section .debug_str="$d/str" "$d/pie"
+}
+
+# mapping PID BASE FILE: the mapping line of FILE's executable segment
+mapping() {
+	local pid=$1 base=$2 file=$3 vaddr off size dev
+	read -r off vaddr size < <(readelf -lW "$file" | awk '$1 == "LOAD" && /E 0x/ { print $2, $3, $5 }')
+	dev=$(stat -c %d "$file")
+	local start=$((base + (vaddr & ~0xfff)))
+	local end=$((start + ((size + (vaddr & 0xfff) + 0xfff) & ~0xfff)))
+	printf 'mapping pid=%d start=%x end=%x pgoff=%x maj=%d min=%d ino=%d path=%s\n' \
+		"$pid" "$start" "$end" $((off & ~0xfff)) $(((dev >> 8 & 0xfff) | (dev >> 32 & ~0xfff))) \
+		$(((dev & 0xff) | (dev >> 12 & ~0xff))) "$(stat -c %i "$file")" "$file"
+}
+
+# run_on FILE ARGS...: fg-sym ARGS on a sample in fixture_leaf+1 of FILE mapped at BASE
+run_on() {
+	local file=$1 a
+	shift
+	a=$(nm "$file" | awk '$3 == "fixture_leaf" { print $1 }')
+	{
+		mapping 42 $BASE "$file"
+		printf 'sample pid=42 u=%x\n' $((BASE + 0x$a + 1))
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	# a hang (a blocking open) fails the test instead of stopping the suite
+	fg --separate-stderr timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$@" \
+		"$BATS_TEST_TMPDIR/in.fgr"
+}
+
+# assert_named_without_source FILE REASON: the frame is named, without a source line
+assert_named_without_source() {
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($1)" ]]
+	[ "${#lines[@]}" -eq 2 ]
+	assert_stderr_contains "1 named frames without source information"
+	assert_stderr_contains "1 $2"
+}
+
+@test "fg-sym --srcline: good DWARF gives a source line and counts nothing" {
+	run_on "$BATS_FILE_TMPDIR/pie" --srcline
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($BATS_FILE_TMPDIR/pie)" ]]
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	assert_stderr_contains "0 named frames without source information"
+}
+
+@test "fg-sym --srcline: a file without DWARF is counted as such" {
+	local f=$BATS_TEST_TMPDIR/nodwarf
+	strip --strip-debug "$BATS_FILE_TMPDIR/pie" -o "$f"
+	run_on "$f" --srcline --inline
+	assert_named_without_source "$f" "no DWARF"
+}
+
+@test "fg-sym --srcline: truncated .debug_info" {
+	local f=$BATS_TEST_TMPDIR/trunc
+	head -c $(($(stat -c %s "$BATS_FILE_TMPDIR/info") / 3)) "$BATS_FILE_TMPDIR/info" >"$BATS_TEST_TMPDIR/half"
+	objcopy --update-section .debug_info="$BATS_TEST_TMPDIR/half" "$BATS_FILE_TMPDIR/pie" "$f"
+	run_on "$f" --srcline --inline
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($f)" ]]
+	# libdw may still read the units before the cut; whatever it makes of it, nothing crashes
+	[[ $stderr == *"named frames without source information"* ]]
+}
+
+@test "fg-sym --srcline: garbage .debug_info is corrupt DWARF" {
+	local f=$BATS_TEST_TMPDIR/garbage
+	head -c 64 /dev/zero | tr '\0' '\377' >"$BATS_TEST_TMPDIR/ff"
+	objcopy --update-section .debug_info="$BATS_TEST_TMPDIR/ff" "$BATS_FILE_TMPDIR/pie" "$f"
+	run_on "$f" --srcline
+	assert_named_without_source "$f" "corrupt DWARF"
+}
+
+@test "fg-sym --srcline: a .debug_str without its final NUL is corrupt DWARF" {
+	local f=$BATS_TEST_TMPDIR/nonul
+	{ head -c -1 "$BATS_FILE_TMPDIR/str"; printf x; } >"$BATS_TEST_TMPDIR/str"
+	objcopy --update-section .debug_str="$BATS_TEST_TMPDIR/str" "$BATS_FILE_TMPDIR/pie" "$f"
+	run_on "$f" --srcline
+	assert_named_without_source "$f" "corrupt DWARF"
+}
+
+@test "fg-sym --srcline: DWARF that would decompress past the bound is not read" {
+	local f=$BATS_TEST_TMPDIR/huge off
+	objcopy --compress-debug-sections=zlib-gabi "$BATS_FILE_TMPDIR/pie" "$f"
+	# the compression header's ch_size (after ch_type, ch_reserved): 1 TiB
+	off=$(readelf -SW "$f" | awk '$2 == ".debug_info" { print $5 }')
+	[ -n "$off" ]
+	printf '\0\0\0\0\0\1\0\0' | dd of="$f" bs=1 seek=$((0x$off + 8)) conv=notrunc status=none
+	run_on "$f" --srcline
+	assert_named_without_source "$f" "DWARF over the size limit"
+}
+
+@test "fg-sym --srcline: a supplementary file that is a FIFO is not opened" {
+	local f=$BATS_TEST_TMPDIR/alt
+	# .gnu_debugaltlink: a file name, then a build-id no file has
+	{ printf 'alt.fifo\0'; printf '\x5a%.0s' $(seq 20); } >"$BATS_TEST_TMPDIR/altlink"
+	objcopy --add-section .gnu_debugaltlink="$BATS_TEST_TMPDIR/altlink" "$BATS_FILE_TMPDIR/pie" "$f"
+	mkfifo "$BATS_TEST_TMPDIR/alt.fifo"
+	run_on "$f" --srcline --inline
+	assert_named_without_source "$f" "no supplementary DWARF file"
+	# an absolute name too
+	{ printf '%s\0' "$BATS_TEST_TMPDIR/alt.fifo"; printf '\x5a%.0s' $(seq 20); } >"$BATS_TEST_TMPDIR/altlink"
+	objcopy --add-section .gnu_debugaltlink="$BATS_TEST_TMPDIR/altlink" "$BATS_FILE_TMPDIR/pie" "$f"
+	run_on "$f" --srcline
+	assert_named_without_source "$f" "no supplementary DWARF file"
+}
+
+@test "fg-sym --srcline: split DWARF whose .dwo is a FIFO is not opened" {
+	local d=$BATS_TEST_TMPDIR/split
+	mkdir "$d"
+	(cd "$d" && gcc -g -O1 -fno-omit-frame-pointer -fPIE -pie -gsplit-dwarf "$F/prog.c" -o split)
+	local dwo
+	dwo=$(ls "$d"/*.dwo)
+	[ -n "$dwo" ]
+	rm "$dwo"
+	mkfifo "$dwo"
+	run_on "$d/split" --srcline --inline
+	assert_named_without_source "$d/split" "split DWARF"
+}
