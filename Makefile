@@ -45,9 +45,9 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-PKGS := libbpf libelf libdw zlib
+PKGS := libbpf libelf libdw zlib liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -llzma)
 
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
 	$(WARN) $(CFLAGS) $(SANFLAGS)

@@ -97,6 +97,9 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
 	fg_warnx("%llu samples, %llu frames named, %llu unnamed (%s); %llu files read",
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
+	if (st.bad_minidebug)
+		fg_warnx("%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
+			 (unsigned long long)st.bad_minidebug);
 	if (dwarf) {
 		n = 0;
 		for (int i = 0; i < FG_NOSRC_COUNT; i++) {

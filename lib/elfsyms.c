@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <lzma.h>
 #include <zlib.h>
 
 #include "fg/diag.h"
@@ -116,14 +117,19 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
 	e->debuglink = fg_xstrndup(s, n);
 }
 
-static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned char *exec_scn,
-			size_t nscn, struct fg_elfsyms *e)
+/* Symbols gathered from one or more tables, before sorting. */
+struct collect {
+	struct raw_sym *raw;
+	size_t nraw, alloc;
+	char *strings;
+	size_t len, cap;
+};
+
+static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned char *exec_scn,
+			   size_t nscn, struct collect *c)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	struct raw_sym *raw = NULL;
-	size_t n, nraw = 0, alloc = 0, strcap = 0, w;
-	char *strings = NULL;
-	size_t strlen_total = 0;
+	size_t n;
 
 	if (!d || !sh->sh_entsize)
 		return -ENOEXEC;
@@ -151,47 +157,159 @@ static int read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned ch
 		len = strlen(name);
 		if (len > 65536)
 			continue;
-		if (strlen_total + len + 1 > FG_ELF_MAX_NAMES)
+		if (c->len + len + 1 > FG_ELF_MAX_NAMES)
 			break; /* bounded: a hostile table does not take all memory */
-		FG_ALLOC_GROW(raw, nraw + 1, alloc);
-		if (strlen_total + len + 1 > strcap) {
-			strcap = (strlen_total + len + 1) * 2;
-			strings = fg_xrealloc(strings, strcap);
+		FG_ALLOC_GROW(c->raw, c->nraw + 1, c->alloc);
+		if (c->len + len + 1 > c->cap) {
+			c->cap = (c->len + len + 1) * 2;
+			c->strings = fg_xrealloc(c->strings, c->cap);
 		}
-		memcpy(strings + strlen_total, name, len + 1);
-		raw[nraw] = (struct raw_sym){
+		memcpy(c->strings + c->len, name, len + 1);
+		c->raw[c->nraw] = (struct raw_sym){
 			.addr = s.st_value,
 			.size = s.st_size,
-			.name_off = strlen_total,
+			.name_off = c->len,
 			.name_len = len,
 			.rank = sym_rank(GELF_ST_BIND(s.st_info), name) -
 				(type == STT_NOTYPE ? 16 : 0), /* a function's name before a label's */
 		};
-		strlen_total += len + 1;
-		nraw++;
+		c->len += len + 1;
+		c->nraw++;
 	}
-	if (nraw)
-		qsort(raw, nraw, sizeof(*raw), cmp_raw);
-	e->syms = fg_xcalloc(nraw ? nraw : 1, sizeof(*e->syms));
-	e->strings = strings;
-	e->strings_len = strlen_total;
-	w = 0;
-	for (size_t i = 0; i < nraw; i++) {
-		if (w && e->syms[w - 1].addr == raw[i].addr) {
+	return 0;
+}
+
+/* Sort what was gathered into e's table, one name per address. */
+static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
+{
+	size_t w = 0;
+
+	if (c->nraw)
+		qsort(c->raw, c->nraw, sizeof(*c->raw), cmp_raw);
+	e->syms = fg_xcalloc(c->nraw ? c->nraw : 1, sizeof(*e->syms));
+	e->strings = c->strings;
+	e->strings_len = c->len;
+	for (size_t i = 0; i < c->nraw; i++) {
+		if (w && e->syms[w - 1].addr == c->raw[i].addr) {
 			/* an alias: the best name came first; keep the largest size */
-			if (raw[i].size > e->syms[w - 1].size)
-				e->syms[w - 1].size = raw[i].size;
+			if (c->raw[i].size > e->syms[w - 1].size)
+				e->syms[w - 1].size = c->raw[i].size;
 			continue;
 		}
-		e->syms[w].addr = raw[i].addr;
-		e->syms[w].size = raw[i].size;
-		e->syms[w].name = strings + raw[i].name_off;
+		e->syms[w].addr = c->raw[i].addr;
+		e->syms[w].size = c->raw[i].size;
+		e->syms[w].name = c->strings + c->raw[i].name_off;
 		e->syms[w].pretty = NULL;
 		w++;
 	}
 	e->nsyms = w;
-	free(raw);
+	free(c->raw);
+	*c = (struct collect){ 0 };
+}
+
+/* Which sections hold code (symbols elsewhere are not functions); NULL when none can be read. */
+static unsigned char *exec_sections(Elf *elf, size_t *nscn, size_t *shstrndx)
+{
+	unsigned char *exec;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrnum(elf, nscn) < 0 || *nscn > FG_ELF_MAX_SECTIONS ||
+	    elf_getshdrstrndx(elf, shstrndx) < 0)
+		*nscn = 0;
+	exec = fg_xcalloc(*nscn ? *nscn : 1, 1);
+	while (*nscn && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		size_t idx = elf_ndxscn(scn);
+
+		if (idx < *nscn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR))
+			exec[idx] = 1;
+	}
+	return exec;
+}
+
+/* Decompress an xz image of at most FG_ELF_MAX_MINIDEBUG bytes.  0 or -errno. */
+static int unxz(const void *in, size_t in_len, unsigned char **out, size_t *out_len)
+{
+	lzma_stream strm = LZMA_STREAM_INIT;
+	size_t cap = in_len * 4 < 65536 ? 65536 : in_len * 4;
+	unsigned char *buf;
+	lzma_ret r;
+
+	if (cap > FG_ELF_MAX_MINIDEBUG)
+		cap = FG_ELF_MAX_MINIDEBUG;
+	if (lzma_stream_decoder(&strm, FG_ELF_MAX_MINIDEBUG, 0) != LZMA_OK)
+		return -ENOMEM;
+	buf = fg_xmalloc(cap);
+	strm.next_in = in;
+	strm.avail_in = in_len;
+	strm.next_out = buf;
+	strm.avail_out = cap;
+	for (;;) {
+		r = lzma_code(&strm, LZMA_FINISH);
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK && r != LZMA_BUF_ERROR)
+			goto fail;
+		if (strm.avail_out) /* stuck with room left: the input ends too soon */
+			goto fail;
+		if (cap >= FG_ELF_MAX_MINIDEBUG) {
+			r = LZMA_MEMLIMIT_ERROR;
+			goto fail;
+		}
+		size_t done = cap;
+
+		cap = cap * 2 > FG_ELF_MAX_MINIDEBUG ? FG_ELF_MAX_MINIDEBUG : cap * 2;
+		buf = fg_xrealloc(buf, cap);
+		strm.next_out = buf + done;
+		strm.avail_out = cap - done;
+	}
+	*out_len = (size_t)strm.total_out;
+	*out = buf;
+	lzma_end(&strm);
 	return 0;
+fail:
+	lzma_end(&strm);
+	free(buf);
+	return r == LZMA_MEMLIMIT_ERROR ? -EFBIG : -ENOEXEC;
+}
+
+/*
+ * MiniDebugInfo: an xz-compressed ELF file in .gnu_debugdata whose .symtab
+ * holds the functions .dynsym lacks (Fedora's stripped binaries).  Its
+ * function symbols join `c`.  0 or -errno.
+ */
+static int collect_minidebug(Elf_Scn *scn, struct collect *c)
+{
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	unsigned char *image, *exec = NULL;
+	size_t len, nscn, shstrndx;
+	Elf *mini;
+	Elf_Scn *s = NULL;
+	int err;
+
+	if (!d || !d->d_buf || !d->d_size)
+		return -ENOEXEC;
+	err = unxz(d->d_buf, d->d_size, &image, &len);
+	if (err)
+		return err;
+	mini = elf_memory((char *)image, len);
+	err = -ENOEXEC;
+	if (!mini || elf_kind(mini) != ELF_K_ELF)
+		goto out;
+	exec = exec_sections(mini, &nscn, &shstrndx);
+	while (nscn && (s = elf_nextscn(mini, s)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(s, &sh) && sh.sh_type == SHT_SYMTAB) {
+			err = collect_symbols(mini, s, &sh, exec, nscn, c);
+			break;
+		}
+	}
+out:
+	free(exec);
+	elf_end(mini);
+	free(image);
+	return err;
 }
 
 static struct fg_elfsyms *load(Elf *elf)
@@ -200,8 +318,9 @@ static struct fg_elfsyms *load(Elf *elf)
 	GElf_Ehdr eh;
 	size_t nphdr, nscn, shstrndx;
 	unsigned char *exec_scn = NULL;
-	Elf_Scn *scn, *symtab = NULL, *dynsym = NULL;
+	Elf_Scn *scn, *symtab = NULL, *dynsym = NULL, *minidebug = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
+	struct collect c = { 0 };
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		errno = ENOEXEC;
@@ -230,10 +349,7 @@ static struct fg_elfsyms *load(Elf *elf)
 			};
 		}
 	}
-	if (elf_getshdrnum(elf, &nscn) < 0 || nscn > FG_ELF_MAX_SECTIONS ||
-	    elf_getshdrstrndx(elf, &shstrndx) < 0)
-		nscn = 0;
-	exec_scn = fg_xcalloc(nscn ? nscn : 1, 1);
+	exec_scn = exec_sections(elf, &nscn, &shstrndx);
 	for (scn = NULL; nscn && (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
 		size_t idx = elf_ndxscn(scn);
@@ -241,8 +357,6 @@ static struct fg_elfsyms *load(Elf *elf)
 
 		if (idx >= nscn || !gelf_getshdr(scn, &sh))
 			continue;
-		if (sh.sh_flags & SHF_EXECINSTR)
-			exec_scn[idx] = 1;
 		if (sh.sh_type == SHT_SYMTAB && !symtab) {
 			symtab = scn;
 			symtab_sh = sh;
@@ -255,19 +369,26 @@ static struct fg_elfsyms *load(Elf *elf)
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && strcmp(name, ".gnu_debuglink") == 0)
 				read_debuglink(elf, scn, e);
+			else if (name && strcmp(name, ".gnu_debugdata") == 0 && !minidebug)
+				minidebug = scn;
 		}
 	}
 	/* a debug-only file's .symtab is SHT_SYMTAB too; a NOBITS symtab has no entries */
-	if (symtab && symtab_sh.sh_type == SHT_SYMTAB &&
-	    read_symbols(elf, symtab, &symtab_sh, exec_scn, nscn, e) == 0 && e->nsyms)
+	if (symtab && collect_symbols(elf, symtab, &symtab_sh, exec_scn, nscn, &c) == 0 && c.nraw) {
+		finish_symbols(&c, e);
 		e->kind = FG_ELF_SYMTAB;
-	if (!e->nsyms && dynsym) {
-		free(e->syms);
-		free(e->strings);
-		e->syms = NULL;
-		e->strings = NULL;
-		if (read_symbols(elf, dynsym, &dynsym_sh, exec_scn, nscn, e) == 0 && e->nsyms)
-			e->kind = FG_ELF_DYNSYM;
+	} else {
+		/* no .symtab: .dynsym, with the functions MiniDebugInfo adds */
+		c.nraw = 0;
+		if (dynsym)
+			collect_symbols(elf, dynsym, &dynsym_sh, exec_scn, nscn, &c);
+		size_t ndyn = c.nraw;
+		if (minidebug)
+			e->minidebug_err = collect_minidebug(minidebug, &c);
+		bool mini = c.nraw > ndyn;
+		finish_symbols(&c, e);
+		if (e->nsyms)
+			e->kind = mini ? FG_ELF_MINIDEBUG : FG_ELF_DYNSYM;
 	}
 	free(exec_scn);
 	return e;

@@ -872,6 +872,13 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 			close(dfd);
 		free(dpath);
 	}
+	if (elf && elf->minidebug_err && elf->kind != FG_ELF_SYMTAB) {
+		/* its functions stay unnamed: say why */
+		s->st.bad_minidebug++;
+		if (s->o.verbose)
+			warn(s, "cannot read the .gnu_debugdata of '%s': %s", path,
+			     elf->minidebug_err == -EFBIG ? "over the size limit" : "corrupt");
+	}
 	close(fd);
 	dso_remember(s, d, m, &st);
 	m->dso = d;

@@ -5,9 +5,9 @@
 # nothing blocks.  ELF fixtures are built here from tests/fixtures/sym/prog.c.
 bats_require_minimum_version 1.5.0
 load helpers
+load sym-fixture
 
 F=$FIXTURES/sym
-BASE=0x555555554000
 
 setup_file() {
 	local d=$BATS_FILE_TMPDIR
@@ -15,31 +15,11 @@ setup_file() {
 	objcopy --dump-section .debug_info="$d/info" --dump-section .debug_str="$d/str" "$d/pie"
 }
 
-# mapping PID BASE FILE: the mapping line of FILE's executable segment
-mapping() {
-	local pid=$1 base=$2 file=$3 vaddr off size dev
-	read -r off vaddr size < <(readelf -lW "$file" | awk '$1 == "LOAD" && /E 0x/ { print $2, $3, $5 }')
-	dev=$(stat -c %d "$file")
-	local start=$((base + (vaddr & ~0xfff)))
-	local end=$((start + ((size + (vaddr & 0xfff) + 0xfff) & ~0xfff)))
-	printf 'mapping pid=%d start=%x end=%x pgoff=%x maj=%d min=%d ino=%d path=%s\n' \
-		"$pid" "$start" "$end" $((off & ~0xfff)) $(((dev >> 8 & 0xfff) | (dev >> 32 & ~0xfff))) \
-		$(((dev & 0xff) | (dev >> 12 & ~0xff))) "$(stat -c %i "$file")" "$file"
-}
-
-# run_on FILE ARGS...: fg-sym ARGS on a sample in fixture_leaf+1 of FILE mapped at BASE
+# run_on FILE ARGS...: fg-sym ARGS on a sample in fixture_leaf+1 of FILE
 run_on() {
-	local file=$1 a
+	local file=$1
 	shift
-	a=$(nm "$file" | awk '$3 == "fixture_leaf" { print $1 }')
-	{
-		mapping 42 $BASE "$file"
-		printf 'sample pid=42 u=%x\n' $((BASE + 0x$a + 1))
-	} >"$BATS_TEST_TMPDIR/in.txt"
-	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
-	# a hang (a blocking open) fails the test instead of stopping the suite
-	fg --separate-stderr timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$@" \
-		"$BATS_TEST_TMPDIR/in.fgr"
+	run_sym "$file" $(($(addr_of "$file" fixture_leaf) + 1)) "$@"
 }
 
 # assert_named_without_source FILE REASON: the frame is named, without a source line

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The function symbols of one ELF file (libelf): .symtab when present, else
- * .dynsym; its loadable segments, to turn a file offset into the address the
- * symbols use (the load bias of PIE executables and shared libraries); its
- * build-id and .gnu_debuglink, to find separate debug information.
+ * .dynsym with the .symtab of MiniDebugInfo (.gnu_debugdata, an xz-compressed
+ * ELF file, read with liblzma) when present; its loadable segments, to turn a
+ * file offset into the address the symbols use (the load bias of PIE
+ * executables and shared libraries); its build-id and .gnu_debuglink, to find
+ * separate debug information.
  *
  * The file may be hostile (fg-sym runs as root and reads what others mapped):
  * every size is checked against the file and against fixed bounds, so a
@@ -23,11 +25,14 @@
 #define FG_ELF_MAX_NAMES (256u << 20)	   /* bytes of names kept */
 #define FG_ELF_MAX_SECTIONS 65536u	   /* section headers */
 #define FG_ELF_MAX_LOADS 256u		   /* PT_LOAD headers */
+#define FG_ELF_MAX_MINIDEBUG (64u << 20)   /* bytes of .gnu_debugdata, decompressed */
 #define FG_BUILD_ID_MAX 64
 
+/* Where the symbols came from, worst first. */
 enum fg_elf_symtab {
 	FG_ELF_NOSYMS = 0,
 	FG_ELF_DYNSYM,
+	FG_ELF_MINIDEBUG, /* .dynsym and the .symtab of .gnu_debugdata (MiniDebugInfo) */
 	FG_ELF_SYMTAB,
 };
 
@@ -48,6 +53,7 @@ struct fg_elfsyms {
 	size_t build_id_len;
 	char *debuglink; /* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
+	int minidebug_err; /* -errno: .gnu_debugdata present but unreadable (EFBIG: too large) */
 	struct fg_elf_load *loads;
 	size_t nloads;
 	struct fg_elf_sym *syms;

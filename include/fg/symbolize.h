@@ -70,6 +70,7 @@ struct fg_sym_stats {
 	uint64_t unnamed[FG_UNNAMED_COUNT];
 	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
 	uint64_t files; /* distinct files whose symbols were read */
+	uint64_t bad_minidebug; /* files whose .gnu_debugdata (MiniDebugInfo) cannot be read */
 };
 
 /* A mapping of a file (or anonymous memory) into a process. */
