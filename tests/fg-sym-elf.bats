@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# fg-sym: symbol tables beyond .symtab and .dynsym (MiniDebugInfo in
+# .gnu_debugdata, made as Fedora makes it) and Rust names (legacy and v0) in
+# a real ELF file.  Fixtures are built here from tests/fixtures/sym/*.c.
+bats_require_minimum_version 1.5.0
+load helpers
+load sym-fixture
+
+F=$FIXTURES/sym
+
+# minidebug BINARY XZ OUT: BINARY stripped to .dynsym, with XZ as its .gnu_debugdata
+minidebug() {
+	strip --strip-all "$1" -o "$3"
+	objcopy --add-section .gnu_debugdata="$2" "$3"
+}
+
+setup_file() {
+	local d=$BATS_FILE_TMPDIR
+	gcc -g -O1 -fno-omit-frame-pointer -fPIE -pie "$F/prog.c" -o "$d/pie"
+	# Fedora's find-debuginfo: the function symbols .dynsym lacks, from the debug file,
+	# in an ELF file without debug sections, xz-compressed into .gnu_debugdata
+	objcopy --only-keep-debug "$d/pie" "$d/pie.debug"
+	nm -D "$d/pie" --format=posix --defined-only | awk '{ print $1 }' | sort >"$d/dynsyms"
+	nm "$d/pie.debug" --format=posix --defined-only |
+		awk '$2 == "T" || $2 == "t" || $2 == "D" { print $1 }' | sort >"$d/funcsyms"
+	comm -13 "$d/dynsyms" "$d/funcsyms" >"$d/keep"
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$d/keep" "$d/pie.debug" "$d/mini"
+	xz -k "$d/mini"
+	minidebug "$d/pie" "$d/mini.xz" "$d/pie-mini"
+	gcc -g -O1 -fno-omit-frame-pointer -fPIE -pie "$F/rust.c" -o "$d/rust"
+}
+
+@test "fg-sym names static functions from .gnu_debugdata (MiniDebugInfo)" {
+	local f=$BATS_FILE_TMPDIR/pie-mini p=$BATS_FILE_TMPDIR/pie
+	# the fixture really is stripped: no .symtab, and fixture_static is not in .dynsym
+	[ -z "$(readelf -SW "$f" | grep '\.symtab')" ]
+	[ -n "$(readelf -SW "$f" | grep '\.gnu_debugdata')" ]
+	[ -z "$(nm -D "$f" | grep fixture_static)" ]
+	run_sym "$f" $(($(addr_of "$f" fixture_static "$p") + 4)),$(($(addr_of "$f" fixture_leaf "$p") + 9)),$(($(addr_of "$f" main "$p") + 2))
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_static+0x4 ($f)" ]]
+	[[ ${lines[2]} == *" fixture_leaf+0x9 ($f)" ]]
+	[[ ${lines[3]} == *" main+0x2 ($f)" ]]
+	assert_stderr_contains "3 frames named, 0 unnamed"
+}
+
+@test "fg-sym: without its .gnu_debugdata the same file names nothing there" {
+	local f=$BATS_TEST_TMPDIR/stripped p=$BATS_FILE_TMPDIR/pie
+	strip --strip-all "$p" -o "$f"
+	run_sym "$f" $(($(addr_of "$f" fixture_static "$p") + 4))
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ($f)" ]]
+}
+
+@test "fg-sym: a corrupt .gnu_debugdata is reported, and the frame left unnamed" {
+	local f=$BATS_TEST_TMPDIR/bad p=$BATS_FILE_TMPDIR/pie
+	head -c 200 "$BATS_FILE_TMPDIR/mini.xz" >"$BATS_TEST_TMPDIR/cut.xz"
+	minidebug "$p" "$BATS_TEST_TMPDIR/cut.xz" "$f"
+	run_sym "$f" $(($(addr_of "$f" fixture_static "$p") + 4)) -v
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ($f)" ]]
+	assert_stderr_contains "cannot read the .gnu_debugdata of '$f': corrupt"
+	assert_stderr_contains "1 files with an unreadable .gnu_debugdata (MiniDebugInfo)"
+	assert_stderr_contains "1 no symbols"
+}
+
+@test "fg-sym: a .gnu_debugdata that decompresses past the bound is not read" {
+	local f=$BATS_TEST_TMPDIR/bomb p=$BATS_FILE_TMPDIR/pie
+	# 80 MiB of zeros, a few KiB compressed
+	head -c 80M /dev/zero | xz -0 >"$BATS_TEST_TMPDIR/bomb.xz"
+	minidebug "$p" "$BATS_TEST_TMPDIR/bomb.xz" "$f"
+	run_sym "$f" $(($(addr_of "$f" fixture_static "$p") + 4)) -v
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ($f)" ]]
+	assert_stderr_contains "cannot read the .gnu_debugdata of '$f': over the size limit"
+}
+
+@test "fg-sym: a .gnu_debugdata that is not an ELF file is reported" {
+	local f=$BATS_TEST_TMPDIR/notelf p=$BATS_FILE_TMPDIR/pie
+	echo "not an ELF file" | xz >"$BATS_TEST_TMPDIR/text.xz"
+	minidebug "$p" "$BATS_TEST_TMPDIR/text.xz" "$f"
+	run_sym "$f" $(($(addr_of "$f" fixture_static "$p") + 4))
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ($f)" ]]
+	assert_stderr_contains "1 files with an unreadable .gnu_debugdata"
+}
+
+@test "fg-sym demangles Rust legacy and v0 names in an ELF file as libiberty does" {
+	local f=$BATS_FILE_TMPDIR/rust
+	local -a syms=(
+		_ZN7mycrate6worker17hfedcba9876543210E
+		'_ZN53_$LT$mycrate..Point$u20$as$u20$core..fmt..Display$GT$3fmt17h0123456789abcdefE'
+		_RNvNtCs1234_7mycrate3foo3bar
+		_RINvCs1234_7mycrate4workmE
+		_RNvMNtCs1234_7mycrate5shapeNtB2_5Point4area
+	)
+	local -a want=(
+		'mycrate::worker'
+		'<mycrate::Point as core::fmt::Display>::fmt'
+		'mycrate::foo::bar'
+		'mycrate::work::<u32>'
+		'<mycrate::shape::Point>::area'
+	)
+	local addrs= s
+	for s in "${syms[@]}"; do
+		addrs+=${addrs:+,}$(($(addr_of "$f" "$s") + 3))
+	done
+	run_sym "$f" "$addrs"
+	[ "$status" -eq 0 ]
+	for i in "${!want[@]}"; do
+		[[ ${lines[i + 1]} == *" ${want[i]}+0x3 ($f)" ]]
+	done
+	run_sym "$f" "$addrs" --no-demangle
+	[ "$status" -eq 0 ]
+	for i in "${!syms[@]}"; do
+		[[ ${lines[i + 1]} == *" ${syms[i]}+0x3 ($f)" ]]
+	done
+}
