@@ -206,13 +206,14 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
  * under /usr/lib/debug/.build-id/, then by its name, relative to the
  * directory of the file that names it.  Under `root`.
  */
-static int find_alt(struct fg_dwarf *d, const char *path, const char *root)
+static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
 {
 	const char *name;
 	const void *id;
 	char p[PATH_MAX * 2];
-	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(d->dw, &name, &id);
+	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(dw, &name, &id);
 
+	*alt = NULL;
 	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX || !name)
 		return -ENOEXEC;
 	if (!root)
@@ -222,27 +223,27 @@ static int find_alt(struct fg_dwarf *d, const char *path, const char *root)
 
 		fg_build_id_hex(id, (size_t)idlen, hex, true);
 		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%s.debug", root, hex);
-		d->alt = open_alt(p, id, (size_t)idlen);
+		*alt = open_alt(p, id, (size_t)idlen);
 	}
-	if (!d->alt && name[0] == '/') {
+	if (!*alt && name[0] == '/') {
 		snprintf(p, sizeof(p), "%s%s", root, name);
-		d->alt = open_alt(p, id, (size_t)idlen);
-	} else if (!d->alt && path) {
+		*alt = open_alt(p, id, (size_t)idlen);
+	} else if (!*alt && path) {
 		const char *slash = strrchr(path, '/');
 
 		snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
-		d->alt = open_alt(p, id, (size_t)idlen);
+		*alt = open_alt(p, id, (size_t)idlen);
 	}
-	if (!d->alt)
+	if (!*alt)
 		return -ENOENT;
-	dwarf_setalt(d->dw, d->alt->dw);
+	dwarf_setalt(dw, (*alt)->dw);
 	return 0;
 }
 
 static struct fg_dwarf *finish(struct fg_dwarf *d, int err, const char *path, const char *root)
 {
 	if (err == -ENOENT && d)
-		err = find_alt(d, path, root);
+		err = find_alt(d->dw, path, root, &d->alt);
 	if (err) {
 		fg_dwarf_free(d);
 		errno = -err;
@@ -412,4 +413,51 @@ void fg_dwarf_free(struct fg_dwarf *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);
+}
+
+int fg_dwarf_open_checked(const char *path, const void *id, size_t id_len)
+{
+	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL), err;
+	bool altlink;
+	const void *got;
+	Elf *elf;
+
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	err = elf ? check_sections(elf, &altlink) : -ENOEXEC;
+	if (err == -ENODATA)
+		err = 0; /* symbols only: still the file asked for */
+	if (!err && id_len) {
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &got);
+
+		if (n <= 0 || (size_t)n != id_len || memcmp(got, id, id_len) != 0)
+			err = -ENOENT;
+	}
+	elf_end(elf);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int fg_dwarf_guard(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
+{
+	Elf *elf = dwarf_getelf(dw);
+	bool altlink;
+	int err;
+
+	*alt = NULL;
+	if (!elf)
+		return -ENOEXEC;
+	err = check_sections(elf, &altlink);
+	if (!err)
+		err = check_strings(elf);
+	if (!err)
+		err = check_units(dw);
+	if (!err && altlink)
+		err = find_alt(dw, path, root, alt);
+	return err;
 }

@@ -2,14 +2,21 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <gelf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fg/diag.h"
+#include "fg/dwarf.h"
 #include "fg/dwinline.h"
+#include "fg/elfsyms.h"
 #include "fg/hash.h"
+#include "fg/safeio.h"
 
 /* the C++ runtime's demangler (libstdc++, which every tool links) */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -21,6 +28,8 @@ struct dwmod {
 				 arguments) -> address; built on first use */
 	bool fixed;	      /* ET_EXEC: printed addresses are file addresses */
 	bool failed_once;
+	bool dw_checked, dw_ok; /* the DWARF passed fg_dwarf_guard */
+	struct fg_dwarf *alt;	/* its supplementary file, handed to libdw */
 };
 
 struct fg_inliner {
@@ -29,13 +38,83 @@ struct fg_inliner {
 	Dwfl_Callbacks cb;
 };
 
+/*
+ * libdwfl's own callbacks open files by name with a blocking open(2): a FIFO
+ * or a device named by a build-id link or a .gnu_debuglink would hang fg-fold
+ * or worse.  The main file is handed over as a descriptor; nothing else is
+ * opened but through fg_dwarf_open_checked (regular files, within bounds).
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	*elfp = NULL;
+	return -1; /* every module is reported with its descriptor */
+}
+
+/*
+ * Separate debug information, where lib/symbolize.c looks: by build-id under
+ * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in its
+ * .debug/ directory and under /usr/lib/debug/; checked by build-id or CRC.
+ * libdwfl also asks here for the supplementary file of dwz-compressed DWARF:
+ * that one is found and checked by fg_dwarf_guard instead.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *id = NULL;
+	GElf_Addr vaddr, bias;
+	GElf_Word crc;
+	Elf *main_elf = dwfl_module_getelf(mod, &bias);
+	const char *link = main_elf ? dwelf_elf_gnu_debuglink(main_elf, &crc) : NULL;
+	int idlen = dwfl_module_build_id(mod, &id, &vaddr), fd = -1;
+	char path[PATH_MAX * 2];
+
+	(void)userdata, (void)modname, (void)base;
+	if (debuglink_file && (!link || strcmp(link, debuglink_file) != 0))
+		return -1; /* the supplementary file: see fg_dwarf_guard */
+	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX)
+		idlen = 0;
+	if (idlen >= 2) {
+		char hex[2 * FG_BUILD_ID_MAX + 2];
+
+		fg_build_id_hex(id, (size_t)idlen, hex, true);
+		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%s.debug", hex);
+		fd = fg_dwarf_open_checked(path, id, (size_t)idlen);
+	}
+	if (fd < 0 && debuglink_file && !strchr(debuglink_file, '/') && file_name &&
+	    strrchr(file_name, '/')) {
+		const char *slash = strrchr(file_name, '/');
+		int dirlen = (int)(slash - file_name);
+		const char *fmts[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
+
+		for (size_t i = 0; fd < 0 && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+			if (i == 0 && strcmp(slash + 1, debuglink_file) == 0)
+				continue; /* the file itself */
+			snprintf(path, sizeof(path), fmts[i], dirlen, file_name, debuglink_file);
+			fd = fg_dwarf_open_checked(path, id, (size_t)idlen);
+			uint32_t c;
+			if (fd >= 0 && !idlen &&
+			    (fg_elf_crc32(fd, &c) < 0 || c != (uint32_t)debuglink_crc)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+	}
+	if (fd < 0)
+		return -1;
+	*debuginfo_file_name = fg_xstrdup(path);
+	return fd;
+}
+
 struct fg_inliner *fg_inliner_new(void)
 {
 	struct fg_inliner *in = fg_xcalloc(1, sizeof(*in));
 
 	in->mods = fg_hmap_new(16);
-	in->cb.find_elf = dwfl_build_id_find_elf;
-	in->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	in->cb.find_elf = find_elf;
+	in->cb.find_debuginfo = find_debuginfo;
 	in->cb.section_address = dwfl_offline_section_address;
 	in->cb.debuginfo_path = &in->debuginfo_path;
 	return in;
@@ -47,6 +126,7 @@ static void dwmod_free(struct dwmod *m)
 		return;
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
+	fg_dwarf_free(m->alt); /* after the Dwarf it was given to */
 	fg_hmap_free(m->syms);
 	free(m);
 }
@@ -63,15 +143,30 @@ void fg_inliner_free(struct fg_inliner *in)
 
 static struct dwmod *open_mod(struct fg_inliner *in, const char *path)
 {
-	struct dwmod *m = fg_xcalloc(1, sizeof(*m));
+	struct dwmod *m;
+	struct fg_elfsyms *e;
 	GElf_Addr bias;
 	Elf *elf;
+	int fd = fg_dwarf_open_checked(path, NULL, 0);
 
+	if (fd < 0)
+		return NULL;
+	/* libdwfl inflates .gnu_debugdata without a bound: a bomb is refused first */
+	e = fg_elfsyms_open_fd(fd);
+	if (!e || e->minidebug_err == -EFBIG) {
+		fg_elfsyms_free(e);
+		close(fd);
+		return NULL;
+	}
+	fg_elfsyms_free(e);
+	m = fg_xcalloc(1, sizeof(*m));
 	m->dwfl = dwfl_begin(&in->cb);
-	if (!m->dwfl)
+	if (!m->dwfl) {
+		close(fd);
 		goto fail;
+	}
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_offline(m->dwfl, path, path, -1);
+	m->mod = dwfl_report_offline(m->dwfl, path, path, fd); /* fd is libdwfl's now */
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->mod)
 		goto fail;
@@ -212,6 +307,18 @@ int fg_inliner_lookup(struct fg_inliner *in, const char *path, size_t path_len, 
 		r = -ESRCH;
 
 	Dwarf_Addr bias;
+	if (!r && !m->dw_checked) {
+		/* before any DIE is read: bounds, split DWARF, the supplementary file */
+		const char *main_file = NULL, *debug_file = NULL;
+		Dwarf *dw = dwfl_module_getdwarf(m->mod, &bias);
+
+		m->dw_checked = true;
+		dwfl_module_info(m->mod, NULL, NULL, NULL, NULL, NULL, &main_file, &debug_file);
+		m->dw_ok = dw && fg_dwarf_guard(dw, debug_file ? debug_file : main_file, "",
+						&m->alt) == 0;
+	}
+	if (!r && !m->dw_ok)
+		r = -ENODATA;
 	Dwarf_Die *cu = r ? NULL : dwfl_module_addrdie(m->mod, at, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, at - bias, &scopes) : 0;

@@ -54,4 +54,18 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size);
 int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max);
 void fg_dwarf_free(struct fg_dwarf *d);
 
+/*
+ * For DWARF that libdwfl opens (lib/dwinline.c).  Open `path` when it is a
+ * regular ELF file whose debug sections are within the bounds above and, when
+ * id_len, whose build-id is `id`: a descriptor, or -errno.
+ */
+int fg_dwarf_open_checked(const char *path, const void *id, size_t id_len);
+/*
+ * Check a Dwarf opened elsewhere as fg_dwarf_open_fd checks its own, and give
+ * it its supplementary file, found as fg_dwarf_open_fd does (`path`, `root`):
+ * *alt (NULL when there is none) must outlive dw.  0 or -errno, as there.
+ */
+struct Dwarf;
+int fg_dwarf_guard(struct Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt);
+
 #endif
