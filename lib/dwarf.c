@@ -24,6 +24,7 @@ struct fg_dwarf {
 	Dwarf *dw;
 	void *image;	      /* the copy read by fg_dwarf_open_mem */
 	struct fg_dwarf *alt; /* the supplementary (dwz) file */
+	bool broken;	      /* a look-up failed: no more (see fg_dwarf_lookup) */
 };
 
 static bool is_debug_section(const char *name, bool *compressed_gnu)
@@ -337,6 +338,8 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 	const char *file = NULL;
 	unsigned lineno = 0;
 
+	if (d && d->broken)
+		return -ENOEXEC;
 	if (!d || max <= 0 || !dwarf_addrdie(d->dw, addr, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
@@ -350,6 +353,12 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 	dwarf_getsrcfiles(&cu, &files, NULL);
 	nscopes = dwarf_getscopes(&cu, addr, &scopes);
 	/*
+	 * libdw 0.188 leaks what it had gathered when the walk fails on corrupt
+	 * DIEs: such a file is not asked again, so at most one leak per file.
+	 */
+	if (nscopes < 0)
+		d->broken = true;
+	/*
 	 * Past an inlined instance, dwarf_getscopes continues with the scopes of
 	 * its abstract definition; the concrete nesting (the functions it was
 	 * inlined into) comes from the scopes holding the innermost instance.
@@ -359,6 +368,8 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 			Dwarf_Die inner = scopes[i], *concrete = NULL;
 			int nc = dwarf_getscopes_die(&inner, &concrete);
 
+			if (nc < 0)
+				d->broken = true;
 			free(scopes);
 			scopes = concrete;
 			nscopes = nc;

@@ -322,6 +322,8 @@ int fg_inliner_lookup(struct fg_inliner *in, const char *path, size_t path_len, 
 	Dwarf_Die *cu = r ? NULL : dwfl_module_addrdie(m->mod, at, &bias);
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, at - bias, &scopes) : 0;
+	if (n < 0)
+		m->dw_ok = false; /* corrupt: libdw leaks on this; not asked again */
 	if (n > 0) {
 		/*
 		 * dwarf_getscopes() puts an inlined function's abstract definition after
@@ -335,6 +337,8 @@ int fg_inliner_lookup(struct fg_inliner *in, const char *path, size_t path_len, 
 			free(scopes);
 			scopes = NULL;
 			n = dwarf_getscopes_die(&inner, &scopes);
+			if (n < 0)
+				m->dw_ok = false;
 		}
 	}
 	Dwfl_Line *line = cu ? dwfl_module_getsrc(m->mod, at) : NULL;

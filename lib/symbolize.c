@@ -1253,7 +1253,7 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	uint64_t look = leaf ? f.addr : f.addr - 1;
 	int n = fg_dwarf_lookup(d->dwarf, look, locs, FG_ARRAY_SIZE(locs));
 	if (n <= 0) {
-		s->st.nosrc[FG_NOSRC_NOLINE]++;
+		s->st.nosrc[n < 0 ? FG_NOSRC_CORRUPT : FG_NOSRC_NOLINE]++;
 		emit(s, &f);
 		return;
 	}

@@ -49,7 +49,9 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size);
  * The functions at `addr` (an address as the ELF file's symbols use them),
  * innermost inlined function first, the function the code belongs to last,
  * each with the source position inside it.  Returns how many (0 when DWARF
- * says nothing about addr).  Strings live as long as the fg_dwarf.
+ * says nothing about addr), or -ENOEXEC once a look-up in the file has failed
+ * on corrupt DWARF (it is not asked again).  Strings live as long as the
+ * fg_dwarf.
  */
 int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max);
 void fg_dwarf_free(struct fg_dwarf *d);
