@@ -25,7 +25,17 @@ struct fg_dwarf {
 	void *image;	      /* the copy read by fg_dwarf_open_mem */
 	struct fg_dwarf *alt; /* the supplementary (dwz) file */
 	bool broken;	      /* a look-up failed: no more (see fg_dwarf_lookup) */
+	struct cu_range *ranges; /* built when .debug_aranges does not place an address */
+	size_t nranges;
+	bool ranges_built;
 };
+
+struct cu_range {
+	uint64_t start, end;
+	Dwarf_Off cu; /* the unit's DIE */
+};
+
+#define MAX_CU_RANGES (1u << 22)
 
 static bool is_debug_section(const char *name, bool *compressed_gnu)
 {
@@ -315,6 +325,61 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size)
 	return finish(d, err, NULL, NULL);
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Compilers that emit no .debug_aranges (clang, rustc) leave dwarf_addrdie
+ * without an answer in libdw 0.188: the units' own address ranges, gathered
+ * once, sorted, bounded.
+ */
+static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t lo = 0, hi, alloc = 0;
+
+	if (!d->ranges_built) {
+		Dwarf_CU *u = NULL;
+		Dwarf_Die cudie;
+		uint8_t type;
+
+		d->ranges_built = true;
+		while (dwarf_get_units(d->dw, u, &u, NULL, &type, &cudie, NULL) == 0) {
+			Dwarf_Addr base, start, end;
+			ptrdiff_t off = 0;
+
+			if (type != DW_UT_compile && type != DW_UT_partial)
+				continue;
+			while ((off = dwarf_ranges(&cudie, off, &base, &start, &end)) > 0 &&
+			       d->nranges < MAX_CU_RANGES) {
+				if (start >= end)
+					continue;
+				FG_ALLOC_GROW(d->ranges, d->nranges + 1, alloc);
+				d->ranges[d->nranges++] = (struct cu_range){
+					.start = start,
+					.end = end,
+					.cu = dwarf_dieoffset(&cudie),
+				};
+			}
+		}
+		if (d->nranges)
+			qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
+	}
+	hi = d->nranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ranges[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < d->ranges[lo - 1].end && dwarf_offdie(d->dw, d->ranges[lo - 1].cu, cu);
+}
+
 static const char *func_name(Dwarf_Die *die)
 {
 	Dwarf_Attribute attr;
@@ -340,7 +405,7 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 
 	if (d && d->broken)
 		return -ENOEXEC;
-	if (!d || max <= 0 || !dwarf_addrdie(d->dw, addr, &cu))
+	if (!d || max <= 0 || (!dwarf_addrdie(d->dw, addr, &cu) && !cu_by_ranges(d, addr, &cu)))
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (line) {
@@ -418,6 +483,7 @@ void fg_dwarf_free(struct fg_dwarf *d)
 		dwarf_end(d->dw);
 	/* set with dwarf_setalt: the main file's dwarf_end leaves it alone */
 	fg_dwarf_free(d->alt);
+	free(d->ranges);
 	if (d->elf)
 		elf_end(d->elf);
 	free(d->image);

@@ -39,6 +39,17 @@ assert_named_without_source() {
 	assert_stderr_contains "0 named frames without source information"
 }
 
+@test "fg-sym --srcline: DWARF without .debug_aranges (clang) is placed by the units' ranges" {
+	local f=$BATS_TEST_TMPDIR/clang
+	clang -g -O1 -fno-omit-frame-pointer -fPIE -pie "$F/prog.c" -o "$f"
+	[ -z "$(readelf -SW "$f" | grep debug_aranges)" ]
+	run_on "$f" --srcline
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($f)" ]]
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	assert_stderr_contains "0 named frames without source information"
+}
+
 @test "fg-sym --srcline: a file without DWARF is counted as such" {
 	local f=$BATS_TEST_TMPDIR/nodwarf
 	strip --strip-debug "$BATS_FILE_TMPDIR/pie" -o "$f"

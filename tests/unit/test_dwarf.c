@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fg/dwarf.h"
+#include "fg/elfsyms.h"
+#include "fg/safeio.h"
+#include "unit.h"
+
+__attribute__((noinline)) void unit_dwarf_function(void);
+__attribute__((noinline)) void unit_dwarf_function(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* unit_dwarf_function's address in this program's file */
+static uint64_t own_address(void)
+{
+	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	struct fg_elfsyms *e = fd >= 0 ? fg_elfsyms_open_fd(fd) : NULL;
+	uint64_t a = 0;
+
+	for (size_t i = 0; e && i < e->nsyms; i++)
+		if (strcmp(e->syms[i].name, "unit_dwarf_function") == 0)
+			a = e->syms[i].addr;
+	fg_elfsyms_free(e);
+	if (fd >= 0)
+		close(fd);
+	return a;
+}
+
+/* This test program is built with -g: its own function, file and line. */
+TEST(dwarf_names_our_own_function)
+{
+	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
+	uint64_t a = own_address();
+	struct fg_dwarf *d = fg_dwarf_open("/proc/self/exe", "");
+	int n;
+
+	char func[256] = "", file[4096] = "";
+	unsigned line = 0;
+
+	/* the strings live as long as d: copied, so that a failed CHECK leaks nothing */
+	n = a && d ? fg_dwarf_lookup(d, a, locs, FG_DWARF_MAX_INLINE) : 0;
+	if (n >= 1) {
+		snprintf(func, sizeof(func), "%s", locs[n - 1].func ? locs[n - 1].func : "");
+		snprintf(file, sizeof(file), "%s", locs[n - 1].file ? locs[n - 1].file : "");
+		line = locs[n - 1].line;
+	}
+	/* no DWARF about address 0 */
+	int none = d ? fg_dwarf_lookup(d, 0, locs, FG_DWARF_MAX_INLINE) : -1;
+	fg_dwarf_free(d);
+	CHECK(a != 0);
+	CHECK(n >= 1);
+	CHECK_INT(none, 0);
+	CHECK_STR(func, "unit_dwarf_function");
+	CHECK(strstr(file, "test_dwarf.c") != NULL);
+	CHECK(line > 0);
+	fg_dwarf_free(NULL);
+}
+
+TEST(dwarf_errors_say_why)
+{
+	static const char text[] = "#!/bin/sh\necho not an ELF file\n";
+
+	errno = 0;
+	CHECK(fg_dwarf_open_mem(text, sizeof(text)) == NULL);
+	CHECK_INT(errno, ENOEXEC);
+	errno = 0;
+	CHECK(fg_dwarf_open("/nonexistent", NULL) == NULL);
+	CHECK_INT(errno, ENOENT);
+	/* a FIFO or a device is refused before it is opened */
+	errno = 0;
+	CHECK(fg_dwarf_open("/dev/null", NULL) == NULL);
+	CHECK_INT(errno, EINVAL);
+	CHECK_INT(fg_dwarf_open_checked("/dev/zero", NULL, 0), -EINVAL);
+	/* the right build-id or nothing */
+	CHECK_INT(fg_dwarf_open_checked("/proc/self/exe", "\1\2\3\4", 4), -ENOENT);
+}
+
+/* Prefixes and corrupted copies of a real file with DWARF: errors, never crashes. */
+TEST(dwarf_survives_truncation_and_corruption)
+{
+	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
+	uint64_t a = own_address();
+	unsigned seed = 4242;
+	char *data;
+	size_t len;
+
+	CHECK(fg_read_file("/proc/self/exe", 256u << 20, &data, &len) == 0);
+	for (size_t cut = 0; cut < len; cut += len / 64 + 1) {
+		struct fg_dwarf *d = fg_dwarf_open_mem(data, cut);
+
+		if (d)
+			fg_dwarf_lookup(d, a, locs, FG_DWARF_MAX_INLINE);
+		fg_dwarf_free(d);
+	}
+	for (int round = 0; round < 64; round++) {
+		char *copy = malloc(len);
+		int fd;
+
+		memcpy(copy, data, len);
+		for (int k = 0; k < 32; k++) {
+			seed = seed * 1103515245 + 12345;
+			copy[(seed >> 4) % len] = (char)(seed >> 20);
+		}
+		fd = memfd_create("dwarf", MFD_CLOEXEC);
+		CHECK(fd >= 0);
+		CHECK(write(fd, copy, len) == (ssize_t)len);
+		struct fg_dwarf *d = fg_dwarf_open_fd(fd, NULL, "/nonexistent");
+		if (d) {
+			int n = fg_dwarf_lookup(d, a, locs, FG_DWARF_MAX_INLINE);
+
+			for (int i = 0; i < n; i++)
+				CHECK(!locs[i].func || strlen(locs[i].func) < 65536);
+		}
+		fg_dwarf_free(d);
+		close(fd);
+		free(copy);
+	}
+	free(data);
+}
+
+int main(void)
+{
+	RUN(dwarf_names_our_own_function);
+	RUN(dwarf_errors_say_why);
+	RUN(dwarf_survives_truncation_and_corruption);
+	return unit_done();
+}
