@@ -22,9 +22,9 @@ struct fg_dwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
-	void *image;	      /* the copy read by fg_dwarf_open_mem */
-	struct fg_dwarf *alt; /* the supplementary (dwz) file */
-	bool broken;	      /* a look-up failed: no more (see fg_dwarf_lookup) */
+	void *image;		 /* the copy read by fg_dwarf_open_mem */
+	struct fg_dwarf *alt;	 /* the supplementary (dwz) file */
+	bool broken;		 /* a look-up failed: no more (see fg_dwarf_lookup) */
 	struct cu_range *ranges; /* built when .debug_aranges does not place an address */
 	size_t nranges;
 	bool ranges_built;
@@ -359,9 +359,9 @@ static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 					continue;
 				FG_ALLOC_GROW(d->ranges, d->nranges + 1, alloc);
 				d->ranges[d->nranges++] = (struct cu_range){
-					.start = start,
-					.end = end,
-					.cu = dwarf_dieoffset(&cudie),
+				    .start = start,
+				    .end = end,
+				    .cu = dwarf_dieoffset(&cudie),
 				};
 			}
 		}
@@ -377,7 +377,8 @@ static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 		else
 			hi = mid;
 	}
-	return lo > 0 && addr < d->ranges[lo - 1].end && dwarf_offdie(d->dw, d->ranges[lo - 1].cu, cu);
+	return lo > 0 && addr < d->ranges[lo - 1].end &&
+	       dwarf_offdie(d->dw, d->ranges[lo - 1].cu, cu);
 }
 
 static const char *func_name(Dwarf_Die *die)

@@ -24,14 +24,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static volatile size_t sink;
 
 const char *__lsan_default_suppressions(void);
+const char *__asan_default_options(void);
 /*
  * libdw 0.188's dwarf_getscopes leaks the scopes it gathered when the walk
  * fails on corrupt DIEs, and does not hand them back: lib/dwarf.c and
  * lib/dwinline.c stop asking such a file, so it leaks once per file at most.
+ * That one leak is suppressed by name, which needs the slow unwinder (libdw
+ * has no frame pointers).
  */
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:dwarf_getscopes\n";
+}
+
+const char *__asan_default_options(void)
+{
+	return "fast_unwind_on_malloc=0";
 }
 
 static void look(struct fg_dwarf *d, uint64_t addr)
