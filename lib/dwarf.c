@@ -192,7 +192,7 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 	const void *got;
 	struct fg_dwarf *a;
 	ssize_t n;
-	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL), err;
+	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL), err;
 	Elf *elf;
 
 	if (fd < 0)
@@ -286,7 +286,7 @@ struct fg_dwarf *fg_dwarf_open_fd(int fd, const char *path, const char *root)
 
 struct fg_dwarf *fg_dwarf_open(const char *path, const char *root)
 {
-	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL);
+	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL);
 	struct fg_dwarf *d;
 
 	if (fd < 0) {
@@ -495,7 +495,7 @@ void fg_dwarf_free(struct fg_dwarf *d)
 
 int fg_dwarf_open_checked(const char *path, const void *id, size_t id_len)
 {
-	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL), err;
+	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL), err;
 	bool altlink;
 	const void *got;
 	Elf *elf;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "fg/diag.h"
@@ -36,6 +38,30 @@ int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct st
 int fg_open_regular(const char *path, uint64_t max_size, struct stat *st)
 {
 	return fg_open_regular_at(AT_FDCWD, path, max_size, st);
+}
+
+int fg_open_data(const char *path, uint64_t max_size, struct stat *st)
+{
+	static const long pseudo[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
+		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC,
+	};
+	struct statfs sf;
+	int fd = fg_open_regular(path, max_size, st);
+
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sf) < 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
+		if ((long)sf.f_type == pseudo[i]) {
+			close(fd);
+			return -EINVAL;
+		}
+	}
+	return fd;
 }
 
 int fg_read_all(int fd, size_t max, char **data, size_t *len)

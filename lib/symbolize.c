@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -591,24 +589,11 @@ static void dso_remember(struct fg_symbolizer *s, struct dso *d, const struct ma
  */
 static int open_data_file(const char *path, off_t min_size, uint64_t max_size, struct stat *st)
 {
-	static const long pseudo[] = {
-		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
-		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC,
-	};
-	struct statfs sf;
-	int fd = fg_open_regular(path, max_size, st);
+	int fd = fg_open_data(path, max_size, st);
 
-	if (fd < 0)
-		return fd;
-	if (st->st_size < min_size || fstatfs(fd, &sf) < 0) {
+	if (fd >= 0 && st->st_size < min_size) {
 		close(fd);
 		return -EINVAL;
-	}
-	for (size_t i = 0; i < FG_ARRAY_SIZE(pseudo); i++) {
-		if ((long)sf.f_type == pseudo[i]) {
-			close(fd);
-			return -EINVAL;
-		}
 	}
 	return fd;
 }

@@ -22,6 +22,12 @@
 int fg_open_regular(const char *path, uint64_t max_size, struct stat *st);
 /* The same relative to a directory descriptor (openat semantics). */
 int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct stat *st);
+/*
+ * fg_open_regular for a file that should hold data (an ELF file, a map):
+ * pseudo files that call themselves regular (procfs, sysfs and the like, where
+ * a read can have effects, such as /proc/kmsg) are refused too (-EINVAL).
+ */
+int fg_open_data(const char *path, uint64_t max_size, struct stat *st);
 
 /*
  * Read the whole of `fd` from its current position into a new buffer of at

@@ -79,6 +79,8 @@ TEST(dwarf_errors_say_why)
 	CHECK(fg_dwarf_open("/dev/null", NULL) == NULL);
 	CHECK_INT(errno, EINVAL);
 	CHECK_INT(fg_dwarf_open_checked("/dev/zero", NULL, 0), -EINVAL);
+	/* a pseudo file that calls itself regular: reading it can have effects */
+	CHECK_INT(fg_dwarf_open_checked("/proc/self/status", NULL, 0), -EINVAL);
 	/* the right build-id or nothing */
 	CHECK_INT(fg_dwarf_open_checked("/proc/self/exe", "\1\2\3\4", 4), -ENOENT);
 }
