@@ -110,6 +110,34 @@ assert_named_without_source() {
 	assert_named_without_source "$f" "no supplementary DWARF file"
 }
 
+# altlink FILE NAME ID OUT: FILE with a .gnu_debugaltlink naming NAME, build-id ID (hex)
+altlink() {
+	{ printf '%s\0' "$2"; printf "$(sed 's/../\\x&/g' <<<"$3")"; } >"$BATS_TEST_TMPDIR/altlink"
+	objcopy --add-section .gnu_debugaltlink="$BATS_TEST_TMPDIR/altlink" "$1" "$4"
+}
+
+@test "fg-sym --srcline: the supplementary file is found by its name, and checked by build-id" {
+	local d=$BATS_TEST_TMPDIR id
+	# any ELF file with a build-id stands for a dwz file: this DWARF makes no use of it
+	mkdir "$d/dwz"
+	objcopy --only-keep-debug "$BATS_FILE_TMPDIR/pie" "$d/dwz/common.debug"
+	id=$(readelf -n "$d/dwz/common.debug" | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ]
+	altlink "$BATS_FILE_TMPDIR/pie" dwz/common.debug "$id" "$d/rel"
+	run_on "$d/rel" --srcline
+	[ "$status" -eq 0 ]
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	assert_stderr_contains "0 named frames without source information"
+	altlink "$BATS_FILE_TMPDIR/pie" "$d/dwz/common.debug" "$id" "$d/abs"
+	run_on "$d/abs" --srcline
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	# the same file, but another build-id asked for
+	altlink "$BATS_FILE_TMPDIR/pie" dwz/common.debug \
+		"${id:0:-2}$(printf '%02x' $(((0x${id: -2} + 1) & 255)))" "$d/wrong"
+	run_on "$d/wrong" --srcline
+	assert_named_without_source "$d/wrong" "no supplementary DWARF file"
+}
+
 @test "fg-sym --srcline: split DWARF whose .dwo is a FIFO is not opened" {
 	local d=$BATS_TEST_TMPDIR/split
 	mkdir "$d"
