@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/bigmem.h"
 #include "fg/diag.h"
 #include "fg/ksyms.h"
 #include "fg/safeio.h"
@@ -11,8 +12,14 @@
 /* How far past the last symbol of a run an address still belongs to it. */
 #define KSYM_TAIL 4096
 
+/*
+ * The names are copied into 2 MiB chunks, and the symbols kept in one array,
+ * all in huge pages (fg/bigmem.h): a kernel's worth is about 4 MiB, and in
+ * small pages the faults alone took longer than the parsing.
+ */
 struct arena_chunk {
 	struct arena_chunk *next;
+	struct fg_big mem;
 	char data[];
 };
 
@@ -20,34 +27,50 @@ struct fg_ksyms {
 	struct arena_chunk *chunks; /* the names, copied */
 	char *cur;
 	size_t left;
+	struct fg_big symmem; /* holds syms */
 	struct fg_ksym *syms;
 	size_t n, alloc;
-	bool hidden, any_nonzero, sorted;
+	const char *last_module; /* the latest module name copied */
+	size_t chunk_hint;	  /* bytes of names a chunk is made for */
+	bool hidden, any_nonzero;
+	size_t sorted; /* how many symbols from the start are in address order */
 	uint64_t lineno;
 };
 
-#define ARENA_CHUNK (256u * 1024)
 #define READ_CHUNK (256u * 1024)
 
-static const char *arena_dup(struct fg_ksyms *k, const char *str)
+/* a copy of the n bytes at str, and a NUL */
+static const char *arena_dup(struct fg_ksyms *k, const char *str, size_t n)
 {
-	size_t n = strlen(str) + 1;
 	char *p;
 
-	if (n > k->left) {
-		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-		struct arena_chunk *c = fg_xmalloc(sizeof(*c) + sz);
+	if (n + 1 > k->left) {
+		struct fg_big mem = { 0 };
+		struct arena_chunk *c;
 
+		fg_big_grow(&mem, sizeof(*c) + (n + 1 > k->chunk_hint ? n + 1 : k->chunk_hint));
+		c = mem.p;
+		c->mem = mem;
 		c->next = k->chunks;
 		k->chunks = c;
 		k->cur = c->data;
-		k->left = sz;
+		k->left = mem.size - sizeof(*c);
 	}
 	p = k->cur;
 	memcpy(p, str, n);
-	k->cur += n;
-	k->left -= n;
+	p[n] = '\0';
+	k->cur += n + 1;
+	k->left -= n + 1;
 	return p;
+}
+
+static void grow_syms(struct fg_ksyms *k, size_t need)
+{
+	if (need <= k->alloc)
+		return;
+	fg_big_grow(&k->symmem, need * sizeof(*k->syms));
+	k->syms = k->symmem.p;
+	k->alloc = k->symmem.size / sizeof(*k->syms);
 }
 
 /* hexadecimal digit values, -1 for anything else */
@@ -78,15 +101,23 @@ static int cmp_ksym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* one line of kallsyms, its fields not yet copied */
+struct line {
+	uint64_t addr;
+	const char *name, *mod; /* mod is NULL for the kernel itself */
+	size_t name_len, mod_len;
+	char type;
+};
+
 /*
- * One line: "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]".  0 on success
- * (*keep tells whether it is a text symbol), -EINVAL when malformed.
+ * One line: "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]", without its
+ * newline.  0 on success, -EINVAL when malformed.
  */
-static int parse_line(char *p, char *end, struct fg_ksym *s, bool *keep)
+static int parse_line(const char *p, const char *end, struct line *l)
 {
 	uint64_t addr = 0;
 	int digits = 0, v;
-	char type, *name, *mod = NULL;
+	const char *name;
 
 	while (p < end && (v = hexval(*p)) >= 0) {
 		if (++digits > 16)
@@ -96,50 +127,44 @@ static int parse_line(char *p, char *end, struct fg_ksym *s, bool *keep)
 	}
 	if (!digits || p + 3 > end || *p != ' ' || p[2] != ' ')
 		return -EINVAL;
-	type = p[1];
+	l->addr = addr;
+	l->type = p[1];
 	name = p + 3;
 	for (p = name; p < end && *p != '\t' && *p != ' '; p++)
 		if (!*p)
 			return -EINVAL;
 	if (p == name)
 		return -EINVAL;
+	l->name = name;
+	l->name_len = (size_t)(p - name);
+	l->mod = NULL;
+	l->mod_len = 0;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
 	if (p < end) {
-		*p++ = '\0';
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end) {
-			if (*p != '[' || end[-1] != ']' || end - p < 3 ||
-			    memchr(p, '\0', (size_t)(end - p)))
-				return -EINVAL;
-			mod = p + 1;
-			end[-1] = '\0';
-		}
+		if (*p != '[' || end[-1] != ']' || end - p < 3 ||
+		    memchr(p, '\0', (size_t)(end - p)))
+			return -EINVAL;
+		l->mod = p + 1;
+		l->mod_len = (size_t)(end - p - 2);
 	}
-	*end = '\0';
-	s->addr = addr;
-	s->end = 0;
-	s->name = name;
-	s->module = mod;
-	*keep = type == 't' || type == 'T' || type == 'w' || type == 'W';
 	return 0;
 }
 
-/* Parse `text` (len bytes and a NUL after them) in place; the table owns it. */
 /*
- * Parse the complete lines in [p, end) (writable), keeping text symbols with
- * copies of their names.  With `final`, a last line without a newline counts
- * too.  Returns the bytes used, or -EINVAL on a malformed line (k->lineno is
- * its number).
+ * Parse the complete lines in [p, end), keeping text symbols with copies of
+ * their names.  With `final`, a last line without a newline counts too.
+ * Returns the bytes used, or -EINVAL on a malformed line (k->lineno is its
+ * number).
  */
-static ssize_t add_lines(struct fg_ksyms *k, char *p, char *end, bool final)
+static ssize_t add_lines(struct fg_ksyms *k, const char *p, const char *end, bool final)
 {
-	char *start = p;
+	const char *start = p;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *eol = nl ? nl : end;
-		struct fg_ksym s;
-		bool keep;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct line l;
 
 		if (!nl && !final)
 			break;
@@ -147,25 +172,37 @@ static ssize_t add_lines(struct fg_ksyms *k, char *p, char *end, bool final)
 		if (eol > p && eol[-1] == '\r')
 			eol--;
 		if (eol > p) {
-			if (parse_line(p, eol, &s, &keep) < 0)
+			if (parse_line(p, eol, &l) < 0)
 				return -EINVAL;
-			if (s.addr)
+			if (l.addr)
 				k->any_nonzero = true;
 			/*
 			 * __pfx_NAME marks the padding before NAME (about half the
 			 * symbols of a recent kernel): no code runs there, and perf
 			 * leaves them out too
 			 */
-			if (keep && strncmp(s.name, "__pfx_", 6) == 0)
-				keep = false;
-			if (keep) {
-				s.name = arena_dup(k, s.name);
-				if (s.module)
-					s.module = arena_dup(k, s.module);
-				FG_ALLOC_GROW(k->syms, k->n + 1, k->alloc);
-				if (k->n && k->syms[k->n - 1].addr > s.addr)
-					k->sorted = false;
-				k->syms[k->n++] = s;
+			if ((l.type == 't' || l.type == 'T' || l.type == 'w' || l.type == 'W') &&
+			    !(l.name_len >= 6 && memcmp(l.name, "__pfx_", 6) == 0)) {
+				struct fg_ksym *s;
+
+				grow_syms(k, k->n + 1);
+				s = &k->syms[k->n];
+				s->addr = l.addr;
+				s->end = 0;
+				s->name = arena_dup(k, l.name, l.name_len);
+				s->module = NULL;
+				if (l.mod) {
+					/* a module's symbols come together: one copy of its name */
+					const char *last = k->last_module;
+
+					if (!last || strncmp(last, l.mod, l.mod_len) != 0 ||
+					    last[l.mod_len] != '\0')
+						k->last_module = arena_dup(k, l.mod, l.mod_len);
+					s->module = k->last_module;
+				}
+				if (k->sorted == k->n && (!k->n || k->syms[k->n - 1].addr <= l.addr))
+					k->sorted++;
+				k->n++;
 			}
 		}
 		p = nl ? nl + 1 : end;
@@ -177,8 +214,34 @@ static struct fg_ksyms *ksyms_new(void)
 {
 	struct fg_ksyms *k = fg_xcalloc(1, sizeof(*k));
 
-	k->sorted = true;
 	return k;
+}
+
+/*
+ * The kernel lists its own symbols and its modules' in address order; what
+ * comes after them (BPF programs, trampolines) may not be.  Sort that tail
+ * alone and merge it in, rather than sorting the whole table.
+ */
+static void sort_tail(struct fg_ksyms *k)
+{
+	size_t p = k->sorted, nt = k->n - p;
+	struct fg_ksym *tail;
+
+	if (nt == 0)
+		return;
+	qsort(k->syms + p, nt, sizeof(*k->syms), cmp_ksym);
+	if (p == 0 || k->syms[p - 1].addr <= k->syms[p].addr)
+		return;
+	tail = fg_xreallocarray(NULL, nt, sizeof(*tail));
+	memcpy(tail, k->syms + p, nt * sizeof(*tail));
+	/* merge from the back, into the room the tail leaves */
+	for (size_t i = p, j = nt, w = k->n; j > 0;) {
+		if (i > 0 && k->syms[i - 1].addr > tail[j - 1].addr)
+			k->syms[--w] = k->syms[--i];
+		else
+			k->syms[--w] = tail[--j];
+	}
+	free(tail);
 }
 
 static struct fg_ksyms *finish(struct fg_ksyms *k)
@@ -188,9 +251,7 @@ static struct fg_ksyms *finish(struct fg_ksyms *k)
 		k->n = 0; /* every address zero: nothing can be looked up */
 		return k;
 	}
-	/* the kernel lists its symbols in address order: sort only when needed */
-	if (!k->sorted)
-		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	sort_tail(k);
 	/* one symbol an address: of aliases, the first in cmp_ksym's order */
 	size_t w = 0;
 	for (size_t i = 0; i < k->n; i++) {
@@ -229,15 +290,11 @@ static struct fg_ksyms *refuse(struct fg_ksyms *k, uint64_t *bad_line, int err)
 struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line)
 {
 	struct fg_ksyms *k = ksyms_new();
-	char *text = fg_xmalloc(len + 1);
 	ssize_t r;
 
 	if (bad_line)
 		*bad_line = 0;
-	memcpy(text, data, len);
-	text[len] = '\0';
-	r = add_lines(k, text, text + len, true);
-	free(text);
+	r = add_lines(k, data, data + len, true);
 	return r < 0 ? refuse(k, bad_line, EINVAL) : finish(k);
 }
 
@@ -262,11 +319,11 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 	}
 	k = ksyms_new();
 	/*
-	 * Room for a kernel's worth of text symbols at once (pages not touched
-	 * cost nothing): growing by copies would touch each page twice.
+	 * Room for a kernel's worth of text symbols and their names at once:
+	 * growing by copies would touch each page twice.
 	 */
-	k->alloc = 1u << 17;
-	k->syms = fg_xmalloc(k->alloc * sizeof(*k->syms));
+	grow_syms(k, 1u << 17);
+	k->chunk_hint = 2u << 20;
 	buf = fg_xmalloc(READ_CHUNK + 1);
 	for (;;) {
 		ssize_t got = read(fd, buf + have, READ_CHUNK - have), used;
@@ -339,10 +396,11 @@ void fg_ksyms_free(struct fg_ksyms *k)
 		return;
 	while (k->chunks) {
 		struct arena_chunk *next = k->chunks->next;
+		struct fg_big mem = k->chunks->mem;
 
-		free(k->chunks);
+		fg_big_free(&mem);
 		k->chunks = next;
 	}
-	free(k->syms);
+	fg_big_free(&k->symmem);
 	free(k);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fg/ksyms.h"
 #include "unit.h"
@@ -95,9 +97,76 @@ TEST(ksyms_empty_and_missing)
 	CHECK_INT(errno, EINVAL);
 }
 
+/* BPF programs and trampolines come after the modules, not in address order */
+TEST(ksyms_unsorted_tail)
+{
+	static const char t[] = "ffffffff81000000 T _stext\n"
+				"ffffffff81000100 t helper\n"
+				"ffffffffc0a00000 t nft_do_chain\t[nf_tables]\n"
+				"ffffffffc0a00040 T nft_other\t[nf_tables]\n"
+				"ffffffffc0c00000 t bpf_prog_b\t[bpf]\n"
+				"ffffffffa0000000 t bpf_prog_a\t[bpf]\n"
+				"ffffffff81000080 t bpf_trampoline_1\t[bpf]\n";
+	struct fg_ksyms *k = fg_ksyms_parse(t, sizeof(t) - 1, NULL);
+	const struct fg_ksym *s;
+
+	CHECK(k);
+	CHECK_INT(fg_ksyms_count(k), 7);
+	s = fg_ksyms_lookup(k, 0xffffffff81000090);
+	CHECK(s);
+	CHECK_STR(s->name, "bpf_trampoline_1");
+	s = fg_ksyms_lookup(k, 0xffffffff81000010);
+	CHECK_STR(s->name, "_stext");
+	s = fg_ksyms_lookup(k, 0xffffffffa0000010);
+	CHECK(s);
+	CHECK_STR(s->name, "bpf_prog_a");
+	CHECK_STR(s->module, "bpf");
+	s = fg_ksyms_lookup(k, 0xffffffffc0a00044);
+	CHECK_STR(s->name, "nft_other");
+	s = fg_ksyms_lookup(k, 0xffffffffc0c00004);
+	CHECK_STR(s->name, "bpf_prog_b");
+	fg_ksyms_free(k);
+}
+
+/* more symbols than the first allocation holds, in several chunks of names */
+TEST(ksyms_many)
+{
+	char path[] = "/tmp/fg-test-ksyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	const size_t n = 300000;
+	struct fg_ksyms *k;
+	uint64_t bad;
+	char want[64];
+
+	CHECK(f);
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%016llx t a_rather_long_function_name_number_%zu%s\n",
+			0xffffffff81000000ull + 16 * i, i, i >= n - 10 ? "\t[mod]" : "");
+	fclose(f);
+	k = fg_ksyms_load(path, &bad);
+	unlink(path);
+	CHECK(k);
+	CHECK_INT(fg_ksyms_count(k), n);
+	for (size_t i = 0; i < n; i += 4999) {
+		const struct fg_ksym *s = fg_ksyms_lookup(k, 0xffffffff81000000ull + 16 * i + 3);
+
+		snprintf(want, sizeof(want), "a_rather_long_function_name_number_%zu", i);
+		CHECK(s);
+		if (s)
+			CHECK_STR(s->name, want);
+	}
+	CHECK_STR(fg_ksyms_lookup(k, 0xffffffff81000000ull + 16 * (n - 1))->module, "mod");
+	fg_ksyms_free(k);
+}
+
 int main(void)
 {
 	RUN(ksyms_lookup);
+	RUN(ksyms_unsorted_tail);
+	RUN(ksyms_many);
 	RUN(ksyms_hidden);
 	RUN(ksyms_bad_line);
 	RUN(ksyms_empty_and_missing);
