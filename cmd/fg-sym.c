@@ -114,6 +114,7 @@ static void raise_fd_limit(void)
 
 int main(int argc, char **argv)
 {
+	static char outbuf[1 << 16];
 	struct fg_sym_opts o = { .warn = lib_warn };
 	const char *input = NULL, *output = NULL;
 	bool quiet = false, live;
@@ -174,7 +175,8 @@ int main(int argc, char **argv)
 		fg_die("cannot open '%s'", input);
 	if (output && !freopen(output, "w", stdout))
 		fg_die("cannot open '%s'", output);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	/* with a NULL buffer, glibc ignores the size and writes 4 KiB at a time */
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o.inline_frames || o.srcline)
 		raise_fd_limit();
 
