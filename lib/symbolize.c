@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/bigmem.h"
 #include "fg/buf.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
@@ -39,6 +40,8 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 #define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
 #define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
 #define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
+#define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
+#define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
 
 enum map_kind {
 	MAP_FILE,
@@ -55,6 +58,7 @@ struct dso {
 };
 
 struct map {
+	uint64_t id; /* never reused: names memo entries (see struct memo) */
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
@@ -99,8 +103,26 @@ struct proc {
 	bool jit_tried;
 };
 
+/*
+ * A frame as text, remembered by who owns the address (a mapping's id, or 0
+ * for the kernel), the address, and whether it is the leaf: the same frame
+ * comes back in sample after sample, and naming and formatting it again cost
+ * more than the rest of the sample.  One slot a hash, the newest wins: the
+ * memory is fixed, whatever the number of samples.
+ */
+struct memo {
+	uint64_t owner, ip;
+	char *text; /* NULL: an empty slot */
+	uint32_t len;
+	int8_t why; /* the enum fg_unnamed reason, or -1 when named */
+	bool leaf;
+};
+
 struct fg_symbolizer {
 	struct fg_sym_opts o;
+	struct fg_big memo_mem;
+	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	int why;	   /* the last frame's reason, -1 when named */
 	struct fg_hmap *procs; /* pid -> struct proc * */
 	struct fg_hmap *dsos;  /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -153,6 +175,10 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->procs = fg_hmap_new(256);
 	s->dsos = fg_hmap_new(256);
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
+	if (!s->o.inline_frames && !s->o.srcline) {
+		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
+		s->memo = s->memo_mem.p;
+	}
 	return s;
 }
 
@@ -219,6 +245,10 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->exited);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
+	if (s->memo)
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			free(s->memo[i].text);
+	fg_big_free(&s->memo_mem);
 	free(s);
 }
 
@@ -254,6 +284,9 @@ static enum map_kind kind_of(const char *path)
 	return MAP_FILE;
 }
 
+/* single-threaded, like the rest of the symbolizer */
+static uint64_t map_ids;
+
 static int cmp_map(const void *a, const void *b)
 {
 	const struct map *x = a, *y = b;
@@ -282,6 +315,7 @@ static void add_map(struct space *p, const struct fg_sym_mapping *m)
 			struct map tail = *o;
 
 			tail.path = fg_xstrdup(o->path);
+			tail.id = ++map_ids;
 			tail.pgoff += m->end - o->start;
 			tail.start = m->end;
 			o->end = m->start;
@@ -310,6 +344,7 @@ static void add_map(struct space *p, const struct fg_sym_mapping *m)
 	if (p->nmaps >= MAPS_PER_PROC_MAX)
 		return;
 	memset(&nm, 0, sizeof(nm));
+	nm.id = ++map_ids;
 	nm.start = m->start;
 	nm.end = m->end;
 	nm.pgoff = m->pgoff;
@@ -1019,6 +1054,7 @@ static const char *pretty(struct fg_symbolizer *s, struct fg_elf_sym *sym)
 static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed why)
 {
 	f->sym = NULL;
+	s->why = (int)why;
 	s->st.unnamed[why]++;
 }
 
@@ -1067,6 +1103,7 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 	const struct fg_perfmap_ent *je;
 
 	memset(f, 0, sizeof(*f));
+	s->why = -1;
 	if (kernel) {
 		name_kernel(s, ip, leaf, f);
 		return;
@@ -1175,6 +1212,55 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	fg_buf_addch(b, '\n');
 }
 
+static struct memo *memo_slot(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+{
+	uint64_t h = owner * 0x9e3779b97f4a7c15ull ^ ip * 0xff51afd7ed558ccdull ^ leaf;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return &s->memo[h & (MEMO_SLOTS - 1)];
+}
+
+/* Append a remembered frame to the output and count it: false when it is not remembered. */
+static bool memo_emit(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+{
+	const struct memo *m = memo_slot(s, owner, ip, leaf);
+
+	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
+		return false;
+	fg_buf_add(&s->out, m->text, m->len);
+	if (m->why < 0)
+		s->st.named++;
+	else
+		s->st.unnamed[m->why]++;
+	return true;
+}
+
+/* Name and write a frame, and remember its text (the output from byte `from` on). */
+static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, uint64_t time_ns,
+		       uint64_t ip, bool leaf)
+{
+	size_t from = s->out.len, len;
+	struct fg_frame f;
+	struct memo *m;
+
+	fg_symbolizer_frame(s, pid, time_ns, ip, owner == 0, leaf, &f);
+	emit(s, &f);
+	len = s->out.len - from;
+	if (len > MEMO_TEXT_MAX)
+		return;
+	m = memo_slot(s, owner, ip, leaf);
+	free(m->text);
+	m->text = fg_xmalloc(len);
+	memcpy(m->text, s->out.data + from, len);
+	m->len = (uint32_t)len;
+	m->owner = owner;
+	m->ip = ip;
+	m->leaf = leaf;
+	m->why = (int8_t)s->why;
+}
+
 /* A user frame, with its inlined functions when asked. */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
 		      bool leaf)
@@ -1183,6 +1269,16 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	struct proc *p;
 	struct map *m;
 
+	if (s->memo) {
+		/* a mapping of a file, already opened: its frames do not change */
+		p = get_proc(s, pid);
+		m = find_map(p, leaf || !ip ? ip : ip - 1, time_ns);
+		if (m && m->resolved && (m->kind == MAP_FILE || m->kind == MAP_VDSO)) {
+			if (!memo_emit(s, m->id, ip, leaf))
+				memo_frame(s, m->id, pid, time_ns, ip, leaf);
+			return;
+		}
+	}
 	fg_symbolizer_frame(s, pid, time_ns, ip, false, leaf, &f);
 	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
 		emit(s, &f);
@@ -1285,6 +1381,12 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
+		if (s->memo) {
+			/* owner 0: the kernel */
+			if (!memo_emit(s, 0, smp->kips[i], i == 0))
+				memo_frame(s, 0, smp->pid, smp->time_ns, smp->kips[i], i == 0);
+			continue;
+		}
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}
