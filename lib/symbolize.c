@@ -130,6 +130,8 @@ struct fg_symbolizer {
 	struct proc *last_proc;
 	struct fg_ksyms *ksyms;
 	bool ksyms_tried;
+	struct fg_kstamp kstamp; /* the running kernel's, when kstamp_ok */
+	bool kstamp_ok;
 	struct dso *vdso;
 	bool vdso_tried;
 	uint32_t *exited; /* ring of exited pids */
@@ -242,6 +244,8 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->all_dsos);
 	fg_hmap_free(s->dsos);
 	fg_ksyms_free(s->ksyms);
+	if (s->kstamp_ok)
+		fg_kstamp_free(&s->kstamp);
 	free(s->exited);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
@@ -1058,28 +1062,73 @@ static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed
 	s->st.unnamed[why]++;
 }
 
+/* Read kallsyms itself (and refresh the cache from it). */
+static void load_kallsyms(struct fg_symbolizer *s)
+{
+	struct fg_kstamp after;
+	uint64_t bad;
+	int r;
+
+	fg_ksyms_free(s->ksyms);
+	s->ksyms = fg_ksyms_load(s->o.kallsyms, &bad);
+	if (!s->ksyms && bad)
+		warn(s, "'%s': malformed line %llu; kernel frames stay unnamed", s->o.kallsyms,
+		     (unsigned long long)bad);
+	else if (!s->ksyms)
+		warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
+		     strerror(errno));
+	else if (fg_ksyms_hidden(s->ksyms))
+		warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
+			"kernel frames stay unnamed",
+		     s->o.kallsyms);
+	if (!s->kstamp_ok || !s->ksyms || fg_ksyms_hidden(s->ksyms))
+		return;
+	/* a module loaded or unloaded while kallsyms was read: do not keep a mix */
+	if (fg_kstamp_read(&after, "/proc") < 0)
+		return;
+	if (fg_kstamp_equal(&s->kstamp, &after)) {
+		r = fg_ksyms_save(s->ksyms, &s->kstamp, s->o.kallsyms_cache);
+		if (r < 0 && s->o.verbose)
+			warn(s, "cannot write the kernel symbol cache '%s': %s",
+			     s->o.kallsyms_cache, strerror(-r));
+	}
+	fg_kstamp_free(&after);
+}
+
+/* The kernel's symbols, from the cache when it is this kernel's, else from kallsyms. */
+static void first_kernel_frame(struct fg_symbolizer *s)
+{
+	s->ksyms_tried = true;
+	if (s->o.kallsyms_cache && strcmp(s->o.kallsyms, "/proc/kallsyms") == 0)
+		s->kstamp_ok = fg_kstamp_read(&s->kstamp, "/proc") == 0;
+	if (s->kstamp_ok) {
+		s->ksyms = fg_ksyms_load_cache(s->o.kallsyms_cache, &s->kstamp);
+		if (!s->ksyms && errno != ENOENT && errno != ESTALE && s->o.verbose)
+			warn(s, "kernel symbol cache '%s' not used: %s", s->o.kallsyms_cache,
+			     errno == EPERM ? "not a file of this user's alone"
+					    : strerror(errno));
+		if (s->ksyms)
+			return;
+	}
+	load_kallsyms(s);
+}
+
 static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct fg_frame *f)
 {
 	const struct fg_ksym *k;
-	uint64_t bad;
+	uint64_t look = leaf || !ip ? ip : ip - 1;
+	bool sure;
 
 	f->addr = ip;
 	f->module = "[kernel.kallsyms]";
-	if (!s->ksyms_tried) {
-		s->ksyms_tried = true;
-		s->ksyms = fg_ksyms_load(s->o.kallsyms, &bad);
-		if (!s->ksyms && bad)
-			warn(s, "'%s': malformed line %llu; kernel frames stay unnamed", s->o.kallsyms,
-			     (unsigned long long)bad);
-		else if (!s->ksyms)
-			warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
-			     strerror(errno));
-		else if (fg_ksyms_hidden(s->ksyms))
-			warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
-				"kernel frames stay unnamed",
-			     s->o.kallsyms);
+	if (!s->ksyms_tried)
+		first_kernel_frame(s);
+	k = fg_ksyms_lookup_sure(s->ksyms, look, &sure);
+	if (!sure) {
+		/* code the cache leaves out (a BPF program, a trampoline): ask the kernel */
+		load_kallsyms(s);
+		k = fg_ksyms_lookup(s->ksyms, look);
 	}
-	k = fg_ksyms_lookup(s->ksyms, leaf || !ip ? ip : ip - 1);
 	if (!k) {
 		unnamed(s, f, FG_UNNAMED_NOSYMS);
 		return;

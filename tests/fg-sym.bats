@@ -92,6 +92,15 @@ sym() {
 	[[ $stderr == *"usage: fg-sym"* ]]
 }
 
+@test "fg-sym: --help lists every option the man page documents, and no other" {
+	local man=$TOP/man/fg-sym.1 from_man from_help
+	from_man=$(grep -oE 'Fl \\?-?[a-zA-Z][-a-zA-Z\\]*' "$man" | sed 's/\\//g' | awk '{ print "-" $2 }' | sort -u)
+	from_help=$(fg-sym --help | grep -oE '(^| |\[)--?[a-zA-Z][-a-zA-Z]*([] ,|]|$)' |
+		sed -E 's/^[ []//; s/[] ,|]$//' | sort -u)
+	[ "$(wc -l <<<"$from_man")" -gt 12 ]
+	diff <(echo "$from_man") <(echo "$from_help")
+}
+
 @test "fg-sym: two operands are a usage error" {
 	fg --separate-stderr fg-sym a b
 	[ "$status" -eq 2 ]
