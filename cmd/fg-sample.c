@@ -48,7 +48,7 @@ static const char usage_text[] =
 	"  --user-only     user stacks only\n"
 	"  --kernel-only   kernel stacks only\n"
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
-	"  -m pages        buffer for samples, per CPU, a power of two (default 256)\n"
+	"  -m pages        ring buffer for samples, pages per CPU, a power of two (default 16)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
@@ -69,7 +69,7 @@ static struct opts {
 } opts = {
 	.freq = 99,
 	.depth = MAX_STACK_DEPTH,
-	.pages = 256,
+	.pages = 16,
 };
 
 static volatile sig_atomic_t stop_signal, child_exited;
@@ -274,7 +274,7 @@ static void check_kernel(void)
 
 struct run {
 	struct fg_sample_bpf *skel;
-	struct perf_buffer *pb;
+	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *pfds;
 	int nlinks;
@@ -307,19 +307,25 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		  8 * ((size_t)s.nr_kernel + s.nr_user));
 }
 
-/* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
-static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
+static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	(void)cpu;
-	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 4) {
-		uint32_t size;
+	on_sample(ctx, data, size);
+	return 0;
+}
 
-		memcpy(&size, h + 1, 4);
-		if (size <= h->size - sizeof(*h) - 4)
-			on_sample(ctx, (uint8_t *)(h + 1) + 4, size);
-	}
-	/* PERF_RECORD_LOST: the BPF program counted the same losses per CPU */
-	return LIBBPF_PERF_EVENT_CONT;
+/*
+ * The ring buffer's size in bytes: -m pages for each CPU sampled, rounded up
+ * to a power of two as the kernel wants; 0 when too large.
+ */
+static uint32_t ring_size(unsigned pages, int ncpus)
+{
+	uint64_t want = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)ncpus;
+	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while (size < want)
+		size <<= 1;
+	return size > (1u << 30) ? 0 : (uint32_t)size;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -512,12 +518,12 @@ static void cleanup(struct run *r)
 	}
 	free(r->links);
 	free(r->pfds);
-	perf_buffer__free(r->pb);
+	ring_buffer__free(r->rb);
 	fg_sample_bpf__destroy(r->skel);
 	fg_sb_close(r->sb);
 	r->links = NULL;
 	r->pfds = NULL;
-	r->pb = NULL;
+	r->rb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = 0;
@@ -540,6 +546,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int out_fd = STDOUT_FILENO, go_fd = -1, err_fd = -1, err, failed_cpu = -1;
 	uint64_t start, deadline = 0, percpu_stats[MAX_CPUS];
+	uint32_t ringbuf_bytes;
 	int status = FG_EXIT_OK;
 	bool epipe = false;
 
@@ -601,6 +608,13 @@ int main(int argc, char **argv)
 	r.skel->rodata->include_idle = opts.idle;
 	r.skel->rodata->kernel_depth = opts.depth;
 	r.skel->rodata->user_depth = opts.depth;
+	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
+	if (!ringbuf_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
+			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+				    (uint64_t)opts.ncpus >> 20);
+	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
 	err = fg_sample_bpf__load(r.skel);
 	if (err == -EACCES || err == -EINVAL)
 		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
@@ -621,20 +635,10 @@ int main(int argc, char **argv)
 
 		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
 	}
-	/* per-CPU perf buffers, read every 100 ms: no wakeup until half full */
-	struct perf_event_attr pattr = {
-		.size = sizeof(pattr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_type = PERF_SAMPLE_RAW,
-		.sample_period = 1,
-		.watermark = 1,
-		.wakeup_watermark = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE) / 2,
-	};
-	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), opts.pages, &pattr,
-				    on_perf_event, &r, NULL);
-	if (!r.pb)
-		fail_setup(&r, -errno, "cannot open the perf buffers for samples");
+	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
+	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
+	if (!r.rb)
+		fail_setup(&r, -errno, "cannot map the BPF ring buffer for samples");
 
 	/* the side-band events first, so nothing between the snapshot and the samples is missed */
 	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
@@ -739,7 +743,7 @@ int main(int argc, char **argv)
 		if (r.child_done || stop_signal || targets_gone())
 			last = true;
 		fg_sb_drain(r.sb, r.q);
-		perf_buffer__consume(r.pb);
+		ring_buffer__consume(r.rb);
 		check_lost(&r, cut);
 		check_offline(&r, cut);
 		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
@@ -760,7 +764,7 @@ int main(int argc, char **argv)
 	if (r.werr == -EPIPE) {
 		epipe = true;
 	} else if (!r.werr) {
-		perf_buffer__consume(r.pb);
+		ring_buffer__consume(r.rb);
 		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
 		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
@@ -803,6 +807,10 @@ int main(int argc, char **argv)
 		status = FG_EXIT_FAIL;
 	} else {
 		print_summary(&sum, (unsigned)opts.ncpus, nofp);
+		if (sum.lost)
+			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
+				 "raise -m above %u (pages per CPU) to keep them",
+				 sum.lost, ringbuf_bytes >> 10, opts.pages);
 		if (info.run_cnt)
 			fprintf(stderr,
 				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64

@@ -71,6 +71,13 @@ count_comm() {
 	[[ $stderr == "fg-sample: invalid buffer size '3' (pages, a power of two)"* ]]
 }
 
+@test "fg-sample: a ring buffer over 1 GiB is a usage error" {
+	requires root btf
+	fg -2 --separate-stderr fg-sample -m 1048576 -C 0 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: invalid buffer size '1048576': the ring buffer would take 4096 MiB (pages x CPUs sampled), 1 GiB at most"* ]]
+	[ ! -s "$OUT" ]
+}
+
 @test "fg-sample: conflicting options are usage errors" {
 	fg -2 --separate-stderr fg-sample --user-only --kernel-only
 	[[ $stderr == "fg-sample: --user-only and --kernel-only exclude each other"* ]]
@@ -259,6 +266,7 @@ count_comm() {
 	echo "# lost $lost" >&3
 	[ "$lost" -gt 0 ]
 	[[ $stderr == *", lost $lost;"* ]]
+	[[ $stderr == *"fg-sample: $lost samples lost: the ring buffer of "*" KiB was full; raise -m above 1 (pages per CPU) to keep them"* ]]
 	# and as lost records (reason 1) adding up to the same number
 	[ "$(awk '/^lost .* reason=1$/ { split($4, c, "="); n += c[2] } END { print n + 0 }' "$DUMP")" -eq "$lost" ]
 }
