@@ -529,6 +529,56 @@ static void cleanup(struct run *r)
 	r->nlinks = 0;
 }
 
+/* kernel.perf_event_paranoid, or -1000 when it cannot be read */
+static long perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long v = -1000;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1000;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * A system call that fg-sample has the privileges for failed with EPERM,
+ * EACCES or ENOSYS: something above the permission checks refuses it, most
+ * often a seccomp filter (Docker's default profile denies both bpf() and
+ * perf_event_open()).  One line: what failed, why, and what to do.
+ */
+static noreturn void refuse_denied(struct run *r, int err, const char *call, const char *what)
+{
+	bool perf = strcmp(call, "perf_event_open") == 0;
+	long paranoid = perf ? perf_paranoid() : -1000;
+	char note[96] = "", hint[96] = "";
+
+	cleanup(r);
+	if (err == -ENOSYS)
+		fg_diex("%s: %s: the kernel lacks %s, or a seccomp filter (as in a container) "
+			"hides the call; run fg-sample outside the container, or allow %s",
+			what, strerror(-err), perf ? "CONFIG_PERF_EVENTS" : "CONFIG_BPF_SYSCALL",
+			call);
+	if (paranoid > 2)
+		snprintf(hint, sizeof(hint), "; or lower kernel.perf_event_paranoid (now %ld) to 2",
+			 paranoid);
+	else if (paranoid != -1000)
+		snprintf(note, sizeof(note),
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)", paranoid);
+	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
+		"filter (a container's default profile) or a security module forbids it; run "
+		"fg-sample outside the container, or allow bpf and perf_event_open "
+		"(docker run --security-opt seccomp=unconfined)%s",
+		what, strerror(-err), call, note, hint);
+}
+
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOSYS;
+}
+
 static noreturn void fail_setup(struct run *r, int err, const char *what)
 {
 	cleanup(r);
@@ -616,6 +666,8 @@ int main(int argc, char **argv)
 				    (uint64_t)opts.ncpus >> 20);
 	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
 	err = fg_sample_bpf__load(r.skel);
+	if (err == -EPERM || err == -ENOSYS)
+		refuse_denied(&r, err, "bpf", "cannot load the BPF program");
 	if (err == -EACCES || err == -EINVAL)
 		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
 	if (err)
@@ -649,6 +701,8 @@ int main(int argc, char **argv)
 		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
 			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU",
 				what, strerror(-err));
+		if (denied(err))
+			refuse_denied(&r, err, "perf_event_open", what);
 		fail_setup(&r, err, what);
 	}
 	fg_rec_header_init(&h);
@@ -688,6 +742,8 @@ int main(int argc, char **argv)
 			if (err == -ENOENT || err == -EOPNOTSUPP)
 				fg_diex("%s: %s: perf events are unavailable", what,
 					strerror(-err));
+			if (denied(err))
+				refuse_denied(&r, err, "perf_event_open", what);
 			fail_setup(&r, err, what);
 		}
 		r.pfds[i] = fd;
