@@ -617,11 +617,6 @@ int main(int argc, char **argv)
 		fg_diex("cannot count the possible CPUs");
 	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
 	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
-	if (opts.output) {
-		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0)
-			fg_die("cannot open '%s'", opts.output);
-	}
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -754,6 +749,16 @@ int main(int argc, char **argv)
 			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
 				 opts.cpus[i]);
 			fail_setup(&r, err, what);
+		}
+	}
+	if (opts.output) {
+		/* only now, so that a refusal above leaves an existing file as it was */
+		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			err = errno;
+			cleanup(&r);
+			errno = err;
+			fg_die("cannot open '%s'", opts.output);
 		}
 	}
 	start = now_ns(CLOCK_MONOTONIC);

@@ -142,10 +142,11 @@ count_comm() {
 	[[ $stderr == *"kernel.perf_event_paranoid"* ]]
 	[[ $stderr == *"a seccomp filter (a container's default profile) or a security module forbids it; run fg-sample outside the container, or allow bpf and perf_event_open (docker run --security-opt seccomp=unconfined)"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
-	# another errno, and -o: the file holds nothing
+	# another errno, and -o: a file already there is left as it was
+	echo keep >"$OUT"
 	fg --separate-stderr deny-syscall -e 38 perf_event_open fg-sample -d 1 -o "$OUT"
 	[ "$status" -eq 1 ]
-	[ ! -s "$OUT" ]
+	[ "$(cat "$OUT")" = keep ]
 	[[ $stderr == "fg-sample: cannot open perf events on CPU "*": Function not implemented: the kernel lacks CONFIG_PERF_EVENTS, or a seccomp filter (as in a container) hides the call; run fg-sample outside the container, or allow perf_event_open" ]]
 }
 
@@ -156,9 +157,10 @@ count_comm() {
 	[ -z "$output" ]
 	[ "$stderr" = "fg-sample: cannot load the BPF program: Operation not permitted: bpf() is denied although fg-sample has the privileges: a seccomp filter (a container's default profile) or a security module forbids it; run fg-sample outside the container, or allow bpf and perf_event_open (docker run --security-opt seccomp=unconfined)" ]
 	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	echo keep >"$OUT"
 	fg --separate-stderr deny-syscall -e 38 bpf fg-sample -d 1 -o "$OUT"
 	[ "$status" -eq 1 ]
-	[ ! -s "$OUT" ]
+	[ "$(cat "$OUT")" = keep ]
 	[ "$stderr" = "fg-sample: cannot load the BPF program: Function not implemented: the kernel lacks CONFIG_BPF_SYSCALL, or a seccomp filter (as in a container) hides the call; run fg-sample outside the container, or allow bpf" ]
 }
 
@@ -171,6 +173,14 @@ count_comm() {
 	fg --separate-stderr deny-syscall nosuchcall true
 	[ "$status" -eq 125 ]
 	[ "$stderr" = "deny-syscall: unknown system call 'nosuchcall'" ]
+}
+
+@test "fg-sample: an output file that cannot be opened is named, status 1" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -d 1 -o /nonexistent/dir/run.fgr -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-sample: cannot open '/nonexistent/dir/run.fgr': No such file or directory" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
 }
 
 @test "fg-sample: a write error is reported with status 1" {
