@@ -48,7 +48,7 @@ static const char usage_text[] =
 	"  --user-only     user stacks only\n"
 	"  --kernel-only   kernel stacks only\n"
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
-	"  -m pages        buffer for samples, per CPU, a power of two (default 256)\n"
+	"  -m pages        ring buffer for samples, pages per CPU, a power of two (default 16)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
@@ -69,7 +69,7 @@ static struct opts {
 } opts = {
 	.freq = 99,
 	.depth = MAX_STACK_DEPTH,
-	.pages = 256,
+	.pages = 16,
 };
 
 static volatile sig_atomic_t stop_signal, child_exited;
@@ -274,7 +274,7 @@ static void check_kernel(void)
 
 struct run {
 	struct fg_sample_bpf *skel;
-	struct perf_buffer *pb;
+	struct ring_buffer *rb;
 	struct bpf_link **links;
 	int *pfds;
 	int nlinks;
@@ -307,19 +307,25 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		  8 * ((size_t)s.nr_kernel + s.nr_user));
 }
 
-/* a record from a perf buffer: a sample's raw data, or the kernel's count of lost ones */
-static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
+static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	(void)cpu;
-	if (h->type == PERF_RECORD_SAMPLE && h->size >= sizeof(*h) + 4) {
-		uint32_t size;
+	on_sample(ctx, data, size);
+	return 0;
+}
 
-		memcpy(&size, h + 1, 4);
-		if (size <= h->size - sizeof(*h) - 4)
-			on_sample(ctx, (uint8_t *)(h + 1) + 4, size);
-	}
-	/* PERF_RECORD_LOST: the BPF program counted the same losses per CPU */
-	return LIBBPF_PERF_EVENT_CONT;
+/*
+ * The ring buffer's size in bytes: -m pages for each CPU sampled, rounded up
+ * to a power of two as the kernel wants; 0 when too large.
+ */
+static uint32_t ring_size(unsigned pages, int ncpus)
+{
+	uint64_t want = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)ncpus;
+	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	while (size < want)
+		size <<= 1;
+	return size > (1u << 30) ? 0 : (uint32_t)size;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -512,15 +518,65 @@ static void cleanup(struct run *r)
 	}
 	free(r->links);
 	free(r->pfds);
-	perf_buffer__free(r->pb);
+	ring_buffer__free(r->rb);
 	fg_sample_bpf__destroy(r->skel);
 	fg_sb_close(r->sb);
 	r->links = NULL;
 	r->pfds = NULL;
-	r->pb = NULL;
+	r->rb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = 0;
+}
+
+/* kernel.perf_event_paranoid, or -1000 when it cannot be read */
+static long perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long v = -1000;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1000;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * A system call that fg-sample has the privileges for failed with EPERM,
+ * EACCES or ENOSYS: something above the permission checks refuses it, most
+ * often a seccomp filter (Docker's default profile denies both bpf() and
+ * perf_event_open()).  One line: what failed, why, and what to do.
+ */
+static noreturn void refuse_denied(struct run *r, int err, const char *call, const char *what)
+{
+	bool perf = strcmp(call, "perf_event_open") == 0;
+	long paranoid = perf ? perf_paranoid() : -1000;
+	char note[96] = "", hint[96] = "";
+
+	cleanup(r);
+	if (err == -ENOSYS)
+		fg_diex("%s: %s: the kernel lacks %s, or a seccomp filter (as in a container) "
+			"hides the call; run fg-sample outside the container, or allow %s",
+			what, strerror(-err), perf ? "CONFIG_PERF_EVENTS" : "CONFIG_BPF_SYSCALL",
+			call);
+	if (paranoid > 2)
+		snprintf(hint, sizeof(hint), "; or lower kernel.perf_event_paranoid (now %ld) to 2",
+			 paranoid);
+	else if (paranoid != -1000)
+		snprintf(note, sizeof(note),
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)", paranoid);
+	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
+		"filter (a container's default profile) or a security module forbids it; run "
+		"fg-sample outside the container, or allow bpf and perf_event_open "
+		"(docker run --security-opt seccomp=unconfined)%s",
+		what, strerror(-err), call, note, hint);
+}
+
+static bool denied(int err)
+{
+	return err == -EPERM || err == -EACCES || err == -ENOSYS;
 }
 
 static noreturn void fail_setup(struct run *r, int err, const char *what)
@@ -540,6 +596,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int out_fd = STDOUT_FILENO, go_fd = -1, err_fd = -1, err, failed_cpu = -1;
 	uint64_t start, deadline = 0, percpu_stats[MAX_CPUS];
+	uint32_t ringbuf_bytes;
 	int status = FG_EXIT_OK;
 	bool epipe = false;
 
@@ -560,11 +617,6 @@ int main(int argc, char **argv)
 		fg_diex("cannot count the possible CPUs");
 	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
 	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
-	if (opts.output) {
-		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0)
-			fg_die("cannot open '%s'", opts.output);
-	}
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -601,7 +653,16 @@ int main(int argc, char **argv)
 	r.skel->rodata->include_idle = opts.idle;
 	r.skel->rodata->kernel_depth = opts.depth;
 	r.skel->rodata->user_depth = opts.depth;
+	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
+	if (!ringbuf_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
+			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+				    (uint64_t)opts.ncpus >> 20);
+	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
 	err = fg_sample_bpf__load(r.skel);
+	if (err == -EPERM || err == -ENOSYS)
+		refuse_denied(&r, err, "bpf", "cannot load the BPF program");
 	if (err == -EACCES || err == -EINVAL)
 		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
 	if (err)
@@ -621,20 +682,10 @@ int main(int argc, char **argv)
 
 		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
 	}
-	/* per-CPU perf buffers, read every 100 ms: no wakeup until half full */
-	struct perf_event_attr pattr = {
-		.size = sizeof(pattr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_type = PERF_SAMPLE_RAW,
-		.sample_period = 1,
-		.watermark = 1,
-		.wakeup_watermark = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE) / 2,
-	};
-	r.pb = perf_buffer__new_raw(bpf_map__fd(r.skel->maps.events), opts.pages, &pattr,
-				    on_perf_event, &r, NULL);
-	if (!r.pb)
-		fail_setup(&r, -errno, "cannot open the perf buffers for samples");
+	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
+	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
+	if (!r.rb)
+		fail_setup(&r, -errno, "cannot map the BPF ring buffer for samples");
 
 	/* the side-band events first, so nothing between the snapshot and the samples is missed */
 	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
@@ -645,6 +696,8 @@ int main(int argc, char **argv)
 		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
 			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU",
 				what, strerror(-err));
+		if (denied(err))
+			refuse_denied(&r, err, "perf_event_open", what);
 		fail_setup(&r, err, what);
 	}
 	fg_rec_header_init(&h);
@@ -684,6 +737,8 @@ int main(int argc, char **argv)
 			if (err == -ENOENT || err == -EOPNOTSUPP)
 				fg_diex("%s: %s: perf events are unavailable", what,
 					strerror(-err));
+			if (denied(err))
+				refuse_denied(&r, err, "perf_event_open", what);
 			fail_setup(&r, err, what);
 		}
 		r.pfds[i] = fd;
@@ -694,6 +749,16 @@ int main(int argc, char **argv)
 			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
 				 opts.cpus[i]);
 			fail_setup(&r, err, what);
+		}
+	}
+	if (opts.output) {
+		/* only now, so that a refusal above leaves an existing file as it was */
+		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (out_fd < 0) {
+			err = errno;
+			cleanup(&r);
+			errno = err;
+			fg_die("cannot open '%s'", opts.output);
 		}
 	}
 	start = now_ns(CLOCK_MONOTONIC);
@@ -739,7 +804,7 @@ int main(int argc, char **argv)
 		if (r.child_done || stop_signal || targets_gone())
 			last = true;
 		fg_sb_drain(r.sb, r.q);
-		perf_buffer__consume(r.pb);
+		ring_buffer__consume(r.rb);
 		check_lost(&r, cut);
 		check_offline(&r, cut);
 		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
@@ -760,7 +825,7 @@ int main(int argc, char **argv)
 	if (r.werr == -EPIPE) {
 		epipe = true;
 	} else if (!r.werr) {
-		perf_buffer__consume(r.pb);
+		ring_buffer__consume(r.rb);
 		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
 		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
@@ -803,6 +868,10 @@ int main(int argc, char **argv)
 		status = FG_EXIT_FAIL;
 	} else {
 		print_summary(&sum, (unsigned)opts.ncpus, nofp);
+		if (sum.lost)
+			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
+				 "raise -m above %u (pages per CPU) to keep them",
+				 sum.lost, ringbuf_bytes >> 10, opts.pages);
 		if (info.run_cnt)
 			fprintf(stderr,
 				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 static const char usage_text[] =
 	"usage: fg-sym [-qv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
-	"              [--proc-root DIR] [--symfs DIR] [-o FILE] [FILE]\n"
+	"              [--no-cache] [--proc-root DIR] [--symfs DIR] [-o FILE] [FILE]\n"
 	"\n"
 	"Name the frames of fg-sample's records (FILE or standard input) and write\n"
 	"them as perf script text.\n"
@@ -31,6 +32,8 @@ static const char usage_text[] =
 	"      --srcline        add the source file and line of each frame (DWARF)\n"
 	"      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
 	"      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
+	"      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
+	"                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
 	"      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
 	"      --symfs DIR      look for mapped files and debug files under DIR\n"
 	"  -q, --quiet          no summary on standard error\n"
@@ -43,6 +46,7 @@ enum {
 	OPT_SRCLINE,
 	OPT_NO_DEMANGLE,
 	OPT_KALLSYMS,
+	OPT_NO_CACHE,
 	OPT_PROC_ROOT,
 	OPT_SYMFS,
 };
@@ -51,6 +55,7 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
@@ -114,6 +119,22 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
 		fg_warnx("%llu samples lost by the sampler", (unsigned long long)lost);
 }
 
+/* ${XDG_CACHE_HOME:-$HOME/.cache}/fg/kallsyms, or NULL */
+static const char *cache_path(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	/* the XDG base directory rules: a relative path is to be ignored */
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/fg/kallsyms", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/fg/kallsyms", home);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -127,9 +148,11 @@ static void raise_fd_limit(void)
 
 int main(int argc, char **argv)
 {
+	static char outbuf[1 << 16];
 	struct fg_sym_opts o = { .warn = lib_warn };
 	const char *input = NULL, *output = NULL;
-	bool quiet = false, live;
+	bool quiet = false, no_cache = false, live;
+	char cache[PATH_MAX];
 	struct stat st;
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
@@ -160,6 +183,9 @@ int main(int argc, char **argv)
 		case OPT_KALLSYMS:
 			o.kallsyms = optarg;
 			break;
+		case OPT_NO_CACHE:
+			no_cache = true;
+			break;
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;
 			break;
@@ -187,7 +213,10 @@ int main(int argc, char **argv)
 		fg_die("cannot open '%s'", input);
 	if (output && !freopen(output, "w", stdout))
 		fg_die("cannot open '%s'", output);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	/* with a NULL buffer, glibc ignores the size and writes 4 KiB at a time */
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (!no_cache && !o.kallsyms)
+		o.kallsyms_cache = cache_path(cache, sizeof(cache));
 	if (o.inline_frames || o.srcline)
 		raise_fd_limit();
 

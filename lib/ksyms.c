@@ -1,18 +1,30 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/bigmem.h"
 #include "fg/diag.h"
+#include "fg/hash.h"
 #include "fg/ksyms.h"
 #include "fg/safeio.h"
 
 /* How far past the last symbol of a run an address still belongs to it. */
 #define KSYM_TAIL 4096
 
+/*
+ * The names are copied into 2 MiB chunks, and the symbols kept in one array,
+ * all in huge pages (fg/bigmem.h): a kernel's worth is about 4 MiB, and in
+ * small pages the faults alone took longer than the parsing.
+ */
 struct arena_chunk {
 	struct arena_chunk *next;
+	struct fg_big mem;
 	char data[];
 };
 
@@ -20,34 +32,52 @@ struct fg_ksyms {
 	struct arena_chunk *chunks; /* the names, copied */
 	char *cur;
 	size_t left;
+	struct fg_big symmem; /* holds syms */
 	struct fg_ksym *syms;
 	size_t n, alloc;
-	bool hidden, any_nonzero, sorted;
+	const char *last_module; /* the latest module name copied */
+	size_t chunk_hint;	  /* bytes of names a chunk is made for */
+	bool hidden, any_nonzero;
+	bool from_cache;
+	struct fg_big cache; /* a cache file's bytes, which the names point into */
+	size_t sorted; /* how many symbols from the start are in address order */
 	uint64_t lineno;
 };
 
-#define ARENA_CHUNK (256u * 1024)
 #define READ_CHUNK (256u * 1024)
 
-static const char *arena_dup(struct fg_ksyms *k, const char *str)
+/* a copy of the n bytes at str, and a NUL */
+static const char *arena_dup(struct fg_ksyms *k, const char *str, size_t n)
 {
-	size_t n = strlen(str) + 1;
 	char *p;
 
-	if (n > k->left) {
-		size_t sz = n > ARENA_CHUNK ? n : ARENA_CHUNK;
-		struct arena_chunk *c = fg_xmalloc(sizeof(*c) + sz);
+	if (n + 1 > k->left) {
+		struct fg_big mem = { 0 };
+		struct arena_chunk *c;
 
+		fg_big_grow(&mem, sizeof(*c) + (n + 1 > k->chunk_hint ? n + 1 : k->chunk_hint));
+		c = mem.p;
+		c->mem = mem;
 		c->next = k->chunks;
 		k->chunks = c;
 		k->cur = c->data;
-		k->left = sz;
+		k->left = mem.size - sizeof(*c);
 	}
 	p = k->cur;
 	memcpy(p, str, n);
-	k->cur += n;
-	k->left -= n;
+	p[n] = '\0';
+	k->cur += n + 1;
+	k->left -= n + 1;
 	return p;
+}
+
+static void grow_syms(struct fg_ksyms *k, size_t need)
+{
+	if (need <= k->alloc)
+		return;
+	fg_big_grow(&k->symmem, need * sizeof(*k->syms));
+	k->syms = k->symmem.p;
+	k->alloc = k->symmem.size / sizeof(*k->syms);
 }
 
 /* hexadecimal digit values, -1 for anything else */
@@ -78,15 +108,23 @@ static int cmp_ksym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* one line of kallsyms, its fields not yet copied */
+struct line {
+	uint64_t addr;
+	const char *name, *mod; /* mod is NULL for the kernel itself */
+	size_t name_len, mod_len;
+	char type;
+};
+
 /*
- * One line: "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]".  0 on success
- * (*keep tells whether it is a text symbol), -EINVAL when malformed.
+ * One line: "ADDR TYPE NAME" or "ADDR TYPE NAME\t[MODULE]", without its
+ * newline.  0 on success, -EINVAL when malformed.
  */
-static int parse_line(char *p, char *end, struct fg_ksym *s, bool *keep)
+static int parse_line(const char *p, const char *end, struct line *l)
 {
 	uint64_t addr = 0;
 	int digits = 0, v;
-	char type, *name, *mod = NULL;
+	const char *name;
 
 	while (p < end && (v = hexval(*p)) >= 0) {
 		if (++digits > 16)
@@ -96,50 +134,44 @@ static int parse_line(char *p, char *end, struct fg_ksym *s, bool *keep)
 	}
 	if (!digits || p + 3 > end || *p != ' ' || p[2] != ' ')
 		return -EINVAL;
-	type = p[1];
+	l->addr = addr;
+	l->type = p[1];
 	name = p + 3;
 	for (p = name; p < end && *p != '\t' && *p != ' '; p++)
 		if (!*p)
 			return -EINVAL;
 	if (p == name)
 		return -EINVAL;
+	l->name = name;
+	l->name_len = (size_t)(p - name);
+	l->mod = NULL;
+	l->mod_len = 0;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
 	if (p < end) {
-		*p++ = '\0';
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end) {
-			if (*p != '[' || end[-1] != ']' || end - p < 3 ||
-			    memchr(p, '\0', (size_t)(end - p)))
-				return -EINVAL;
-			mod = p + 1;
-			end[-1] = '\0';
-		}
+		if (*p != '[' || end[-1] != ']' || end - p < 3 ||
+		    memchr(p, '\0', (size_t)(end - p)))
+			return -EINVAL;
+		l->mod = p + 1;
+		l->mod_len = (size_t)(end - p - 2);
 	}
-	*end = '\0';
-	s->addr = addr;
-	s->end = 0;
-	s->name = name;
-	s->module = mod;
-	*keep = type == 't' || type == 'T' || type == 'w' || type == 'W';
 	return 0;
 }
 
-/* Parse `text` (len bytes and a NUL after them) in place; the table owns it. */
 /*
- * Parse the complete lines in [p, end) (writable), keeping text symbols with
- * copies of their names.  With `final`, a last line without a newline counts
- * too.  Returns the bytes used, or -EINVAL on a malformed line (k->lineno is
- * its number).
+ * Parse the complete lines in [p, end), keeping text symbols with copies of
+ * their names.  With `final`, a last line without a newline counts too.
+ * Returns the bytes used, or -EINVAL on a malformed line (k->lineno is its
+ * number).
  */
-static ssize_t add_lines(struct fg_ksyms *k, char *p, char *end, bool final)
+static ssize_t add_lines(struct fg_ksyms *k, const char *p, const char *end, bool final)
 {
-	char *start = p;
+	const char *start = p;
 
 	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *eol = nl ? nl : end;
-		struct fg_ksym s;
-		bool keep;
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct line l;
 
 		if (!nl && !final)
 			break;
@@ -147,25 +179,37 @@ static ssize_t add_lines(struct fg_ksyms *k, char *p, char *end, bool final)
 		if (eol > p && eol[-1] == '\r')
 			eol--;
 		if (eol > p) {
-			if (parse_line(p, eol, &s, &keep) < 0)
+			if (parse_line(p, eol, &l) < 0)
 				return -EINVAL;
-			if (s.addr)
+			if (l.addr)
 				k->any_nonzero = true;
 			/*
 			 * __pfx_NAME marks the padding before NAME (about half the
 			 * symbols of a recent kernel): no code runs there, and perf
 			 * leaves them out too
 			 */
-			if (keep && strncmp(s.name, "__pfx_", 6) == 0)
-				keep = false;
-			if (keep) {
-				s.name = arena_dup(k, s.name);
-				if (s.module)
-					s.module = arena_dup(k, s.module);
-				FG_ALLOC_GROW(k->syms, k->n + 1, k->alloc);
-				if (k->n && k->syms[k->n - 1].addr > s.addr)
-					k->sorted = false;
-				k->syms[k->n++] = s;
+			if ((l.type == 't' || l.type == 'T' || l.type == 'w' || l.type == 'W') &&
+			    !(l.name_len >= 6 && memcmp(l.name, "__pfx_", 6) == 0)) {
+				struct fg_ksym *s;
+
+				grow_syms(k, k->n + 1);
+				s = &k->syms[k->n];
+				s->addr = l.addr;
+				s->end = 0;
+				s->name = arena_dup(k, l.name, l.name_len);
+				s->module = NULL;
+				if (l.mod) {
+					/* a module's symbols come together: one copy of its name */
+					const char *last = k->last_module;
+
+					if (!last || strncmp(last, l.mod, l.mod_len) != 0 ||
+					    last[l.mod_len] != '\0')
+						k->last_module = arena_dup(k, l.mod, l.mod_len);
+					s->module = k->last_module;
+				}
+				if (k->sorted == k->n && (!k->n || k->syms[k->n - 1].addr <= l.addr))
+					k->sorted++;
+				k->n++;
 			}
 		}
 		p = nl ? nl + 1 : end;
@@ -177,8 +221,34 @@ static struct fg_ksyms *ksyms_new(void)
 {
 	struct fg_ksyms *k = fg_xcalloc(1, sizeof(*k));
 
-	k->sorted = true;
 	return k;
+}
+
+/*
+ * The kernel lists its own symbols and its modules' in address order; what
+ * comes after them (BPF programs, trampolines) may not be.  Sort that tail
+ * alone and merge it in, rather than sorting the whole table.
+ */
+static void sort_tail(struct fg_ksyms *k)
+{
+	size_t p = k->sorted, nt = k->n - p;
+	struct fg_ksym *tail;
+
+	if (nt == 0)
+		return;
+	qsort(k->syms + p, nt, sizeof(*k->syms), cmp_ksym);
+	if (p == 0 || k->syms[p - 1].addr <= k->syms[p].addr)
+		return;
+	tail = fg_xreallocarray(NULL, nt, sizeof(*tail));
+	memcpy(tail, k->syms + p, nt * sizeof(*tail));
+	/* merge from the back, into the room the tail leaves */
+	for (size_t i = p, j = nt, w = k->n; j > 0;) {
+		if (i > 0 && k->syms[i - 1].addr > tail[j - 1].addr)
+			k->syms[--w] = k->syms[--i];
+		else
+			k->syms[--w] = tail[--j];
+	}
+	free(tail);
 }
 
 static struct fg_ksyms *finish(struct fg_ksyms *k)
@@ -188,9 +258,7 @@ static struct fg_ksyms *finish(struct fg_ksyms *k)
 		k->n = 0; /* every address zero: nothing can be looked up */
 		return k;
 	}
-	/* the kernel lists its symbols in address order: sort only when needed */
-	if (!k->sorted)
-		qsort(k->syms, k->n, sizeof(*k->syms), cmp_ksym);
+	sort_tail(k);
 	/* one symbol an address: of aliases, the first in cmp_ksym's order */
 	size_t w = 0;
 	for (size_t i = 0; i < k->n; i++) {
@@ -229,15 +297,11 @@ static struct fg_ksyms *refuse(struct fg_ksyms *k, uint64_t *bad_line, int err)
 struct fg_ksyms *fg_ksyms_parse(const char *data, size_t len, uint64_t *bad_line)
 {
 	struct fg_ksyms *k = ksyms_new();
-	char *text = fg_xmalloc(len + 1);
 	ssize_t r;
 
 	if (bad_line)
 		*bad_line = 0;
-	memcpy(text, data, len);
-	text[len] = '\0';
-	r = add_lines(k, text, text + len, true);
-	free(text);
+	r = add_lines(k, data, data + len, true);
 	return r < 0 ? refuse(k, bad_line, EINVAL) : finish(k);
 }
 
@@ -262,11 +326,11 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 	}
 	k = ksyms_new();
 	/*
-	 * Room for a kernel's worth of text symbols at once (pages not touched
-	 * cost nothing): growing by copies would touch each page twice.
+	 * Room for a kernel's worth of text symbols and their names at once:
+	 * growing by copies would touch each page twice.
 	 */
-	k->alloc = 1u << 17;
-	k->syms = fg_xmalloc(k->alloc * sizeof(*k->syms));
+	grow_syms(k, 1u << 17);
+	k->chunk_hint = 2u << 20;
 	buf = fg_xmalloc(READ_CHUNK + 1);
 	for (;;) {
 		ssize_t got = read(fd, buf + have, READ_CHUNK - have), used;
@@ -339,10 +403,338 @@ void fg_ksyms_free(struct fg_ksyms *k)
 		return;
 	while (k->chunks) {
 		struct arena_chunk *next = k->chunks->next;
+		struct fg_big mem = k->chunks->mem;
 
-		free(k->chunks);
+		fg_big_free(&mem);
 		k->chunks = next;
 	}
-	free(k->syms);
+	fg_big_free(&k->symmem);
+	fg_big_free(&k->cache);
 	free(k);
+}
+
+/* --- the cache --- */
+
+#define CACHE_MAGIC "FGKSYMS1"
+#define CACHE_NO_MODULE UINT32_MAX
+#define CACHE_MAX (256u << 20)
+
+struct cache_hdr {
+	char magic[8];
+	char boot_id[40];
+	uint64_t modules;
+	uint64_t nsyms;
+	uint64_t names_len;
+};
+
+struct cache_sym {
+	uint64_t addr, end;
+	uint32_t name, module; /* offsets into the names; module CACHE_NO_MODULE: the kernel */
+};
+
+int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
+{
+	char path[PATH_MAX], *data = NULL;
+	size_t len;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", proc);
+	r = fg_read_file(path, 64, &data, &len);
+	if (r < 0)
+		return r;
+	len = strcspn(data, "\n");
+	if (len == 0 || len >= sizeof(st->boot_id)) {
+		free(data);
+		return -EINVAL;
+	}
+	memcpy(st->boot_id, data, len);
+	free(data);
+	st->names = fg_hmap_new(64);
+	/* a kernel without modules has no /proc/modules */
+	snprintf(path, sizeof(path), "%s/modules", proc);
+	r = fg_read_file(path, 16u << 20, &data, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		fg_kstamp_free(st);
+		return r;
+	}
+	/* "NAME SIZE REFS DEPS STATE ADDR [TAINT]": the references and users change freely */
+	uint64_t h = 0;
+	for (char *line = data, *nl; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		char *f[6];
+		int n = 0;
+
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		for (char *save = NULL, *t = strtok_r(line, " ", &save); t && n < 6;
+		     t = strtok_r(NULL, " ", &save))
+			f[n++] = t;
+		if (n < 6)
+			continue;
+		fg_hmap_upsert(st->names, f[0], strlen(f[0]), NULL);
+		for (int i = 0; i < 6; i++)
+			if (i != 2 && i != 3)
+				h = fg_hash_bytes(f[i], strlen(f[i]) + 1, h);
+		if (!nl)
+			break;
+	}
+	st->modules = h;
+	free(data);
+	return 0;
+}
+
+void fg_kstamp_free(struct fg_kstamp *st)
+{
+	fg_hmap_free(st->names);
+	memset(st, 0, sizeof(*st));
+}
+
+bool fg_kstamp_equal(const struct fg_kstamp *a, const struct fg_kstamp *b)
+{
+	return strcmp(a->boot_id, b->boot_id) == 0 && a->modules == b->modules;
+}
+
+static bool cached_owner(const struct fg_ksym *s, const struct fg_kstamp *st)
+{
+	return !s->module || fg_hmap_get(st->names, s->module, strlen(s->module)) != NULL;
+}
+
+/* mkdir -p for the directory of `path`, each made 0700 */
+static int make_dirs(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (strlen(path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	strcpy(dir, path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, const char *path)
+{
+	struct cache_hdr h = { .magic = CACHE_MAGIC };
+	struct fg_big syms = { 0 }, names = { 0 };
+	const char *last_mod = NULL;
+	uint32_t last_mod_off = CACHE_NO_MODULE;
+	size_t n = 0, nlen = 0;
+	char tmp[PATH_MAX];
+	int fd, r;
+
+	if (!k || k->hidden || k->from_cache || !k->n)
+		return -EINVAL;
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	r = make_dirs(path);
+	if (r < 0)
+		return r;
+	fg_big_grow(&syms, k->n * sizeof(struct cache_sym));
+	for (size_t i = 0; i < k->n; i++) {
+		const struct fg_ksym *s = &k->syms[i];
+		struct cache_sym *c = (struct cache_sym *)syms.p + n;
+		size_t len = strlen(s->name) + 1;
+
+		if (!cached_owner(s, st))
+			continue;
+		if (s->module && s->module != last_mod) {
+			size_t ml = strlen(s->module) + 1;
+
+			fg_big_grow(&names, nlen + ml);
+			memcpy((char *)names.p + nlen, s->module, ml);
+			last_mod = s->module;
+			last_mod_off = (uint32_t)nlen;
+			nlen += ml;
+		}
+		fg_big_grow(&names, nlen + len);
+		memcpy((char *)names.p + nlen, s->name, len);
+		c->addr = s->addr;
+		c->end = s->end;
+		c->name = (uint32_t)nlen;
+		c->module = s->module ? last_mod_off : CACHE_NO_MODULE;
+		nlen += len;
+		n++;
+		if (nlen > CACHE_MAX / 2) {
+			r = -EFBIG;
+			goto out;
+		}
+	}
+	memcpy(h.boot_id, st->boot_id, sizeof(h.boot_id));
+	h.modules = st->modules;
+	h.nsyms = n;
+	h.names_len = nlen;
+	/* mkstemp makes it 0600: kernel addresses are for the owner's eyes only */
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = write_all(fd, &h, sizeof(h));
+	if (!r)
+		r = write_all(fd, syms.p, n * sizeof(struct cache_sym));
+	if (!r)
+		r = write_all(fd, names.p, nlen);
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r)
+		unlink(tmp);
+out:
+	fg_big_free(&syms);
+	fg_big_free(&names);
+	return r;
+}
+
+/* Check and adopt a cache's bytes (k->cache); NULL with errno set. */
+static struct fg_ksyms *adopt_cache(struct fg_ksyms *k, size_t len, const struct fg_kstamp *st)
+{
+	const char *data = k->cache.p;
+	struct cache_hdr h;
+	const struct cache_sym *cs;
+	const char *names;
+	uint64_t need;
+
+	if (len < sizeof(h))
+		return refuse(k, NULL, EINVAL);
+	memcpy(&h, data, sizeof(h));
+	if (memcmp(h.magic, CACHE_MAGIC, sizeof(h.magic)) != 0 ||
+	    h.boot_id[sizeof(h.boot_id) - 1] != '\0' || h.nsyms > CACHE_MAX / sizeof(*cs) ||
+	    h.names_len > CACHE_MAX)
+		return refuse(k, NULL, EINVAL);
+	need = sizeof(h) + h.nsyms * sizeof(*cs) + h.names_len;
+	if (need != len || (h.names_len && data[len - 1] != '\0'))
+		return refuse(k, NULL, EINVAL);
+	if (st && (strcmp(h.boot_id, st->boot_id) != 0 || h.modules != st->modules))
+		return refuse(k, NULL, ESTALE);
+	cs = (const struct cache_sym *)(data + sizeof(h));
+	names = data + sizeof(h) + h.nsyms * sizeof(*cs);
+	grow_syms(k, h.nsyms ? h.nsyms : 1);
+	for (size_t i = 0; i < h.nsyms; i++) {
+		struct cache_sym c;
+
+		memcpy(&c, &cs[i], sizeof(c));
+		if (c.name >= h.names_len ||
+		    (c.module != CACHE_NO_MODULE && c.module >= h.names_len) || c.end <= c.addr ||
+		    (i && c.addr <= k->syms[i - 1].addr) || (i && c.addr < k->syms[i - 1].end))
+			return refuse(k, NULL, EINVAL);
+		k->syms[i] = (struct fg_ksym){
+			.addr = c.addr,
+			.end = c.end,
+			.name = names + c.name,
+			.module = c.module == CACHE_NO_MODULE ? NULL : names + c.module,
+		};
+	}
+	k->n = h.nsyms;
+	k->from_cache = true;
+	k->any_nonzero = true;
+	return k;
+}
+
+struct fg_ksyms *fg_ksyms_parse_cache(const void *data, size_t len, const struct fg_kstamp *st)
+{
+	struct fg_ksyms *k = ksyms_new();
+
+	if (len > CACHE_MAX)
+		return refuse(k, NULL, EINVAL);
+	fg_big_grow(&k->cache, len ? len : 1);
+	memcpy(k->cache.p, data, len);
+	return adopt_cache(k, len, st);
+}
+
+struct fg_ksyms *fg_ksyms_load_cache(const char *path, const struct fg_kstamp *st)
+{
+	struct fg_ksyms *k;
+	struct stat sb;
+	size_t have = 0;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			errno = EPERM;
+		return NULL;
+	}
+	/* ours alone: whoever could write it could choose the names we print */
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+	    (sb.st_mode & 022)) {
+		close(fd);
+		errno = EPERM;
+		return NULL;
+	}
+	if (sb.st_size > CACHE_MAX) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	k = ksyms_new();
+	fg_big_grow(&k->cache, sb.st_size ? (size_t)sb.st_size : 1);
+	while (have < (size_t)sb.st_size) {
+		ssize_t got = read(fd, (char *)k->cache.p + have, (size_t)sb.st_size - have);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			int err = got < 0 ? errno : EINVAL;
+
+			close(fd);
+			return refuse(k, NULL, err);
+		}
+		have += (size_t)got;
+	}
+	close(fd);
+	return adopt_cache(k, have, st);
+}
+
+bool fg_ksyms_from_cache(const struct fg_ksyms *k)
+{
+	return k && k->from_cache;
+}
+
+const struct fg_ksym *fg_ksyms_lookup_sure(const struct fg_ksyms *k, uint64_t addr, bool *sure)
+{
+	const struct fg_ksym *s = fg_ksyms_lookup(k, addr);
+
+	*sure = true;
+	if (!k || !k->from_cache)
+		return s;
+	/*
+	 * Between two symbols of one owner there is nothing but its code; past
+	 * the last one, or outside all, may be code the cache leaves out.
+	 */
+	if (!s || s == &k->syms[k->n - 1] || s[1].module != s->module)
+		*sure = false;
+	return s;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/bigmem.h"
 #include "fg/buf.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
@@ -46,6 +47,8 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 #define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
 #define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
 #define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
+#define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
+#define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
 
 enum map_kind {
 	MAP_FILE,
@@ -63,6 +66,7 @@ struct dso {
 };
 
 struct map {
+	uint64_t id; /* never reused: names memo entries (see struct memo) */
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
@@ -107,8 +111,26 @@ struct proc {
 	bool jit_tried;
 };
 
+/*
+ * A frame as text, remembered by who owns the address (a mapping's id, or 0
+ * for the kernel), the address, and whether it is the leaf: the same frame
+ * comes back in sample after sample, and naming and formatting it again cost
+ * more than the rest of the sample.  One slot a hash, the newest wins: the
+ * memory is fixed, whatever the number of samples.
+ */
+struct memo {
+	uint64_t owner, ip;
+	char *text; /* NULL: an empty slot */
+	uint32_t len;
+	int8_t why; /* the enum fg_unnamed reason, or -1 when named */
+	bool leaf;
+};
+
 struct fg_symbolizer {
 	struct fg_sym_opts o;
+	struct fg_big memo_mem;
+	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	int why;	   /* the last frame's reason, -1 when named */
 	struct fg_hmap *procs; /* pid -> struct proc * */
 	struct fg_hmap *dsos;  /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -116,6 +138,8 @@ struct fg_symbolizer {
 	struct proc *last_proc;
 	struct fg_ksyms *ksyms;
 	bool ksyms_tried;
+	struct fg_kstamp kstamp; /* the running kernel's, when kstamp_ok */
+	bool kstamp_ok;
 	struct dso *vdso;
 	bool vdso_tried;
 	uint32_t *exited; /* ring of exited pids */
@@ -161,6 +185,10 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->procs = fg_hmap_new(256);
 	s->dsos = fg_hmap_new(256);
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
+	if (!s->o.inline_frames && !s->o.srcline) {
+		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
+		s->memo = s->memo_mem.p;
+	}
 	return s;
 }
 
@@ -224,9 +252,15 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->all_dsos);
 	fg_hmap_free(s->dsos);
 	fg_ksyms_free(s->ksyms);
+	if (s->kstamp_ok)
+		fg_kstamp_free(&s->kstamp);
 	free(s->exited);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
+	if (s->memo)
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			free(s->memo[i].text);
+	fg_big_free(&s->memo_mem);
 	free(s);
 }
 
@@ -262,6 +296,9 @@ static enum map_kind kind_of(const char *path)
 	return MAP_FILE;
 }
 
+/* single-threaded, like the rest of the symbolizer */
+static uint64_t map_ids;
+
 static int cmp_map(const void *a, const void *b)
 {
 	const struct map *x = a, *y = b;
@@ -290,6 +327,7 @@ static void add_map(struct space *p, const struct fg_sym_mapping *m)
 			struct map tail = *o;
 
 			tail.path = fg_xstrdup(o->path);
+			tail.id = ++map_ids;
 			tail.pgoff += m->end - o->start;
 			tail.start = m->end;
 			o->end = m->start;
@@ -318,6 +356,7 @@ static void add_map(struct space *p, const struct fg_sym_mapping *m)
 	if (p->nmaps >= MAPS_PER_PROC_MAX)
 		return;
 	memset(&nm, 0, sizeof(nm));
+	nm.id = ++map_ids;
 	nm.start = m->start;
 	nm.end = m->end;
 	nm.pgoff = m->pgoff;
@@ -1052,31 +1091,77 @@ static const char *pretty(struct fg_symbolizer *s, struct fg_elf_sym *sym)
 static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed why)
 {
 	f->sym = NULL;
+	s->why = (int)why;
 	s->st.unnamed[why]++;
+}
+
+/* Read kallsyms itself (and refresh the cache from it). */
+static void load_kallsyms(struct fg_symbolizer *s)
+{
+	struct fg_kstamp after;
+	uint64_t bad;
+	int r;
+
+	fg_ksyms_free(s->ksyms);
+	s->ksyms = fg_ksyms_load(s->o.kallsyms, &bad);
+	if (!s->ksyms && bad)
+		warn(s, "'%s': malformed line %llu; kernel frames stay unnamed", s->o.kallsyms,
+		     (unsigned long long)bad);
+	else if (!s->ksyms)
+		warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
+		     strerror(errno));
+	else if (fg_ksyms_hidden(s->ksyms))
+		warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
+			"kernel frames stay unnamed",
+		     s->o.kallsyms);
+	if (!s->kstamp_ok || !s->ksyms || fg_ksyms_hidden(s->ksyms))
+		return;
+	/* a module loaded or unloaded while kallsyms was read: do not keep a mix */
+	if (fg_kstamp_read(&after, "/proc") < 0)
+		return;
+	if (fg_kstamp_equal(&s->kstamp, &after)) {
+		r = fg_ksyms_save(s->ksyms, &s->kstamp, s->o.kallsyms_cache);
+		if (r < 0 && s->o.verbose)
+			warn(s, "cannot write the kernel symbol cache '%s': %s",
+			     s->o.kallsyms_cache, strerror(-r));
+	}
+	fg_kstamp_free(&after);
+}
+
+/* The kernel's symbols, from the cache when it is this kernel's, else from kallsyms. */
+static void first_kernel_frame(struct fg_symbolizer *s)
+{
+	s->ksyms_tried = true;
+	if (s->o.kallsyms_cache && strcmp(s->o.kallsyms, "/proc/kallsyms") == 0)
+		s->kstamp_ok = fg_kstamp_read(&s->kstamp, "/proc") == 0;
+	if (s->kstamp_ok) {
+		s->ksyms = fg_ksyms_load_cache(s->o.kallsyms_cache, &s->kstamp);
+		if (!s->ksyms && errno != ENOENT && errno != ESTALE && s->o.verbose)
+			warn(s, "kernel symbol cache '%s' not used: %s", s->o.kallsyms_cache,
+			     errno == EPERM ? "not a file of this user's alone"
+					    : strerror(errno));
+		if (s->ksyms)
+			return;
+	}
+	load_kallsyms(s);
 }
 
 static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct fg_frame *f)
 {
 	const struct fg_ksym *k;
-	uint64_t bad;
+	uint64_t look = leaf || !ip ? ip : ip - 1;
+	bool sure;
 
 	f->addr = ip;
 	f->module = "[kernel.kallsyms]";
-	if (!s->ksyms_tried) {
-		s->ksyms_tried = true;
-		s->ksyms = fg_ksyms_load(s->o.kallsyms, &bad);
-		if (!s->ksyms && bad)
-			warn(s, "'%s': malformed line %llu; kernel frames stay unnamed", s->o.kallsyms,
-			     (unsigned long long)bad);
-		else if (!s->ksyms)
-			warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
-			     strerror(errno));
-		else if (fg_ksyms_hidden(s->ksyms))
-			warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
-				"kernel frames stay unnamed",
-			     s->o.kallsyms);
+	if (!s->ksyms_tried)
+		first_kernel_frame(s);
+	k = fg_ksyms_lookup_sure(s->ksyms, look, &sure);
+	if (!sure) {
+		/* code the cache leaves out (a BPF program, a trampoline): ask the kernel */
+		load_kallsyms(s);
+		k = fg_ksyms_lookup(s->ksyms, look);
 	}
-	k = fg_ksyms_lookup(s->ksyms, leaf || !ip ? ip : ip - 1);
 	if (!k) {
 		unnamed(s, f, FG_UNNAMED_NOSYMS);
 		return;
@@ -1100,6 +1185,7 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 	const struct fg_perfmap_ent *je;
 
 	memset(f, 0, sizeof(*f));
+	s->why = -1;
 	if (kernel) {
 		name_kernel(s, ip, leaf, f);
 		return;
@@ -1208,6 +1294,55 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	fg_buf_addch(b, '\n');
 }
 
+static struct memo *memo_slot(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+{
+	uint64_t h = owner * 0x9e3779b97f4a7c15ull ^ ip * 0xff51afd7ed558ccdull ^ leaf;
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return &s->memo[h & (MEMO_SLOTS - 1)];
+}
+
+/* Append a remembered frame to the output and count it: false when it is not remembered. */
+static bool memo_emit(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+{
+	const struct memo *m = memo_slot(s, owner, ip, leaf);
+
+	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
+		return false;
+	fg_buf_add(&s->out, m->text, m->len);
+	if (m->why < 0)
+		s->st.named++;
+	else
+		s->st.unnamed[m->why]++;
+	return true;
+}
+
+/* Name and write a frame, and remember its text (the output from byte `from` on). */
+static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, uint64_t time_ns,
+		       uint64_t ip, bool leaf)
+{
+	size_t from = s->out.len, len;
+	struct fg_frame f;
+	struct memo *m;
+
+	fg_symbolizer_frame(s, pid, time_ns, ip, owner == 0, leaf, &f);
+	emit(s, &f);
+	len = s->out.len - from;
+	if (len > MEMO_TEXT_MAX)
+		return;
+	m = memo_slot(s, owner, ip, leaf);
+	free(m->text);
+	m->text = fg_xmalloc(len);
+	memcpy(m->text, s->out.data + from, len);
+	m->len = (uint32_t)len;
+	m->owner = owner;
+	m->ip = ip;
+	m->leaf = leaf;
+	m->why = (int8_t)s->why;
+}
+
 /* A user frame, with its inlined functions when asked. */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
 		      bool leaf)
@@ -1216,6 +1351,16 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	struct proc *p;
 	struct map *m;
 
+	if (s->memo) {
+		/* a mapping of a file, already opened: its frames do not change */
+		p = get_proc(s, pid);
+		m = find_map(p, leaf || !ip ? ip : ip - 1, time_ns);
+		if (m && m->resolved && (m->kind == MAP_FILE || m->kind == MAP_VDSO)) {
+			if (!memo_emit(s, m->id, ip, leaf))
+				memo_frame(s, m->id, pid, time_ns, ip, leaf);
+			return;
+		}
+	}
 	fg_symbolizer_frame(s, pid, time_ns, ip, false, leaf, &f);
 	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
 		emit(s, &f);
@@ -1321,6 +1466,12 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
+		if (s->memo) {
+			/* owner 0: the kernel */
+			if (!memo_emit(s, 0, smp->kips[i], i == 0))
+				memo_frame(s, 0, smp->pid, smp->time_ns, smp->kips[i], i == 0);
+			continue;
+		}
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}

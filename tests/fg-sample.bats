@@ -71,6 +71,13 @@ count_comm() {
 	[[ $stderr == "fg-sample: invalid buffer size '3' (pages, a power of two)"* ]]
 }
 
+@test "fg-sample: a ring buffer over 1 GiB is a usage error" {
+	requires root btf
+	fg -2 --separate-stderr fg-sample -m 1048576 -C 0 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: invalid buffer size '1048576': the ring buffer would take 4096 MiB (pages x CPUs sampled), 1 GiB at most"* ]]
+	[ ! -s "$OUT" ]
+}
+
 @test "fg-sample: conflicting options are usage errors" {
 	fg -2 --separate-stderr fg-sample --user-only --kernel-only
 	[[ $stderr == "fg-sample: --user-only and --kernel-only exclude each other"* ]]
@@ -120,6 +127,60 @@ count_comm() {
 	FG_SAMPLE_BTF=/nonexistent/vmlinux fg --separate-stderr fg-sample -d 1 -o "$OUT"
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "fg-sample: the kernel has no BTF ('/nonexistent/vmlinux' is missing): it needs CONFIG_DEBUG_INFO_BTF=y" ]
+}
+
+# Docker's default seccomp profile makes perf_event_open() and bpf() fail with EPERM even for
+# root; deny-syscall installs such a filter.  The refusal is one line with the cause and what to
+# do, standard output stays empty and the command is never started.
+@test "fg-sample: perf_event_open denied by a seccomp filter is refused in one line" {
+	requires root btf perf_event
+	fg --separate-stderr deny-syscall perf_event_open fg-sample -d 1 -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+	[[ $stderr == "fg-sample: cannot open perf events on CPU "*": Operation not permitted: perf_event_open() is denied although fg-sample has the privileges"* ]]
+	[[ $stderr == *"kernel.perf_event_paranoid"* ]]
+	[[ $stderr == *"a seccomp filter (a container's default profile) or a security module forbids it; run fg-sample outside the container, or allow bpf and perf_event_open (docker run --security-opt seccomp=unconfined)"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	# another errno, and -o: a file already there is left as it was
+	echo keep >"$OUT"
+	fg --separate-stderr deny-syscall -e 38 perf_event_open fg-sample -d 1 -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$OUT")" = keep ]
+	[[ $stderr == "fg-sample: cannot open perf events on CPU "*": Function not implemented: the kernel lacks CONFIG_PERF_EVENTS, or a seccomp filter (as in a container) hides the call; run fg-sample outside the container, or allow perf_event_open" ]]
+}
+
+@test "fg-sample: bpf() denied by a seccomp filter is refused in one line" {
+	requires root btf perf_event
+	fg --separate-stderr deny-syscall bpf fg-sample -d 1 -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "fg-sample: cannot load the BPF program: Operation not permitted: bpf() is denied although fg-sample has the privileges: a seccomp filter (a container's default profile) or a security module forbids it; run fg-sample outside the container, or allow bpf and perf_event_open (docker run --security-opt seccomp=unconfined)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	echo keep >"$OUT"
+	fg --separate-stderr deny-syscall -e 38 bpf fg-sample -d 1 -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$(cat "$OUT")" = keep ]
+	[ "$stderr" = "fg-sample: cannot load the BPF program: Function not implemented: the kernel lacks CONFIG_BPF_SYSCALL, or a seccomp filter (as in a container) hides the call; run fg-sample outside the container, or allow bpf" ]
+}
+
+@test "deny-syscall: the named call fails with the errno given, others work" {
+	# the dynamic loader's openat() fails: EACCES, "Permission denied"
+	fg -127 --separate-stderr deny-syscall -e 13 openat cat /dev/null
+	[[ $stderr == *"Permission denied"* ]]
+	fg deny-syscall perf_event_open,bpf true
+	[ "$status" -eq 0 ]
+	fg --separate-stderr deny-syscall nosuchcall true
+	[ "$status" -eq 125 ]
+	[ "$stderr" = "deny-syscall: unknown system call 'nosuchcall'" ]
+}
+
+@test "fg-sample: an output file that cannot be opened is named, status 1" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -d 1 -o /nonexistent/dir/run.fgr -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-sample: cannot open '/nonexistent/dir/run.fgr': No such file or directory" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
 }
 
 @test "fg-sample: a write error is reported with status 1" {
@@ -259,6 +320,7 @@ count_comm() {
 	echo "# lost $lost" >&3
 	[ "$lost" -gt 0 ]
 	[[ $stderr == *", lost $lost;"* ]]
+	[[ $stderr == *"fg-sample: $lost samples lost: the ring buffer of "*" KiB was full; raise -m above 1 (pages per CPU) to keep them"* ]]
 	# and as lost records (reason 1) adding up to the same number
 	[ "$(awk '/^lost .* reason=1$/ { split($4, c, "="); n += c[2] } END { print n + 0 }' "$DUMP")" -eq "$lost" ]
 }

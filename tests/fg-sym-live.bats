@@ -210,3 +210,66 @@ symaddr() { # FILE SYMBOL
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "$(printf '\t%16x jit_loop+0x2 (/tmp/perf-%d.map)' $((0x$loop + 2)) "$pid")" ]
 }
+
+# poison CACHE: rename "schedule" to "schedulX" in a kernel symbol cache
+poison() {
+	python3 -c '
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+assert b"\0schedule\0" in b
+open(p, "wb").write(b.replace(b"\0schedule\0", b"\0schedulX\0", 1))' "$1"
+}
+
+@test "fg-sym live: kernel symbols from a cache per boot; what it leaves out from kallsyms" {
+	requires root
+	local cache=$BATS_TEST_TMPDIR/xdg/fg/kallsyms sched tramp
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
+	sched=$(awk '$3 == "schedule" { print $1; exit }' /proc/kallsyms)
+	# a trampoline (or BPF program): not the kernel's nor a module's, so not cached
+	tramp=$(awk -F'\t' 'NF == 2 { split($1, f, " "); if (f[2] ~ /^[tT]$/) { print f[1]; exit } }' /proc/kallsyms)
+	[ -n "$sched" ] && [ -n "$tramp" ]
+	echo "sample pid=1 k=$(printf '%x,%x' $((0x$sched + 4)) $((0x$tramp + 8)))" >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	local want_tramp=${lines[2]}
+	[[ $want_tramp == *"+0x8 (["*"])" ]]
+	# made for this user alone
+	[ "$(stat -c %a "$cache")" = 600 ]
+	# the next run reads the cache (a name changed in it shows) ...
+	poison "$cache"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedulX+0x4 ([kernel.kallsyms])" ]]
+	# ... and kallsyms for the trampoline, which it does not hold; that read renews the cache
+	[ "${lines[2]}" = "$want_tramp" ]
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	# --no-cache neither reads nor writes it
+	poison "$cache"
+	cp "$cache" "$BATS_TEST_TMPDIR/poisoned"
+	fg --separate-stderr fg-sym --no-cache "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	cmp "$cache" "$BATS_TEST_TMPDIR/poisoned"
+	# a cache others may write is not used, and says so with -v
+	chmod 666 "$cache"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	[[ $stderr == *"kernel symbol cache '$cache' not used: not a file of this user's alone"* ]]
+	# a cache of another boot is replaced
+	cp "$BATS_TEST_TMPDIR/poisoned" "$cache"
+	chmod 600 "$cache"
+	printf 'ffffffff' | dd of="$cache" bs=1 seek=8 conv=notrunc status=none
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	run cmp -s "$cache" "$BATS_TEST_TMPDIR/poisoned"
+	[ "$status" -ne 0 ]
+	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+	# --kallsyms FILE has nothing to do with the cache
+	poison "$cache"
+	awk '$3 == "schedule"' /proc/kallsyms >"$BATS_TEST_TMPDIR/ks"
+	fg --separate-stderr fg-sym --kallsyms "$BATS_TEST_TMPDIR/ks" "$BATS_TEST_TMPDIR/in.fgr"
+	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
+}

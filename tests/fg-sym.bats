@@ -92,6 +92,15 @@ sym() {
 	[[ $stderr == *"usage: fg-sym"* ]]
 }
 
+@test "fg-sym: --help lists every option the man page documents, and no other" {
+	local man=$TOP/man/fg-sym.1 from_man from_help
+	from_man=$(grep -oE 'Fl \\?-?[a-zA-Z][-a-zA-Z\\]*' "$man" | sed 's/\\//g' | awk '{ print "-" $2 }' | sort -u)
+	from_help=$(fg-sym --help | grep -oE '(^| |\[)--?[a-zA-Z][-a-zA-Z]*([] ,|]|$)' |
+		sed -E 's/^[ []//; s/[] ,|]$//' | sort -u)
+	[ "$(wc -l <<<"$from_man")" -gt 12 ]
+	diff <(echo "$from_man") <(echo "$from_help")
+}
+
 @test "fg-sym: two operands are a usage error" {
 	fg --separate-stderr fg-sym a b
 	[ "$status" -eq 2 ]
@@ -170,6 +179,55 @@ sym() {
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie-stripped)" ]]
 	[[ ${lines[2]} == *" [unknown] ($d/pie-stripped)" ]]
 	[[ $stderr == *"1 frames named, 1 unnamed (1 no symbols,"* ]]
+}
+
+@test "fg-sym: a frame seen again is named and counted again; a new mapping at its address renames it" {
+	local d=$BATS_FILE_TMPDIR v s
+	v=$(ip $BASE "$d/pie" fixture_leaf 1)
+	s=$(ip $BASE "$d/pie" fixture_static 1)
+	# what the address is in templ, named by a run that never saw pie there
+	{
+		mapping 43 $BASE "$d/templ"
+		echo "sample pid=43 u=$v"
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	local in_templ=${lines[1]}
+	[[ $in_templ == *"($d/templ)" ]]
+	{
+		mapping 42 $BASE "$d/pie"
+		mapping 45 $BASE "$d/pie"
+		for i in 1 2; do
+			echo "sample pid=42 time=$((1000 + i)) u=$v"
+			echo "sample pid=45 time=$((1000 + i)) u=$v"
+		done
+		mapping 42 $BASE "$d/templ" "$d/templ" time=2000
+		for i in 1 2; do
+			echo "sample pid=42 time=$((2000 + i)) u=$v"
+			echo "sample pid=45 time=$((2000 + i)) u=$v"
+		done
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
+	[ "${lines[3]}" = "${lines[1]}" ]
+	[ "${lines[5]}" = "${lines[1]}" ]
+	[ "${lines[7]}" = "${lines[1]}" ]
+	[ "${lines[9]}" = "$in_templ" ]
+	[ "${lines[11]}" = "${lines[1]}" ]
+	[ "${lines[13]}" = "$in_templ" ]
+	[ "${lines[15]}" = "${lines[1]}" ]
+	# unnamed frames are counted each time too
+	{
+		mapping 44 $BASE "$d/pie-stripped"
+		for i in 1 2 3; do
+			echo "sample pid=44 u=$s,$v"
+		done
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ ${lines[1]} == *" [unknown] ($d/pie-stripped)" ]]
+	[ "${lines[4]}" = "${lines[1]}" ]
+	[ "${lines[7]}" = "${lines[1]}" ]
+	[[ $stderr == *" 3 samples, 3 frames named, 3 unnamed (3 no symbols,"* ]]
 }
 
 @test "fg-sym: separate debug information through .gnu_debuglink" {

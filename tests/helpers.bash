@@ -14,6 +14,8 @@ DATA=$TOP/tests/data
 FIXTURES=$TOP/tests/fixtures
 SHARED=${FG_SHARED:-$TOP/../shared}
 export PATH FG_BUILD TOP DATA FIXTURES SHARED WORKLOADS
+# fg-sym's kernel symbol cache: the run's own, not the home directory's
+export XDG_CACHE_HOME=${BATS_RUN_TMPDIR:-/tmp}/xdg-cache
 
 # sanitizer failures must not look like ordinary exit statuses
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=199:abort_on_error=0:detect_leaks=1}

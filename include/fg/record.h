@@ -181,7 +181,7 @@ struct fg_rec_lost {
 };
 
 enum fg_lost_reason {
-	FG_LOST_RINGBUF_FULL = 1, /* samples: the buffer from the BPF program was full */
+	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
 	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
 	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
 };
@@ -191,7 +191,7 @@ struct fg_rec_summary {
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint64_t samples;	  /* sample records written */
-	uint64_t lost;		  /* samples lost (the buffer from the BPF program was full) */
+	uint64_t lost;		  /* samples lost (the BPF ring buffer was full) */
 	uint64_t kstack_failed;	  /* samples whose kernel stack could not be read */
 	uint64_t ustack_failed;	  /* samples whose user stack could not be read */
 	uint64_t ustack_cut;	  /* samples whose user chain was cut short */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The contract between the BPF program (bpf/fg_sample.bpf.c) and fg-sample:
- * what one sample looks like on its way out (a per-CPU perf buffer), the per-CPU counters
+ * what one sample looks like in the BPF ring buffer, the per-CPU counters
  * and the sample flags.  Both sides include this file, so it uses only the
  * kernel's __u32/__u64 types (vmlinux.h in BPF, <linux/types.h> in user
  * space) and no libc.
@@ -57,7 +57,7 @@ struct fg_event {
 /* per-CPU counters, the indices of the BPF program's `stats` array */
 enum fg_stat {
 	FG_STAT_SAMPLES,	/* samples the program was run for and kept */
-	FG_STAT_RINGBUF_FULL,	/* samples lost: the output (perf) buffer was full */
+	FG_STAT_RINGBUF_FULL,	/* samples lost: the ring buffer was full */
 	FG_STAT_KSTACK_FAILED,	/* bpf_get_stack() of the kernel stack failed */
 	FG_STAT_USTACK_FAILED,	/* the user stack could not be read at all */
 	FG_STAT_USTACK_CUT,	/* the user chain was cut short */

@@ -28,6 +28,12 @@
 
 struct fg_sym_opts {
 	const char *kallsyms;  /* default /proc/kallsyms */
+	/*
+	 * A cache of /proc/kallsyms (fg/ksyms.h), read instead of it when its
+	 * stamp is the running kernel's, and written after reading it; NULL for
+	 * none.  Used only when `kallsyms` is /proc/kallsyms.
+	 */
+	const char *kallsyms_cache;
 	const char *proc_root; /* default /proc */
 	const char *symfs;     /* a directory holding the files, as perf's --symfs; or NULL */
 	bool no_demangle;

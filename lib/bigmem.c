@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fg/bigmem.h"
+#include "fg/diag.h"
+
+#define HUGE (2u << 20)
+#define MIN_SIZE (64u << 10)
+
+/*
+ * `size` bytes, or NULL; from HUGE bytes on, HUGE-aligned and in huge pages
+ * where the kernel has them.
+ */
+static void *map_aligned(size_t size)
+{
+	size_t span = size >= HUGE ? size + HUGE : size;
+	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t at;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (size < HUGE)
+		return p;
+	at = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+	/* give back the slack on either side */
+	if (at > (uintptr_t)p)
+		munmap(p, at - (uintptr_t)p);
+	if ((uintptr_t)p + span > at + size)
+		munmap((char *)at + size, (uintptr_t)p + span - (at + size));
+	/* advice only: a kernel without THP leaves it ordinary memory */
+	(void)madvise((void *)at, size, MADV_HUGEPAGE);
+	return (void *)at;
+}
+
+void fg_big_grow(struct fg_big *b, size_t need)
+{
+	size_t size = b->size ? b->size : MIN_SIZE;
+	void *p;
+
+	if (need <= b->size)
+		return;
+	while (size < need) {
+		if (size > SIZE_MAX / 4)
+			fg_diex("out of memory (allocating %zu bytes)", need);
+		size *= 2;
+	}
+	p = map_aligned(size);
+	if (!p)
+		fg_diex("out of memory (allocating %zu bytes)", size);
+	if (b->p) {
+		memcpy(p, b->p, b->size);
+		munmap(b->p, b->size);
+	}
+	b->p = p;
+	b->size = size;
+}
+
+void fg_big_free(struct fg_big *b)
+{
+	if (b->p)
+		munmap(b->p, b->size);
+	b->p = NULL;
+	b->size = 0;
+}
