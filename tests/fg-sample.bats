@@ -325,6 +325,22 @@ count_comm() {
 	[ "$(awk '/^lost .* reason=1$/ { split($4, c, "="); n += c[2] } END { print n + 0 }' "$DUMP")" -eq "$lost" ]
 }
 
+@test "fg-sample: the default ring buffer, smaller at low rates, holds the deepest stacks" {
+	requires root btf perf_event
+	# 4 pages a CPU up to 100 Hz, 8 up to 200 Hz: 127-frame stacks (1 KiB a sample) lose nothing
+	local hz
+	for hz in 100 200; do
+		fg --separate-stderr fg-sample -F $hz -o "$OUT" -- $WORKLOADS/recurse 1.5 200
+		[ "$status" -eq 0 ]
+		[[ $stderr == *", lost 0;"* ]]
+		[[ $stderr != *"samples lost"* ]]
+		dump
+		[ "$(tail -n 1 "$DUMP" | sed 's/.* lost=\([0-9]*\) .*/\1/')" -eq 0 ]
+		# the stacks were the deepest there are: cut at 127 frames
+		[ "$(grep -c '^sample .* user=127 ' "$DUMP")" -gt 5 ]
+	done
+}
+
 @test "fg-sample -v shows the counters of each CPU" {
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -v -d 0.5 -o "$OUT"
