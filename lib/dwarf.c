@@ -304,23 +304,11 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size)
 {
 	struct fg_dwarf *d;
 	void *copy;
-	Elf *elf;
+	Elf *elf = fg_elf_memory(image, size, &copy);
 	int err;
 
-	elf_version(EV_CURRENT);
-	if (size > FG_ELF_MAX_FILE) {
-		errno = EFBIG;
+	if (!elf)
 		return NULL;
-	}
-	/* libelf may convert the image in place: a private copy */
-	copy = fg_xmalloc(size ? size : 1);
-	memcpy(copy, image, size);
-	elf = elf_memory(copy, size);
-	if (!elf) {
-		free(copy);
-		errno = ENOEXEC;
-		return NULL;
-	}
 	d = dwarf_new(elf, -1, copy, &err); /* on failure, copy and elf are freed */
 	return finish(d, err, NULL, NULL);
 }

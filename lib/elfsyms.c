@@ -427,25 +427,35 @@ struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
 	return e;
 }
 
-struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size)
+struct Elf *fg_elf_memory(const void *image, size_t size, void **copy)
 {
-	struct fg_elfsyms *e;
-	char *copy;
 	Elf *elf;
 
 	once_init();
+	*copy = NULL;
 	if (size > FG_ELF_MAX_FILE) {
 		errno = EFBIG;
 		return NULL;
 	}
-	copy = fg_xmalloc(size ? size : 1);
-	memcpy(copy, image, size);
-	elf = elf_memory(copy, size);
+	*copy = fg_xmalloc(size ? size : 1);
+	memcpy(*copy, image, size);
+	elf = elf_memory(*copy, size);
 	if (!elf) {
-		free(copy);
+		free(*copy);
+		*copy = NULL;
 		errno = ENOEXEC;
-		return NULL;
 	}
+	return elf;
+}
+
+struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size)
+{
+	struct fg_elfsyms *e;
+	void *copy;
+	Elf *elf = fg_elf_memory(image, size, &copy);
+
+	if (!elf)
+		return NULL;
 	e = load(elf);
 	int err = errno;
 	elf_end(elf);

@@ -70,6 +70,14 @@ struct fg_elfsyms {
 struct fg_elfsyms *fg_elfsyms_open_fd(int fd);
 /* The same for an image in memory (the vdso, tests, fuzzing); `image` is copied. */
 struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size);
+
+struct Elf; /* libelf's Elf */
+/*
+ * libelf over a private copy of an image in memory (libelf may convert it in
+ * place).  NULL with errno EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC; else
+ * *copy is to be freed after elf_end().
+ */
+struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
 
 /* Take the symbols of `debug` (a separate debug file) into `e`, when better. */
