@@ -130,7 +130,6 @@ struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
 	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
-	int why;	   /* the last frame's reason, -1 when named */
 	struct fg_hmap *procs; /* pid -> struct proc * */
 	struct fg_hmap *dsos;  /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -1091,7 +1090,7 @@ static const char *pretty(struct fg_symbolizer *s, struct fg_elf_sym *sym)
 static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed why)
 {
 	f->sym = NULL;
-	s->why = (int)why;
+	f->why = why;
 	s->st.unnamed[why]++;
 }
 
@@ -1185,7 +1184,6 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 	const struct fg_perfmap_ent *je;
 
 	memset(f, 0, sizeof(*f));
-	s->why = -1;
 	if (kernel) {
 		name_kernel(s, ip, leaf, f);
 		return;
@@ -1340,7 +1338,7 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 	m->owner = owner;
 	m->ip = ip;
 	m->leaf = leaf;
-	m->why = (int8_t)s->why;
+	m->why = f.sym ? -1 : (int8_t)f.why;
 }
 
 /* A user frame, with its inlined functions when asked. */

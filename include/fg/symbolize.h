@@ -107,6 +107,7 @@ struct fg_frame {
 	uint64_t addr; /* as perf prints it: absolute for kernel and JIT, file-relative for files */
 	const char *sym; /* NULL: [unknown] */
 	uint64_t off;
+	enum fg_unnamed why; /* with sym NULL: why it is unnamed */
 	const char *module; /* never NULL: "[unknown]" when nothing is known */
 	bool inlined;	    /* an inlined function within the previous frame's */
 	const char *srcfile; /* with srcline: the source file, or NULL */
