@@ -370,8 +370,10 @@ golden() { # NAME [--OPTION]
 	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/cycles" --event-filter cycles "$in"
 	assert_stderr_contains "folded only 'cycles' events; skipped"
 	! cmp -s "$BATS_TEST_TMPDIR/first" "$BATS_TEST_TMPDIR/cycles"
-	fg -0 --separate-stderr fg-fold --event-filter no-such-event "$in"
+	# an event that no sample has: nothing to fold, and that is an error
+	fg -1 --separate-stderr fg-fold --event-filter no-such-event "$in"
 	[ -z "$output" ]
+	assert_stderr_contains "no stacks in"
 }
 
 @test "--event-filter: modifiers are the same event unless asked for" {
@@ -413,8 +415,9 @@ golden() { # NAME [--OPTION]
 	[ "${#lines[@]}" -eq 2 ]
 	fg -0 --separate-stderr fg-fold --only-comm "my app" "$fixtures/fg-sym.txt"
 	[ "$output" = "my_app;[libx (old).so];main;[unknown] 10101010" ]
-	fg -0 --separate-stderr fg-fold --only-comm nobody "$fixtures/fg-sym.txt"
+	fg -1 --separate-stderr fg-fold --only-comm nobody "$fixtures/fg-sym.txt"
 	[ -z "$output" ]
+	assert_stderr_contains "no stacks in 21 lines of input (see above)"
 }
 
 @test "folded input is merged and re-sorted: cat a b | fg-fold adds profiles" {
@@ -455,9 +458,10 @@ golden() { # NAME [--OPTION]
 	fg -0 --separate-stderr fg-fold --input folded <"$BATS_TEST_TMPDIR/stdin"
 	[ "$output" = "a;b 3" ]
 	printf 'a;b 3\n' >"$BATS_TEST_TMPDIR/stdin"
-	fg -0 --separate-stderr fg-fold --input perf <"$BATS_TEST_TMPDIR/stdin"
+	fg -1 --separate-stderr fg-fold --input perf <"$BATS_TEST_TMPDIR/stdin"
 	[ -z "$output" ]
 	assert_stderr_contains "<stdin>:1: line outside a sample skipped: 'a;b 3'"
+	assert_stderr_contains "no stacks in 1 line of input (see above)"
 	fg -2 --separate-stderr fg-fold --input xml
 	assert_stderr_contains "unknown input format 'xml'"
 }
@@ -483,17 +487,33 @@ fg-fold: skipped 1 unrecognized line" ]
 	assert_stderr_contains "skipped 30 unrecognized lines"
 }
 
-@test "a count that would overflow is an error, not a wrap" {
-	printf 'a 18446744073709551615\na 1\n' >"$BATS_TEST_TMPDIR/stdin"
-	fg -1 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
-	assert_stderr_contains "<stdin>:2: the count of a stack overflows 64 bits"
-	[ -z "$output" ]
-	printf 'a 1 1.0: 18446744073709551616 cycles:\n\t1 f (m)\n\n' >"$BATS_TEST_TMPDIR/stdin"
-	fg -1 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
-	assert_stderr_contains "<stdin>:1: the period does not fit in 64 bits"
-	printf 'a 99999999999999999999999\n' >"$BATS_TEST_TMPDIR/stdin"
-	fg -1 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
-	assert_stderr_contains "does not fit in 64 bits"
+@test "a count that would overflow leaves out its one sample, not the profile" {
+	# folded: the line that would pass 2^64-1 is left out, the others kept
+	printf 'a 18446744073709551615\nb 2\na 1\nb 3\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = $'a 18446744073709551615\nb 5' ]
+	assert_stderr_contains "<stdin>:3: the count of a stack would pass 2^64-1; left out"
+	assert_stderr_contains "left out 1 sample or line whose count would pass 2^64-1"
+	# perf: a forged weight of 2^64-1 (issue 17) and more samples of the same stack
+	{
+		printf 'app 1 1.0: 5 cycles:\n\t1 f (m)\n\n'
+		printf 'injected 4242/4242 [000] 1.000000: 18446744073709551615 cycles:\n\t1 FORGED (x)\n\n'
+		printf 'injected 4242/4242 [000] 1.000001: 7 cycles:\n\t1 FORGED (x)\n\n'
+		printf 'app 1 1.1: 6 cycles:\n\t1 f (m)\n\n'
+	} >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = $'app;f 11\ninjected;FORGED 18446744073709551615' ]
+	assert_stderr_contains "<stdin>:7: the count of a stack would pass 2^64-1; left out"
+	# a period or a count past 64 bits: that sample or line is left out
+	printf 'a 1 1.0: 18446744073709551616 cycles:\n\t1 f (m)\n\na 1 1.0: 3 cycles:\n\t1 g (m)\n\n' \
+		>"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = "a;g 3" ]
+	assert_stderr_contains "<stdin>:1: the period does not fit in 64 bits; sample left out"
+	printf 'a 99999999999999999999999\nb 1\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = "b 1" ]
+	assert_stderr_contains "<stdin>:1: a count does not fit in 64 bits; line left out"
 }
 
 @test "binary input (fg-sample records) is refused: run fg-sym first" {
