@@ -199,6 +199,14 @@ static bool is_misc_token(struct fg_span t)
 	return true;
 }
 
+/* -F +tod: "2026-11-30 14:39:14.288240", the wall-clock time, before perf's own */
+static bool is_tod(const struct fg_span *t, size_t k, size_t n)
+{
+	return k + 1 < n && t[k].len == 10 && t[k].p[4] == '-' && t[k].p[7] == '-' &&
+	       is_digit(t[k].p[0]) && t[k + 1].len >= 8 && t[k + 1].p[2] == ':' &&
+	       t[k + 1].p[5] == ':' && is_digit(t[k + 1].p[0]);
+}
+
 static bool is_record_token(struct fg_span t)
 {
 	return t.len > 12 && memcmp(t.p, "PERF_RECORD_", 12) == 0;
@@ -212,6 +220,17 @@ static struct fg_span rest_from(const char *line, size_t len, const struct fg_sp
 	while (end > 0 && is_space(line[end - 1]))
 		end--;
 	return (struct fg_span){t->p, (size_t)(line + end - t->p)};
+}
+
+/* whether t[k] ends the header: the line ends there, or a frame follows it */
+static bool period_ends(const char *line, size_t len, const struct fg_span *t, size_t n, size_t k)
+{
+	struct fg_ps_frame fr;
+
+	if (k + 1 == n)
+		return true;
+	struct fg_span r = rest_from(line, len, &t[k + 1]);
+	return fg_ps_find_frame(r.p, r.len, &fr) == 0 && fr.addr.p == r.p;
 }
 
 /*
@@ -233,14 +252,21 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 		if (k + 1 < n && is_misc_token(t[k]) && is_time_token(t[k + 1]))
 			k++;
 	}
+	if (is_tod(t, k, n))
+		k += 2;
 	if (k < n && is_time_token(t[k])) {
 		k++;
 		strong = true;
 	}
 	if (k < n && is_record_token(t[k])) {
-		h->record = t[k];
-		if (h->record.p[h->record.len - 1] == ':')
-			h->record.len--;
+		/* "PERF_RECORD_COMM:", "PERF_RECORD_EXIT(5874:5874):(58:58)": the name */
+		size_t m = 12;
+
+		while (m < t[k].len && ((t[k].p[m] >= 'A' && t[k].p[m] <= 'Z') ||
+					is_digit(t[k].p[m]) || t[k].p[m] == '_'))
+			m++;
+		h->record.p = t[k].p;
+		h->record.len = m;
 		k++;
 		if (k < n)
 			h->rest = rest_from(line, len, &t[k]);
@@ -248,8 +274,12 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 			h->rest.p = line + len;
 		return FG_PS_SIDEBAND;
 	}
-	/* a number is the period when an event follows it */
-	if (k + 1 < n && all_digits(t[k].p, t[k].len) && is_event_token(t[k + 1])) {
+	/*
+	 * A number is the period when an event follows it, or (-F -event) when
+	 * it ends the line or a frame does.
+	 */
+	if (k < n && all_digits(t[k].p, t[k].len) &&
+	    ((k + 1 < n && is_event_token(t[k + 1])) || (strong && period_ends(line, len, t, n, k)))) {
 		if (parse_u64(t[k].p, t[k].len, &h->period) != 0)
 			return -ERANGE;
 		h->has_period = true;
@@ -499,7 +529,7 @@ bool fg_ps_is_extra_line(const char *line, size_t len)
 
 bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 {
-	size_t i = 0, end = len;
+	size_t i = 0, end = len, k;
 
 	if (len == 0 || !is_space(line[0]))
 		return false;
@@ -509,6 +539,14 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 		end--;
 	if (i == end)
 		return false;
+	/* -G -F +srcline,+phys_addr: "file.c:17       0" */
+	for (k = end; k > i && is_hex(line[k - 1]); k--)
+		;
+	if (k < end && k > i && is_space(line[k - 1]) && memchr(line + i, ':', k - i)) {
+		end = k;
+		while (end > i && is_space(line[end - 1]))
+			end--;
+	}
 	src->p = line + i;
 	src->len = end - i;
 	/* "FILE:LINE", perhaps followed by " (discriminator N)" */
@@ -527,11 +565,11 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 		const char *lb = memrchr(s, '[', n);
 
 		if (lb && lb > s) {
-			size_t k = (size_t)(lb - s) + 1;
+			size_t j = (size_t)(lb - s) + 1;
 
-			while (k < n - 1 && (is_hex(s[k]) || s[k] == 'x'))
-				k++;
-			return k == n - 1 && k > (size_t)(lb - s) + 1;
+			while (j < n - 1 && (is_hex(s[j]) || s[j] == 'x'))
+				j++;
+			return j == n - 1 && j > (size_t)(lb - s) + 1;
 		}
 	}
 	return false;

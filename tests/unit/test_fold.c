@@ -185,6 +185,13 @@ TEST(header_shapes)
 	CHECK(!h.weak);
 	CHECK_SPAN(h.event, "cpu-clock:ppp");
 	CHECK_INT(h.period, 5025125);
+	/* -F +tod */
+	CHECK_INT(header("s  5874 [000] 2026-11-30 14:39:14.288240  1216.638374:   10101010 "
+			 "cpu-clock:ppp: ",
+			 &h),
+		  0);
+	CHECK_SPAN(h.event, "cpu-clock:ppp");
+	CHECK_INT(h.period, 10101010);
 	/* --ns */
 	CHECK_INT(header("split7030 32627   360.768587268:    5025125 cpu-clock:ppp: ", &h), 0);
 	CHECK_SPAN(h.event, "cpu-clock:ppp");
