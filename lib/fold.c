@@ -1152,12 +1152,14 @@ static bool is_folded_line(const char *p, size_t n)
  * folded lines, else perf script text.  Whatever the lines' length: when the
  * data ends inside a line that matters and `all` is false, *more asks for more.
  */
-static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *more)
+static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *more,
+				 size_t *partial, int *nlines)
 {
 	const char *p = data, *end = data + len;
 	int folded = 0, lines = 0;
 
 	*more = false;
+	*nlines = 0;
 	while (p < end && lines < 32) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
@@ -1167,6 +1169,8 @@ static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *m
 			return FG_FOLD_PERF; /* an indented line: a frame */
 		if (!nl && !all) {
 			*more = true;
+			*partial = (size_t)(p - data);
+			*nlines = lines;
 			return FG_FOLD_PERF;
 		}
 		while (n && is_blank(p[n - 1]))
@@ -1268,25 +1272,51 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 {
 	struct fg_lines l;
 	const char *line;
-	size_t len, want = DETECT_BYTES;
-	enum fg_fold_input fmt;
+	size_t len, want = DETECT_BYTES, partial;
+	enum fg_fold_input fmt = FG_FOLD_PERF;
+	uint64_t skipped[MAX_LOGGED_BAD_LINES];
+	size_t nskipped = 0, nlogged = 0;
 	bool more;
-	int r;
+	int r, nlines;
 
 	fg_lines_init_fd(&l, fd, name);
 	l.max_line = f->max_line;
-	/* look further ahead while a long line leaves the format open */
+	/*
+	 * Look further ahead while a long line leaves the format open, up to the
+	 * line limit; lines past it tell nothing (they are skipped), so read past
+	 * them when nothing else came before.
+	 */
 	for (;;) {
 		r = fg_lines_peek(&l, want, &line, &len);
 		if (r < 0)
 			break;
-		fmt = detect(line, len, len < want || want >= f->max_line, &more);
+		fmt = detect(line, len, len < want, &more, &partial, &nlines);
 		if (!more)
 			break;
-		want = want * 2 < f->max_line ? want * 2 : f->max_line;
+		if (want < f->max_line) {
+			want = want * 2 < f->max_line ? want * 2 : f->max_line;
+			continue;
+		}
+		if (nlines > 0) {
+			fmt = detect(line, partial, true, &more, &partial, &nlines);
+			break;
+		}
+		while ((r = fg_lines_next(&l, &line, &len)) == 1)
+			; /* blank lines and comments */
+		if (r != -E2BIG)
+			break;
+		if (nlogged < MAX_LOGGED_BAD_LINES)
+			skipped[nlogged++] = l.lineno;
+		nskipped++;
+		want = DETECT_BYTES;
 	}
 	if (r == 0) {
 		r = begin_input(f, name, line, len, fmt);
+		for (size_t i = 0; i < nskipped; i++) {
+			f->lineno = i < nlogged ? skipped[i] : l.lineno;
+			long_line(f);
+		}
+		f->lineno = l.lineno;
 	} else {
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
 		f->err = r;
@@ -1315,8 +1345,10 @@ int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char
 {
 	const char *p = data, *end = data + len;
 	bool more;
+	size_t partial;
+	int nlines;
 	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES,
-			    detect(data, len, true, &more));
+			    detect(data, len, true, &more, &partial, &nlines));
 
 	while (r == 0 && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -542,10 +542,11 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 	/* -G -F +srcline,+phys_addr: "file.c:17       0" */
 	for (k = end; k > i && is_hex(line[k - 1]); k--)
 		;
-	if (k < end && k > i && is_space(line[k - 1]) && memchr(line + i, ':', k - i)) {
-		end = k;
-		while (end > i && is_space(line[end - 1]))
-			end--;
+	if (k < end && k > i && is_space(line[k - 1])) {
+		while (k > i && is_space(line[k - 1]))
+			k--;
+		if (fg_ps_is_srcline(line, k, src))
+			return true;
 	}
 	src->p = line + i;
 	src->len = end - i;

@@ -22,6 +22,13 @@ setup_file() {
 # below checks that the final sample is folded too.
 perl_dropped_last=" perf-dd-stacks-01 perf-iperf-stacks-pidtid-01 perf-java-stacks-01 perf-mirageos-stacks-01 "
 
+teardown() {
+	# the full-disk test's tmpfs, whatever happened in it
+	if mountpoint -q "$BATS_TEST_TMPDIR/small" 2>/dev/null; then
+		umount "$BATS_TEST_TMPDIR/small"
+	fi
+}
+
 # up to and including the last blank line
 upto_last_blank() {
 	awk '{ l[NR] = $0; if ($0 == "") last = NR } END { for (i = 1; i <= last; i++) print l[i] }' "$1"
@@ -679,4 +686,115 @@ addr2line_stack() { # PROG OFF [CONTEXT]
 	printf 'a 1 1.0: 1 cycles:\n\t10 %s (m)\n\n' "$name" >"$BATS_TEST_TMPDIR/in.txt"
 	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/in.txt"
 	[ "$(wc -c <"$BATS_TEST_TMPDIR/out")" -eq $((2 + 3000000 + 3)) ]
+}
+
+@test "folded input is told from perf text whatever its first line's length" {
+	# a 3000-frame stack: the first line is past 64 KiB (which fooled the detection)
+	awk 'BEGIN { s = "root"; for (i = 0; i < 3000; i++) s = s ";a_function_with_a_name_" i; print s " 5"; print "c;d 2" }' \
+		>"$BATS_TEST_TMPDIR/deep.folded"
+	[ "$(head -n 1 "$BATS_TEST_TMPDIR/deep.folded" | wc -c)" -gt 65536 ]
+	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/deep.folded"
+	[ -z "$stderr" ]
+	LC_ALL=C sort "$BATS_TEST_TMPDIR/deep.folded" | cmp - "$BATS_TEST_TMPDIR/out"
+	# the same through a pipe
+	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out2" <"$BATS_TEST_TMPDIR/deep.folded"
+	cmp "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/out2"
+}
+
+@test "fractional counts are folded input, summed exactly" {
+	printf 'a;b 5\nc;d 2.5\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = $'a;b 5\nc;d 2.5' ]
+	[ -z "$stderr" ]
+	printf 'c;d 0.1\nc;d 0.2\nx 1.\nc;d 0.70\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = $'c;d 1\nx 1' ]
+	# two columns, fractional
+	printf 'a 0.5 1\na 0.25 1.5\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ "$output" = "a 0.75 2.5" ]
+}
+
+@test "input that yields no stack is an error that says why" {
+	printf 'hello world\nthis is no profile\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -1 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ -z "$output" ]
+	assert_stderr_contains "<stdin>:1: line outside a sample skipped: 'hello world'"
+	assert_stderr_contains "fg-fold: no stacks in 2 lines of input (see above)"
+	# side-band records and nothing else
+	printf 's 1 0.1: PERF_RECORD_COMM exec: s:1/1\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -1 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	assert_stderr_contains "no stacks in 1 line of input: only side-band records"
+	# comments and blank lines alone are an empty input
+	printf '# perf script --header\n\n#\n' >"$BATS_TEST_TMPDIR/stdin"
+	fg -0 --separate-stderr fg-fold <"$BATS_TEST_TMPDIR/stdin"
+	[ -z "$output" ] && [ -z "$stderr" ]
+}
+
+@test "a line past the limit (64 MiB) is skipped with its line number; memory stays bounded" {
+	requires /usr/bin/time
+	# 200 MB without a newline, then a stack: the line is named, the stack folded
+	rss=$({ head -c 200000000 /dev/zero | tr '\0' a; printf '\na;b 3\n'; } |
+		/usr/bin/time -f %M fg-fold 2>"$BATS_TEST_TMPDIR/err" >"$BATS_TEST_TMPDIR/out"; tail -n 1 "$BATS_TEST_TMPDIR/err")
+	echo "# rss $rss KB" >&3
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = "a;b 3" ]
+	grep -q "<stdin>:1: line of 67108864 bytes or more skipped (the limit)" "$BATS_TEST_TMPDIR/err"
+	grep -q "skipped 1 line of 67108864 bytes or more; 0 samples left out" "$BATS_TEST_TMPDIR/err"
+	# the limit and a little: not the line's 200 MB
+	[ "$rss" -lt 100000 ]
+	# in a perf sample: that sample is left out, the others folded
+	{
+		printf 'a 1 1.0: 2 cycles:\n\t1 f (m)\n\n'
+		printf 'b 1 1.0: 3 cycles:\n\t1 '
+		head -c 70000000 /dev/zero | tr '\0' x
+		printf ' (m)\n\t2 g (m)\n\n'
+	} >"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fg-fold "$BATS_TEST_TMPDIR/in.txt"
+	[ "$output" = "a;f 2" ]
+	assert_stderr_contains "in.txt:5: line of 67108864 bytes or more skipped"
+	assert_stderr_contains "1 sample left out"
+}
+
+@test "-o FILE on a full disk: no partial file, an existing file kept" {
+	requires root
+	mnt=$BATS_TEST_TMPDIR/small
+	mkdir "$mnt"
+	mount -t tmpfs -o size=12k tmpfs "$mnt" || skip "cannot mount a tmpfs"
+	awk 'BEGIN { for (i = 0; i < 2000; i++) print "stack;frame_" i " " i }' >"$BATS_TEST_TMPDIR/big.folded"
+	echo "old;profile 1" >"$mnt/out.folded"
+	run -1 --separate-stderr fg-fold -o "$mnt/out.folded" "$BATS_TEST_TMPDIR/big.folded"
+	ls -la "$mnt" >&3
+	[[ $stderr == *"fg-fold: cannot write '$mnt/out.folded': No space left on device"* ]]
+	[ "$(cat "$mnt/out.folded")" = "old;profile 1" ]
+	[ "$(ls -A "$mnt")" = "out.folded" ] # no temporary file left
+	rm "$mnt/out.folded"
+	run -1 --separate-stderr fg-fold -o "$mnt/new.folded" "$BATS_TEST_TMPDIR/big.folded"
+	[ -z "$(ls -A "$mnt")" ]
+	umount "$mnt"
+}
+
+@test "-o FILE replaces the file only when all is written; a device is written in place" {
+	echo "old 1" >"$BATS_TEST_TMPDIR/out"
+	chmod 640 "$BATS_TEST_TMPDIR/out"
+	fg -0 --separate-stderr fg-fold -o "$BATS_TEST_TMPDIR/out" "$fixtures/fg-sym.txt"
+	assert_golden "$fixtures/fg-sym.folded"
+	[ "$(stat -c %a "$BATS_TEST_TMPDIR/out")" = 640 ]
+	[ "$(ls -A "$BATS_TEST_TMPDIR" | grep -c '^\.out\.')" -eq 0 ]
+	# nothing folded: the old file stays
+	printf 'garbage\n' >"$BATS_TEST_TMPDIR/bad.txt"
+	fg -1 --separate-stderr fg-fold -o "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/bad.txt"
+	assert_golden "$fixtures/fg-sym.folded"
+	fg -0 --separate-stderr fg-fold -o /dev/null "$fixtures/fg-sym.txt"
+	[ -c /dev/null ]
+	fg -0 --separate-stderr fg-fold -o /dev/stdout "$fixtures/fg-sym.txt"
+	[ "$output" = "$(cat "$fixtures/fg-sym.folded")" ]
+}
+
+@test "Rust names that perf left half-demangled are decoded, as inferno does" {
+	printf 'r 1 1.0: 1 cycles:\n\t10 gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f+0x1 (/b/r)\n\t20 _$LT$std..fs..ReadDir$u20$as$u20$core..iter..Iterator$GT$::next::hc14f1750ca79129b (/b/r)\n\t30 main (/b/r)\n\n' \
+		>"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fg-fold "$BATS_TEST_TMPDIR/in.txt"
+	[ "$output" = "r;main;<std::fs::ReadDir as core::iter::Iterator>::next;gc::gc::GcBox<T>::new::_{{closure}} 1" ]
+	# the golden files hold no such name: they are unchanged (the golden tests above)
+	! grep -rqE '::h[0-9a-f]{16}' "$corpus/input"
 }

@@ -364,6 +364,11 @@ TEST(srclines)
 	CHECK(fg_ps_is_srcline("  ??:0", 6, &s));
 	CHECK(fg_ps_is_srcline("  ld-2.29.so[11634]", 19, &s));
 	CHECK_SPAN(s, "ld-2.29.so[11634]");
+	CHECK(fg_ps_is_srcline("  split7030.c:17               0", 32, &s)); /* -F +phys_addr */
+	CHECK_SPAN(s, "split7030.c:17");
+	CHECK(fg_ps_is_srcline("  [kernel.kallsyms][ffffffff813a2313]               0", 53, &s));
+	CHECK_SPAN(s, "[kernel.kallsyms][ffffffff813a2313]");
+	CHECK(!fg_ps_is_srcline("  12 0", 6, &s));
 	CHECK(!fg_ps_is_srcline("prog.c:12", 9, &s));
 	CHECK(!fg_ps_is_srcline("  main+0x10", 11, &s));
 	CHECK(!fg_ps_is_srcline("  x[zz]", 7, &s));
