@@ -78,6 +78,7 @@ struct fg_fold {
 	/* the current input */
 	const char *name;
 	uint64_t lineno;
+	uint64_t blank_lines; /* and comments */
 	enum fg_fold_input fmt;
 	int file_columns;
 
@@ -784,6 +785,7 @@ static int perf_body(struct fg_fold *f, const char *line, size_t len)
 	bad_line(f, f->in_sample ? "unrecognized line" : "line outside a sample", line, len);
 	return 0;
 blank:
+	f->blank_lines++;
 	/* a blank line ends a sample, unless nothing came since its header */
 	if (f->in_sample && f->sample_lines)
 		return end_sample(f);
@@ -841,8 +843,10 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 	}
-	if (line[0] == '#')
+	if (line[0] == '#') {
+		f->blank_lines++; /* a comment: as good as blank */
 		return 0;
+	}
 	r = fg_ps_parse_header(line, len, &h);
 	if (r == -ERANGE) {
 		/* this sample is left out; its frames are read past */
@@ -909,8 +913,10 @@ static int folded_line(struct fg_fold *f, const char *line, size_t len)
 
 	while (len && is_blank(line[len - 1]))
 		len--;
-	if (len == 0)
+	if (len == 0) {
+		f->blank_lines++;
 		return 0;
+	}
 	if (fg_folded_parse(line, len, &fl) != 0) {
 		bad_line(f, "line without a count", line, len);
 		return 0;
@@ -1083,6 +1089,8 @@ static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
 		n--;
 	}
 	end = s + n;
+	if (n == 0)
+		f->blank_lines++;
 	if (!f->in_entry) {
 		if (n == 0 || starts(s, n, "Attaching ", 10) || span_is(s, n, "^C", 2))
 			return 0;
@@ -1193,6 +1201,7 @@ static int begin_input(struct fg_fold *f, const char *name, const char *peek, si
 {
 	f->name = name;
 	f->lineno = 0;
+	f->blank_lines = 0;
 	f->err = 0;
 	f->file_columns = 0;
 	f->in_sample = false;
@@ -1239,8 +1248,6 @@ static void long_line(struct fg_fold *f)
 static inline int one_line(struct fg_fold *f, const char *line, size_t len)
 {
 	f->lineno++;
-	if (len && line[0] != '#' && !all_space(line, len))
-		f->st.lines++;
 	switch (f->fmt) {
 	case FG_FOLD_FOLDED:
 		return folded_line(f, line, len);
@@ -1255,6 +1262,7 @@ static int end_input(struct fg_fold *f)
 {
 	int r = 0;
 
+	f->st.lines += f->lineno - f->blank_lines;
 	if (f->fmt == FG_FOLD_PERF && f->has_pending)
 		r = resolve_pending(f, false);
 	if (r == 0 && f->fmt == FG_FOLD_PERF && f->in_sample)

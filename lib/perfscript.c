@@ -279,7 +279,8 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 	 * it ends the line or a frame does.
 	 */
 	if (k < n && all_digits(t[k].p, t[k].len) &&
-	    ((k + 1 < n && is_event_token(t[k + 1])) || (strong && period_ends(line, len, t, n, k)))) {
+	    ((k + 1 < n && is_event_token(t[k + 1])) ||
+	     (strong && period_ends(line, len, t, n, k)))) {
 		if (parse_u64(t[k].p, t[k].len, &h->period) != 0)
 			return -ERANGE;
 		h->has_period = true;

@@ -45,10 +45,10 @@ static void check_output(const char *out, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const skip[] = { "main", "[unknown]" };
-	static const uint64_t pids[] = { 1, 42 };
-	static const char *const comms[] = { "java", "a b" };
-	struct fg_fold_opts o = { .input = FG_FOLD_AUTO };
+	static const char *const skip[] = {"main", "[unknown]"};
+	static const uint64_t pids[] = {1, 42};
+	static const char *const comms[] = {"java", "a b"};
+	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
 	const char *text;
 	size_t len;
 
@@ -96,10 +96,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			if (h.event.len)
 				(void)fg_ps_event_base_len(h.event.p, h.event.len);
-			if (hr == FG_PS_SIDEBAND && (h.record.p < p || h.record.p + h.record.len > p + n))
+			if (hr == FG_PS_SIDEBAND &&
+			    (h.record.p < p || h.record.p + h.record.len > p + n))
 				abort();
 			if (h.rest.len && fg_ps_find_frame(h.rest.p, h.rest.len, &fr) == 0 &&
-			    (fr.addr.p < h.rest.p || fr.sym.p + fr.sym.len > h.rest.p + h.rest.len ||
+			    (fr.addr.p < h.rest.p ||
+			     fr.sym.p + fr.sym.len > h.rest.p + h.rest.len ||
 			     fr.module.p + fr.module.len > h.rest.p + h.rest.len))
 				abort();
 		}

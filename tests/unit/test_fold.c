@@ -15,14 +15,14 @@ static int span_is(struct fg_span s, const char *lit)
 	return fg_span_eq(s, lit);
 }
 
-#define CHECK_SPAN(s, lit)                                                                     \
-	do {                                                                                   \
-		if (!span_is((s), (lit))) {                                                    \
-			printf("# %s:%d: '%.*s' != '%s'\n", __FILE__, __LINE__, (int)(s).len,  \
-			       (s).p ? (s).p : "", (lit));                                     \
-			unit_cur_failed = 1;                                                   \
-			return;                                                                \
-		}                                                                              \
+#define CHECK_SPAN(s, lit)                                                                         \
+	do {                                                                                       \
+		if (!span_is((s), (lit))) {                                                        \
+			printf("# %s:%d: '%.*s' != '%s'\n", __FILE__, __LINE__, (int)(s).len,      \
+			       (s).p ? (s).p : "", (lit));                                         \
+			unit_cur_failed = 1;                                                       \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
 
 static int header(const char *line, struct fg_ps_header *h)
@@ -196,19 +196,23 @@ TEST(header_shapes)
 	CHECK_INT(header("split7030 32627   360.768587268:    5025125 cpu-clock:ppp: ", &h), 0);
 	CHECK_SPAN(h.event, "cpu-clock:ppp");
 	/* -F comm,tid,period,ip,sym -G: the period, then the frame on the line */
-	CHECK_INT(header("       split7030 32619    5025125      55db24dfe1c0 spin (/bin/s)", &h), 0);
+	CHECK_INT(header("       split7030 32619    5025125      55db24dfe1c0 spin (/bin/s)", &h),
+		  0);
 	CHECK(h.weak && h.has_period);
 	CHECK_SPAN(h.rest, "55db24dfe1c0 spin (/bin/s)");
 	/* side-band records */
-	CHECK_INT(header("perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:32627/32627", &h),
-		  FG_PS_SIDEBAND);
+	CHECK_INT(
+	    header("perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:32627/32627", &h),
+	    FG_PS_SIDEBAND);
 	CHECK_SPAN(h.record, "PERF_RECORD_COMM");
 	CHECK_SPAN(h.comm, "perf-exec");
-	CHECK_INT(header("split7030 32627   360.763507: PERF_RECORD_COMM exec: split7030:32627/32627",
-			 &h),
-		  FG_PS_SIDEBAND);
+	CHECK_INT(
+	    header("split7030 32627   360.763507: PERF_RECORD_COMM exec: split7030:32627/32627",
+		   &h),
+	    FG_PS_SIDEBAND);
 	CHECK_SPAN(h.rest, "exec: split7030:32627/32627");
-	CHECK_INT(header("split7030  4397   418.597491: PERF_RECORD_LOST lost 4", &h), FG_PS_SIDEBAND);
+	CHECK_INT(header("split7030  4397   418.597491: PERF_RECORD_LOST lost 4", &h),
+		  FG_PS_SIDEBAND);
 	CHECK_SPAN(h.rest, "lost 4");
 	CHECK_INT(header("split7030 32627 PERF_RECORD_SWITCH OUT preempt", &h), FG_PS_SIDEBAND);
 	CHECK_INT(header("swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000("
@@ -247,7 +251,8 @@ TEST(frame_on_header_line)
 	CHECK_SPAN(f.addr, "55db24dfe1c0");
 	CHECK_SPAN(f.sym, "spin");
 	/* a tracepoint's payload is no frame */
-	CHECK_INT(find("prev_comm=swapper/0 prev_pid=0 prev_prio=120 ==> next_comm=x", &f), -EINVAL);
+	CHECK_INT(find("prev_comm=swapper/0 prev_pid=0 prev_prio=120 ==> next_comm=x", &f),
+		  -EINVAL);
 	CHECK_INT(find("0", &f), -EINVAL);
 	CHECK_INT(find("", &f), -EINVAL);
 }
@@ -315,11 +320,13 @@ static const char *rust(const char *s)
 TEST(symnames)
 {
 	/* the example of issue 14, and inferno's */
-	CHECK_STR(rust("gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f"),
-		  "gc::gc::GcBox<T>::new::_{{closure}}");
-	CHECK_STR(rust("_$LT$std..fs..ReadDir$u20$as$u20$core..iter..traits..iterator..Iterator$GT$::"
-		       "next::hc14f1750ca79129b"),
-		  "<std::fs::ReadDir as core::iter::traits::iterator::Iterator>::next");
+	CHECK_STR(
+	    rust("gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f"),
+	    "gc::gc::GcBox<T>::new::_{{closure}}");
+	CHECK_STR(
+	    rust("_$LT$std..fs..ReadDir$u20$as$u20$core..iter..traits..iterator..Iterator$GT$::"
+		 "next::hc14f1750ca79129b"),
+	    "<std::fs::ReadDir as core::iter::traits::iterator::Iterator>::next");
 	CHECK_STR(rust("std::sys::unix::fs::File::open::hb90e1c1c787080f0"),
 		  "std::sys::unix::fs::File::open");
 	/* each escape */
@@ -340,7 +347,8 @@ TEST(symnames)
 	CHECK(!fg_symname_is_rust_legacy("std::fs::File::open", 19));
 	CHECK(!fg_symname_is_rust_legacy("a::h0123456789abcdeg", 20));
 	CHECK(!fg_symname_is_rust_legacy("ah0123456789abcdef", 18));
-	CHECK(!fg_symname_is_rust_legacy("_ZN3std2rt19lang_start_internal17h540c897fe52ba9c5E", 51));
+	CHECK(
+	    !fg_symname_is_rust_legacy("_ZN3std2rt19lang_start_internal17h540c897fe52ba9c5E", 51));
 	CHECK_STR(rust("a$LT$b$GT$"), "a$LT$b$GT$");
 
 	/* argument lists */
@@ -413,19 +421,19 @@ static char *fold(const struct fg_fold_opts *o, const char *in, int *ret)
 	return out;
 }
 
-#define CHECK_FOLD(opts, in, expected)                                                         \
-	do {                                                                                   \
-		int unit_r;                                                                    \
-		char *unit_out = fold((opts), (in), &unit_r);                                  \
-		int unit_same = strcmp(unit_out, (expected)) == 0;                             \
-		if (!unit_same)                                                                \
-			printf("# %s:%d: got '%s'\n", __FILE__, __LINE__, unit_out);           \
-		free(unit_out);                                                                \
-		CHECK(unit_same);                                                              \
-		CHECK_INT(unit_r, 0);                                                          \
+#define CHECK_FOLD(opts, in, expected)                                                             \
+	do {                                                                                       \
+		int unit_r;                                                                        \
+		char *unit_out = fold((opts), (in), &unit_r);                                      \
+		int unit_same = strcmp(unit_out, (expected)) == 0;                                 \
+		if (!unit_same)                                                                    \
+			printf("# %s:%d: got '%s'\n", __FILE__, __LINE__, unit_out);               \
+		free(unit_out);                                                                    \
+		CHECK(unit_same);                                                                  \
+		CHECK_INT(unit_r, 0);                                                              \
 	} while (0)
 
-static const struct fg_fold_opts plain = { .input = FG_FOLD_AUTO };
+static const struct fg_fold_opts plain = {.input = FG_FOLD_AUTO};
 
 TEST(fold_names)
 {
@@ -459,7 +467,7 @@ TEST(fold_java)
 
 TEST(fold_options)
 {
-	struct fg_fold_opts o = { .annotate_kernel = true, .annotate_jit = true };
+	struct fg_fold_opts o = {.annotate_kernel = true, .annotate_jit = true};
 	const char *in = "a b 7/8 [000] 1.0: 3 cpu-clock:\n"
 			 "\tffff0001 do_idle ([kernel.kallsyms])\n"
 			 "\t10 run (/tmp/perf-7.map)\n"
@@ -467,17 +475,17 @@ TEST(fold_options)
 
 	CHECK_FOLD(&o, in, "a_b;[unknown];run_[j];do_idle_[k] 3\n");
 	CHECK_FOLD(&plain, "x;y 1 [000] 1.0: 1 c:\n\t1 f (m)\n\n", "x:y;f 1\n");
-	o = (struct fg_fold_opts){ .include_tid = true, .include_addrs = true };
+	o = (struct fg_fold_opts){.include_tid = true, .include_addrs = true};
 	CHECK_FOLD(&o, in, "a_b-7/8;[unknown <20>];run;do_idle 3\n");
-	o = (struct fg_fold_opts){ .include_pid = true, .count_samples = true };
+	o = (struct fg_fold_opts){.include_pid = true, .count_samples = true};
 	CHECK_FOLD(&o, in, "a_b-7;[unknown];run;do_idle 1\n");
-	const char *const skip[] = { "run" };
-	o = (struct fg_fold_opts){ .skip_after = skip, .n_skip_after = 1 };
+	const char *const skip[] = {"run"};
+	o = (struct fg_fold_opts){.skip_after = skip, .n_skip_after = 1};
 	CHECK_FOLD(&o, in, "a_b;run;do_idle 3\n");
-	const uint64_t pids[] = { 9 };
-	o = (struct fg_fold_opts){ .only_pids = pids, .n_only_pids = 1 };
+	const uint64_t pids[] = {9};
+	o = (struct fg_fold_opts){.only_pids = pids, .n_only_pids = 1};
 	CHECK_FOLD(&o, in, "");
-	o = (struct fg_fold_opts){ .event_filter = "cpu-clock" };
+	o = (struct fg_fold_opts){.event_filter = "cpu-clock"};
 	CHECK_FOLD(&o, in, "a_b;[unknown];run;do_idle 3\n");
 }
 
@@ -514,7 +522,8 @@ TEST(fold_formats_and_errors)
 TEST(fold_perf_shapes)
 {
 	/* a weak header is believed when a frame follows */
-	CHECK_FOLD(&plain, "s 1 \n\t 11ce spin\n\t 1207 hot\n\ns 1 \n\t 11ce spin\n\t 1225 cold\n\n",
+	CHECK_FOLD(&plain,
+		   "s 1 \n\t 11ce spin\n\t 1207 hot\n\ns 1 \n\t 11ce spin\n\t 1225 cold\n\n",
 		   "s;cold;spin 1\ns;hot;spin 1\n");
 	CHECK_FOLD(&plain, "s 1  7 \n\t 11ce spin (/b/s)\n\n", "s;spin 7\n");
 	/* no comm, no module, no symbol */
@@ -535,10 +544,11 @@ TEST(fold_perf_shapes)
 		   "s 1 0.5: 5 c: \n\t 11ce spin (/b/s)\n\n|16   for (;;)\n",
 		   "s;spin 15\n");
 	/* single-frame samples: comm;sym */
-	CHECK_FOLD(&plain,
-		   "       s 1 0.3:    5 c:      559d200781ce spin+0x28 (/b/s) insn: 48 83 c0 01\n"
-		   "       s 1 0.4:    5 c:   0   1e05 |OP N/A|BLK  N/A   559d200781c0 spin+0x1a (/b/s)\n",
-		   "s;spin 10\n");
+	CHECK_FOLD(
+	    &plain,
+	    "       s 1 0.3:    5 c:      559d200781ce spin+0x28 (/b/s) insn: 48 83 c0 01\n"
+	    "       s 1 0.4:    5 c:   0   1e05 |OP N/A|BLK  N/A   559d200781c0 spin+0x1a (/b/s)\n",
+	    "s;spin 10\n");
 	/* Rust names perf left half-demangled */
 	CHECK_FOLD(&plain, "r 1 0.1: 1 c:\n\t1 a..b$LT$T$GT$::f::h0123456789abcdef+0x1 (/b/r)\n\n",
 		   "r;a::b<T>::f 1\n");
