@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Parsing the text `perf script` prints (and fg-sym writes: README, "The
- * pipeline's formats"): one block per sample, a header line then one line per
- * frame, leaf first, then a blank line:
+ * Parsing the text `perf script` prints (and fg-sym writes; fg-fold(1),
+ * "Input formats", and fg-sym(1) describe it): one block per sample, a header
+ * line then one line per frame, leaf first, then a blank line:
  *
  *	comm PID/TID [CPU] SECS.USECS: PERIOD EVENT: [PAYLOAD]
  *		ADDR SYMBOL+0xOFF (MODULE)
