@@ -13,6 +13,7 @@
 
 #include "fg/bigmem.h"
 #include "fg/buf.h"
+#include "fg/debugfile.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
@@ -641,85 +642,6 @@ static int try_open(const char *path, struct stat *st)
 	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
 }
 
-/*
- * Open a separate debug file and check it belongs to `e`.  *fdp keeps the
- * descriptor open (for DWARF, read from the very file checked).
- */
-static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *e, int *fdp)
-{
-	struct fg_elfsyms *d;
-	struct stat st;
-	int fd = try_open(path, &st);
-
-	if (fd < 0)
-		return NULL;
-	d = fg_elfsyms_open_fd(fd);
-	if (d) {
-		bool ok;
-
-		if (e->build_id_len) {
-			ok = d->build_id_len == e->build_id_len &&
-			     memcmp(d->build_id, e->build_id, e->build_id_len) == 0;
-		} else {
-			uint32_t crc;
-
-			ok = e->debuglink && fg_elf_crc32(fd, &crc) == 0 && crc == e->debuglink_crc;
-		}
-		if (!ok) {
-			fg_elfsyms_free(d);
-			d = NULL;
-		}
-	}
-	if (d)
-		*fdp = fd;
-	else
-		close(fd);
-	return d;
-}
-
-/*
- * Separate debug information, where gdb and perf look: by build-id under
- * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in its
- * .debug/ directory and under /usr/lib/debug/.  `prefix` is where the file
- * itself was found (--symfs, a process root).  Returns the path found.
- */
-static char *find_debug(const struct dso *d, struct fg_elfsyms **out, int *fdp)
-{
-	const struct fg_elfsyms *e = d->elf;
-	char path[PATH_MAX * 2];
-	const char *prefixes[2] = { d->prefix, "" };
-
-	*out = NULL;
-	for (int pi = 0; pi < 2; pi++) {
-		const char *pre = prefixes[pi];
-
-		if (pi == 1 && !*d->prefix)
-			break;
-		if (e->build_id_len) {
-			char hex[2 * FG_BUILD_ID_MAX + 2];
-
-			fg_build_id_hex(e->build_id, e->build_id_len, hex, true);
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre, hex);
-			if ((*out = open_debug(path, e, fdp)) != NULL)
-				return fg_xstrdup(path);
-		}
-		if (e->debuglink) {
-			const char *slash = strrchr(d->path, '/');
-			int dirlen = slash ? (int)(slash - d->path) : 0;
-			const char *fmts[] = { "%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s" };
-
-			for (size_t i = 0; i < FG_ARRAY_SIZE(fmts); i++) {
-				if (i == 0 && strcmp(d->path + dirlen + 1, e->debuglink) == 0)
-					continue; /* the file itself */
-				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path, e->debuglink);
-				if ((*out = open_debug(path, e, fdp)) != NULL)
-					return fg_xstrdup(path);
-			}
-		}
-	}
-	return NULL;
-}
-
 static void load_vdso(struct fg_symbolizer *s)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
@@ -881,19 +803,15 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d->path = fg_xstrdup(m->path);
 	d->prefix = fg_xstrdup(prefix);
 	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
-		struct fg_elfsyms *dbg;
-		int dfd = -1;
-		char *dpath = find_debug(d, &dbg, &dfd);
+		struct fg_debugfile df = FG_DEBUGFILE_INIT;
+		struct fg_debug_want w;
 
-		if (dbg) {
-			fg_elfsyms_adopt(d->elf, dbg);
-			fg_elfsyms_free(dbg);
-		}
+		fg_debug_want_init(&w, elf, d->path, d->prefix);
+		if (fg_debugfile_find(&w, &df) == 0)
+			fg_elfsyms_adopt(d->elf, df.elf);
 		if (s->o.inline_frames || s->o.srcline)
-			open_dwarf(s, d, fd, dfd, dpath);
-		if (dfd >= 0)
-			close(dfd);
-		free(dpath);
+			open_dwarf(s, d, fd, df.fd, df.path);
+		fg_debugfile_release(&df);
 	}
 	if (elf && elf->minidebug_err && elf->kind != FG_ELF_SYMTAB) {
 		/* its functions stay unnamed: say why */
