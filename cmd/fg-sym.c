@@ -322,6 +322,10 @@ int main(int argc, char **argv)
 			fg_print_version();
 			return FG_EXIT_OK;
 		case OPT_DEBUGINFOD:
+			if (!*optarg) {
+				fg_warnx("--debuginfod needs the URL of a server");
+				usage(FG_EXIT_USAGE);
+			}
 			dbgi.urls = optarg;
 			dbgi.off = false;
 			break;

@@ -352,6 +352,9 @@ prog_unnamed() {
 	[[ $stderr == "fg-sym: invalid debuginfod budget '0' (seconds, up to 3600)"* ]]
 	fg --separate-stderr fg-sym --debuginfod-budget soon "$D/run.fgr"
 	[ "$status" -eq 2 ]
+	fg --separate-stderr fg-sym --debuginfod "" "$D/run.fgr"
+	[ "$status" -eq 2 ]
+	[[ $stderr == "fg-sym: --debuginfod needs the URL of a server"* ]]
 	fg fg-sym --help
 	[[ $output == *"--debuginfod-budget SECONDS"* ]]
 }
