@@ -174,7 +174,7 @@ static int private_dir_open(const char *path)
 	char buf[PATH_MAX];
 	char *comp, *save = NULL;
 	uid_t me = geteuid();
-	int dfd, r;
+	int dfd, r, depth = 0;
 
 	if (path[0] != '/')
 		return -EINVAL;
@@ -188,6 +188,8 @@ static int private_dir_open(const char *path)
 		bool last = !save || !*save || strspn(save, "/") == strlen(save);
 		struct stat st;
 		int next;
+
+		depth++;
 
 		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
 			r = -EINVAL;
@@ -227,6 +229,10 @@ static int private_dir_open(const char *path)
 			r = -EPERM;
 			goto fail;
 		}
+	}
+	if (!depth) { /* "/" itself: never a cache */
+		r = -EINVAL;
+		goto fail;
 	}
 	/* from O_PATH to a descriptor that can be read */
 	r = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

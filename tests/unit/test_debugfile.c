@@ -274,8 +274,11 @@ TEST(cache_directory_rules)
 	CHECK(chmod(path, 0770) == 0); /* but not the cache itself */
 	errno = 0;
 	CHECK(fg_debuginfod_new(&o) == NULL && errno == EPERM);
-	/* relative: refused */
+	/* relative, or / itself: refused */
 	o.cache = "relative/cache";
+	errno = 0;
+	CHECK(fg_debuginfod_new(&o) == NULL && errno == EINVAL);
+	o.cache = "//";
 	errno = 0;
 	CHECK(fg_debuginfod_new(&o) == NULL && errno == EINVAL);
 }
