@@ -22,9 +22,9 @@ assert b"<!DOCTYPE" not in raw, "a DOCTYPE with a URL"
 PY
 }
 
-# frames FILE [--inverted]: svg-frames' table
+# frames FILE [--inverted]: the frame table (tests/tools/svg-frames)
 frames() {
-	python3 "$SHARED/tools/svg-frames" "$@"
+	svg-frames "$@"
 }
 
 # corpus_case LABEL: fg-svg with LABEL.args draws flamegraph.pl's frames
@@ -60,6 +60,47 @@ svg() { # ARGS... < input: fg-svg into $BATS_TEST_TMPDIR/g.svg, status in $statu
 	local n
 	n=$(ls "$CORPUS"/expected/*.args | wc -l)
 	[ "$(grep -c '^@test "corpus: ' "$BATS_TEST_FILENAME")" -eq "$n" ]
+}
+
+@test "svg-frames reads a flamegraph.pl-style SVG: entities, CDATA, DOCTYPE, links" {
+	cat >"$BATS_TEST_TMPDIR/pl.svg" <<'SVG'
+<?xml version="1.0" standalone="no"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<svg version="1.1" width="1200" height="86" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
+<script type="text/ecmascript"><![CDATA[ if (a < b && c) { x = "<g><title>no (1 s)</title><rect x='1' y='1'/></g>"; } ]]></script>
+<!-- <g><title>comment (9 samples, 1%)</title><rect x="0" y="0"/></g> -->
+<text id="title" x="600.00" y="24" >Flame Graph</text>
+<g id="frames">
+<g >
+<title>all (1,234 samples, 100%)</title><rect x="10.0" y="53.0" width="1180.0" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+<text  x="13.00" y="63.5" >all</text>
+</g>
+<a xlink:href="x.html"><g >
+<title>a&lt;b&gt; &amp;c &quot;q&quot; &#39;s&#x27; &#233; (1,000 samples, 81.04%)</title><rect x="10.0" y="37.0" width="956.3" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g></a>
+<g >
+<title>f (3 samples, x) (234 samples, 18.96%)</title><rect x="966.3" y="37.0" width="223.7" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g>
+<g >
+<title><![CDATA[cd<]]>ata (0.5 ms)</title><rect x="966.3" y="21.0" width="0.5" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g>
+<g><title>no count here</title><rect x="0" y="0"/></g>
+</g>
+</svg>
+SVG
+	fg --separate-stderr svg-frames "$BATS_TEST_TMPDIR/pl.svg"
+	[ "$status" -eq 0 ]
+	printf '0\t1234\tall\n1\t1000\ta<b> &c "q" '"'s'"' \xc3\xa9\n1\t234\tf (3 samples, x)\n2\t0.5\tcd<ata\n' >"$BATS_TEST_TMPDIR/exp"
+	diff -u "$BATS_TEST_TMPDIR/exp" - <<<"$output"
+	fg --separate-stderr svg-frames --inverted "$BATS_TEST_TMPDIR/pl.svg"
+	[ "$(cut -f1,3 <<<"$output" | tr '\t\n' ': ')" = "0:cd<ata 1:a<b> &c \"q\" 's' é 1:f (3 samples, x) 2:all " ]
+	# not well-formed: an error, status 1
+	printf '<svg><g><title>x (1 s)</title><rect x="1" y="2"/></g>' >"$BATS_TEST_TMPDIR/bad.svg"
+	fg -1 --separate-stderr svg-frames "$BATS_TEST_TMPDIR/bad.svg"
+	[[ $stderr == "svg-frames: '$BATS_TEST_TMPDIR/bad.svg': not well-formed XML at byte 53: elements left open at the end" ]]
+	printf '<svg><g><title>x &nbsp; (1 s)</title><rect x="1" y="2"/></g></svg>' >"$BATS_TEST_TMPDIR/bad.svg"
+	fg -1 --separate-stderr svg-frames "$BATS_TEST_TMPDIR/bad.svg"
+	[[ $stderr == *"an undefined entity" ]]
 }
 
 @test "-h prints usage to stdout and exits 0" {
