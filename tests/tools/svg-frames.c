@@ -17,11 +17,13 @@
  * DOCTYPE); a document that is not well-formed is an error, exit 1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fg/buf.h"
 #include "fg/diag.h"
@@ -489,7 +491,7 @@ int main(int argc, char **argv)
 	double *ys;
 	char *data;
 	size_t len;
-	int err;
+	int fd, err;
 
 	fg_set_progname("svg-frames");
 	for (int i = 1; i < argc; i++) {
@@ -504,7 +506,10 @@ int main(int argc, char **argv)
 		fputs("usage: svg-frames [--inverted] FILE.svg\n", stderr);
 		return FG_EXIT_USAGE;
 	}
-	err = fg_read_file(path, SIZE_MAX / 2, &data, &len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : fg_read_all(fd, SIZE_MAX / 2, &data, &len);
+	if (fd >= 0)
+		close(fd);
 	if (err < 0)
 		fg_diex("cannot read '%s': %s", path, strerror(-err));
 	ps.path = path;
