@@ -430,6 +430,33 @@ PY
 	frames "$BATS_TEST_TMPDIR/g.svg" | cut -f2,3 | tr '\t\n' ': ' | grep -qx '4:all 1:b 2:a 1:b '
 }
 
+@test "memory follows the distinct stacks, not the input: 10 times the lines, the same RSS" {
+	requires /usr/bin/time
+	rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
+	# 700 distinct stacks with their counts, repeated 60 and 600 times (4 and 40 MB)
+	awk 'BEGIN { srand(7); for (i = 0; i < 700; i++) { s = "proc"
+		for (d = int(rand() * 25) + 5; d > 0; d--) s = s ";func_" int(rand() * 300)
+		line[i] = s " " int(rand() * 50) + 1 }
+		for (r = 0; r < 600; r++) for (i = 0; i < 700; i++) print line[i] }' >"$BATS_TEST_TMPDIR/big"
+	head -n 42000 "$BATS_TEST_TMPDIR/big" >"$BATS_TEST_TMPDIR/small"
+	local small big chart
+	small=$(rss fg-svg "$BATS_TEST_TMPDIR/small")
+	big=$(rss fg-svg "$BATS_TEST_TMPDIR/big")
+	echo "# RSS: 4 MB in $small KB, 40 MB in $big KB" >&3
+	[ "$big" -lt $((small + 4096)) ]
+	# standard input too, and a flame chart whose neighbours repeat
+	big=$(rss fg-svg <"$BATS_TEST_TMPDIR/big")
+	[ "$big" -lt $((small + 4096)) ]
+	sort "$BATS_TEST_TMPDIR/big" >"$BATS_TEST_TMPDIR/runs"
+	chart=$(rss fg-svg --flamechart "$BATS_TEST_TMPDIR/runs")
+	echo "# RSS: --flamechart, 700 runs of 600 lines, $chart KB" >&3
+	[ "$chart" -lt $((small + 4096)) ]
+	# and the graph is what the lines add up to
+	fg-svg "$BATS_TEST_TMPDIR/big" | svg-frames /dev/stdin | head -n 1 >"$BATS_TEST_TMPDIR/out"
+	awk '{ t += $NF } END { printf "0\t%d\tall\n", t }' "$BATS_TEST_TMPDIR/big" |
+		diff - "$BATS_TEST_TMPDIR/out"
+}
+
 @test "the hidden weight, self time and script hooks are in the SVG" {
 	printf 'a;b 1\n' >"$BATS_TEST_TMPDIR/in"
 	svg <"$BATS_TEST_TMPDIR/in"
