@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
 #include "fg/diag.h"
 #include "fg/flame.h"
 #include "fg/hash.h"
@@ -19,7 +20,7 @@
 #include "fg/util.h"
 
 static const char usage_text[] =
-    "usage: fg-svg [options] [FILE...] > graph.svg\n"
+    "usage: fg-svg [options] [-o graph.svg] [FILE...]\n"
     "Draw folded stacks (\"frame;frame;frame COUNT\", or two counts for a\n"
     "differential graph) from FILEs or standard input as an interactive SVG flame graph.\n"
     "\n"
@@ -50,6 +51,7 @@ static const char usage_text[] =
     "  --nameattr FILE     per-name attributes: NAME<TAB>key=value<TAB>...\n"
     "  --encoding NAME     declare this character encoding in the SVG\n"
     "  --base FUNC         re-root every stack at its first frame FUNC (repeatable)\n"
+    "  -o, --output FILE   write FILE, whole or not at all (default: standard output)\n"
     "  -h, --help          show this help\n"
     "  -V, --version       show the version\n";
 
@@ -110,6 +112,7 @@ static const struct option longopts[] = {
     {"nametype", required_argument, NULL, OPT_NAMETYPE},
     {"negate", no_argument, NULL, OPT_NEGATE},
     {"notes", required_argument, NULL, OPT_NOTES},
+    {"output", required_argument, NULL, 'o'},
     {"random", no_argument, NULL, OPT_RANDOM},
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"subtitle", required_argument, NULL, OPT_SUBTITLE},
@@ -238,25 +241,30 @@ int main(int argc, char **argv)
 {
 	struct fg_svg_opts so;
 	struct fg_flame_opts fo = {0};
-	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL;
+	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL, *output = NULL;
 	const char **base = NULL;
 	size_t nbase = 0, base_alloc = 0;
 	bool cp = false, width_set = false;
 	double total = 0, minval, min_samples;
 	struct fg_flame *f;
+	struct fg_atomic atomic = {0};
+	FILE *out = stdout;
 	int64_t written = 0;
 	int c, status = FG_EXIT_OK, err;
 	char *end;
 
 	fg_set_progname("fg-svg");
 	fg_svg_opts_init(&so);
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout, FG_EXIT_OK);
 		case 'V':
 			fg_print_version();
 			return fg_close_stdout();
+		case 'o':
+			output = optarg;
+			break;
 		case OPT_BASE:
 			FG_ALLOC_GROW(base, nbase + 1, base_alloc);
 			base[nbase++] = optarg;
@@ -367,6 +375,14 @@ int main(int argc, char **argv)
 	if ((nameattr && !(so.nameattr = load_nameattr(nameattr))) ||
 	    (cp && !(so.colors = load_palette_map())))
 		goto fail;
+	if (output) {
+		err = fg_atomic_open(&atomic, output);
+		if (err < 0) {
+			fg_warne(-err, "cannot write '%s'", output);
+			goto fail;
+		}
+		out = atomic.f;
+	}
 	if (!read_inputs(f, argv + optind, argc - optind))
 		goto fail;
 	if (total > 0 && total < f->total) {
@@ -395,15 +411,25 @@ int main(int argc, char **argv)
 			 (unsigned long long)f->off_base, f->off_base_samples);
 	if (!(f->total > 0)) {
 		fg_warnx("no stack counts found");
-		/* flamegraph.pl's status, and its SVG saying so */
+		/* flamegraph.pl's status, and on standard output its SVG saying so */
 		status = FG_EXIT_USAGE;
-		written = fg_svg_write_message(stdout, &so,
-					       "ERROR: No valid input provided to fg-svg: "
-					       "no stack counts, nothing to show.");
+		if (!output)
+			written = fg_svg_write_message(stdout, &so,
+						       "ERROR: No valid input provided to fg-svg: "
+						       "no stack counts, nothing to show.");
 		goto out;
 	}
 	so.timemax = total > 0 ? total : f->total;
-	written = fg_svg_write(stdout, f, &so);
+	written = fg_svg_write(out, f, &so);
+	if (written >= 0 && output) {
+		err = fg_atomic_commit(&atomic);
+		if (err < 0)
+			written = err;
+	}
+	if (written < 0 && output) {
+		fg_warne((int)-written, "cannot write '%s'", output);
+		goto fail;
+	}
 	if (cp && written >= 0) {
 		err = fg_palette_map_write(so.colors, PALETTE_MAP);
 		if (err < 0) {
@@ -415,10 +441,12 @@ int main(int argc, char **argv)
 fail:
 	status = FG_EXIT_FAIL;
 out:
+	if (atomic.f)
+		fg_atomic_abort(&atomic);
 	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	if (fg_close_stdout() != FG_EXIT_OK) {
 		status = FG_EXIT_FAIL;
-	} else if (written < 0) {
+	} else if (written < 0 && !output) {
 		fg_warne((int)-written, "write error");
 		status = FG_EXIT_FAIL;
 	}

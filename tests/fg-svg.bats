@@ -3,6 +3,13 @@ load helpers
 
 CORPUS=$DATA/flamegraph
 
+teardown() {
+	# the small tmpfs of the full-disk test, whatever happened
+	if mountpoint -q "$BATS_TEST_TMPDIR/small" 2>/dev/null; then
+		cd / && umount "$BATS_TEST_TMPDIR/small"
+	fi
+}
+
 # svg_ok FILE: well-formed XML, valid UTF-8, one <script>, no network reference
 svg_ok() {
 	python3 - "$1" <<'PY'
@@ -220,6 +227,60 @@ SVG
 	printf 'a;b 1\n' >"$BATS_TEST_TMPDIR/in"
 	fg -1 --separate-stderr bash -c 'fg-svg "$1" >/dev/full' - "$BATS_TEST_TMPDIR/in"
 	[[ $stderr == "fg-svg: write error: No space left on device" ]]
+}
+
+@test "-o FILE writes the graph whole, as an ordinary file" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR/d"
+	printf 'a;b 1\n' >in
+	umask 027
+	fg --separate-stderr fg-svg -o g.svg in
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] && [ -z "$stderr" ]
+	svg_ok g.svg
+	[ "$(stat -c %a g.svg)" = 640 ]
+	[ "$(ls -A)" = "$(printf 'g.svg\nin')" ]
+	fg-svg in | cmp - g.svg
+	# what is not a regular file is written in place
+	fg --separate-stderr fg-svg --output /dev/stdout in
+	[ "$status" -eq 0 ]
+	[[ $output == "<?xml"*"</svg>" ]]
+	[ -L /dev/stdout ]
+	# nothing to draw: status 2, and the file is left alone
+	fg -2 --separate-stderr fg-svg -o g.svg /dev/null
+	[ "$stderr" = "fg-svg: no stack counts found" ]
+	fg-svg in | cmp - g.svg
+	fg -1 --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/no/such/g.svg" in
+	[[ $stderr == "fg-svg: cannot write '$BATS_TEST_TMPDIR/no/such/g.svg': No such file or directory" ]]
+}
+
+@test "a full disk leaves no partial file: -o keeps the old graph, --cp the old palette.map" {
+	requires root
+	local d=$BATS_TEST_TMPDIR/small
+	mkdir "$d"
+	mount -t tmpfs -o size=12k tmpfs "$d"
+	# the java case draws a 200 KB SVG
+	printf 'old graph\n' >"$d/g.svg"
+	fg --separate-stderr fg-svg -o "$d/g.svg" "$CORPUS/input/perf-java-stacks-01--pid.folded"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-svg: cannot write '$d/g.svg': No space left on device" ]
+	[ "$(cat "$d/g.svg")" = "old graph" ]
+	[ "$(ls -A "$d")" = g.svg ]
+	rm "$d/g.svg"
+	fg --separate-stderr fg-svg -o "$d/g.svg" "$CORPUS/input/perf-java-stacks-01--pid.folded"
+	[ "$status" -eq 1 ]
+	[ -z "$(ls -A "$d")" ]
+	# palette.map: the disk full before it is written
+	printf 'a->rgb(1,2,3)\n' >"$d/palette.map"
+	head -c 8192 /dev/zero >"$d/filler" || true
+	printf 'a;%s 1\n' $(seq 2000) >"$BATS_TEST_TMPDIR/in"
+	cd "$d"
+	fg --separate-stderr fg-svg --cp -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-svg: cannot write 'palette.map': No space left on device" ]
+	[ "$(cat palette.map)" = "a->rgb(1,2,3)" ]
+	[ "$(ls -A)" = "$(printf 'filler\npalette.map')" ]
+	svg_ok "$BATS_TEST_TMPDIR/g.svg"
 }
 
 @test "safety: hostile names come out as text" {
