@@ -226,6 +226,35 @@ static bool read_inputs(struct fg_flame *f, char *const *paths, int n)
 	return true;
 }
 
+/*
+ * Headless Chromium takes about a second a megabyte (0.6-1.2 s of CPU) to
+ * open an SVG of ours, whatever its shape: past this it seems to hang (the
+ * figures are in man fg-svg, CAVEATS).
+ */
+#define BROWSER_MAX_BYTES (30ull * 1000 * 1000)
+
+/* Say when the SVG is more than a browser opens in good time, and what draws less. */
+static void warn_size(const struct fg_flame *f, uint64_t bytes, const char *minwidth)
+{
+	char hint[160];
+
+	if (bytes <= BROWSER_MAX_BYTES)
+		return;
+	/* a deep stack is as wide as its root: --minwidth keeps all of it */
+	if (f->maxdepth >= f->nframes / 2)
+		snprintf(hint, sizeof(hint),
+			 "its deepest stack has %u frames, which --minwidth cannot prune; --base "
+			 "FUNC cuts the frames below FUNC",
+			 f->maxdepth);
+	else
+		snprintf(hint, sizeof(hint), "a larger --minwidth (now %s) draws fewer frames",
+			 minwidth);
+	fg_warnx("the SVG is %.0f MB (%zu frames): browsers take about a second a MB to open "
+		 "one, and seem to hang past %llu MB; %s",
+		 (double)bytes / 1e6, f->nframes,
+		 (unsigned long long)(BROWSER_MAX_BYTES / 1000 / 1000), hint);
+}
+
 static bool valid_encoding(const char *s)
 {
 	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
@@ -430,6 +459,8 @@ int main(int argc, char **argv)
 		fg_warne((int)-written, "cannot write '%s'", output);
 		goto fail;
 	}
+	if (written >= 0)
+		warn_size(f, (uint64_t)written, minwidth);
 	if (cp && written >= 0) {
 		err = fg_palette_map_write(so.colors, PALETTE_MAP);
 		if (err < 0) {

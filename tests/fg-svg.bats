@@ -518,6 +518,26 @@ PY
 		diff - "$BATS_TEST_TMPDIR/out"
 }
 
+@test "an SVG past what browsers open draws a warning with its size and what draws less" {
+	# 200,000 frames deep: 32 MB, and --minwidth cannot help
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%sf%d", i ? ";" : "", i; print " 1" }' \
+		>"$BATS_TEST_TMPDIR/deep"
+	fg --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/deep"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/g.svg")" -gt 30000000 ]
+	[ "$stderr" = "fg-svg: the SVG is 32 MB (200001 frames): browsers take about a second a MB to open one, and seem to hang past 30 MB; its deepest stack has 200000 frames, which --minwidth cannot prune; --base FUNC cuts the frames below FUNC" ]
+	# 100,000 narrow stacks: too many frames with --minwidth 0, a small graph by default
+	awk 'BEGIN { for (i = 0; i < 100000; i++) printf "r;a%d;b%d;c%d 1\n", i, i, i }' \
+		>"$BATS_TEST_TMPDIR/wide"
+	fg --separate-stderr fg-svg --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/wide"
+	[ "$status" -eq 0 ]
+	[[ $stderr =~ ^"fg-svg: the SVG is "3[0-9]" MB (300002 frames): browsers take about a second a MB to open one, and seem to hang past 30 MB; a larger --minwidth (now 0) draws fewer frames"$ ]]
+	fg --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/wide"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/g.svg")" -lt 100000 ]
+}
+
 @test "the hidden weight, self time and script hooks are in the SVG" {
 	printf 'a;b 1\n' >"$BATS_TEST_TMPDIR/in"
 	svg <"$BATS_TEST_TMPDIR/in"
