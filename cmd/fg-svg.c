@@ -227,7 +227,7 @@ static bool read_inputs(struct fg_flame *f, char *const *paths, int n)
 }
 
 /*
- * Headless Chromium takes about a second a megabyte (0.6-1.2 s of CPU) to
+ * Headless Chromium takes about a second a megabyte (0.6-1.5 s of CPU) to
  * open an SVG of ours, whatever its shape: past this it seems to hang (the
  * figures are in man fg-svg, CAVEATS).
  */
