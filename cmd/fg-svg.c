@@ -410,7 +410,7 @@ int main(int argc, char **argv)
 			fg_warne(-err, "cannot write '%s'", output);
 			goto fail;
 		}
-		out = atomic.f;
+		out = atomic.fp;
 	}
 	if (!read_inputs(f, argv + optind, argc - optind))
 		goto fail;
@@ -472,7 +472,7 @@ int main(int argc, char **argv)
 fail:
 	status = FG_EXIT_FAIL;
 out:
-	if (atomic.f)
+	if (atomic.fp)
 		fg_atomic_abort(&atomic);
 	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	if (fg_close_stdout() != FG_EXIT_OK) {

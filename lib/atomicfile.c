@@ -8,70 +8,70 @@
 
 #include "fg/atomicfile.h"
 #include "fg/buf.h"
-#include "fg/diag.h"
+#include "fg/util.h"
 
 static void release(struct fg_atomic *a)
 {
 	free(a->path);
 	free(a->tmp);
-	a->path = a->tmp = NULL;
-	a->f = NULL;
-}
-
-/* A regular file's mode, 0666 less the umask otherwise. */
-static mode_t mode_for(const struct stat *st, bool exists)
-{
-	mode_t mask;
-
-	if (exists && S_ISREG(st->st_mode))
-		return st->st_mode & 07777;
-	mask = umask(0);
-	umask(mask);
-	return 0666 & ~mask;
+	memset(a, 0, sizeof(*a));
 }
 
 int fg_atomic_open(struct fg_atomic *a, const char *path)
 {
-	struct fg_buf b = FG_BUF_INIT;
-	const char *slash = strrchr(path, '/');
+	struct fg_buf t = FG_BUF_INIT;
 	struct stat st;
-	bool exists = lstat(path, &st) == 0;
+	mode_t mode, mask;
 	int fd, err;
 
 	memset(a, 0, sizeof(*a));
-	if (exists && !S_ISREG(st.st_mode)) {
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		/*
-		 * A FIFO, a device, a link (/dev/stdout is one): write through it in
-		 * place, as a shell's redirection would, the kernel's protections
-		 * for links in sticky directories included.  Renaming over a link
-		 * would replace the link, and renaming over what it names would
-		 * write wherever someone pointed it.
+		 * A device, a FIFO, a symbolic link: write there, following the
+		 * link as a shell's redirection would (the kernel's protection of
+		 * links in sticky directories included).  Renaming over a link
+		 * would replace it: /dev/stdout, with standard output redirected to
+		 * a file, is a link to a regular file, and root would replace it
+		 * for the whole machine.
 		 */
-		a->f = fopen(path, "w");
-		if (!a->f)
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+		if (fd < 0)
 			return -errno;
+		a->fp = fdopen(fd, "w");
+		if (!a->fp) {
+			err = errno;
+			close(fd);
+			return -err;
+		}
 		a->path = fg_xstrdup(path);
 		return 0;
 	}
-	/* DIR/.NAME.XXXXXX: hidden, beside the target, on its file system */
-	if (slash)
-		fg_buf_add(&b, path, (size_t)(slash - path) + 1);
-	fg_buf_addf(&b, ".%s.XXXXXX", slash ? slash + 1 : path);
-	fd = mkostemp(b.data, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		fg_buf_release(&b);
-		return err;
+	if (lstat(path, &st) == 0) {
+		mode = st.st_mode & 07777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
 	}
-	a->tmp = fg_buf_detach(&b, NULL);
-	if (fchmod(fd, mode_for(&st, exists)) < 0 || !(a->f = fdopen(fd, "w"))) {
-		err = -errno;
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		fg_buf_add(&t, path, (size_t)(slash - path + 1));
+	fg_buf_addf(&t, ".%s.XXXXXX", slash ? slash + 1 : path);
+	fd = mkostemp(t.data, O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		fg_buf_release(&t);
+		return -err;
+	}
+	a->tmp = fg_buf_detach(&t, NULL);
+	a->path = fg_xstrdup(path);
+	if (fchmod(fd, mode) != 0 || !(a->fp = fdopen(fd, "w"))) {
+		err = errno;
 		close(fd);
 		unlink(a->tmp);
 		release(a);
-		return err;
+		return -err;
 	}
-	a->path = fg_xstrdup(path);
 	return 0;
 }
 
@@ -79,27 +79,28 @@ int fg_atomic_commit(struct fg_atomic *a)
 {
 	int err = 0;
 
-	if (!a->f)
+	if (!a->fp)
 		return -EBADF;
-	if (fflush(a->f) != 0 || ferror(a->f))
-		err = errno ? -errno : -EIO;
-	if (!err && a->tmp && fsync(fileno(a->f)) < 0)
-		err = -errno;
-	if (fclose(a->f) != 0 && !err)
-		err = errno ? -errno : -EIO;
-	a->f = NULL;
-	if (!err && a->tmp && rename(a->tmp, a->path) < 0)
-		err = -errno;
+	errno = 0;
+	if (fflush(a->fp) != 0 || ferror(a->fp))
+		err = errno ? errno : EIO;
+	if (!err && a->tmp && fsync(fileno(a->fp)) != 0)
+		err = errno;
+	if (fclose(a->fp) != 0 && !err)
+		err = errno ? errno : EIO;
+	a->fp = NULL;
+	if (!err && a->tmp && rename(a->tmp, a->path) != 0)
+		err = errno;
 	if (err && a->tmp)
 		unlink(a->tmp);
 	release(a);
-	return err;
+	return -err;
 }
 
 void fg_atomic_abort(struct fg_atomic *a)
 {
-	if (a->f)
-		fclose(a->f);
+	if (a->fp)
+		fclose(a->fp);
 	if (a->tmp)
 		unlink(a->tmp);
 	release(a);

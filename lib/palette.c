@@ -396,8 +396,8 @@ int fg_palette_map_write(const struct fg_hmap *m, const char *path)
 	for (size_t i = 0; i < n; i++) {
 		struct fg_rgb c = fg_rgb_unpack(v[i]->val.u);
 
-		fwrite(v[i]->key, 1, v[i]->len, a.f);
-		fprintf(a.f, "->rgb(%u,%u,%u)\n", c.r, c.g, c.b);
+		fwrite(v[i]->key, 1, v[i]->len, a.fp);
+		fprintf(a.fp, "->rgb(%u,%u,%u)\n", c.r, c.g, c.b);
 	}
 	free(v);
 	return fg_atomic_commit(&a);

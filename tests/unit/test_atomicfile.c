@@ -57,7 +57,7 @@ TEST(atomic_commit_and_abort)
 	mode_t mask = umask(022);
 
 	CHECK_INT(fg_atomic_open(&a, path), 0);
-	fputs("new", a.f);
+	fputs("new", a.fp);
 	CHECK_INT(count_files(), 1); /* the temporary file */
 	CHECK(stat(path, &st) < 0);  /* not yet there */
 	CHECK_INT(fg_atomic_commit(&a), 0);
@@ -66,13 +66,13 @@ TEST(atomic_commit_and_abort)
 	/* an abort leaves the old file as it was, and no temporary file */
 	CHECK(chmod(path, 0600) == 0);
 	CHECK_INT(fg_atomic_open(&a, path), 0);
-	fputs("half", a.f);
+	fputs("half", a.fp);
 	fg_atomic_abort(&a);
 	CHECK_STR(slurp(path), "new");
 	CHECK_INT(count_files(), 1);
 	/* a replacement keeps the mode of the file it replaces */
 	CHECK_INT(fg_atomic_open(&a, path), 0);
-	fputs("newer", a.f);
+	fputs("newer", a.fp);
 	CHECK_INT(fg_atomic_commit(&a), 0);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
 	CHECK_STR(slurp(path), "newer");
@@ -90,10 +90,10 @@ TEST(atomic_failed_write_keeps_the_target)
 	/* /dev/full is not a regular file: written in place, and the error shows at commit */
 	CHECK_INT(fg_atomic_open(&a, "/dev/full"), 0);
 	CHECK(a.tmp == NULL);
-	fputs("x", a.f);
+	fputs("x", a.fp);
 	CHECK_INT(fg_atomic_commit(&a), -ENOSPC);
 	CHECK_INT(fg_atomic_open(&a, "/dev/null"), 0);
-	fputs("x", a.f);
+	fputs("x", a.fp);
 	CHECK_INT(fg_atomic_commit(&a), 0);
 }
 
@@ -106,7 +106,7 @@ TEST(atomic_writes_through_a_link)
 	CHECK(symlink("real", link) == 0);
 	CHECK_INT(fg_atomic_open(&a, link), 0);
 	CHECK(a.tmp == NULL);
-	fputs("through", a.f);
+	fputs("through", a.fp);
 	CHECK_INT(fg_atomic_commit(&a), 0);
 	CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
 	CHECK_STR(slurp(real), "through");
