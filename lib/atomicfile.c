@@ -25,8 +25,15 @@ int fg_atomic_open(struct fg_atomic *a, const char *path)
 	int fd, err;
 
 	memset(a, 0, sizeof(*a));
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device or a FIFO: write there */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/*
+		 * A device, a FIFO, a symbolic link: write there, following the
+		 * link as a shell's redirection would (the kernel's protection of
+		 * links in sticky directories included).  Renaming over a link
+		 * would replace it: /dev/stdout, with standard output redirected to
+		 * a file, is a link to a regular file, and root would replace it
+		 * for the whole machine.
+		 */
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
 		if (fd < 0)
 			return -errno;
@@ -39,7 +46,7 @@ int fg_atomic_open(struct fg_atomic *a, const char *path)
 		a->path = fg_xstrdup(path);
 		return 0;
 	}
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+	if (lstat(path, &st) == 0) {
 		mode = st.st_mode & 07777;
 	} else {
 		mask = umask(0);

@@ -10,9 +10,11 @@
  *	fprintf(out.fp, ...);
  *	if (fg_atomic_commit(&out) < 0) ...error: nothing was replaced...
  *
- * A path that names something other than a regular file (/dev/stdout, a
- * FIFO, /dev/null) is opened and written in place: there is nothing to
- * replace.  A symbolic link is replaced, not followed.
+ * A path that names something other than a regular file (a FIFO, /dev/null,
+ * a symbolic link such as /dev/stdout) is opened and written in place, as a
+ * shell's redirection would: there is nothing to replace, and renaming over a
+ * link would replace the link (/dev/stdout for the whole machine, when
+ * standard output is a file).
  */
 #ifndef FG_ATOMICFILE_H
 #define FG_ATOMICFILE_H
