@@ -162,30 +162,28 @@ static inline int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 }
 
 /*
- * Where the caller's rbp is, per rule `how`.  0 with *known telling whether
- * it is known, or an end result.
+ * The caller's rbp, per the rule: 1 when known (in *rbp), 0 when not.  A
+ * read that fails leaves it unknown rather than ending the walk, as libdwfl
+ * does: in an epilogue the CFI still places rbp where it was saved, below a
+ * stack pointer that has moved past it (outside a snapshot taken from rsp),
+ * and only a caller that needs rbp suffers.
  */
 static inline int fg_cfi_restore_rbp(const struct fg_cfi_rule *r, const struct fg_cfi_regs *g,
-				     __u64 cfa, __u64 *rbp, int *known, FG_CFI_CTX *ctx)
+				     __u64 cfa, __u64 *rbp, FG_CFI_CTX *ctx)
 {
-	*known = 0;
 	switch (r->rbp) {
 	case FG_CFI_SAME:
 		*rbp = g->r[FG_CFI_RBP];
-		*known = !!(g->valid & FG_CFI_BIT(FG_CFI_RBP));
-		return 0;
+		return !!(g->valid & FG_CFI_BIT(FG_CFI_RBP));
 	case FG_CFI_AT_CFA:
-		*known = 1;
-		return FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->rbp_off, rbp);
+		return FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->rbp_off, rbp) == 0;
 	case FG_CFI_VAL_CFA:
-		*known = 1;
 		*rbp = cfa + (__u64)(__s64)r->rbp_off;
-		return 0;
+		return 1;
 	case FG_CFI_AT_REG:
 		if (r->rbp_reg >= FG_CFI_NREGS || !(g->valid & FG_CFI_BIT(r->rbp_reg)))
-			return 0; /* unknown, not an error: only a caller using it fails */
-		*known = 1;
-		return FG_CFI_READ(ctx, g->r[r->rbp_reg] + (__u64)(__s64)r->rbp_off, rbp);
+			return 0;
+		return FG_CFI_READ(ctx, g->r[r->rbp_reg] + (__u64)(__s64)r->rbp_off, rbp) == 0;
 	default:
 		return 0;
 	}
@@ -239,9 +237,7 @@ static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g
 	e = FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->ra_off, &ra);
 	if (e)
 		return e;
-	e = fg_cfi_restore_rbp(r, g, cfa, &rbp, &known, ctx);
-	if (e)
-		return e;
+	known = fg_cfi_restore_rbp(r, g, cfa, &rbp, ctx);
 	g->r[FG_CFI_RIP] = ra;
 	g->r[FG_CFI_RSP] = cfa;
 	g->r[FG_CFI_RBP] = rbp;
