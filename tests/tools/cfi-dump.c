@@ -9,6 +9,8 @@
  * rows that differ, a summary line "checked N rows: M differ, K skipped
  * (signal/invalid)", exit 1 when any differs.
  * --stats: the table's statistics, as "name value" lines.
+ * cfi-dump --vdso: the rows of this kernel's vdso, built from its image in
+ * memory, each followed by the function that starts there, if any.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -19,10 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "fg/cfi.h"
 #include "fg/diag.h"
+#include "fg/elfsyms.h"
 #include "fg/safeio.h"
 
 static const char *const regs[] = {
@@ -118,8 +122,10 @@ static void dw_reg(Dwarf_Frame *fr, int regno, char *out, size_t len)
 	int64_t off;
 
 	snprintf(out, len, "?");
-	if (dwarf_frame_register(fr, regno, mem, &ops, &n) < 0)
+	if (dwarf_frame_register(fr, regno, mem, &ops, &n) < 0) {
+		snprintf(out, len, "?(%s)", dwarf_errmsg(-1));
 		return;
+	}
 	if (n == 0) {
 		snprintf(out, len, "%s", ops ? "u" : "s");
 		return;
@@ -127,7 +133,10 @@ static void dw_reg(Dwarf_Frame *fr, int regno, char *out, size_t len)
 	bool value = ops[n - 1].atom == DW_OP_stack_value;
 	if (value)
 		n--;
-	if (n >= 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+	if (!value && n == 2 && ops[0].atom == DW_OP_call_frame_cfa && breg(&ops[1], &reg, &off)) {
+		/* DW_CFA_expression: the CFA pushed first, then the expression, which ignores it */
+		snprintf(out, len, "*(%s%+" PRId64 ")", reg_name(reg), off);
+	} else if (n >= 1 && ops[0].atom == DW_OP_call_frame_cfa) {
 		off = 0;
 		if (n == 2 && ops[1].atom == DW_OP_plus_uconst)
 			off = (int64_t)ops[1].number;
@@ -138,6 +147,14 @@ static void dw_reg(Dwarf_Frame *fr, int regno, char *out, size_t len)
 		snprintf(out, len, "%c%+" PRId64, value ? 'v' : 'c', off);
 	} else if (!value && n == 1 && breg(&ops[0], &reg, &off)) {
 		snprintf(out, len, "*(%s%+" PRId64 ")", reg_name(reg), off);
+	} else {
+		char *p = out;
+
+		/* another expression, shown as libdw gives it */
+		for (size_t i = 0; i < n && p < out + len - 24; i++)
+			p += snprintf(p, (size_t)(out + len - p), "%s0x%x/%" PRId64, i ? ";" : "[",
+				      ops[i].atom, (int64_t)ops[i].number);
+		snprintf(p, (size_t)(out + len - p), "]");
 	}
 }
 
@@ -224,6 +241,39 @@ static void print_stats(const struct fg_cfi *c)
 		printf("invalid[%s] %" PRIu64 "\n", fg_cfi_why_names[i], s->invalid[i]);
 }
 
+static void print_rows(const struct fg_cfi *c, const struct fg_elfsyms *e)
+{
+	for (uint32_t r = 0; r < c->nrows; r++) {
+		char a[64], b[64], d[64];
+		uint64_t pc = c->base + c->rows[r].pc;
+		const struct fg_elf_sym *s = e ? fg_elfsyms_lookup(e, pc) : NULL;
+
+		fg_cfi_rule_text(&c->rules[c->rows[r].rule], a, b, d, sizeof(a));
+		printf("%016" PRIx64 " %s %s %s%s%s\n", pc, a, b, d, s && s->addr == pc ? " " : "",
+		       s && s->addr == pc ? s->name : "");
+	}
+}
+
+/* This kernel's vdso: the table of its image in memory, and its symbols. */
+static int dump_vdso(void)
+{
+	const void *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct fg_elfsyms *e;
+	struct fg_cfi *c;
+
+	if (!base)
+		fg_diex("no vdso");
+	/* a few pages at most; the ELF headers say what is read */
+	c = fg_cfi_open_mem(base, 8192);
+	e = fg_elfsyms_open_mem(base, 8192);
+	if (!c || !e)
+		fg_die("cannot build the table of the vdso");
+	print_rows(c, e);
+	fg_cfi_free(c);
+	fg_elfsyms_free(e);
+	return fg_close_stdout();
+}
+
 int main(int argc, char **argv)
 {
 	bool libdw = false, stats = false;
@@ -235,11 +285,13 @@ int main(int argc, char **argv)
 			libdw = true;
 		else if (strcmp(argv[i], "--stats") == 0)
 			stats = true;
+		else if (strcmp(argv[i], "--vdso") == 0)
+			return dump_vdso();
 		else
 			break;
 	}
 	if (argc - i < 1 || argc - i > 2) {
-		fprintf(stderr, "usage: cfi-dump [--libdw] [--stats] FILE [DEBUGFILE]\n");
+		fprintf(stderr, "usage: cfi-dump [--libdw] [--stats] FILE [DEBUGFILE] | --vdso\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -256,12 +308,7 @@ int main(int argc, char **argv)
 	} else if (stats) {
 		print_stats(c);
 	} else {
-		for (uint32_t r = 0; r < c->nrows; r++) {
-			char a[64], b[64], d[64];
-
-			fg_cfi_rule_text(&c->rules[c->rows[r].rule], a, b, d, sizeof(a));
-			printf("%016" PRIx64 " %s %s %s\n", c->base + c->rows[r].pc, a, b, d);
-		}
+		print_rows(c, NULL);
 	}
 	fg_cfi_free(c);
 	close(fd);
