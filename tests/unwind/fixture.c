@@ -14,6 +14,7 @@
  *	plt      a hot loop of calls through the PLT
  *	realign  alloca, a VLA and an over-aligned local (stack realignment)
  *	threads  two threads busy in their own calls
+ *	vdso     clock_gettime() in a loop: the time goes to the kernel's vdso
  */
 #define _GNU_SOURCE
 #include <alloca.h>
@@ -182,6 +183,17 @@ NOINL static void mode_realign(void)
 	with_alloca(200 + (int)(sink & 31));
 }
 
+/* --- vdso --- */
+NOINL static void mode_vdso(void)
+{
+	struct timespec ts;
+
+	for (int i = 0; i < 2000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sink += (unsigned long)ts.tv_nsec;
+	}
+}
+
 /* --- threads --- */
 NOINL static void *worker(void *arg)
 {
@@ -211,7 +223,7 @@ static const struct {
 } modes[] = {
     {"recurse", mode_recurse},	   {"qsort", mode_qsort}, {"lib", mode_lib},
     {"signal", mode_signal},	   {"plt", mode_plt},	  {"realign", mode_realign},
-    {"threads", mode_threads_run},
+    {"threads", mode_threads_run}, {"vdso", mode_vdso},
 };
 
 NOINL static void run_mode(int i)
