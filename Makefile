@@ -137,7 +137,7 @@ $(OUT)/cmd/fg-sample.o: $(SKELS)
 
 # --- tests ---
 
-$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libfg.a | $(OUT)/tests
+$(OUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(OUT)/libfg.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
 

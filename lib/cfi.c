@@ -1128,6 +1128,7 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 	struct fg_cfi tmp, *c;
 	bool unusable = false;
 	GElf_Ehdr eh;
+	size_t nscn;
 	int r;
 
 	once_init();
@@ -1139,7 +1140,9 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.nloads = fg_elf_loads(elf, &tmp.loads);
 	r = find_section(elf, ".eh_frame", &b.sects[b.nsects]);
-	if (r == 0 && eh_frame_by_hdr(elf, &tmp, &b.sects[b.nsects]))
+	/* no section headers at all (an image in memory): PT_GNU_EH_FRAME leads to .eh_frame */
+	if (r == 0 && (elf_getshdrnum(elf, &nscn) < 0 || nscn == 0) &&
+	    eh_frame_by_hdr(elf, &tmp, &b.sects[b.nsects]))
 		r = 1;
 	unusable |= r == -2;
 	if (r == 1)

@@ -220,6 +220,8 @@ static int check_libdw(const struct fg_cfi *c, int fd, int dfd)
 	printf("checked %" PRIu64 " rows: %" PRIu64 " differ, %" PRIu64
 	       " skipped (signal/invalid)\n",
 	       checked, differ, skipped);
+	if (eh)
+		dwarf_cfi_end(eh);
 	dwarf_end(dw);
 	elf_end(delf);
 	elf_end(elf);

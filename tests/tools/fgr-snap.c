@@ -134,19 +134,22 @@ int main(int argc, char **argv)
 	fg_rec_header_init(&rh);
 	rh.freq = 250;
 	fg_rec_write_header(c.w, &rh);
-	const struct snap_slot *first = (const void *)(data + sizeof(h) + h.maps_len);
-	c.pid = h.nslots ? first->pid : (uint32_t)getpid();
+	/* the slots follow the maps text at any alignment: each is copied out first */
+	struct snap_slot *s = fg_xmalloc(ssize);
+	if (h.nslots)
+		memcpy(s, data + sizeof(h) + h.maps_len, ssize);
+	c.pid = h.nslots ? s->pid : (uint32_t)getpid();
 	if (fg_procmaps_parse(maps, h.maps_len, one_map, &c, NULL) < 0)
 		fg_diex("'%s': malformed maps", argv[i]);
 	for (uint32_t k = 0; k < h.nslots; k++) {
-		const struct snap_slot *s =
-		    (const void *)(data + sizeof(h) + h.maps_len + (size_t)k * ssize);
 		size_t plen;
 		uint8_t *p;
 		struct fg_rec_sample smp;
 		struct fg_rec_ustack u;
-		uint64_t ip = s->regs[8];
+		uint64_t ip;
 
+		memcpy(s, data + sizeof(h) + h.maps_len + (size_t)k * ssize, ssize);
+		ip = s->regs[8];
 		if (!s->ready || s->size > h.data_max) {
 			left_out++;
 			continue;
@@ -182,6 +185,7 @@ int main(int argc, char **argv)
 	if (left_out || h.dropped)
 		fprintf(stderr, "fgr-snap: %u snapshots, %llu left out, %u dropped (no slot)\n",
 			h.nslots, (unsigned long long)left_out, h.dropped);
+	free(s);
 	free(maps);
 	free(data);
 	err = fg_rec_writer_free(c.w);
