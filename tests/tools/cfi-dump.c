@@ -9,6 +9,7 @@
  * rows that differ, a summary line "checked N rows: M differ, K skipped
  * (signal/invalid)", exit 1 when any differs.
  * --stats: the table's statistics, as "name value" lines.
+ * --time N: build the table N times, and print the median time ("build_ns").
  * cfi-dump --vdso: the rows of this kernel's vdso, built from its image in
  * memory, each followed by the function that starts there, if any.
  */
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fg/cfi.h"
@@ -228,6 +230,35 @@ static int check_libdw(const struct fg_cfi *c, int fd, int dfd)
 	return differ ? 1 : 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int time_builds(int fd, int dfd, int times)
+{
+	double *t = fg_xcalloc((size_t)times, sizeof(*t));
+
+	for (int k = 0; k < times; k++) {
+		struct timespec a, b;
+		struct fg_cfi *c;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		c = fg_cfi_open_fd(fd, dfd);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (!c)
+			fg_die("cannot build the table");
+		fg_cfi_free(c);
+		t[k] = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+	}
+	qsort(t, (size_t)times, sizeof(*t), cmp_double);
+	printf("build_ns %.0f\n", t[times / 2]);
+	free(t);
+	return 0;
+}
+
 static void print_stats(const struct fg_cfi *c)
 {
 	const struct fg_cfi_stats *s = &c->st;
@@ -279,6 +310,7 @@ static int dump_vdso(void)
 int main(int argc, char **argv)
 {
 	bool libdw = false, stats = false;
+	int times = 0;
 	int i = 1, fd, dfd = -1, rc = 0;
 	struct fg_cfi *c;
 
@@ -289,11 +321,15 @@ int main(int argc, char **argv)
 			stats = true;
 		else if (strcmp(argv[i], "--vdso") == 0)
 			return dump_vdso();
+		else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc)
+			times = atoi(argv[++i]);
 		else
 			break;
 	}
 	if (argc - i < 1 || argc - i > 2) {
-		fprintf(stderr, "usage: cfi-dump [--libdw] [--stats] FILE [DEBUGFILE] | --vdso\n");
+		fprintf(
+		    stderr,
+		    "usage: cfi-dump [--libdw | --stats | --time N] FILE [DEBUGFILE] | --vdso\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -305,7 +341,9 @@ int main(int argc, char **argv)
 	c = fg_cfi_open_fd(fd, dfd);
 	if (!c)
 		fg_die("cannot build the table of '%s'", argv[i]);
-	if (libdw) {
+	if (times > 0) {
+		rc = time_builds(fd, dfd, times);
+	} else if (libdw) {
 		rc = check_libdw(c, fd, dfd);
 	} else if (stats) {
 		print_stats(c);
