@@ -131,3 +131,19 @@ vs_readelf() {
 	fg -1 --separate-stderr cfi-dump "$d/bare"
 	[[ $stderr == "cfi-dump: cannot build the table of '$d/bare': "* ]]
 }
+
+@test "the step function compiles for BPF, and the verifier accepts a 64-frame walk with it" {
+	requires clang
+	local d=$BATS_TEST_TMPDIR inc
+	inc=$(clang -v -E - </dev/null 2>&1 |
+		sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+	# shellcheck disable=SC2086
+	fg clang -target bpf -O2 -g -I"$TOP/include" $inc -Wall -Werror \
+		-c "$TOP/tests/unwind/cfi_step_bpf.c" -o "$d/step.bpf.o"
+	[ "$status" -eq 0 ]
+	requires root bpftool
+	local pin=/sys/fs/bpf/fg-cfi-test-$$
+	fg bpftool prog load "$d/step.bpf.o" "$pin" type perf_event
+	rm -f "$pin"
+	[ "$status" -eq 0 ]
+}

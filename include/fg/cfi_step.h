@@ -281,6 +281,8 @@ static inline long fg_cfi_find_row(const struct fg_cfi_row *rows, __u32 nrows, _
 	for (i = 0; i < 32 && lo < hi; i++) {
 		__u32 mid = lo + (hi - lo) / 2;
 
+		if (mid >= nrows) /* never true; tells the BPF verifier the index is in bounds */
+			break;
 		if (rows[mid].pc <= pc)
 			lo = mid + 1;
 		else
