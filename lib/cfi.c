@@ -718,13 +718,12 @@ static bool entry_at(const struct sect *s, uint64_t off, struct rd *body, uint64
 
 static void parse_cie(const struct sect *s, struct rd *r, struct cie *c)
 {
+	uint8_t version = (uint8_t)rd_n(r, 1);
 	const char *aug = (const char *)r->p;
 	size_t auglen;
-	uint8_t version = (uint8_t)rd_n(r, 1);
 
 	memset(c, 0, sizeof(*c));
 	c->bad = true;
-	aug = (const char *)r->p;
 	if (r->bad || !memchr(aug, 0, (size_t)(r->end - r->p)))
 		return;
 	auglen = strlen(aug);
