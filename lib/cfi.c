@@ -450,6 +450,19 @@ static void reg_expression(struct reg_rule *rr, const uint8_t *p, uint64_t len)
 	rr->reg = (uint8_t)(op - OP_breg0);
 }
 
+/*
+ * An offset times a factor (the data alignment); a product that overflows
+ * becomes INT64_MIN, out of every field's range: the row says so.
+ */
+static int64_t scaled(int64_t v, int64_t factor)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(v, factor, &r) || r == INT64_MIN)
+		return INT64_MIN;
+	return r;
+}
+
 /* The rule for register `reg`, when it is one we keep; NULL otherwise. */
 static struct reg_rule *reg_of(struct state *s, const struct cie *c, uint64_t reg)
 {
@@ -516,8 +529,8 @@ static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
 		case CFA_offset:
 			v = rd_uleb(&r);
 			if ((rr = reg_of(s, c, low)) != NULL)
-				*rr =
-				    (struct reg_rule){FG_CFI_AT_CFA, 0, (int64_t)v * c->data_align};
+				*rr = (struct reg_rule){FG_CFI_AT_CFA, 0,
+							scaled((int64_t)v, c->data_align)};
 			continue;
 		case CFA_restore:
 			if ((rr = reg_of(s, c, low)) != NULL)
@@ -550,11 +563,12 @@ static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
 		case CFA_GNU_negative_offset_extended:
 			reg = rd_uleb(&r);
 			v = rd_uleb(&r);
-			sv = op == CFA_GNU_negative_offset_extended ? -(int64_t)v : (int64_t)v;
+			sv = op == CFA_GNU_negative_offset_extended ? scaled((int64_t)v, -1)
+								    : (int64_t)v;
 			if ((rr = reg_of(s, c, reg)) != NULL)
 				*rr = (struct reg_rule){op == CFA_val_offset ? FG_CFI_VAL_CFA
 									     : FG_CFI_AT_CFA,
-							0, sv * c->data_align};
+							0, scaled(sv, c->data_align)};
 			break;
 		case CFA_offset_extended_sf:
 		case CFA_val_offset_sf:
@@ -563,7 +577,7 @@ static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
 			if ((rr = reg_of(s, c, reg)) != NULL)
 				*rr = (struct reg_rule){op == CFA_val_offset_sf ? FG_CFI_VAL_CFA
 										: FG_CFI_AT_CFA,
-							0, sv * c->data_align};
+							0, scaled(sv, c->data_align)};
 			break;
 		case CFA_restore_extended:
 			reg = rd_uleb(&r);
@@ -601,7 +615,8 @@ static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
 		case CFA_def_cfa:
 		case CFA_def_cfa_sf:
 			reg = rd_uleb(&r);
-			sv = op == CFA_def_cfa ? (int64_t)rd_uleb(&r) : rd_sleb(&r) * c->data_align;
+			sv = op == CFA_def_cfa ? (int64_t)rd_uleb(&r)
+					       : scaled(rd_sleb(&r), c->data_align);
 			s->cfa = reg < 256 ? FG_CFI_CFA_REG : CFA_BAD;
 			s->cfa_why = FG_CFI_WHY_CFA_REG;
 			s->cfa_reg = reg < 256 ? (uint8_t)reg : 0xff;
@@ -616,7 +631,7 @@ static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
 		case CFA_def_cfa_offset:
 		case CFA_def_cfa_offset_sf:
 			sv = op == CFA_def_cfa_offset ? (int64_t)rd_uleb(&r)
-						      : rd_sleb(&r) * c->data_align;
+						      : scaled(rd_sleb(&r), c->data_align);
 			if (s->cfa == FG_CFI_CFA_REG)
 				s->cfa_off = sv;
 			else if (s->cfa != CFA_BAD) { /* an offset to an expression: not DWARF */
