@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * perf script text, folded stacks and bpftrace maps into pprof profiles: a
+ * thin layer over the perf-script line parser (fg/perfscript.h) and the
+ * folded-line parser (fg/folded.h) that keeps what fg-fold folds away:
+ * addresses, modules, inlined functions, pid, tid, comm and time.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/buf.h"
+#include "fg/diag.h"
+#include "fg/folded.h"
+#include "fg/hash.h"
+#include "fg/lines.h"
+#include "fg/perfscript.h"
+#include "fg/pprof_read.h"
+
+#define MAX_LOGGED_BAD_LINES 10
+#define DETECT_BYTES (64 * 1024)
+#define MAX_EVENTS 16
+#define MAX_BUILD_IDS 65536
+
+enum { COL_SAMPLES, COL_CPU, COL_OFFCPU, COL_EVENTS };
+enum kind { K_CPU, K_OFFCPU };
+
+struct frame_in {
+	size_t name_off, name_len; /* in r->text; len 0: unnamed */
+	size_t mod_off, mod_len;   /* len 0: no file */
+	uint64_t addr;
+	bool inlined;
+};
+
+/* an event described by a "# event :" header comment */
+struct event_info {
+	char name[64];
+	bool freq_mode; /* n is samples a second; else a fixed period */
+	uint64_t n;
+};
+
+struct fg_pprof_reader {
+	struct fg_pprof_reader_opts o;
+	fg_pprof_emit_fn emit;
+	void *ctx;
+	fg_fold_log_fn log;
+	void *log_ctx;
+	struct fg_pprof_stats st;
+
+	/* the profile being built, and its window */
+	struct fg_pprof *p;
+	bool have_win;
+	uint64_t win;
+	uint64_t win_samples;
+	bool timed;
+	uint64_t first_ns, last_ns; /* the samples' clock */
+	uint64_t clock_period;	    /* the first cpu-clock period seen, for the profile's period */
+
+	/* from the header comments */
+	struct event_info ev[MAX_EVENTS];
+	size_t nev;
+	bool have_ref;
+	int64_t ref_offset;	   /* wall clock minus the samples' clock, ns */
+	struct fg_hmap *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
+	struct fg_buf bid_text;
+
+	/* the CPU event */
+	char *event;
+	size_t event_len;
+	bool event_exact;
+	bool seen_cpu, seen_off, cpu_ns_missing;
+
+	/* the current input */
+	const char *name;
+	uint64_t lineno;
+	enum fg_fold_input fmt;
+
+	/* the current sample */
+	bool in_sample, skip;
+	enum kind kind;
+	uint64_t lines;
+	bool has_time, has_period, clock_event;
+	uint64_t time_ns, period;
+	bool has_pid;
+	uint64_t pid, tid;
+	size_t comm_len; /* the comm is text[0..comm_len) */
+	struct fg_buf text;
+	struct frame_in *frames;
+	size_t nframes, aframes;
+	struct fg_pprof_frame *pf;
+	size_t apf;
+	struct fg_buf fold_out;
+};
+
+static void FG_PRINTF(2, 3) logf_(struct fg_pprof_reader *r, const char *fmt, ...)
+{
+	struct fg_buf b = FG_BUF_INIT;
+	va_list ap;
+
+	if (!r->log)
+		return;
+	va_start(ap, fmt);
+	fg_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	r->log(r->log_ctx, b.data);
+	fg_buf_release(&b);
+}
+
+static void bad_line(struct fg_pprof_reader *r, const char *what, const char *line, size_t len)
+{
+	r->st.bad_lines++;
+	if (r->st.bad_lines <= MAX_LOGGED_BAD_LINES) {
+		struct fg_buf b = FG_BUF_INIT;
+		size_t n = len > 80 ? 80 : len;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)line[i];
+
+			if (c < 0x20 || c == 0x7f)
+				fg_buf_addf(&b, "\\x%02x", c);
+			else
+				fg_buf_addch(&b, (char)c);
+		}
+		logf_(r, "%s:%llu: %s skipped: '%s%s'", r->name, (unsigned long long)r->lineno,
+		      what, b.data ? b.data : "", n < len ? "..." : "");
+		fg_buf_release(&b);
+	} else if (r->st.bad_lines == MAX_LOGGED_BAD_LINES + 1) {
+		logf_(r, "%s:%llu: more bad lines; not showing them", r->name,
+		      (unsigned long long)r->lineno);
+	}
+}
+
+static bool starts(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && memcmp(p, lit, n) == 0;
+}
+
+static bool all_space(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+			return false;
+	return true;
+}
+
+/* "SECS[.FRACTION]" at *p (before end): nanoseconds, *p moved past it; -EINVAL */
+static int parse_secs(const char **p, const char *end, uint64_t *ns)
+{
+	const char *s = *p;
+	uint64_t secs = 0, frac = 0;
+	int digits = 0;
+
+	if (s >= end || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; s < end && *s >= '0' && *s <= '9'; s++)
+		if (__builtin_mul_overflow(secs, 10, &secs) ||
+		    __builtin_add_overflow(secs, (uint64_t)(*s - '0'), &secs))
+			return -EINVAL;
+	if (s < end && *s == '.') {
+		for (s++; s < end && *s >= '0' && *s <= '9'; s++)
+			if (digits < 9) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				digits++;
+			}
+	}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	if (__builtin_mul_overflow(secs, 1000000000ull, &secs) ||
+	    __builtin_add_overflow(secs, frac, ns))
+		return -EINVAL;
+	*p = s;
+	return 0;
+}
+
+int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
+{
+	struct fg_ps_header h;
+	const char *p, *end = line + len;
+
+	if (fg_ps_parse_header(line, len, &h) != 0)
+		return -ENOENT;
+	p = h.tid.p + h.tid.len;
+	/* at most two tokens after the thread: "[CPU]" then "SECS.FRACTION:" */
+	for (int k = 0; k < 2; k++) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p == '[') {
+			const char *q = memchr(p, ']', (size_t)(end - p));
+
+			if (!q)
+				return -ENOENT;
+			p = q + 1;
+			continue;
+		}
+		if (parse_secs(&p, end, ns) == 0 && p < end && *p == ':')
+			return 0;
+		return -ENOENT;
+	}
+	return -ENOENT;
+}
+
+/* --- header comments --- */
+
+/* "# event : name = NAME, ..., { sample_period, sample_freq } = N, ..., freq = 1, ..." */
+static void event_comment(struct fg_pprof_reader *r, const char *s, size_t n)
+{
+	const char *nm, *comma, *v, *end = s + n;
+	struct event_info ei = {.n = 0};
+	size_t len;
+
+	nm = memmem(s, n, "name = ", 7);
+	if (!nm || r->nev == MAX_EVENTS)
+		return;
+	nm += 7;
+	comma = memchr(nm, ',', (size_t)(end - nm));
+	len = (size_t)((comma ? comma : end) - nm);
+	len = fg_ps_event_base_len(nm, len);
+	if (len == 0 || len >= sizeof(ei.name))
+		return;
+	memcpy(ei.name, nm, len);
+	ei.name[len] = '\0';
+	v = memmem(s, n, "sample_freq } = ", 16);
+	if (v)
+		v += 16;
+	else if ((v = memmem(s, n, "sample_freq = ", 14)) != NULL)
+		v += 14;
+	else if ((v = memmem(s, n, "sample_period = ", 16)) != NULL)
+		v += 16;
+	if (!v)
+		return;
+	for (; v < end && *v >= '0' && *v <= '9'; v++)
+		if (__builtin_mul_overflow(ei.n, 10, &ei.n) ||
+		    __builtin_add_overflow(ei.n, (uint64_t)(*v - '0'), &ei.n))
+			return;
+	ei.freq_mode = memmem(s, n, " freq = 1", 9) != NULL;
+	if (ei.n == 0)
+		return;
+	r->ev[r->nev++] = ei;
+}
+
+/* "# reference time: DATE TIME = SECS.USECS (TOD) = SECS.NSECS (CLOCK)" */
+static void reftime_comment(struct fg_pprof_reader *r, const char *s, size_t n)
+{
+	const char *end = s + n, *p = memmem(s, n, " = ", 3);
+	uint64_t tod, clk;
+
+	if (!p)
+		return;
+	p += 3;
+	if (parse_secs(&p, end, &tod) != 0 || !starts(p, (size_t)(end - p), " (TOD) = "))
+		return;
+	p += 9;
+	if (parse_secs(&p, end, &clk) != 0 || !starts(p, (size_t)(end - p), " ("))
+		return;
+	r->have_ref = true;
+	r->ref_offset = (int64_t)(tod - clk);
+}
+
+static void comment(struct fg_pprof_reader *r, const char *line, size_t len)
+{
+	const char *s = line + 1;
+	size_t n = len - 1;
+
+	while (n && *s == ' ') {
+		s++;
+		n--;
+	}
+	if (starts(s, n, "event : "))
+		event_comment(r, s, n);
+	else if (starts(s, n, "reference time: "))
+		reftime_comment(r, s, n);
+}
+
+/* "PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ 0xPGOFF <BUILDID>]: PROT PATH" */
+static void sideband(struct fg_pprof_reader *r, struct fg_span rest)
+{
+	const char *s = rest.p, *end = rest.p + rest.len, *lt, *gt, *path;
+
+	r->st.sideband++;
+	if (!starts(s, rest.len, "PERF_RECORD_MMAP2 ") && !starts(s, rest.len, "PERF_RECORD_MMAP "))
+		return;
+	lt = memchr(s, '<', rest.len);
+	if (!lt || !(gt = memchr(lt, '>', (size_t)(end - lt))) || gt - lt - 1 > 128)
+		return;
+	/* the path follows "]: PROT " */
+	path = memmem(gt, (size_t)(end - gt), "]: ", 3);
+	if (!path || !(path = memchr(path + 3, ' ', (size_t)(end - path - 3))))
+		return;
+	path++;
+	if (path >= end || !r->build_ids || fg_hmap_count(r->build_ids) >= MAX_BUILD_IDS)
+		return;
+	struct fg_hent *e = fg_hmap_upsert(r->build_ids, path, (size_t)(end - path), NULL);
+	e->val.u = (uint64_t)r->bid_text.len << 8 | (uint64_t)(gt - lt - 1);
+	fg_buf_add(&r->bid_text, lt + 1, (size_t)(gt - lt - 1));
+}
+
+/* --- profiles and windows --- */
+
+static bool is_clock_event(const char *e, size_t n)
+{
+	return (n == 9 && memcmp(e, "cpu-clock", 9) == 0) ||
+	       (n == 10 && memcmp(e, "task-clock", 10) == 0);
+}
+
+/* nanoseconds a CPU sample stands for, from -F or the header; 0 when not known */
+static double ns_per_sample(struct fg_pprof_reader *r)
+{
+	if (r->o.freq > 0)
+		return 1e9 / r->o.freq;
+	size_t base = r->event ? fg_ps_event_base_len(r->event, r->event_len) : 0;
+
+	for (size_t i = 0; r->event && i < r->nev; i++) {
+		const struct event_info *e = &r->ev[i];
+
+		if (strlen(e->name) != base || memcmp(e->name, r->event, base))
+			continue;
+		if (e->freq_mode)
+			return 1e9 / (double)e->n;
+		if (is_clock_event(e->name, strlen(e->name)))
+			return (double)e->n;
+	}
+	return 0;
+}
+
+static int emit_profile(struct fg_pprof_reader *r, bool window)
+{
+	struct fg_pprof_meta m = {.ntypes = 0};
+	struct fg_pprof_window w = {.profile = r->p, .meta = &m};
+	double per = ns_per_sample(r);
+	char evtype[80];
+	int err;
+
+	m.type[m.ntypes] = "samples";
+	m.unit[m.ntypes] = "count";
+	m.column[m.ntypes++] = COL_SAMPLES;
+	if (r->seen_cpu && !r->cpu_ns_missing) {
+		m.default_type = m.ntypes;
+		m.type[m.ntypes] = "cpu";
+		m.unit[m.ntypes] = "nanoseconds";
+		m.column[m.ntypes++] = COL_CPU;
+		m.period_type = "cpu";
+		m.period_unit = "nanoseconds";
+		m.period = per > 0 ? (int64_t)llround(per) : (int64_t)r->clock_period;
+	} else if (r->seen_cpu && r->event) {
+		/* no time: the event's own count (its periods) instead */
+		snprintf(evtype, sizeof(evtype), "%.*s", (int)r->event_len, r->event);
+		m.default_type = m.ntypes;
+		m.type[m.ntypes] = evtype;
+		m.unit[m.ntypes] = "count";
+		m.column[m.ntypes++] = COL_EVENTS;
+	}
+	if (r->seen_off) {
+		if (!r->seen_cpu)
+			m.default_type = m.ntypes;
+		m.type[m.ntypes] = "offcpu";
+		m.unit[m.ntypes] = "nanoseconds";
+		m.column[m.ntypes++] = COL_OFFCPU;
+	}
+	w.samples = r->win_samples;
+	if (window && r->have_win) {
+		w.timed = true;
+		w.start_ns = r->win * r->o.every_ns;
+		m.duration_nanos = (int64_t)r->o.every_ns;
+	} else if (!window && r->timed) {
+		w.timed = true;
+		w.start_ns = r->first_ns;
+		if (r->have_ref)
+			w.start_ns += (uint64_t)r->ref_offset;
+		m.duration_nanos = (int64_t)(r->last_ns - r->first_ns) + m.period;
+	}
+	w.wall = w.timed && r->have_ref;
+	if (w.wall)
+		m.time_nanos = (int64_t)w.start_ns;
+	err = r->emit(r->ctx, &w);
+	r->st.windows++;
+	fg_pprof_free(r->p);
+	r->p = fg_pprof_new();
+	r->win_samples = 0;
+	return err;
+}
+
+/* put the next sample in the window of time `t` (the samples' clock); 0 or the emitter's error */
+static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
+{
+	uint64_t w;
+
+	if (!r->o.every_ns)
+		return 0;
+	if (!has_time) {
+		r->st.untimed++;
+		return 0;
+	}
+	w = (r->have_ref ? t + (uint64_t)r->ref_offset : t) / r->o.every_ns;
+	if (!r->have_win) {
+		r->have_win = true;
+		r->win = w;
+	} else if (w > r->win) {
+		int err = r->win_samples ? emit_profile(r, true) : 0;
+
+		r->win = w;
+		return err;
+	} else if (w < r->win) {
+		r->st.late++;
+	}
+	return 0;
+}
+
+static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
+{
+	int err = fg_pprof_add(r->p, s);
+
+	if (err == -EOVERFLOW)
+		logf_(r, "%s:%llu: a profile's total overflows 64 bits", r->name,
+		      (unsigned long long)r->lineno);
+	if (err)
+		return err;
+	r->st.samples++;
+	r->win_samples++;
+	return 0;
+}
+
+/* --- perf script --- */
+
+static int end_sample(struct fg_pprof_reader *r)
+{
+	struct fg_pprof_sample s = {.nframes = r->nframes};
+	double per;
+	int err;
+
+	if (!r->in_sample)
+		return 0;
+	r->in_sample = false;
+	if (r->skip)
+		return 0;
+	if ((err = window_for(r, r->has_time, r->time_ns)) != 0)
+		return err;
+	if (r->has_time) {
+		if (!r->timed || r->time_ns < r->first_ns)
+			r->first_ns = r->time_ns;
+		if (!r->timed || r->time_ns > r->last_ns)
+			r->last_ns = r->time_ns;
+		r->timed = true;
+	}
+	FG_ALLOC_GROW(r->pf, r->nframes + 1, r->apf);
+	for (size_t i = 0; i < r->nframes; i++) {
+		const struct frame_in *fi = &r->frames[i];
+		struct fg_pprof_frame *f = &r->pf[i];
+
+		*f = (struct fg_pprof_frame){
+		    .name = fi->name_len ? r->text.data + fi->name_off : NULL,
+		    .name_len = fi->name_len,
+		    .file = fi->mod_len ? r->text.data + fi->mod_off : NULL,
+		    .file_len = fi->mod_len,
+		    .addr = fi->addr,
+		    .has_addr = true,
+		    /* an inlined function belongs to the frame after it */
+		    .inlined = fi->inlined && i + 1 < r->nframes,
+		};
+		if (f->file && r->build_ids) {
+			const struct fg_hent *e = fg_hmap_get(r->build_ids, f->file, f->file_len);
+
+			if (e) {
+				f->build_id = r->bid_text.data + (e->val.u >> 8);
+				f->build_id_len = e->val.u & 0xff;
+			}
+		}
+	}
+	s.frames = r->pf;
+	s.values[COL_SAMPLES] = 1;
+	if (r->kind == K_OFFCPU) {
+		s.values[COL_OFFCPU] = r->has_period ? (int64_t)r->period : 0;
+	} else {
+		per = ns_per_sample(r);
+		s.values[COL_EVENTS] = r->has_period ? (int64_t)r->period : 1;
+		if (per > 0)
+			s.values[COL_CPU] = (int64_t)llround(per);
+		else if (r->clock_event && r->has_period)
+			s.values[COL_CPU] =
+			    (int64_t)r->period; /* perf's cpu-clock periods are ns */
+		else
+			r->cpu_ns_missing = true;
+	}
+	s.has_pid = r->has_pid;
+	s.pid = (int64_t)r->pid;
+	s.has_tid = r->tid != UINT64_MAX;
+	s.tid = (int64_t)r->tid;
+	s.comm = r->text.data;
+	s.comm_len = r->comm_len;
+	return add(r, &s);
+}
+
+static bool event_matches(struct fg_pprof_reader *r, struct fg_span ev)
+{
+	size_t n = r->event_exact ? ev.len : fg_ps_event_base_len(ev.p, ev.len);
+
+	return n == r->event_len && memcmp(ev.p, r->event, n) == 0;
+}
+
+static void start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
+			 const struct fg_ps_header *h)
+{
+	r->in_sample = true;
+	r->skip = false;
+	r->lines = 0;
+	r->nframes = 0;
+	fg_buf_reset(&r->text);
+	if (h->event.len) {
+		size_t base = fg_ps_event_base_len(h->event.p, h->event.len);
+
+		if (base == 11 && memcmp(h->event.p, "offcpu-time", 11) == 0) {
+			r->kind = K_OFFCPU;
+			r->seen_off = true;
+		} else {
+			if (!r->event) {
+				r->event_len = base;
+				r->event = fg_xstrndup(h->event.p, base);
+				r->st.event = r->event;
+			}
+			if (!event_matches(r, h->event)) {
+				r->st.other_events++;
+				r->skip = true;
+				return;
+			}
+			r->kind = K_CPU;
+			r->seen_cpu = true;
+		}
+	} else {
+		r->kind = K_CPU;
+		r->seen_cpu = true;
+	}
+	r->clock_event =
+	    r->event && is_clock_event(r->event, fg_ps_event_base_len(r->event, r->event_len));
+	r->has_time = fg_ps_header_time(line, len, &r->time_ns) == 0;
+	r->has_period = h->has_period;
+	r->period = h->period;
+	if (r->kind == K_CPU && r->clock_event && h->has_period && !r->clock_period)
+		r->clock_period = h->period;
+	r->has_pid = h->pid.len > 0;
+	r->pid = h->pid_num;
+	r->tid = h->tid_num;
+	fg_buf_add(&r->text, h->comm.p, h->comm.len);
+	r->comm_len = h->comm.len;
+}
+
+static void add_frame(struct fg_pprof_reader *r, const struct fg_ps_frame *fr)
+{
+	struct frame_in *fi;
+
+	FG_ALLOC_GROW(r->frames, r->nframes + 1, r->aframes);
+	fi = &r->frames[r->nframes++];
+	memset(fi, 0, sizeof(*fi));
+	fi->addr = fg_span_hex(fr->addr);
+	fi->inlined = fg_span_eq(fr->module, "inlined");
+	if (fr->sym.len && !fg_span_eq(fr->sym, "[unknown]")) {
+		fi->name_off = r->text.len;
+		fi->name_len = fr->sym.len;
+		fg_buf_add(&r->text, fr->sym.p, fr->sym.len);
+	}
+	if (fr->module.len && !fi->inlined && !fg_span_eq(fr->module, "[unknown]")) {
+		fi->mod_off = r->text.len;
+		fi->mod_len = fr->module.len;
+		fg_buf_add(&r->text, fr->module.p, fr->module.len);
+	}
+}
+
+static int perf_line(struct fg_pprof_reader *r, const char *line, size_t len)
+{
+	struct fg_ps_header h;
+	struct fg_ps_frame fr;
+	struct fg_span src;
+	int err;
+
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (len == 0 || all_space(line, len)) {
+		/* a blank line ends a sample, unless nothing came since its header */
+		return r->in_sample && r->lines ? end_sample(r) : 0;
+	}
+	if (r->in_sample && (line[0] == '\t' || line[0] == ' ')) {
+		if (r->skip) {
+			r->lines++;
+			return 0;
+		}
+		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			r->lines++;
+			add_frame(r, &fr);
+			return 0;
+		}
+		if (r->lines && fg_ps_is_srcline(line, len, &src))
+			return 0;
+	}
+	if (line[0] == '#') {
+		comment(r, line, len);
+		return 0;
+	}
+	err = fg_ps_parse_header(line, len, &h);
+	if (err == -ERANGE) {
+		logf_(r, "%s:%llu: the period does not fit in 64 bits", r->name,
+		      (unsigned long long)r->lineno);
+		return -EOVERFLOW;
+	}
+	if (err == 0) {
+		if ((err = end_sample(r)) != 0)
+			return err;
+		if (!h.event.len && starts(h.rest.p, h.rest.len, "PERF_RECORD_")) {
+			sideband(r, h.rest);
+			return 0;
+		}
+		start_sample(r, line, len, &h);
+		/* a sample without a call chain: its frame follows the event */
+		if (h.rest.len && fg_ps_parse_frame(h.rest.p, h.rest.len, &fr) == 0) {
+			add_frame(r, &fr);
+			r->lines++;
+		}
+		return 0;
+	}
+	bad_line(r, r->in_sample ? "unrecognized line" : "line outside a sample", line, len);
+	return 0;
+}
+
+/* --- folded stacks --- */
+
+static int folded_line(struct fg_pprof_reader *r, const char *line, size_t len)
+{
+	struct fg_pprof_sample s = {.nframes = 0};
+	struct fg_folded fl;
+	const char *f;
+	size_t pos = 0, n;
+	double per = r->o.freq > 0 ? 1e9 / r->o.freq : 0;
+
+	if (fg_folded_parse(line, len, &fl) != 0) {
+		if (!all_space(line, len))
+			bad_line(r, "line without a count", line, len);
+		return 0;
+	}
+	if (fl.diff) {
+		logf_(r, "%s:%llu: a differential profile (two counts): a pprof profile has one",
+		      r->name, (unsigned long long)r->lineno);
+		return -EINVAL;
+	}
+	r->nframes = 0;
+	while (fg_folded_next_frame(fl.stack, fl.stack_len, &pos, &f, &n)) {
+		FG_ALLOC_GROW(r->pf, r->nframes + 1, r->apf);
+		r->pf[r->nframes++] = (struct fg_pprof_frame){.name = f, .name_len = n};
+	}
+	/* root first in the line, leaf first in the profile */
+	for (size_t i = 0; i < r->nframes / 2; i++) {
+		struct fg_pprof_frame t = r->pf[i];
+
+		r->pf[i] = r->pf[r->nframes - 1 - i];
+		r->pf[r->nframes - 1 - i] = t;
+	}
+	s.frames = r->pf;
+	s.nframes = r->nframes;
+	s.values[COL_SAMPLES] = (int64_t)llround(fl.count);
+	if (per > 0)
+		s.values[COL_CPU] = (int64_t)llround(fl.count * per);
+	else
+		r->cpu_ns_missing = true;
+	r->seen_cpu = true;
+	r->nframes = 0;
+	return add(r, &s);
+}
+
+/* --- inputs --- */
+
+/* perf script, folded or bpftrace, from the first lines that say */
+static enum fg_fold_input detect(const char *data, size_t len)
+{
+	const char *p = data, *end = data + len;
+	struct fg_ps_header h;
+	struct fg_folded fl;
+
+	for (int lines = 0; p < end && lines < 32;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n && p[0] != '#' && !all_space(p, n)) {
+			lines++;
+			if (p[0] == '@' || starts(p, n, "Attaching "))
+				return FG_FOLD_BPFTRACE;
+			if (p[0] == ' ' || p[0] == '\t' || fg_ps_parse_header(p, n, &h) == 0)
+				return FG_FOLD_PERF;
+			if (fg_folded_parse(p, n, &fl) == 0)
+				return FG_FOLD_FOLDED;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return FG_FOLD_PERF;
+}
+
+static void fold_log(void *ctx, const char *msg)
+{
+	struct fg_pprof_reader *r = ctx;
+
+	if (r->log)
+		r->log(r->log_ctx, msg);
+}
+
+/* bpftrace maps: folded by fg-fold's own engine, then read as folded stacks */
+static int read_bpftrace(struct fg_pprof_reader *r, struct fg_lines *l)
+{
+	struct fg_fold_opts fo = {.input = FG_FOLD_BPFTRACE};
+	struct fg_buf in = FG_BUF_INIT;
+	const char *line;
+	size_t len;
+	char *out = NULL;
+	size_t outlen = 0;
+	int err;
+
+	while ((err = fg_lines_next(l, &line, &len)) == 1) {
+		fg_buf_add(&in, line, len);
+		fg_buf_addch(&in, '\n');
+	}
+	if (err < 0) {
+		fg_buf_release(&in);
+		return err;
+	}
+	struct fg_fold *f = fg_fold_new(&fo, fold_log, r);
+	err = fg_fold_read_mem(f, in.data ? in.data : "", in.len, r->name);
+	FILE *mem = open_memstream(&out, &outlen);
+	if (!mem)
+		err = -errno;
+	if (err == 0)
+		err = fg_fold_write(f, mem);
+	if (mem)
+		fclose(mem);
+	r->st.bad_lines += fg_fold_stats(f)->bad_lines;
+	fg_fold_free(f);
+	fg_buf_release(&in);
+	for (const char *p = out, *end = out + outlen; err == 0 && p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		r->lineno++;
+		err = folded_line(r, p, (size_t)((nl ? nl : end) - p));
+		p = nl ? nl + 1 : end;
+	}
+	free(out);
+	return err;
+}
+
+int fg_pprof_reader_read(struct fg_pprof_reader *r, int fd, const char *name)
+{
+	struct fg_lines l;
+	const char *line;
+	size_t len;
+	int err;
+
+	fg_lines_init_fd(&l, fd, name);
+	r->name = name;
+	r->lineno = 0;
+	r->in_sample = false;
+	err = fg_lines_peek(&l, DETECT_BYTES, &line, &len);
+	if (err == 0 && memchr(line, '\0', len)) {
+		logf_(r,
+		      "%s: binary input, not text (records from fg-sample?); run it through "
+		      "fg-sym first: fg-sym < FILE | fg-pprof",
+		      name);
+		err = -EMEDIUMTYPE;
+		goto out;
+	}
+	if (err == 0) {
+		r->fmt = r->o.input != FG_FOLD_AUTO ? r->o.input : detect(line, len);
+		if (r->o.every_ns && r->fmt != FG_FOLD_PERF) {
+			logf_(r,
+			      "%s: %s input has no times: windows (--every) need perf script text",
+			      name, fg_fold_input_name(r->fmt));
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	if (err == 0 && r->fmt == FG_FOLD_BPFTRACE) {
+		err = read_bpftrace(r, &l);
+	} else {
+		while (err == 0 && (err = fg_lines_next(&l, &line, &len)) == 1) {
+			r->lineno++;
+			err = r->fmt == FG_FOLD_FOLDED ? folded_line(r, line, len)
+						       : perf_line(r, line, len);
+		}
+		if (err == 0 && r->fmt == FG_FOLD_PERF)
+			err = end_sample(r);
+	}
+	if (err < 0 && err != -EOVERFLOW && err != -EINVAL && err != -EMEDIUMTYPE && err != -ENOMEM)
+		logf_(r, "cannot read '%s': %s", name, strerror(-err));
+out:
+	fg_lines_release(&l);
+	return err;
+}
+
+int fg_pprof_reader_finish(struct fg_pprof_reader *r)
+{
+	int err = end_sample(r);
+
+	if (err)
+		return err;
+	r->st.freq_unknown = r->seen_cpu && r->cpu_ns_missing;
+	r->st.freq = ns_per_sample(r) > 0 ? 1e9 / ns_per_sample(r) : 0;
+	if (r->o.every_ns)
+		return r->win_samples ? emit_profile(r, true) : 0;
+	return emit_profile(r, false);
+}
+
+const struct fg_pprof_stats *fg_pprof_reader_stats(const struct fg_pprof_reader *r)
+{
+	return &r->st;
+}
+
+struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *opts,
+					    fg_pprof_emit_fn emit, void *ctx, fg_fold_log_fn log,
+					    void *log_ctx)
+{
+	struct fg_pprof_reader *r = fg_xcalloc(1, sizeof(*r));
+
+	r->o = *opts;
+	r->emit = emit;
+	r->ctx = ctx;
+	r->log = log;
+	r->log_ctx = log_ctx;
+	r->p = fg_pprof_new();
+	r->build_ids = fg_hmap_new(64);
+	if (opts->event_filter) {
+		r->event_len = strlen(opts->event_filter);
+		r->event = fg_xstrdup(opts->event_filter);
+		/* "cycles" matches cycles:u and cycles:k; "cycles:u" only itself */
+		r->event_exact = fg_ps_event_base_len(r->event, r->event_len) != r->event_len;
+		r->st.event = r->event;
+	}
+	return r;
+}
+
+void fg_pprof_reader_free(struct fg_pprof_reader *r)
+{
+	if (!r)
+		return;
+	fg_pprof_free(r->p);
+	fg_hmap_free(r->build_ids);
+	fg_buf_release(&r->bid_text);
+	fg_buf_release(&r->text);
+	fg_buf_release(&r->fold_out);
+	free(r->event);
+	free(r->frames);
+	free(r->pf);
+	free(r);
+}
