@@ -19,6 +19,7 @@
 #include "fg/lines.h"
 #include "fg/perfscript.h"
 #include "fg/pprof_read.h"
+#include "fg/psheader.h"
 
 #define MAX_LOGGED_BAD_LINES 10
 #define DETECT_BYTES (64 * 1024)
@@ -33,13 +34,6 @@ struct frame_in {
 	size_t mod_off, mod_len;   /* len 0: no file */
 	uint64_t addr;
 	bool inlined;
-};
-
-/* an event described by a "# event :" header comment */
-struct event_info {
-	char name[64];
-	bool freq_mode; /* n is samples a second; else a fixed period */
-	uint64_t n;
 };
 
 struct fg_pprof_reader {
@@ -60,7 +54,7 @@ struct fg_pprof_reader {
 	uint64_t clock_period;	    /* the first cpu-clock period seen, for the profile's period */
 
 	/* from the header comments */
-	struct event_info ev[MAX_EVENTS];
+	struct fg_ps_event_info ev[MAX_EVENTS];
 	size_t nev;
 	bool have_ref;
 	int64_t ref_offset;	   /* wall clock minus the samples' clock, ns */
@@ -148,132 +142,20 @@ static bool all_space(const char *line, size_t len)
 	return true;
 }
 
-/* "SECS[.FRACTION]" at *p (before end): nanoseconds, *p moved past it; -EINVAL */
-static int parse_secs(const char **p, const char *end, uint64_t *ns)
-{
-	const char *s = *p;
-	uint64_t secs = 0, frac = 0;
-	int digits = 0;
-
-	if (s >= end || *s < '0' || *s > '9')
-		return -EINVAL;
-	for (; s < end && *s >= '0' && *s <= '9'; s++)
-		if (__builtin_mul_overflow(secs, 10, &secs) ||
-		    __builtin_add_overflow(secs, (uint64_t)(*s - '0'), &secs))
-			return -EINVAL;
-	if (s < end && *s == '.') {
-		for (s++; s < end && *s >= '0' && *s <= '9'; s++)
-			if (digits < 9) {
-				frac = frac * 10 + (uint64_t)(*s - '0');
-				digits++;
-			}
-	}
-	for (; digits < 9; digits++)
-		frac *= 10;
-	if (__builtin_mul_overflow(secs, 1000000000ull, &secs) ||
-	    __builtin_add_overflow(secs, frac, ns))
-		return -EINVAL;
-	*p = s;
-	return 0;
-}
-
-int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
-{
-	struct fg_ps_header h;
-	const char *p, *end = line + len;
-
-	if (fg_ps_parse_header(line, len, &h) != 0)
-		return -ENOENT;
-	p = h.tid.p + h.tid.len;
-	/* at most two tokens after the thread: "[CPU]" then "SECS.FRACTION:" */
-	for (int k = 0; k < 2; k++) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end && *p == '[') {
-			const char *q = memchr(p, ']', (size_t)(end - p));
-
-			if (!q)
-				return -ENOENT;
-			p = q + 1;
-			continue;
-		}
-		if (parse_secs(&p, end, ns) == 0 && p < end && *p == ':')
-			return 0;
-		return -ENOENT;
-	}
-	return -ENOENT;
-}
-
 /* --- header comments --- */
-
-/* "# event : name = NAME, ..., { sample_period, sample_freq } = N, ..., freq = 1, ..." */
-static void event_comment(struct fg_pprof_reader *r, const char *s, size_t n)
-{
-	const char *nm, *comma, *v, *end = s + n;
-	struct event_info ei = {.n = 0};
-	size_t len;
-
-	nm = memmem(s, n, "name = ", 7);
-	if (!nm || r->nev == MAX_EVENTS)
-		return;
-	nm += 7;
-	comma = memchr(nm, ',', (size_t)(end - nm));
-	len = (size_t)((comma ? comma : end) - nm);
-	len = fg_ps_event_base_len(nm, len);
-	if (len == 0 || len >= sizeof(ei.name))
-		return;
-	memcpy(ei.name, nm, len);
-	ei.name[len] = '\0';
-	v = memmem(s, n, "sample_freq } = ", 16);
-	if (v)
-		v += 16;
-	else if ((v = memmem(s, n, "sample_freq = ", 14)) != NULL)
-		v += 14;
-	else if ((v = memmem(s, n, "sample_period = ", 16)) != NULL)
-		v += 16;
-	if (!v)
-		return;
-	for (; v < end && *v >= '0' && *v <= '9'; v++)
-		if (__builtin_mul_overflow(ei.n, 10, &ei.n) ||
-		    __builtin_add_overflow(ei.n, (uint64_t)(*v - '0'), &ei.n))
-			return;
-	ei.freq_mode = memmem(s, n, " freq = 1", 9) != NULL;
-	if (ei.n == 0)
-		return;
-	r->ev[r->nev++] = ei;
-}
-
-/* "# reference time: DATE TIME = SECS.USECS (TOD) = SECS.NSECS (CLOCK)" */
-static void reftime_comment(struct fg_pprof_reader *r, const char *s, size_t n)
-{
-	const char *end = s + n, *p = memmem(s, n, " = ", 3);
-	uint64_t tod, clk;
-
-	if (!p)
-		return;
-	p += 3;
-	if (parse_secs(&p, end, &tod) != 0 || !starts(p, (size_t)(end - p), " (TOD) = "))
-		return;
-	p += 9;
-	if (parse_secs(&p, end, &clk) != 0 || !starts(p, (size_t)(end - p), " ("))
-		return;
-	r->have_ref = true;
-	r->ref_offset = (int64_t)(tod - clk);
-}
 
 static void comment(struct fg_pprof_reader *r, const char *line, size_t len)
 {
-	const char *s = line + 1;
-	size_t n = len - 1;
+	struct fg_ps_event_info ei;
+	uint64_t tod, clk;
 
-	while (n && *s == ' ') {
-		s++;
-		n--;
+	if (fg_ps_parse_event_comment(line, len, &ei) == 0) {
+		if (r->nev < MAX_EVENTS)
+			r->ev[r->nev++] = ei;
+	} else if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
+		r->have_ref = true;
+		r->ref_offset = (int64_t)(tod - clk);
 	}
-	if (starts(s, n, "event : "))
-		event_comment(r, s, n);
-	else if (starts(s, n, "reference time: "))
-		reftime_comment(r, s, n);
 }
 
 /* "PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ 0xPGOFF <BUILDID>]: PROT PATH" */
@@ -315,7 +197,7 @@ static double ns_per_sample(struct fg_pprof_reader *r)
 	size_t base = r->event ? fg_ps_event_base_len(r->event, r->event_len) : 0;
 
 	for (size_t i = 0; r->event && i < r->nev; i++) {
-		const struct event_info *e = &r->ev[i];
+		const struct fg_ps_event_info *e = &r->ev[i];
 
 		if (strlen(e->name) != base || memcmp(e->name, r->event, base))
 			continue;

@@ -93,10 +93,4 @@ int fg_pprof_reader_finish(struct fg_pprof_reader *r);
 
 const struct fg_pprof_stats *fg_pprof_reader_stats(const struct fg_pprof_reader *r);
 
-/*
- * The time of a perf script sample header ("comm 12/34 [001] 123.456789: ..."),
- * in nanoseconds: 0 with *ns set, -ENOENT when the line has none.
- */
-int fg_ps_header_time(const char *line, size_t len, uint64_t *ns);
-
 #endif
