@@ -23,10 +23,18 @@ int fg_atomic_open(struct fg_atomic *a, const char *path)
 {
 	struct fg_buf b = FG_BUF_INIT;
 	const char *slash = strrchr(path, '/');
+	struct stat st;
 	mode_t mask;
 	int fd, err;
 
 	memset(a, 0, sizeof(*a));
+	/* a device or a FIFO (/dev/stdout, /dev/null) is written as it is: no rename over it */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (!(a->f = fopen(path, "we")))
+			return -errno;
+		a->path = fg_xstrdup(path);
+		return 0;
+	}
 	/* "DIR/.NAME.XXXXXX": hidden, and in the target's directory */
 	if (slash)
 		fg_buf_add(&b, path, (size_t)(slash - path) + 1);
@@ -58,14 +66,14 @@ int fg_atomic_commit(struct fg_atomic *a)
 	errno = 0;
 	if (fflush(a->f) != 0 || ferror(a->f))
 		err = errno ? -errno : -EIO;
-	else if (fsync(fileno(a->f)) < 0 && errno != EINVAL)
+	else if (a->tmp && fsync(fileno(a->f)) < 0 && errno != EINVAL)
 		err = -errno;
 	if (fclose(a->f) != 0 && !err)
 		err = -errno;
 	a->f = NULL;
-	if (!err && rename(a->tmp, a->path) < 0)
+	if (!err && a->tmp && rename(a->tmp, a->path) < 0)
 		err = -errno;
-	if (err)
+	if (err && a->tmp)
 		unlink(a->tmp);
 	release(a);
 	return err;

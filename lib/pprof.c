@@ -399,8 +399,9 @@ int fg_gzip_write(const void *data, size_t len, int level, FILE *out)
 				goto out;
 			}
 			size_t have = sizeof(chunk) - z.avail_out;
+			errno = 0;
 			if (have && fwrite(chunk, 1, have, out) != have) {
-				err = -EIO;
+				err = errno ? -errno : -EIO;
 				goto out;
 			}
 		} while (z.avail_out == 0);
@@ -419,7 +420,8 @@ int fg_pprof_write(struct fg_pprof *p, const struct fg_pprof_meta *m, FILE *out)
 	fg_pprof_encode(p, m, &b);
 	r = fg_gzip_write(b.data, b.len, Z_DEFAULT_COMPRESSION, out);
 	fg_buf_release(&b);
+	errno = 0;
 	if (r == 0 && (fflush(out) != 0 || ferror(out)))
-		r = -EIO;
+		r = errno ? -errno : -EIO;
 	return r;
 }

@@ -4,6 +4,8 @@
  * beside the target (same directory, so the same file system), which is
  * renamed over the target once written, flushed and synced.  A reader never
  * sees a partial file, and a failed write leaves the old file as it was.
+ * A target that exists and is neither a regular file nor a directory (a
+ * device, a FIFO: /dev/stdout, /dev/null) is written directly instead.
  *
  *	struct fg_atomic a;
  *	if (fg_atomic_open(&a, "out/1764512580.pb.gz") < 0) ...
@@ -18,7 +20,7 @@
 struct fg_atomic {
 	FILE *f;    /* write here */
 	char *path; /* the target */
-	char *tmp;  /* the temporary file: "DIR/.NAME.XXXXXX" */
+	char *tmp;  /* the temporary file: "DIR/.NAME.XXXXXX"; NULL when written directly */
 };
 
 /*

@@ -88,7 +88,8 @@ const int64_t *fg_pprof_totals(const struct fg_pprof *p);
 struct fg_buf;
 void fg_pprof_encode(struct fg_pprof *p, const struct fg_pprof_meta *m, struct fg_buf *out);
 
-/* Encode and write gzipped to `out`.  0, -EIO when writing failed, -ENOMEM (zlib). */
+/* Encode and write gzipped to `out`.  0, -errno when writing failed (-EIO if unknown), -ENOMEM
+ * (zlib). */
 int fg_pprof_write(struct fg_pprof *p, const struct fg_pprof_meta *m, FILE *out);
 
 /* gzip `len` bytes of `data` to `out` (level: zlib's, -1 for its default).  0 or -errno. */
