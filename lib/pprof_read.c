@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/badline.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/folded.h"
@@ -21,7 +22,6 @@
 #include "fg/pprof_read.h"
 #include "fg/psheader.h"
 
-#define MAX_LOGGED_BAD_LINES 10
 #define DETECT_BYTES (64 * 1024)
 #define MAX_EVENTS 16
 #define MAX_BUILD_IDS 65536
@@ -40,8 +40,7 @@ struct fg_pprof_reader {
 	struct fg_pprof_reader_opts o;
 	fg_pprof_emit_fn emit;
 	void *ctx;
-	fg_fold_log_fn log;
-	void *log_ctx;
+	struct fg_badlines bad;
 	struct fg_pprof_stats st;
 
 	/* the profile being built, and its window */
@@ -89,42 +88,12 @@ struct fg_pprof_reader {
 	struct fg_buf fold_out;
 };
 
-static void FG_PRINTF(2, 3) logf_(struct fg_pprof_reader *r, const char *fmt, ...)
-{
-	struct fg_buf b = FG_BUF_INIT;
-	va_list ap;
-
-	if (!r->log)
-		return;
-	va_start(ap, fmt);
-	fg_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	r->log(r->log_ctx, b.data);
-	fg_buf_release(&b);
-}
+#define logf_(r, ...) fg_logf((r)->bad.log, (r)->bad.ctx, __VA_ARGS__)
 
 static void bad_line(struct fg_pprof_reader *r, const char *what, const char *line, size_t len)
 {
-	r->st.bad_lines++;
-	if (r->st.bad_lines <= MAX_LOGGED_BAD_LINES) {
-		struct fg_buf b = FG_BUF_INIT;
-		size_t n = len > 80 ? 80 : len;
-
-		for (size_t i = 0; i < n; i++) {
-			unsigned char c = (unsigned char)line[i];
-
-			if (c < 0x20 || c == 0x7f)
-				fg_buf_addf(&b, "\\x%02x", c);
-			else
-				fg_buf_addch(&b, (char)c);
-		}
-		logf_(r, "%s:%llu: %s skipped: '%s%s'", r->name, (unsigned long long)r->lineno,
-		      what, b.data ? b.data : "", n < len ? "..." : "");
-		fg_buf_release(&b);
-	} else if (r->st.bad_lines == MAX_LOGGED_BAD_LINES + 1) {
-		logf_(r, "%s:%llu: more bad lines; not showing them", r->name,
-		      (unsigned long long)r->lineno);
-	}
+	fg_badline(&r->bad, r->name, r->lineno, what, line, len);
+	r->st.bad_lines = r->bad.count;
 }
 
 static bool starts(const char *p, size_t len, const char *lit)
@@ -584,8 +553,8 @@ static void fold_log(void *ctx, const char *msg)
 {
 	struct fg_pprof_reader *r = ctx;
 
-	if (r->log)
-		r->log(r->log_ctx, msg);
+	if (r->bad.log)
+		r->bad.log(r->bad.ctx, msg);
 }
 
 /* bpftrace maps: folded by fg-fold's own engine, then read as folded stacks */
@@ -616,7 +585,8 @@ static int read_bpftrace(struct fg_pprof_reader *r, struct fg_lines *l)
 		err = fg_fold_write(f, mem);
 	if (mem)
 		fclose(mem);
-	r->st.bad_lines += fg_fold_stats(f)->bad_lines;
+	r->bad.count += fg_fold_stats(f)->bad_lines;
+	r->st.bad_lines = r->bad.count;
 	fg_fold_free(f);
 	fg_buf_release(&in);
 	for (const char *p = out, *end = out + outlen; err == 0 && p < end;) {
@@ -705,8 +675,8 @@ struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *o
 	r->o = *opts;
 	r->emit = emit;
 	r->ctx = ctx;
-	r->log = log;
-	r->log_ctx = log_ctx;
+	r->bad.log = log;
+	r->bad.ctx = log_ctx;
 	r->p = fg_pprof_new();
 	r->build_ids = fg_hmap_new(64);
 	if (opts->event_filter) {
