@@ -13,6 +13,10 @@ setup() {
 	fg fg-diff -h
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == "usage: fg-diff [-ns] [-o file] before after" ]]
+	for opt in -n -s -o -h -V; do
+		grep -qF ".It Fl ${opt#-}" "$TOP/man/fg-diff.1"
+	done
+	grep -q '^\.Op Fl ns$' "$TOP/man/fg-diff.1"
 	fg fg-diff -V
 	[[ $output == "fg-diff "* ]]
 }

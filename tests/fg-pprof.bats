@@ -76,6 +76,11 @@ pprof_time() {
 	fg fg-pprof -h
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == "usage: fg-pprof "* ]]
+	# every option of the usage is in the man page, as mdoc spells it ("Fl \-every")
+	for opt in -v -F --every --event-filter --input -o -h -V; do
+		assert_output_contains "$opt"
+		grep -qF ".It Fl $(sed 's/-/\\-/g' <<<"${opt#-}")" "$TOP/man/fg-pprof.1"
+	done
 	fg fg-pprof -V
 	[ "$status" -eq 0 ]
 	[[ $output == "fg-pprof "* ]]
