@@ -18,6 +18,7 @@
 #include "fg/diag.h"
 #include "fg/pprof_read.h"
 #include "fg/util.h"
+#include "fg/window.h"
 
 static const char usage_text[] =
     "usage: fg-pprof [-v] [-F hz] [--every seconds] [--event-filter event]\n"
@@ -74,15 +75,6 @@ struct out {
 	bool verbose;
 };
 
-/* a window's file: DIR/START.pb.gz, START in seconds (with nanoseconds when not whole) */
-static void window_path(struct fg_buf *b, const char *dir, uint64_t start_ns)
-{
-	fg_buf_addf(b, "%s/%llu", dir, (unsigned long long)(start_ns / 1000000000));
-	if (start_ns % 1000000000)
-		fg_buf_addf(b, ".%09llu", (unsigned long long)(start_ns % 1000000000));
-	fg_buf_addstr(b, ".pb.gz");
-}
-
 static int emit(void *ctx, const struct fg_pprof_window *w)
 {
 	struct out *o = ctx;
@@ -97,7 +89,7 @@ static int emit(void *ctx, const struct fg_pprof_window *w)
 		return err;
 	}
 	if (o->windows)
-		window_path(&path, o->path, w->start_ns);
+		fg_window_path(&path, o->path, w->start_ns, ".pb.gz");
 	else
 		fg_buf_addstr(&path, o->path);
 	err = fg_atomic_open(&a, path.data);

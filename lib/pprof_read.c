@@ -21,6 +21,7 @@
 #include "fg/perfscript.h"
 #include "fg/pprof_read.h"
 #include "fg/psheader.h"
+#include "fg/window.h"
 
 #define DETECT_BYTES (64 * 1024)
 #define MAX_EVENTS 16
@@ -45,8 +46,7 @@ struct fg_pprof_reader {
 
 	/* the profile being built, and its window */
 	struct fg_pprof *p;
-	bool have_win;
-	uint64_t win;
+	struct fg_window win;
 	uint64_t win_samples;
 	bool timed;
 	uint64_t first_ns, last_ns; /* the samples' clock */
@@ -55,8 +55,6 @@ struct fg_pprof_reader {
 	/* from the header comments */
 	struct fg_ps_event_info ev[MAX_EVENTS];
 	size_t nev;
-	bool have_ref;
-	int64_t ref_offset;	   /* wall clock minus the samples' clock, ns */
 	struct fg_hmap *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
 	struct fg_buf bid_text;
 
@@ -122,8 +120,8 @@ static void comment(struct fg_pprof_reader *r, const char *line, size_t len)
 		if (r->nev < MAX_EVENTS)
 			r->ev[r->nev++] = ei;
 	} else if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
-		r->have_ref = true;
-		r->ref_offset = (int64_t)(tod - clk);
+		r->win.have_ref = true;
+		r->win.ref_offset = (int64_t)(tod - clk);
 	}
 }
 
@@ -178,7 +176,8 @@ static double ns_per_sample(struct fg_pprof_reader *r)
 	return 0;
 }
 
-static int emit_profile(struct fg_pprof_reader *r, bool window)
+/* emit the profile: a window starting at `start` (window), or the whole input */
+static int emit_profile(struct fg_pprof_reader *r, bool window, uint64_t start)
 {
 	struct fg_pprof_meta m = {.ntypes = 0};
 	struct fg_pprof_window w = {.profile = r->p, .meta = &m};
@@ -213,18 +212,18 @@ static int emit_profile(struct fg_pprof_reader *r, bool window)
 		m.column[m.ntypes++] = COL_OFFCPU;
 	}
 	w.samples = r->win_samples;
-	if (window && r->have_win) {
+	if (window && r->win.open) {
 		w.timed = true;
-		w.start_ns = r->win * r->o.every_ns;
+		w.start_ns = start;
 		m.duration_nanos = (int64_t)r->o.every_ns;
 	} else if (!window && r->timed) {
 		w.timed = true;
 		w.start_ns = r->first_ns;
-		if (r->have_ref)
-			w.start_ns += (uint64_t)r->ref_offset;
+		if (r->win.have_ref)
+			w.start_ns += (uint64_t)r->win.ref_offset;
 		m.duration_nanos = (int64_t)(r->last_ns - r->first_ns) + m.period;
 	}
-	w.wall = w.timed && r->have_ref;
+	w.wall = w.timed && r->win.have_ref;
 	if (w.wall)
 		m.time_nanos = (int64_t)w.start_ns;
 	err = r->emit(r->ctx, &w);
@@ -238,27 +237,16 @@ static int emit_profile(struct fg_pprof_reader *r, bool window)
 /* put the next sample in the window of time `t` (the samples' clock); 0 or the emitter's error */
 static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
 {
-	uint64_t w;
+	uint64_t closed;
+	int err = 0;
 
 	if (!r->o.every_ns)
 		return 0;
-	if (!has_time) {
-		r->st.untimed++;
-		return 0;
-	}
-	w = (r->have_ref ? t + (uint64_t)r->ref_offset : t) / r->o.every_ns;
-	if (!r->have_win) {
-		r->have_win = true;
-		r->win = w;
-	} else if (w > r->win) {
-		int err = r->win_samples ? emit_profile(r, true) : 0;
-
-		r->win = w;
-		return err;
-	} else if (w < r->win) {
-		r->st.late++;
-	}
-	return 0;
+	if (fg_window_next(&r->win, has_time, t, &closed) && r->win_samples)
+		err = emit_profile(r, true, closed);
+	r->st.late = r->win.late;
+	r->st.untimed = r->win.untimed;
+	return err;
 }
 
 static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
@@ -657,8 +645,8 @@ int fg_pprof_reader_finish(struct fg_pprof_reader *r)
 	r->st.freq_unknown = r->seen_cpu && r->cpu_ns_missing;
 	r->st.freq = ns_per_sample(r) > 0 ? 1e9 / ns_per_sample(r) : 0;
 	if (r->o.every_ns)
-		return r->win_samples ? emit_profile(r, true) : 0;
-	return emit_profile(r, false);
+		return r->win_samples ? emit_profile(r, true, fg_window_start(&r->win)) : 0;
+	return emit_profile(r, false, 0);
 }
 
 const struct fg_pprof_stats *fg_pprof_reader_stats(const struct fg_pprof_reader *r)
@@ -678,6 +666,7 @@ struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *o
 	r->bad.log = log;
 	r->bad.ctx = log_ctx;
 	r->p = fg_pprof_new();
+	r->win.every_ns = opts->every_ns;
 	r->build_ids = fg_hmap_new(64);
 	if (opts->event_filter) {
 		r->event_len = strlen(opts->event_filter);
