@@ -6,14 +6,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
+#include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/fold.h"
+#include "fg/perfscript.h"
+#include "fg/psheader.h"
 #include "fg/util.h"
+#include "fg/window.h"
 
 static const char usage_text[] =
 	"usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
@@ -21,6 +28,7 @@ static const char usage_text[] =
 	"               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
 	"               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
 	"               [FILE ...]\n"
+	"       fg-fold --every SECONDS -o DIR [OPTIONS] [FILE ...]\n"
 	"       fg-fold -h | -V\n"
 	"\n"
 	"Fold stacks from perf script text (perf's or fg-sym's), folded stacks or bpftrace\n"
@@ -42,6 +50,9 @@ static const char usage_text[] =
 	"  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
 	"  --input FORMAT          read perf, folded or bpftrace input (default: detect)\n"
 	"  -o, --output FILE       write to FILE instead of standard output\n"
+	"  --every SECONDS         one profile per window of SECONDS of the samples' time\n"
+	"                          (perf script input), into the directory -o names,\n"
+	"                          as START.folded\n"
 	"  -v, --verbose           report the event folded and what was skipped\n"
 	"  -h, --help              print this help and exit\n"
 	"  -V, --version           print the version and exit\n";
@@ -62,6 +73,7 @@ enum {
 	OPT_ONLY_PID,
 	OPT_ONLY_COMM,
 	OPT_INPUT,
+	OPT_EVERY,
 };
 
 static const struct option longopts[] = {
@@ -69,6 +81,7 @@ static const struct option longopts[] = {
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "context", no_argument, NULL, OPT_CONTEXT },
 	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
+	{ "every", required_argument, NULL, OPT_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "input", required_argument, NULL, OPT_INPUT },
@@ -123,11 +136,65 @@ static void add_pids(struct lists *l, const char *arg)
 	free(copy);
 }
 
+/* --every: the folded stacks of each time window into DIR/START.folded */
+struct windows {
+	struct fg_window w;
+	const char *dir;
+	struct fg_fold *f;
+	bool verbose;
+};
+
+static int write_window(struct windows *ws, uint64_t start)
+{
+	struct fg_buf path = FG_BUF_INIT;
+	struct fg_atomic a;
+	int err;
+
+	fg_window_path(&path, ws->dir, start, ".folded");
+	err = fg_atomic_open(&a, path.data);
+	if (err == 0 && (err = fg_fold_write(ws->f, a.f)) != 0)
+		fg_atomic_abort(&a);
+	else if (err == 0)
+		err = fg_atomic_commit(&a);
+	if (err)
+		fg_warne(-err, "cannot write '%s'", path.data);
+	else if (ws->verbose)
+		fg_warnx("wrote '%s': %zu stacks", path.data, fg_fold_count(ws->f));
+	fg_fold_clear(ws->f);
+	fg_buf_release(&path);
+	return err;
+}
+
+/* before each sample: a sample past the window being filled completes it */
+static int window_hook(void *ctx, const char *line, size_t len)
+{
+	struct windows *ws = ctx;
+	struct fg_ps_header h;
+	uint64_t t = 0, closed, tod, clk;
+
+	if (line[0] == '#') {
+		if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
+			ws->w.have_ref = true;
+			ws->w.ref_offset = (int64_t)(tod - clk);
+		}
+		return 0;
+	}
+	if (fg_ps_parse_header(line, len, &h) == 0 && h.rest.len >= 12 &&
+	    memcmp(h.rest.p, "PERF_RECORD_", 12) == 0)
+		return 0; /* a side-band record, not a sample */
+	bool timed = fg_ps_header_time(line, len, &t) == 0;
+	if (fg_window_next(&ws->w, timed, t, &closed) && fg_fold_count(ws->f))
+		return write_window(ws, closed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_fold_opts o = { .input = FG_FOLD_AUTO };
 	struct lists l = { 0 };
+	struct windows ws = { .dir = NULL };
 	const char *output = NULL;
+	double secs;
 	bool verbose = false;
 	int c, status = FG_EXIT_OK;
 
@@ -154,6 +221,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONTEXT:
 			o.inline_context = o.inline_frames = true;
+			break;
+		case OPT_EVERY:
+			if (fg_parse_double(optarg, 1e-3, 1e9, &secs) != 0)
+				usage_error("invalid window length '%s' (seconds, at least 0.001)",
+					    optarg);
+			ws.w.every_ns = (uint64_t)llround(secs * 1e9);
 			break;
 		case OPT_EVENT_FILTER:
 			if (!*optarg)
@@ -212,12 +285,29 @@ int main(int argc, char **argv)
 	o.only_pids = l.pids;
 	o.n_only_pids = l.n_pids;
 
+	if (ws.w.every_ns) {
+		if (!output)
+			usage_error("--every needs -o DIR, the directory of the windows%s", "");
+		if (o.input != FG_FOLD_AUTO && o.input != FG_FOLD_PERF)
+			usage_error("--every reads perf script text, not %s input",
+				    fg_fold_input_name(o.input));
+		o.input = FG_FOLD_PERF;
+		if (mkdir(output, 0777) < 0 && errno != EEXIST)
+			fg_die("cannot create '%s'", output);
+		ws.dir = output;
+		output = NULL;
+	}
 	if (output && !freopen(output, "w", stdout))
 		fg_die("cannot open '%s'", output);
 	static char outbuf[1 << 20];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	struct fg_fold *f = fg_fold_new(&o, log_msg, NULL);
+	if (ws.dir) {
+		ws.f = f;
+		ws.verbose = verbose;
+		fg_fold_set_line_hook(f, window_hook, &ws);
+	}
 	int nfiles = argc - optind;
 
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
@@ -260,7 +350,15 @@ int main(int argc, char **argv)
 			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
-	int wr = fg_fold_write(f, stdout);
+	if (ws.w.late)
+		fg_warnx("%llu samples came after their window was written; they are counted in "
+			 "the next one",
+			 (unsigned long long)ws.w.late);
+	if (ws.w.untimed)
+		fg_warnx("%llu samples without a time were put in the window being filled",
+			 (unsigned long long)ws.w.untimed);
+	int wr = ws.dir ? (fg_fold_count(f) ? write_window(&ws, fg_window_start(&ws.w)) : 0)
+			: fg_fold_write(f, stdout);
 	if (fg_close_stdout() != FG_EXIT_OK || wr != 0)
 		status = FG_EXIT_FAIL;
 out:

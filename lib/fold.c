@@ -89,6 +89,9 @@ struct fg_fold {
 
 	struct fg_inliner *inliner; /* --inline */
 
+	fg_fold_line_fn hook; /* sample headers and comments, before folding the sample */
+	void *hook_ctx;
+
 	/*
 	 * Frame lines seen before and the name they gave (the same line gives the
 	 * same frame), by the comm being "java" or not; bounded, so that memory
@@ -707,9 +710,13 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 	}
-	if (line[0] == '#')
-		return 0;
-	int r = fg_ps_parse_header(line, len, &h);
+	int r = 0;
+	if (line[0] == '#') {
+		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+			f->err = r;
+		return r;
+	}
+	r = fg_ps_parse_header(line, len, &h);
 	if (r == -ERANGE) {
 		logf_(f, "%s:%llu: the period does not fit in 64 bits", f->name,
 		      (unsigned long long)f->lineno);
@@ -718,6 +725,8 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 	if (r == 0) {
 		if (f->in_sample && (r = end_sample(f)) != 0)
 			return r;
+		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+			return f->err = r;
 		start_sample(f, &h);
 		return 0;
 	}
@@ -1191,6 +1200,21 @@ void fg_fold_free(struct fg_fold *f)
 	fg_buf_release(&f->names);
 	fg_buf_release(&f->key);
 	free(f);
+}
+
+void fg_fold_set_line_hook(struct fg_fold *f, fg_fold_line_fn fn, void *ctx)
+{
+	f->hook = fn;
+	f->hook_ctx = ctx;
+}
+
+void fg_fold_clear(struct fg_fold *f)
+{
+	fg_hmap_free(f->map);
+	f->map = fg_hmap_new(1024);
+	free(f->counts2);
+	f->counts2 = NULL;
+	f->counts2_alloc = 0;
 }
 
 size_t fg_fold_count(const struct fg_fold *f)

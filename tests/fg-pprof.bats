@@ -372,3 +372,37 @@ gen_timed() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"refusing to write a binary profile to a terminal"* ]]
 }
+
+@test "fg-fold --every: the same windows, named alike, whose stacks add up to fg-fold's whole" {
+	gen_timed 35 >timed.txt
+	fg --separate-stderr fg-fold -v --every 10 -o fwin timed.txt
+	[ "$status" -eq 0 ]
+	[ "$(ls -A fwin | tr '\n' ' ')" = "1700000000.folded 1700000010.folded 1700000020.folded 1700000030.folded " ]
+	[ "$(awk '{ t += $NF } END { print t }' fwin/1700000000.folded)" = 950 ]
+	[ "$(awk '{ t += $NF } END { print t }' fwin/1700000030.folded)" = 550 ]
+	# every window of fg-pprof holds the samples of fg-fold's window of that name
+	fg-pprof --every 10 -o pwin timed.txt
+	for f in fwin/*.folded; do
+		w=$(basename "$f" .folded)
+		[ "$(raw_totals "pwin/$w.pb.gz" | cut -d' ' -f1)" = "$(awk '{ t += $NF } END { print t }' "$f")" ]
+	done
+	# nothing lost at the edges: the windows, folded together, are the whole
+	fg-fold timed.txt >whole.folded
+	cat fwin/*.folded | fg-fold | cmp - whole.folded
+	[[ $stderr == *"wrote 'fwin/1700000030.folded': 2 stacks"* ]]
+}
+
+@test "fg-fold --every: usage errors, and windows of fg-sym's real capture" {
+	fg -2 --separate-stderr fg-fold --every 10 timed.txt
+	[[ $stderr == "fg-fold: --every needs -o DIR"* ]]
+	fg -2 --separate-stderr fg-fold --every 10 --input folded -o w x
+	[[ $stderr == "fg-fold: --every reads perf script text, not folded input"* ]]
+	fg -2 --separate-stderr fg-fold --every -1 -o w x
+	[[ $stderr == "fg-fold: invalid window length '-1'"* ]]
+	# 1.07 s of samples from wall-clock 1796049..., in windows of 0.25 s
+	fg fg-fold --every 0.25 -o w "$PP/fgsym-sys.txt"
+	[ "$status" -eq 0 ]
+	[ "$(ls w | wc -l)" -ge 4 ]
+	ls w | grep -qE '^[0-9]+\.[0-9]{9}\.folded$'
+	cat w/* | fg-fold | cmp - <(fg-fold "$PP/fgsym-sys.txt")
+}
