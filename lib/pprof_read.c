@@ -48,6 +48,10 @@ struct fg_pprof_reader {
 	struct fg_pprof *p;
 	struct fg_window win;
 	uint64_t win_samples;
+	struct fg_pprof *prev; /* the window before, open for samples a little late */
+	uint64_t prev_start, prev_samples;
+	struct fg_pprof *to; /* where the next sample goes: p or prev */
+	uint64_t *to_samples;
 	bool timed;
 	uint64_t first_ns, last_ns; /* the samples' clock */
 	uint64_t clock_period;	    /* the first cpu-clock period seen, for the profile's period */
@@ -176,11 +180,12 @@ static double ns_per_sample(struct fg_pprof_reader *r)
 	return 0;
 }
 
-/* emit the profile: a window starting at `start` (window), or the whole input */
-static int emit_profile(struct fg_pprof_reader *r, bool window, uint64_t start)
+/* emit profile p: a window starting at `start` (window), or the whole input */
+static int emit_profile(struct fg_pprof_reader *r, struct fg_pprof *p, uint64_t samples,
+			bool window, uint64_t start)
 {
 	struct fg_pprof_meta m = {.ntypes = 0};
-	struct fg_pprof_window w = {.profile = r->p, .meta = &m};
+	struct fg_pprof_window w = {.profile = p, .meta = &m};
 	double per = ns_per_sample(r);
 	char evtype[80];
 	int err;
@@ -211,7 +216,7 @@ static int emit_profile(struct fg_pprof_reader *r, bool window, uint64_t start)
 		m.unit[m.ntypes] = "nanoseconds";
 		m.column[m.ntypes++] = COL_OFFCPU;
 	}
-	w.samples = r->win_samples;
+	w.samples = samples;
 	if (window && r->win.open) {
 		w.timed = true;
 		w.start_ns = start;
@@ -228,30 +233,82 @@ static int emit_profile(struct fg_pprof_reader *r, bool window, uint64_t start)
 		m.time_nanos = (int64_t)w.start_ns;
 	err = r->emit(r->ctx, &w);
 	r->st.windows++;
-	fg_pprof_free(r->p);
-	r->p = fg_pprof_new();
-	r->win_samples = 0;
 	return err;
 }
 
-/* put the next sample in the window of time `t` (the samples' clock); 0 or the emitter's error */
-static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
+/*
+ * The stream is in time order only roughly (each CPU's samples are, and a read
+ * of the ring buffer takes what the CPUs wrote since the last): a window stays
+ * open for samples of its own that come after the next window has started,
+ * until the samples' clock is past its end by half a window (at most 1 s).
+ */
+static uint64_t grace_ns(const struct fg_pprof_reader *r)
 {
-	uint64_t closed;
+	uint64_t g = r->o.every_ns / 2;
+
+	return g < 1000000000ull ? g : 1000000000ull;
+}
+
+static int emit_prev(struct fg_pprof_reader *r)
+{
 	int err = 0;
 
+	if (r->prev && r->prev_samples)
+		err = emit_profile(r, r->prev, r->prev_samples, true, r->prev_start);
+	fg_pprof_free(r->prev);
+	r->prev = NULL;
+	return err;
+}
+
+/* choose the window of the next sample, at time `t` of the samples' clock; 0 or the emitter's error
+ */
+static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
+{
+	struct fg_window *w = &r->win;
+	uint64_t i, wall;
+	int err = 0;
+
+	r->to = r->p;
+	r->to_samples = &r->win_samples;
 	if (!r->o.every_ns)
 		return 0;
-	if (fg_window_next(&r->win, has_time, t, &closed) && r->win_samples)
-		err = emit_profile(r, true, closed);
-	r->st.late = r->win.late;
-	r->st.untimed = r->win.untimed;
+	if (!has_time) {
+		w->untimed++;
+		goto out;
+	}
+	wall = w->have_ref ? t + (uint64_t)w->ref_offset : t;
+	i = wall / w->every_ns;
+	if (!w->open) {
+		w->open = true;
+		w->index = i;
+	} else if (i > w->index) {
+		/* a new window: the one before it is done, this one waits a little */
+		err = emit_prev(r);
+		r->prev = r->p;
+		r->prev_start = fg_window_start(w);
+		r->prev_samples = r->win_samples;
+		r->p = r->to = fg_pprof_new();
+		r->win_samples = 0;
+		w->index = i;
+	} else if (i < w->index) {
+		if (r->prev && i + 1 == w->index) {
+			r->to = r->prev;
+			r->to_samples = &r->prev_samples;
+		} else {
+			w->late++;
+		}
+	}
+	if (!err && r->prev && wall >= r->prev_start + w->every_ns + grace_ns(r))
+		err = emit_prev(r);
+out:
+	r->st.late = w->late;
+	r->st.untimed = w->untimed;
 	return err;
 }
 
 static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
 {
-	int err = fg_pprof_add(r->p, s);
+	int err = fg_pprof_add(r->to ? r->to : r->p, s);
 
 	if (err == -EOVERFLOW)
 		logf_(r, "%s:%llu: a profile's total overflows 64 bits", r->name,
@@ -259,7 +316,7 @@ static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
 	if (err)
 		return err;
 	r->st.samples++;
-	r->win_samples++;
+	(*(r->to_samples ? r->to_samples : &r->win_samples))++;
 	return 0;
 }
 
@@ -644,9 +701,15 @@ int fg_pprof_reader_finish(struct fg_pprof_reader *r)
 		return err;
 	r->st.freq_unknown = r->seen_cpu && r->cpu_ns_missing;
 	r->st.freq = ns_per_sample(r) > 0 ? 1e9 / ns_per_sample(r) : 0;
-	if (r->o.every_ns)
-		return r->win_samples ? emit_profile(r, true, fg_window_start(&r->win)) : 0;
-	return emit_profile(r, false, 0);
+	if (!r->o.every_ns)
+		return emit_profile(r, r->p, r->win_samples, false, 0);
+	err = emit_prev(r);
+	if (!err && r->win_samples)
+		err = emit_profile(r, r->p, r->win_samples, true, fg_window_start(&r->win));
+	fg_pprof_free(r->p);
+	r->p = fg_pprof_new();
+	r->win_samples = 0;
+	return err;
 }
 
 const struct fg_pprof_stats *fg_pprof_reader_stats(const struct fg_pprof_reader *r)
@@ -683,6 +746,7 @@ void fg_pprof_reader_free(struct fg_pprof_reader *r)
 	if (!r)
 		return;
 	fg_pprof_free(r->p);
+	fg_pprof_free(r->prev);
 	fg_hmap_free(r->build_ids);
 	fg_buf_release(&r->bid_text);
 	fg_buf_release(&r->text);
