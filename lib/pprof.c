@@ -299,10 +299,20 @@ static void encode_locations(struct fg_pprof *p, struct fg_buf *b)
 	}
 }
 
+/*
+ * pprof takes the first mapping written for the profile's main file ("File:"):
+ * files first, then the kernel and other "[...]" pseudo files; ids stay those
+ * of first appearance
+ */
 static void encode_mappings(struct fg_pprof *p, struct fg_buf *b)
 {
-	for (size_t i = 0; i < fg_hmap_count(p->mappings); i++) {
+	for (size_t k = 0; k < 2 * fg_hmap_count(p->mappings); k++) {
+		size_t i = k % fg_hmap_count(p->mappings);
 		const struct mapping *mp = &p->maps[i];
+		bool pseudo = fg_hmap_at(p->mappings, i)->key[0] == '[';
+
+		if (pseudo != (k >= fg_hmap_count(p->mappings)))
+			continue;
 		size_t mark = fg_pb_begin(b, PROFILE_MAPPING);
 
 		fg_pb_uint(b, 1, i + 1);
