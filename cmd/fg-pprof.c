@@ -129,6 +129,9 @@ static void report(const struct fg_pprof_stats *st, bool verbose, bool windows)
 	if (windows && st->untimed)
 		fg_warnx("%llu samples without a time were put in the window being filled",
 			 (unsigned long long)st->untimed);
+	if (st->no_frames)
+		fg_warnx("%llu samples had no frame; each got one named '[unknown]'",
+			 (unsigned long long)st->no_frames);
 	if (verbose) {
 		fg_warnx("%llu samples%s%s, %llu profile%s written, %llu side-band records",
 			 (unsigned long long)st->samples, st->event ? " of " : "",

@@ -366,6 +366,12 @@ static int end_sample(struct fg_pprof_reader *r)
 			}
 		}
 	}
+	/* a sample without a frame: pprof's clients drop a sample without a location */
+	if (r->nframes == 0) {
+		r->pf[0] = (struct fg_pprof_frame){.name = "[unknown]", .name_len = 9};
+		s.nframes = 1;
+		r->st.no_frames++;
+	}
 	s.frames = r->pf;
 	s.values[COL_SAMPLES] = 1;
 	if (r->kind == K_OFFCPU) {

@@ -361,6 +361,17 @@ gen_timed() {
 	[[ $stderr == *"big.txt:1: the period does not fit in 64 bits"* ]]
 }
 
+@test "a sample without a frame keeps its time under one named [unknown], reported" {
+	printf 'a 1/1 [000] 1.0: 1 cpu-clock: \n\na 1/1 [000] 1.1: 1 cpu-clock: \n\t10 f+0x1 (/a)\n\n' >nf.txt
+	fg --separate-stderr fg-pprof -F 10 -o nf.pb.gz nf.txt
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"1 samples had no frame; each got one named '[unknown]'"* ]]
+	# go tool pprof counts both (it drops a sample without a location)
+	fg pprof -top nf.pb.gz
+	assert_output_contains "Total samples = 200ms"
+	assert_output_contains "100ms 50.00% 50.00%      100ms 50.00%  [unknown]"
+}
+
 @test "a failed write exits 1 with a message, and leaves no file" {
 	fg -1 --separate-stderr fg-pprof -o /dev/full "$PP/offcpu.txt"
 	[[ $stderr == *"fg-pprof: cannot write '/dev/full'"* ]]

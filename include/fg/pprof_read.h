@@ -54,6 +54,7 @@ struct fg_pprof_stats {
 	uint64_t sideband;     /* PERF_RECORD_* lines (mmap, comm, fork, lost...) */
 	uint64_t late;	       /* samples older than their window, put in the current one */
 	uint64_t untimed;      /* samples without a time (with windows: in the current one) */
+	uint64_t no_frames;    /* samples without a frame: given one named "[unknown]" */
 	uint64_t windows;      /* profiles emitted */
 	const char *event;     /* the CPU event, NULL when none was seen */
 	bool freq_unknown;     /* CPU samples without a known duration */
