@@ -138,8 +138,7 @@ static uint32_t mapping(struct fg_pprof *p, const struct fg_pprof_frame *f)
 	return (uint32_t)i + 1;
 }
 
-/* The location of frames[0..n), inlined functions first, the real frame last. */
-static uint32_t location(struct fg_pprof *p, const struct fg_pprof_frame *fr, size_t n)
+uint32_t fg_pprof_location(struct fg_pprof *p, const struct fg_pprof_frame *fr, size_t n)
 {
 	const struct fg_pprof_frame *real = &fr[n - 1];
 	struct loc_key lk = {.addr = real->has_addr ? real->addr : 0};
@@ -167,7 +166,8 @@ static uint32_t location(struct fg_pprof *p, const struct fg_pprof_frame *fr, si
 	return (uint32_t)(e - fg_hmap_at(p->locations, 0)) + 1;
 }
 
-int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s)
+int fg_pprof_add_ids(struct fg_pprof *p, const uint32_t *ids, size_t n,
+		     const struct fg_pprof_sample *s)
 {
 	struct sample_key sk = {
 	    .pid = s->has_pid ? s->pid : 0,
@@ -175,23 +175,12 @@ int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s)
 	    .has_pid = s->has_pid,
 	    .has_tid = s->has_tid,
 	};
-	size_t i = 0;
+	bool ins;
 
-	if (s->nframes && s->frames[s->nframes - 1].inlined)
-		return -EINVAL;
 	sk.comm = s->comm ? intern(p, s->comm, s->comm_len) : 0;
 	fg_buf_reset(&p->key);
 	fg_buf_add(&p->key, &sk, sizeof(sk));
-	while (i < s->nframes) {
-		size_t j = i;
-
-		while (s->frames[j].inlined)
-			j++;
-		uint32_t id = location(p, s->frames + i, j - i + 1);
-		fg_buf_add(&p->key, &id, sizeof(id));
-		i = j + 1;
-	}
-	bool ins;
+	fg_buf_add(&p->key, ids, n * sizeof(*ids));
 	struct fg_hent *e = fg_hmap_upsert(p->samples, p->key.data, p->key.len, &ins);
 	size_t idx = (size_t)(e - fg_hmap_at(p->samples, 0));
 	if (ins) {
@@ -204,6 +193,28 @@ int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s)
 			return -EOVERFLOW;
 	}
 	return 0;
+}
+
+int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s)
+{
+	uint32_t *ids;
+	size_t i = 0, n = 0;
+	int err;
+
+	if (s->nframes && s->frames[s->nframes - 1].inlined)
+		return -EINVAL;
+	ids = fg_xreallocarray(NULL, s->nframes ? s->nframes : 1, sizeof(*ids));
+	while (i < s->nframes) {
+		size_t j = i;
+
+		while (s->frames[j].inlined)
+			j++;
+		ids[n++] = fg_pprof_location(p, s->frames + i, j - i + 1);
+		i = j + 1;
+	}
+	err = fg_pprof_add_ids(p, ids, n, s);
+	free(ids);
+	return err;
 }
 
 size_t fg_pprof_count(const struct fg_pprof *p)

@@ -30,12 +30,13 @@
 enum { COL_SAMPLES, COL_CPU, COL_OFFCPU, COL_EVENTS };
 enum kind { K_CPU, K_OFFCPU };
 
-struct frame_in {
-	size_t name_off, name_len; /* in r->text; len 0: unnamed */
-	size_t mod_off, mod_len;   /* len 0: no file */
-	uint64_t addr;
-	bool inlined;
+/* an inlined function waiting for the frame it was inlined into: its name in r->text */
+struct inl {
+	size_t off, len;
 };
+
+/* frame lines seen before, and their location in the profile being built: at most this many */
+#define LCACHE_MAX (1 << 16)
 
 struct fg_pprof_reader {
 	struct fg_pprof_reader_opts o;
@@ -83,11 +84,20 @@ struct fg_pprof_reader {
 	uint64_t pid, tid;
 	size_t comm_len; /* the comm is text[0..comm_len) */
 	struct fg_buf text;
-	struct frame_in *frames;
-	size_t nframes, aframes;
+	uint32_t *ids; /* the sample's locations so far, leaf first */
+	size_t nids, aids;
+	struct inl *inl; /* inlined functions waiting for their frame */
+	size_t ninl, ainl;
 	struct fg_pprof_frame *pf;
-	size_t apf;
-	struct fg_buf fold_out;
+	size_t apf, nframes;
+
+	/*
+	 * A frame line gives the same location every time in one profile: the
+	 * line -> (serial of the profile << 32 | location id), so that a line
+	 * seen before is neither parsed nor looked up again (most are)
+	 */
+	struct fg_hmap *lcache;
+	uint32_t serial; /* of r->p; another profile, another serial */
 };
 
 #define logf_(r, ...) fg_logf((r)->bad.log, (r)->bad.ctx, __VA_ARGS__)
@@ -288,6 +298,7 @@ static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
 		r->prev_start = fg_window_start(w);
 		r->prev_samples = r->win_samples;
 		r->p = r->to = fg_pprof_new();
+		r->serial++;
 		r->win_samples = 0;
 		w->index = i;
 	} else if (i < w->index) {
@@ -322,57 +333,101 @@ static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
 
 /* --- perf script --- */
 
+static void push_id(struct fg_pprof_reader *r, uint32_t id)
+{
+	FG_ALLOC_GROW(r->ids, r->nids + 1, r->aids);
+	r->ids[r->nids++] = id;
+}
+
+/* the location of the waiting inlined functions and the frame `fr` (NULL: none) */
+static uint32_t location(struct fg_pprof_reader *r, const struct fg_ps_frame *fr)
+{
+	size_t n = r->ninl + (fr != NULL);
+	struct fg_pprof_frame *f;
+
+	FG_ALLOC_GROW(r->pf, n, r->apf);
+	for (size_t i = 0; i < r->ninl; i++)
+		r->pf[i] = (struct fg_pprof_frame){.name = r->text.data + r->inl[i].off,
+						   .name_len = r->inl[i].len,
+						   .inlined = true};
+	if (fr) {
+		f = &r->pf[n - 1];
+		*f = (struct fg_pprof_frame){.addr = fg_span_hex(fr->addr), .has_addr = true};
+		if (fr->sym.len && !fg_span_eq(fr->sym, "[unknown]")) {
+			f->name = fr->sym.p;
+			f->name_len = fr->sym.len;
+		}
+		if (fr->module.len && !fg_span_eq(fr->module, "[unknown]")) {
+			const struct fg_hent *e =
+			    fg_hmap_get(r->build_ids, fr->module.p, fr->module.len);
+
+			f->file = fr->module.p;
+			f->file_len = fr->module.len;
+			if (e) {
+				f->build_id = r->bid_text.data + (e->val.u >> 8);
+				f->build_id_len = e->val.u & 0xff;
+			}
+		}
+	} else {
+		r->pf[n - 1].inlined = false; /* inlined into nothing: the last stands alone */
+	}
+	uint32_t id = fg_pprof_location(r->to, r->pf, n);
+	r->ninl = 0;
+	fg_buf_truncate(&r->text, r->comm_len);
+	return id;
+}
+
+/* a frame line of the current sample: 0, or -EINVAL when it is not one */
+static int frame(struct fg_pprof_reader *r, const char *line, size_t len)
+{
+	bool cacheable = r->to == r->p && r->ninl == 0;
+	struct fg_ps_frame fr;
+	struct fg_hent *e;
+
+	if (cacheable && (e = fg_hmap_get(r->lcache, line, len)) && e->val.u >> 32 == r->serial) {
+		push_id(r, (uint32_t)e->val.u);
+		return 0;
+	}
+	if (fg_ps_parse_frame(line, len, &fr) != 0)
+		return -EINVAL;
+	if (fg_span_eq(fr.module, "inlined")) {
+		/* an inlined function: it shares the location of the frame after it */
+		FG_ALLOC_GROW(r->inl, r->ninl + 1, r->ainl);
+		r->inl[r->ninl++] = (struct inl){r->text.len, fr.sym.len};
+		fg_buf_add(&r->text, fr.sym.p, fr.sym.len);
+		return 0;
+	}
+	uint32_t id = location(r, &fr);
+	if (cacheable) {
+		if (fg_hmap_count(r->lcache) >= LCACHE_MAX) {
+			fg_hmap_free(r->lcache);
+			r->lcache = fg_hmap_new(1024);
+		}
+		fg_hmap_upsert(r->lcache, line, len, NULL)->val.u = (uint64_t)r->serial << 32 | id;
+	}
+	push_id(r, id);
+	return 0;
+}
+
 static int end_sample(struct fg_pprof_reader *r)
 {
-	struct fg_pprof_sample s = {.nframes = r->nframes};
+	struct fg_pprof_sample s = {.nframes = 0};
 	double per;
-	int err;
 
 	if (!r->in_sample)
 		return 0;
 	r->in_sample = false;
 	if (r->skip)
 		return 0;
-	if ((err = window_for(r, r->has_time, r->time_ns)) != 0)
-		return err;
-	if (r->has_time) {
-		if (!r->timed || r->time_ns < r->first_ns)
-			r->first_ns = r->time_ns;
-		if (!r->timed || r->time_ns > r->last_ns)
-			r->last_ns = r->time_ns;
-		r->timed = true;
-	}
-	FG_ALLOC_GROW(r->pf, r->nframes + 1, r->apf);
-	for (size_t i = 0; i < r->nframes; i++) {
-		const struct frame_in *fi = &r->frames[i];
-		struct fg_pprof_frame *f = &r->pf[i];
-
-		*f = (struct fg_pprof_frame){
-		    .name = fi->name_len ? r->text.data + fi->name_off : NULL,
-		    .name_len = fi->name_len,
-		    .file = fi->mod_len ? r->text.data + fi->mod_off : NULL,
-		    .file_len = fi->mod_len,
-		    .addr = fi->addr,
-		    .has_addr = true,
-		    /* an inlined function belongs to the frame after it */
-		    .inlined = fi->inlined && i + 1 < r->nframes,
-		};
-		if (f->file && r->build_ids) {
-			const struct fg_hent *e = fg_hmap_get(r->build_ids, f->file, f->file_len);
-
-			if (e) {
-				f->build_id = r->bid_text.data + (e->val.u >> 8);
-				f->build_id_len = e->val.u & 0xff;
-			}
-		}
-	}
-	/* a sample without a frame: pprof's clients drop a sample without a location */
-	if (r->nframes == 0) {
+	if (r->ninl)
+		push_id(r, location(r, NULL));
+	if (r->nids == 0) {
+		/* a sample without a frame: pprof's clients drop a sample without a location */
+		FG_ALLOC_GROW(r->pf, 1, r->apf);
 		r->pf[0] = (struct fg_pprof_frame){.name = "[unknown]", .name_len = 9};
-		s.nframes = 1;
+		push_id(r, fg_pprof_location(r->to, r->pf, 1));
 		r->st.no_frames++;
 	}
-	s.frames = r->pf;
 	s.values[COL_SAMPLES] = 1;
 	if (r->kind == K_OFFCPU) {
 		s.values[COL_OFFCPU] = r->has_period ? (int64_t)r->period : 0;
@@ -393,7 +448,15 @@ static int end_sample(struct fg_pprof_reader *r)
 	s.tid = (int64_t)r->tid;
 	s.comm = r->text.data;
 	s.comm_len = r->comm_len;
-	return add(r, &s);
+	int err = fg_pprof_add_ids(r->to, r->ids, r->nids, &s);
+	if (err == -EOVERFLOW)
+		logf_(r, "%s:%llu: a profile's total overflows 64 bits", r->name,
+		      (unsigned long long)r->lineno);
+	if (err)
+		return err;
+	r->st.samples++;
+	(*r->to_samples)++;
+	return 0;
 }
 
 static bool event_matches(struct fg_pprof_reader *r, struct fg_span ev)
@@ -403,14 +466,17 @@ static bool event_matches(struct fg_pprof_reader *r, struct fg_span ev)
 	return n == r->event_len && memcmp(ev.p, r->event, n) == 0;
 }
 
-static void start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
-			 const struct fg_ps_header *h)
+static int start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
+			const struct fg_ps_header *h)
 {
+	uint64_t t = 0;
+	int err;
+
 	r->in_sample = true;
 	r->skip = false;
 	r->lines = 0;
-	r->nframes = 0;
-	fg_buf_reset(&r->text);
+	r->nids = 0;
+	r->ninl = 0;
 	if (h->event.len) {
 		size_t base = fg_ps_event_base_len(h->event.p, h->event.len);
 
@@ -426,7 +492,7 @@ static void start_sample(struct fg_pprof_reader *r, const char *line, size_t len
 			if (!event_matches(r, h->event)) {
 				r->st.other_events++;
 				r->skip = true;
-				return;
+				return 0;
 			}
 			r->kind = K_CPU;
 			r->seen_cpu = true;
@@ -437,7 +503,8 @@ static void start_sample(struct fg_pprof_reader *r, const char *line, size_t len
 	}
 	r->clock_event =
 	    r->event && is_clock_event(r->event, fg_ps_event_base_len(r->event, r->event_len));
-	r->has_time = fg_ps_header_time(line, len, &r->time_ns) == 0;
+	r->has_time = fg_ps_header_time_at(h, line, len, &t) == 0;
+	r->time_ns = t;
 	r->has_period = h->has_period;
 	r->period = h->period;
 	if (r->kind == K_CPU && r->clock_event && h->has_period && !r->clock_period)
@@ -445,56 +512,52 @@ static void start_sample(struct fg_pprof_reader *r, const char *line, size_t len
 	r->has_pid = h->pid.len > 0;
 	r->pid = h->pid_num;
 	r->tid = h->tid_num;
+	fg_buf_reset(&r->text);
 	fg_buf_add(&r->text, h->comm.p, h->comm.len);
 	r->comm_len = h->comm.len;
-}
-
-static void add_frame(struct fg_pprof_reader *r, const struct fg_ps_frame *fr)
-{
-	struct frame_in *fi;
-
-	FG_ALLOC_GROW(r->frames, r->nframes + 1, r->aframes);
-	fi = &r->frames[r->nframes++];
-	memset(fi, 0, sizeof(*fi));
-	fi->addr = fg_span_hex(fr->addr);
-	fi->inlined = fg_span_eq(fr->module, "inlined");
-	if (fr->sym.len && !fg_span_eq(fr->sym, "[unknown]")) {
-		fi->name_off = r->text.len;
-		fi->name_len = fr->sym.len;
-		fg_buf_add(&r->text, fr->sym.p, fr->sym.len);
+	/* the window, and so the profile, the sample's frames go into */
+	if ((err = window_for(r, r->has_time, t)) != 0)
+		return err;
+	if (r->has_time) {
+		if (!r->timed || t < r->first_ns)
+			r->first_ns = t;
+		if (!r->timed || t > r->last_ns)
+			r->last_ns = t;
+		r->timed = true;
 	}
-	if (fr->module.len && !fi->inlined && !fg_span_eq(fr->module, "[unknown]")) {
-		fi->mod_off = r->text.len;
-		fi->mod_len = fr->module.len;
-		fg_buf_add(&r->text, fr->module.p, fr->module.len);
-	}
+	/* a sample without a call chain: its frame follows the event */
+	if (h->rest.len && frame(r, h->rest.p, h->rest.len) == 0)
+		r->lines++;
+	return 0;
 }
 
 static int perf_line(struct fg_pprof_reader *r, const char *line, size_t len)
 {
 	struct fg_ps_header h;
-	struct fg_ps_frame fr;
 	struct fg_span src;
 	int err;
 
 	if (len && line[len - 1] == '\r')
 		len--;
-	if (len == 0 || all_space(line, len)) {
-		/* a blank line ends a sample, unless nothing came since its header */
-		return r->in_sample && r->lines ? end_sample(r) : 0;
-	}
-	if (r->in_sample && (line[0] == '\t' || line[0] == ' ')) {
+	/* frames first: most lines are */
+	if (r->in_sample && len && (line[0] == '\t' || line[0] == ' ')) {
 		if (r->skip) {
-			r->lines++;
+			if (!all_space(line, len))
+				r->lines++;
+			else if (r->lines)
+				return end_sample(r);
 			return 0;
 		}
-		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+		if (frame(r, line, len) == 0) {
 			r->lines++;
-			add_frame(r, &fr);
 			return 0;
 		}
 		if (r->lines && fg_ps_is_srcline(line, len, &src))
 			return 0;
+	}
+	if (len == 0 || all_space(line, len)) {
+		/* a blank line ends a sample, unless nothing came since its header */
+		return r->in_sample && r->lines ? end_sample(r) : 0;
 	}
 	if (line[0] == '#') {
 		comment(r, line, len);
@@ -513,13 +576,7 @@ static int perf_line(struct fg_pprof_reader *r, const char *line, size_t len)
 			sideband(r, h.rest);
 			return 0;
 		}
-		start_sample(r, line, len, &h);
-		/* a sample without a call chain: its frame follows the event */
-		if (h.rest.len && fg_ps_parse_frame(h.rest.p, h.rest.len, &fr) == 0) {
-			add_frame(r, &fr);
-			r->lines++;
-		}
-		return 0;
+		return start_sample(r, line, len, &h);
 	}
 	bad_line(r, r->in_sample ? "unrecognized line" : "line outside a sample", line, len);
 	return 0;
@@ -714,6 +771,7 @@ int fg_pprof_reader_finish(struct fg_pprof_reader *r)
 		err = emit_profile(r, r->p, r->win_samples, true, fg_window_start(&r->win));
 	fg_pprof_free(r->p);
 	r->p = fg_pprof_new();
+	r->serial++;
 	r->win_samples = 0;
 	return err;
 }
@@ -734,7 +792,9 @@ struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *o
 	r->ctx = ctx;
 	r->bad.log = log;
 	r->bad.ctx = log_ctx;
-	r->p = fg_pprof_new();
+	r->p = r->to = fg_pprof_new();
+	r->to_samples = &r->win_samples;
+	r->lcache = fg_hmap_new(1024);
 	r->win.every_ns = opts->every_ns;
 	r->build_ids = fg_hmap_new(64);
 	if (opts->event_filter) {
@@ -753,12 +813,13 @@ void fg_pprof_reader_free(struct fg_pprof_reader *r)
 		return;
 	fg_pprof_free(r->p);
 	fg_pprof_free(r->prev);
+	fg_hmap_free(r->lcache);
 	fg_hmap_free(r->build_ids);
 	fg_buf_release(&r->bid_text);
 	fg_buf_release(&r->text);
-	fg_buf_release(&r->fold_out);
 	free(r->event);
-	free(r->frames);
+	free(r->ids);
+	free(r->inl);
 	free(r->pf);
 	free(r);
 }

@@ -89,11 +89,16 @@ static int parse_secs(const char **p, const char *end, uint64_t *ns)
 int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
 {
 	struct fg_ps_header h;
-	const char *p, *end = line + len;
 
 	if (fg_ps_parse_header(line, len, &h) != 0)
 		return -ENOENT;
-	p = h.tid.p + h.tid.len;
+	return fg_ps_header_time_at(&h, line, len, ns);
+}
+
+int fg_ps_header_time_at(const struct fg_ps_header *h, const char *line, size_t len, uint64_t *ns)
+{
+	const char *p = h->tid.p + h->tid.len, *end = line + len;
+
 	/* at most two tokens after the thread: "[CPU]" then "SECS.FRACTION:" */
 	for (int k = 0; k < 2; k++) {
 		while (p < end && (*p == ' ' || *p == '\t'))

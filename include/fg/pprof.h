@@ -80,6 +80,17 @@ void fg_pprof_free(struct fg_pprof *p);
 /* Add a sample.  0, or -EINVAL for a sample pprof cannot hold (an inlined frame last). */
 int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s);
 
+/*
+ * The same in two steps, for a reader that remembers locations: the id of the
+ * location of frames[0..n) (the inlined functions first, the frame that holds
+ * the address and the mapping last), made when new; then a sample by the ids
+ * of its locations, leaf first (s->frames is not read).  Ids stay valid for
+ * the life of the profile.
+ */
+uint32_t fg_pprof_location(struct fg_pprof *p, const struct fg_pprof_frame *frames, size_t n);
+int fg_pprof_add_ids(struct fg_pprof *p, const uint32_t *ids, size_t n,
+		     const struct fg_pprof_sample *s);
+
 /* Samples (distinct stacks and labels) held, and all the samples' values added up by column. */
 size_t fg_pprof_count(const struct fg_pprof *p);
 const int64_t *fg_pprof_totals(const struct fg_pprof *p);

@@ -57,4 +57,8 @@ int fg_ps_parse_reftime_comment(const char *line, size_t len, uint64_t *realtime
  */
 int fg_ps_header_time(const char *line, size_t len, uint64_t *ns);
 
+/* The same for a header line already parsed into *h. */
+struct fg_ps_header;
+int fg_ps_header_time_at(const struct fg_ps_header *h, const char *line, size_t len, uint64_t *ns);
+
 #endif
