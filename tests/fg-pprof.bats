@@ -427,3 +427,22 @@ gen_timed() {
 	ls w | grep -qE '^[0-9]+\.[0-9]{9}\.folded$'
 	cat w/* | fg-fold | cmp - <(fg-fold "$PP/fgsym-sys.txt")
 }
+
+@test "fg-sym --header: perf's header comments carry the rate to fg-pprof; fg-fold folds the same" {
+	printf 'header freq=250\nsample pid=7 tid=8 time=5000000000 comm=app k=ffffffff81000010\nsample pid=7 tid=8 time=5004000000 comm=app k=ffffffff81000010\n' |
+		fgr-make >run.fgr
+	fg --separate-stderr fg-sym -q --header --kallsyms /dev/null run.fgr
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "# ========" ]
+	[[ $output == *"# event : name = cpu-clock, , type = 1, { sample_period, sample_freq } = 250, "*"freq = 1"* ]]
+	# no wall-clock reading in this stream: no reference time
+	[[ $output != *"reference time"* ]]
+	echo "$output" >with.txt
+	fg-sym -q --kallsyms /dev/null run.fgr >without.txt
+	# the same samples after the comments, which fg-fold skips
+	[ "$(grep -v '^#' with.txt)" = "$(cat without.txt)" ]
+	cmp <(fg-fold with.txt) <(fg-fold without.txt)
+	# 250 Hz: 4 ms a sample
+	fg-pprof -o h.pb.gz with.txt
+	[ "$(raw_totals h.pb.gz)" = "2 8000000" ]
+}
