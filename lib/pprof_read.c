@@ -259,6 +259,16 @@ static uint64_t grace_ns(const struct fg_pprof_reader *r)
 	return g < 1000000000ull ? g : 1000000000ull;
 }
 
+/* r->p is a new profile: the locations remembered are another's (memory stays one window's) */
+static void new_profile(struct fg_pprof_reader *r)
+{
+	r->serial++;
+	if (fg_hmap_count(r->lcache)) {
+		fg_hmap_free(r->lcache);
+		r->lcache = fg_hmap_new(1024);
+	}
+}
+
 static int emit_prev(struct fg_pprof_reader *r)
 {
 	int err = 0;
@@ -298,7 +308,7 @@ static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
 		r->prev_start = fg_window_start(w);
 		r->prev_samples = r->win_samples;
 		r->p = r->to = fg_pprof_new();
-		r->serial++;
+		new_profile(r);
 		r->win_samples = 0;
 		w->index = i;
 	} else if (i < w->index) {
@@ -771,7 +781,7 @@ int fg_pprof_reader_finish(struct fg_pprof_reader *r)
 		err = emit_profile(r, r->p, r->win_samples, true, fg_window_start(&r->win));
 	fg_pprof_free(r->p);
 	r->p = fg_pprof_new();
-	r->serial++;
+	new_profile(r);
 	r->win_samples = 0;
 	return err;
 }
