@@ -19,13 +19,14 @@
 
 #include "fg/debugfile.h"
 #include "fg/diag.h"
+#include "fg/psheader.h"
 #include "fg/record.h"
 #include "fg/symbolize.h"
 #include "fg/util.h"
 
 static const char usage_text[] =
-	"usage: fg-sym [-qv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
-	"              [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
+	"usage: fg-sym [-qv] [--header] [--inline] [--srcline] [--no-demangle]\n"
+	"              [--kallsyms FILE] [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
 	"              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
 	"              [-o FILE] [FILE]\n"
 	"\n"
@@ -33,6 +34,8 @@ static const char usage_text[] =
 	"them as perf script text.\n"
 	"\n"
 	"  -o, --output FILE    write to FILE instead of standard output\n"
+	"      --header         start with perf script --header's comments: the host,\n"
+	"                       the sampling frequency, the clock's wall-clock time\n"
 	"      --inline         expand inlined functions (DWARF)\n"
 	"      --srcline        add the source file and line of each frame (DWARF)\n"
 	"      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
@@ -64,11 +67,13 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_PROC_ROOT,
 	OPT_SYMFS,
+	OPT_HEADER,
 };
 
 static const struct option longopts[] = {
 	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 	{ "debuginfod-budget", required_argument, NULL, OPT_DEBUGINFOD_BUDGET },
+	{ "header", no_argument, NULL, OPT_HEADER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
@@ -288,6 +293,27 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* --header: perf script --header's comments, from the stream's header */
+static int write_header(struct fg_rec_reader *r)
+{
+	const struct fg_rec_header *h;
+	int rc = fg_rec_read_header(r, &h);
+
+	if (rc < 0)
+		return rc;
+	struct fg_ps_info info = {
+		.host = h->host,
+		.release = h->release,
+		.event = "cpu-clock",
+		.freq = h->freq,
+		.has_ref = h->clock == FG_CLOCK_MONOTONIC && h->start_realtime_ns,
+		.ref_realtime_ns = h->start_realtime_ns,
+		.ref_clock_ns = h->start_ns,
+	};
+	fg_ps_write_header(stdout, &info); /* a write error shows when stdout is closed */
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -295,7 +321,7 @@ int main(int argc, char **argv)
 	struct dbgi dbgi = {.budget_ms = FG_DEBUGINFOD_BUDGET_MS};
 	double secs;
 	const char *input = NULL, *output = NULL;
-	bool quiet = false, no_cache = false, live;
+	bool quiet = false, no_cache = false, header = false, live;
 	char cache[PATH_MAX];
 	struct stat st;
 	struct fg_symbolizer *s;
@@ -336,6 +362,9 @@ int main(int argc, char **argv)
 				usage(FG_EXIT_USAGE);
 			}
 			dbgi.budget_ms = (uint64_t)(secs * 1000 + 0.5);
+			break;
+		case OPT_HEADER:
+			header = true;
 			break;
 		case OPT_INLINE:
 			o.inline_frames = true;
@@ -390,7 +419,9 @@ int main(int argc, char **argv)
 	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
 	s = fg_symbolizer_new(&o);
 	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
-	for (;;) {
+	if (header)
+		rc = write_header(r);
+	while (rc == 0) {
 		/* the input pauses: let a live pipeline see what is named so far */
 		if (live && !fg_rec_reader_has_buffered(r) &&
 		    ((dbgi.c && wait_input(s, dbgi.c, fd) < 0) || fflush(stdout) != 0))
@@ -398,6 +429,7 @@ int main(int argc, char **argv)
 		rc = fg_rec_next(r, &rec);
 		if (rc <= 0)
 			break;
+		rc = 0;
 		switch (rec.type) {
 		case FG_REC_SAMPLE: {
 			const struct fg_rec_sample *sm = rec.sample;
