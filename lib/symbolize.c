@@ -16,6 +16,7 @@
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
+#include "fg/escape.h"
 #include "fg/hash.h"
 #include "fg/ksyms.h"
 #include "fg/perfmap.h"
@@ -25,30 +26,28 @@
 #include "fg/util.h"
 
 const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
-	[FG_UNNAMED_NOSYMS] = "no symbols",
-	[FG_UNNAMED_NOFILE] = "no file",
-	[FG_UNNAMED_GONE] = "process gone",
-	[FG_UNNAMED_NOMAP] = "no mapping",
-	[FG_UNNAMED_NOJIT] = "no JIT map",
+    [FG_UNNAMED_NOSYMS] = "no symbols", [FG_UNNAMED_NOFILE] = "no file",
+    [FG_UNNAMED_GONE] = "process gone", [FG_UNNAMED_NOMAP] = "no mapping",
+    [FG_UNNAMED_NOJIT] = "no JIT map",
 };
 
 const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
-	[FG_NOSRC_NODWARF] = "no DWARF",
-	[FG_NOSRC_TOOBIG] = "DWARF over the size limit",
-	[FG_NOSRC_CORRUPT] = "corrupt DWARF",
-	[FG_NOSRC_SPLIT] = "split DWARF",
-	[FG_NOSRC_NOSUP] = "no supplementary DWARF file",
-	[FG_NOSRC_NOLINE] = "no line there",
+    [FG_NOSRC_NODWARF] = "no DWARF",
+    [FG_NOSRC_TOOBIG] = "DWARF over the size limit",
+    [FG_NOSRC_CORRUPT] = "corrupt DWARF",
+    [FG_NOSRC_SPLIT] = "split DWARF",
+    [FG_NOSRC_NOSUP] = "no supplementary DWARF file",
+    [FG_NOSRC_NOLINE] = "no line there",
 };
 
 /* Bounds */
-#define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
-#define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
-#define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
-#define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
-#define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
-#define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
-#define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
+#define PROCMAPS_MAX (64u << 20) /* bytes of one /proc/PID/maps */
+#define PERFMAP_MAX (64u << 20)	 /* bytes of one perf-PID.map */
+#define RECHECK_MS 50		 /* a miss re-reads /proc maps or a perf map at most this often */
+#define EXITED_KEEP 256		 /* exited processes whose mappings are kept (late samples) */
+#define MAPS_PER_PROC_MAX 65536u /* mappings kept per process */
+#define MEMO_SLOTS (1u << 16)	 /* frames remembered as text */
+#define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
 
 enum map_kind {
 	MAP_FILE,
@@ -81,8 +80,8 @@ struct map {
 
 struct jit {
 	struct fg_perfmap *pm;
-	char *path;	  /* the file read */
-	char *shown;	  /* the module shown: /tmp/perf-PID.map */
+	char *path;	   /* the file read */
+	char *shown;	   /* the module shown: /tmp/perf-PID.map */
 	uint64_t consumed; /* bytes parsed */
 	struct fg_buf partial;
 	dev_t dev;
@@ -129,7 +128,7 @@ struct memo {
 struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
-	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	struct memo *memo;     /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
 	struct fg_hmap *procs; /* pid -> struct proc * */
 	struct fg_hmap *dsos;  /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -153,7 +152,7 @@ struct fg_symbolizer {
 static void warn(struct fg_symbolizer *s, const char *fmt, ...) FG_PRINTF(2, 3);
 static void warn(struct fg_symbolizer *s, const char *fmt, ...)
 {
-	char msg[PATH_MAX + 256];
+	char msg[PATH_MAX + 256], safe[2 * PATH_MAX];
 	va_list ap;
 
 	if (!s->o.warn)
@@ -161,7 +160,8 @@ static void warn(struct fg_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	s->o.warn(s->o.warn_arg, "%s", msg);
+	/* the paths in messages come from the stream: no terminal controls, one line */
+	s->o.warn(s->o.warn_arg, "%s", fg_escape(msg, safe, sizeof(safe)));
 }
 
 static uint64_t now_ms(void)
@@ -477,15 +477,15 @@ static int procmaps_add(const struct fg_procmap *pm, void *arg)
 {
 	struct procmaps_ctx *c = arg;
 	struct fg_sym_mapping m = {
-		.pid = c->p->pid,
-		.start = pm->start,
-		.end = pm->end,
-		.pgoff = pm->pgoff,
-		.dev_major = pm->dev_major,
-		.dev_minor = pm->dev_minor,
-		.inode = pm->inode,
-		.path = pm->path,
-		.exec = pm->exec,
+	    .pid = c->p->pid,
+	    .start = pm->start,
+	    .end = pm->end,
+	    .pgoff = pm->pgoff,
+	    .dev_major = pm->dev_major,
+	    .dev_minor = pm->dev_minor,
+	    .inode = pm->inode,
+	    .path = pm->path,
+	    .exec = pm->exec,
 	};
 
 	if (!pm->exec)
@@ -521,7 +521,7 @@ static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
 			warn(s, "cannot read '%s': %s", path, strerror(-err));
 		return;
 	}
-	struct procmaps_ctx c = { .p = p };
+	struct procmaps_ctx c = {.p = p};
 	if (fg_procmaps_parse(data, len, procmaps_add, &c, &bad) < 0)
 		warn(s, "'%s': malformed line %llu", path, (unsigned long long)bad);
 	free(data);
@@ -562,7 +562,7 @@ static void dso_key(char *key, size_t *len, char type, const struct map *m)
 		memcpy(key + 1, m->build_id, m->build_id_len);
 		*len = 1 + m->build_id_len;
 	} else {
-		uint64_t v[2] = { (uint64_t)m->dev_major << 32 | m->dev_minor, m->inode };
+		uint64_t v[2] = {(uint64_t)m->dev_major << 32 | m->dev_minor, m->inode};
 
 		memcpy(key + 1, v, sizeof(v));
 		*len = 1 + sizeof(v);
@@ -687,7 +687,7 @@ static char *find_debug(const struct dso *d, struct fg_elfsyms **out, int *fdp)
 {
 	const struct fg_elfsyms *e = d->elf;
 	char path[PATH_MAX * 2];
-	const char *prefixes[2] = { d->prefix, "" };
+	const char *prefixes[2] = {d->prefix, ""};
 
 	*out = NULL;
 	for (int pi = 0; pi < 2; pi++) {
@@ -699,19 +699,22 @@ static char *find_debug(const struct dso *d, struct fg_elfsyms **out, int *fdp)
 			char hex[2 * FG_BUILD_ID_MAX + 2];
 
 			fg_build_id_hex(e->build_id, e->build_id_len, hex, true);
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre, hex);
+			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre,
+				 hex);
 			if ((*out = open_debug(path, e, fdp)) != NULL)
 				return fg_xstrdup(path);
 		}
 		if (e->debuglink) {
 			const char *slash = strrchr(d->path, '/');
 			int dirlen = slash ? (int)(slash - d->path) : 0;
-			const char *fmts[] = { "%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s" };
+			const char *fmts[] = {"%s%.*s/%s", "%s%.*s/.debug/%s",
+					      "%s/usr/lib/debug%.*s/%s"};
 
 			for (size_t i = 0; i < FG_ARRAY_SIZE(fmts); i++) {
 				if (i == 0 && strcmp(d->path + dirlen + 1, e->debuglink) == 0)
 					continue; /* the file itself */
-				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path, e->debuglink);
+				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path,
+					 e->debuglink);
 				if ((*out = open_debug(path, e, fdp)) != NULL)
 					return fg_xstrdup(path);
 			}
@@ -732,12 +735,13 @@ static void load_vdso(struct fg_symbolizer *s)
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct fg_procmap m;
 
-		if (fg_procmap_parse(line, strlen(line), &m) == 0 && strcmp(m.path, "[vdso]") == 0 &&
-		    m.start == base) {
+		if (fg_procmap_parse(line, strlen(line), &m) == 0 &&
+		    strcmp(m.path, "[vdso]") == 0 && m.start == base) {
 			struct dso *d = fg_xcalloc(1, sizeof(*d));
 
 			/* this kernel's vdso is the same image in every process */
-			d->elf = fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
+			d->elf =
+			    fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
 			d->path = fg_xstrdup("[vdso]");
 			d->prefix = fg_xstrdup("");
 			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
@@ -958,7 +962,8 @@ static uint32_t ns_pid(struct fg_symbolizer *s, uint32_t pid)
 
 		if (end)
 			*end = '\0';
-		for (tok = strtok_r(line + 7, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
+		for (tok = strtok_r(line + 7, " \t", &save); tok;
+		     tok = strtok_r(NULL, " \t", &save))
 			nspid = (uint32_t)strtoul(tok, NULL, 10);
 	}
 	free(data);
@@ -1054,8 +1059,8 @@ static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
 	return p->jit;
 }
 
-static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct proc *p,
-					       uint64_t ip, struct jit **jout)
+static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct proc *p, uint64_t ip,
+					       struct jit **jout)
 {
 	struct jit *j = get_jit(s, p);
 	const struct fg_perfmap_ent *e;
@@ -1110,8 +1115,9 @@ static void load_kallsyms(struct fg_symbolizer *s)
 		warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
 		     strerror(errno));
 	else if (fg_ksyms_hidden(s->ksyms))
-		warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
-			"kernel frames stay unnamed",
+		warn(s,
+		     "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
+		     "kernel frames stay unnamed",
 		     s->o.kallsyms);
 	if (!s->kstamp_ok || !s->ksyms || fg_ksyms_hidden(s->ksyms))
 		return;
@@ -1137,8 +1143,7 @@ static void first_kernel_frame(struct fg_symbolizer *s)
 		s->ksyms = fg_ksyms_load_cache(s->o.kallsyms_cache, &s->kstamp);
 		if (!s->ksyms && errno != ENOENT && errno != ESTALE && s->o.verbose)
 			warn(s, "kernel symbol cache '%s' not used: %s", s->o.kallsyms_cache,
-			     errno == EPERM ? "not a file of this user's alone"
-					    : strerror(errno));
+			     errno == EPERM ? "not a file of this user's alone" : strerror(errno));
 		if (s->ksyms)
 			return;
 	}
@@ -1261,6 +1266,12 @@ static void add_hex(struct fg_buf *b, uint64_t v, int width)
 	b->data[b->len] = '\0';
 }
 
+/* A name from a file, a process or the stream: never a line break or a terminal control */
+static void add_text(struct fg_buf *b, const char *text)
+{
+	fg_buf_add_escaped(b, text, strlen(text), 0);
+}
+
 static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 {
 	struct fg_buf *b = &s->out;
@@ -1269,7 +1280,7 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	add_hex(b, f->addr, 16);
 	fg_buf_addch(b, ' ');
 	if (f->sym) {
-		fg_buf_addstr(b, f->sym);
+		add_text(b, f->sym);
 		if (!f->inlined) {
 			fg_buf_add(b, "+0x", 3);
 			add_hex(b, f->off, 0);
@@ -1281,13 +1292,15 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	if (f->inlined)
 		fg_buf_add(b, "inlined", 7);
 	else
-		fg_buf_addstr(b, f->module);
+		add_text(b, f->module);
 	fg_buf_addch(b, ')');
 	if (f->srcfile) {
 		/* on a line of its own, the file's base name, as perf script -F+srcline */
 		const char *base = strrchr(f->srcfile, '/');
 
-		fg_buf_addf(b, "\n  %s:%u", base ? base + 1 : f->srcfile, f->srcline);
+		fg_buf_add(b, "\n  ", 3);
+		add_text(b, base ? base + 1 : f->srcfile);
+		fg_buf_addf(b, ":%u", f->srcline);
 	}
 	fg_buf_addch(b, '\n');
 }
@@ -1445,7 +1458,10 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	s->st.samples++;
 	fg_buf_reset(b);
 	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
-	fg_buf_addstr(b, smp->comm && *smp->comm ? smp->comm : ":-1");
+	if (smp->comm && *smp->comm)
+		fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
+	else
+		fg_buf_add(b, ":-1", 3);
 	fg_buf_addch(b, ' ');
 	add_dec(b, smp->pid, 5, ' ', false);
 	fg_buf_addch(b, '/');

@@ -581,3 +581,45 @@ sym() {
 	[[ ${lines[3]} == *" [unknown] ($sysf)" ]]
 	[[ $stderr == *"2 no file"* ]]
 }
+
+@test "fg-sym: newlines, tabs and escapes in comm, path and symbol never break the perf-script framing" {
+	local d=$BATS_TEST_TMPDIR forge
+	forge='\n\ninjected 4242/4242 [000] 1.000000: 99999999 cpu-clock:\n\tffff FORGED+0x0 (x)\n'
+	# a symbol whose name holds the forged sample, in a file whose path holds it too
+	mkdir -p "$d/$(printf 'dir\n\ninjected 4242')"
+	local file
+	file="$d/$(printf "dir\n\ninjected 4242/4242 [000] 1.0: 99999999 cpu-clock:\n\tffff FORGED+0x0 (x)\n")"
+	objcopy --redefine-sym "fixture_leaf=$(printf 'leaf\n\ninjected 4242/4242 [000] 1.000000: 99999999 cpu-clock:\n\tffff FORGED+0x0 (x)\x1b[2J\x7f\xff')" \
+		"$BATS_FILE_TMPDIR/pie" "$file"
+	local esc=${file//$'\n'/'\x0a'}
+	esc=${esc//$'\t'/'\x09'}
+	{
+		mapping 42 $BASE "$file" "${esc}"
+		echo "sample pid=42 comm=\\n\\ninj\\t1/1\\x1b[1m u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_leaf 1)"
+		echo "sample pid=42 comm=x\\x201/1\\x201:\\x2099999 u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_leaf 1)"
+	} >"$d/in.txt"
+	sym --proc-root "$d"
+	[ "$status" -eq 0 ]
+	# two samples: a header, one frame and a blank line each
+	# two samples: a header, one frame and a blank line each
+	fg-sym --proc-root "$d" "$d/in.fgr" 2>/dev/null >"$d/out"
+	[ "$(wc -l <"$d/out")" -eq 6 ]
+	[ "${lines[0]}" = '\x0a\x0ainj\x091/1\x1b[1m    42/42    [000]     0.000000:          1 cpu-clock: ' ]
+	[ "${lines[1]}" = "$(printf '\t%16x ' 0x$(ip 0 "$BATS_FILE_TMPDIR/pie" fixture_leaf 1))"'leaf\x0a\x0ainjected 4242/4242 [000] 1.000000: 99999999 cpu-clock:\x0a\x09ffff FORGED+0x0 (x)\x1b[2J\x7f\xff+0x1 ('"$esc"')' ]
+	# a comm that reads as "PID/TID TIME: WEIGHT EVENT:" cannot pass for them
+	[ "${lines[2]}" = 'x\x201/1\x201:\x2099999    42/42    [000]     0.000000:          1 cpu-clock: ' ]
+	# no control character but the tab that starts each frame line, and the newlines
+	! printf '%s' "$output" | tr -d '\n\t' | LC_ALL=C grep -q '[[:cntrl:]]'
+	# folded: one stack of the program per comm, each of weight 1, nothing injected
+	fg-sym --proc-root "$d" "$d/in.fgr" 2>/dev/null | fg-fold >"$d/folded"
+	[ "$(wc -l <"$d/folded")" -eq 2 ]
+	! grep -q ' 99999' "$d/folded"
+	! grep -q '^injected' "$d/folded"
+	awk '{ if ($NF != 1) exit 1 }' "$d/folded"
+}
+
+@test "fg-sym: a backslash is doubled, so that an escape cannot be forged" {
+	echo 'sample pid=1 comm=a\\x0ab u=1000' >"$BATS_TEST_TMPDIR/in.txt"
+	sym --proc-root "$BATS_TEST_TMPDIR"
+	[ "${lines[0]}" = 'a\\x0ab     1/1     [000]     0.000000:          1 cpu-clock: ' ]
+}

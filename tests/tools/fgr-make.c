@@ -16,8 +16,10 @@
  *	bytes HEX                              (raw bytes, for corrupt streams)
  *
  * Numbers are decimal or 0x-hexadecimal; IPs and addresses are hexadecimal
- * with or without 0x.
+ * with or without 0x.  In comm= and path=, \xHH, \n, \t and \\ stand for
+ * the bytes they name, so that tests can write hostile names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +57,29 @@ static const char *val(char *line, const char *key, bool rest, char *buf, size_t
 		p += kl;
 	}
 	return NULL;
+}
+
+/* decode \xHH, \n, \t and \\ in place */
+static char *unescape(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		unsigned v;
+
+		if (*r != '\\' || !r[1]) {
+			*w++ = *r;
+		} else if (r[1] == 'x' && isxdigit((unsigned char)r[2]) &&
+			   isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1) {
+			*w++ = (char)v;
+			r += 3;
+		} else {
+			r++;
+			*w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+		}
+	}
+	*w = '\0';
+	return s;
 }
 
 static uint64_t num(char *line, const char *key, uint64_t def, bool hex)
@@ -185,11 +210,12 @@ int main(int argc, char **argv)
 			m.flags = m.time_ns ? 0 : FG_MAP_F_SNAPSHOT;
 			v = val(line, "buildid", false, buf, sizeof(buf));
 			if (v) {
-				m.build_id_len = (uint8_t)hexbytes(v, m.build_id, FG_REC_BUILD_ID_MAX);
+				m.build_id_len =
+				    (uint8_t)hexbytes(v, m.build_id, FG_REC_BUILD_ID_MAX);
 				m.flags |= FG_MAP_F_BUILD_ID;
 			}
 			v = val(line, "path", true, buf, sizeof(buf));
-			fg_rec_write_mapping(w, &m, v ? v : "");
+			fg_rec_write_mapping(w, &m, v ? unescape(buf) : "");
 		} else if (strcmp(cmd, "sample") == 0) {
 			struct fg_rec_sample s;
 
@@ -200,9 +226,10 @@ int main(int argc, char **argv)
 			s.time_ns = num(line, "time", 0, false);
 			s.weight = num(line, "weight", 1, false);
 			v = val(line, "comm", false, buf, sizeof(buf));
-			snprintf(s.comm, sizeof(s.comm), "%s", v ? v : "test");
+			snprintf(s.comm, sizeof(s.comm), "%s", v ? unescape(buf) : "test");
 			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
-			s.nr_user = (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
+			s.nr_user =
+			    (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
 			fg_rec_write_sample(w, &s, ipbuf);
 		} else if (strcmp(cmd, "comm") == 0) {
 			struct fg_rec_comm c;
@@ -213,7 +240,7 @@ int main(int argc, char **argv)
 			c.time_ns = num(line, "time", 0, false);
 			c.flags = num(line, "exec", 0, false) ? FG_COMM_F_EXEC : 0;
 			v = val(line, "comm", false, buf, sizeof(buf));
-			snprintf(c.comm, sizeof(c.comm), "%s", v ? v : "");
+			snprintf(c.comm, sizeof(c.comm), "%s", v ? unescape(buf) : "");
 			fg_rec_write(w, FG_REC_COMM, &c, sizeof(c));
 		} else if (strcmp(cmd, "exit") == 0 || strcmp(cmd, "fork") == 0) {
 			struct fg_rec_task t;
