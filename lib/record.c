@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct fg_rec_comm) == 40, "comm layout");
 _Static_assert(sizeof(struct fg_rec_task) == 24, "task layout");
 _Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
 _Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
+_Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
 _Static_assert(FG_REC_COMM_LEN == TASK_COMM_LEN, "comm length");
 
 #define HDR sizeof(struct fg_rec_hdr)
@@ -51,13 +52,15 @@ const char *fg_rec_type_name(uint32_t type)
 		return "lost";
 	case FG_REC_SUMMARY:
 		return "summary";
+	case FG_REC_CREDS:
+		return "creds";
 	}
 	return "unknown";
 }
 
 static bool known_type(uint32_t type)
 {
-	return type >= FG_REC_SAMPLE && type <= FG_REC_SUMMARY;
+	return type >= FG_REC_SAMPLE && type <= FG_REC_TYPE_MAX;
 }
 
 /* --- checking one record --- */
@@ -182,6 +185,11 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 			break;
 		rec->summary = (const void *)p;
 		return 0;
+	case FG_REC_CREDS:
+		if (plen < sizeof(struct fg_rec_creds))
+			break;
+		rec->creds = (const void *)p;
+		return 0;
 	default:
 		return 0; /* unknown: the caller skips it */
 	}
@@ -199,7 +207,7 @@ struct fg_rec_reader {
 	size_t cap, start, end;
 	uint64_t offset; /* stream offset of buf[start] */
 	uint64_t skipped;
-	bool eof, have_header, failed;
+	bool eof, have_header, failed, truncated;
 	int err; /* sticky result once failed */
 	struct fg_rec_header hdr;
 	char msg[256];
@@ -231,6 +239,11 @@ const char *fg_rec_reader_error(const struct fg_rec_reader *r)
 uint64_t fg_rec_reader_offset(const struct fg_rec_reader *r)
 {
 	return r->offset;
+}
+
+bool fg_rec_reader_truncated(const struct fg_rec_reader *r)
+{
+	return r->truncated;
 }
 
 uint64_t fg_rec_reader_skipped(const struct fg_rec_reader *r)
@@ -384,10 +397,11 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 		if (rc < 0)
 			return read_error(r, rc);
 		if (rc == 0) {
-			if (avail(r))
-				return fail(r, -EPROTO, "truncated record header at byte %" PRIu64,
-					    r->offset);
-			return 0;
+			if (!avail(r))
+				return 0;
+			r->truncated = true;
+			return fail(r, -EPROTO, "truncated record header at byte %" PRIu64,
+				    r->offset);
 		}
 		memcpy(&h, r->buf + r->start, HDR);
 		if (h.size < HDR || h.size % 8 || h.size > FG_REC_MAX_SIZE)
@@ -397,9 +411,11 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 		rc = ensure(r, h.size);
 		if (rc < 0)
 			return read_error(r, rc);
-		if (rc == 0)
+		if (rc == 0) {
+			r->truncated = true;
 			return fail(r, -EPROTO, "truncated %s record at byte %" PRIu64,
 				    fg_rec_type_name(h.type), r->offset);
+		}
 		if (!known_type(h.type)) {
 			r->skipped++;
 			consume(r, h.size);
@@ -548,6 +564,10 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 			s->command_status, s->flags);
 		break;
 	}
+	case FG_REC_CREDS:
+		fprintf(f, " time=%" PRIu64 " pid=%" PRIu32 " uid=%" PRIu32 " gid=%" PRIu32,
+			rec->creds->time_ns, rec->creds->pid, rec->creds->uid, rec->creds->gid);
+		break;
 	default:
 		fprintf(f, " type=%" PRIu32 " size=%" PRIu32, rec->type, rec->size);
 	}

@@ -279,7 +279,7 @@ int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize
 
 /* --- writing a file whole or not at all --- */
 
-int fg_replacement_open(struct fg_replacement *r, const char *path)
+int fg_replacement_open(struct fg_replacement *r, int dirfd, const char *path, mode_t mode)
 {
 	static const char az[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	struct stat sb;
@@ -288,16 +288,17 @@ int fg_replacement_open(struct fg_replacement *r, const char *path)
 	int n;
 
 	r->fd = -1;
+	r->dirfd = dirfd;
 	r->tmp[0] = '\0';
 	if (snprintf(r->dest, sizeof(r->dest), "%s", path) >= (int)sizeof(r->dest))
 		return -ENAMETOOLONG;
-	exists = stat(path, &sb) == 0;
-	if (exists && !S_ISREG(sb.st_mode)) {
+	exists = fstatat(dirfd, path, &sb, dirfd == AT_FDCWD ? 0 : AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
 		/* /dev/null, a FIFO, a terminal: nothing to replace, write to it */
-		r->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		r->fd = openat(dirfd, path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		return r->fd < 0 ? -errno : r->fd;
 	}
-	if (exists && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+	if (exists && dirfd == AT_FDCWD && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 		/* replace the file the link points to, and keep the link */
 		char *real = realpath(path, NULL);
 
@@ -305,13 +306,12 @@ int fg_replacement_open(struct fg_replacement *r, const char *path)
 			return -errno;
 		n = snprintf(r->dest, sizeof(r->dest), "%s", real);
 		free(real);
-		if (n >= (int)sizeof(r->dest))
-			return -ENAMETOOLONG;
-		stat(r->dest, &sb);
+		if (n >= (int)sizeof(r->dest) || stat(r->dest, &sb) < 0)
+			return n >= (int)sizeof(r->dest) ? -ENAMETOOLONG : -errno;
 	}
 	slash = strrchr(r->dest, '/');
 	base = slash ? slash + 1 : r->dest;
-	for (int tries = 0; tries < 100; tries++) {
+	for (int tries = 0; tries < 100 && r->fd < 0; tries++) {
 		char suffix[7];
 		uint64_t v = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)tries << 40 ^
 			     (uint64_t)(uintptr_t)r ^ (uint64_t)clock();
@@ -325,10 +325,9 @@ int fg_replacement_open(struct fg_replacement *r, const char *path)
 			r->tmp[0] = '\0';
 			return -ENAMETOOLONG;
 		}
-		r->fd = open(r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (r->fd >= 0)
-			break;
-		if (errno != EEXIST) {
+		r->fd = openat(dirfd, r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       mode);
+		if (r->fd < 0 && errno != EEXIST) {
 			int err = -errno;
 
 			r->tmp[0] = '\0';
@@ -339,8 +338,8 @@ int fg_replacement_open(struct fg_replacement *r, const char *path)
 		r->tmp[0] = '\0';
 		return -EEXIST;
 	}
-	if (exists)
-		fchmod(r->fd, sb.st_mode & 07777);
+	if (exists && S_ISREG(sb.st_mode))
+		fchmod(r->fd, sb.st_mode & mode & 07777);
 	return r->fd;
 }
 
@@ -353,10 +352,10 @@ int fg_replacement_commit(struct fg_replacement *r, bool ok)
 	r->fd = -1;
 	if (!r->tmp[0])
 		return err;
-	if (ok && !err && rename(r->tmp, r->dest) < 0)
+	if (ok && !err && renameat(r->dirfd, r->tmp, r->dirfd, r->dest) < 0)
 		err = -errno;
 	if (!ok || err)
-		unlink(r->tmp);
+		unlinkat(r->dirfd, r->tmp, 0);
 	r->tmp[0] = '\0';
 	return err;
 }

@@ -180,7 +180,7 @@ TEST(replacement_is_whole_or_nothing)
 	put("out/a.txt", "old\n");
 	chmod(in_top("out/a.txt"), 0640);
 	/* a failed run leaves the old file and no temporary */
-	fd = fg_replacement_open(&r, in_top("out/a.txt"));
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
 	CHECK(fd >= 0);
 	CHECK(r.tmp[0]);
 	write_str(fd, "half");
@@ -188,7 +188,7 @@ TEST(replacement_is_whole_or_nothing)
 	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
 	CHECK_INT(files_in(in_top("out")), 1);
 	/* a good one replaces it, with its mode */
-	fd = fg_replacement_open(&r, in_top("out/a.txt"));
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
 	write_str(fd, "new\n");
 	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
 	CHECK_INT(fg_replacement_commit(&r, true), 0);
@@ -196,11 +196,11 @@ TEST(replacement_is_whole_or_nothing)
 	CHECK(stat(in_top("out/a.txt"), &st) == 0 && (st.st_mode & 0777) == 0640);
 	CHECK_INT(files_in(in_top("out")), 1);
 	/* a new file */
-	fd = fg_replacement_open(&r, in_top("out/b.txt"));
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/b.txt"), 0666);
 	write_str(fd, "b\n");
 	CHECK_INT(fg_replacement_commit(&r, true), 0);
 	CHECK_STR(slurp(in_top("out/b.txt")), "b\n");
-	CHECK(fg_replacement_open(&r, in_top("none/c.txt")) == -ENOENT);
+	CHECK(fg_replacement_open(&r, AT_FDCWD, in_top("none/c.txt"), 0666) == -ENOENT);
 }
 
 TEST(replacement_keeps_links_and_devices)
@@ -210,14 +210,14 @@ TEST(replacement_keeps_links_and_devices)
 	int fd;
 
 	CHECK(symlink("a.txt", in_top("out/link")) == 0);
-	fd = fg_replacement_open(&r, in_top("out/link"));
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/link"), 0666);
 	CHECK(fd >= 0);
 	write_str(fd, "via link\n");
 	CHECK_INT(fg_replacement_commit(&r, true), 0);
 	CHECK(lstat(in_top("out/link"), &st) == 0 && S_ISLNK(st.st_mode));
 	CHECK_STR(slurp(in_top("out/a.txt")), "via link\n");
 	/* /dev/null is written to, never replaced */
-	fd = fg_replacement_open(&r, "/dev/null");
+	fd = fg_replacement_open(&r, AT_FDCWD, "/dev/null", 0666);
 	CHECK(fd >= 0);
 	CHECK_STR(r.tmp, "");
 	write_str(fd, "x");
