@@ -22,26 +22,26 @@
 #include "fg/symbolize.h"
 
 static const char usage_text[] =
-	"usage: fg-sym [-fqv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
-	"              [--no-cache] [--proc-root DIR] [--symfs DIR] [-o FILE] [FILE]\n"
-	"\n"
-	"Name the frames of fg-sample's records (FILE or standard input) and write\n"
-	"them as perf script text.\n"
-	"\n"
-	"  -o, --output FILE    write to FILE instead of standard output (whole or not at all)\n"
-	"  -f, --force          read a capture that another user owns\n"
-	"      --inline         expand inlined functions (DWARF)\n"
-	"      --srcline        add the source file and line of each frame (DWARF)\n"
-	"      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
-	"      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
-	"      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
-	"                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
-	"      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
-	"      --symfs DIR      look for mapped files and debug files under DIR\n"
-	"  -q, --quiet          no summary on standard error\n"
-	"  -v, --verbose        warn about each file that cannot be read\n"
-	"  -h, --help           print this help\n"
-	"  -V, --version        print the version\n";
+    "usage: fg-sym [-fqv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
+    "              [--no-cache] [--proc-root DIR] [--symfs DIR] [-o FILE] [FILE]\n"
+    "\n"
+    "Name the frames of fg-sample's records (FILE or standard input) and write\n"
+    "them as perf script text.\n"
+    "\n"
+    "  -o, --output FILE    write to FILE instead of standard output (whole or not at all)\n"
+    "  -f, --force          read a capture that another user owns\n"
+    "      --inline         expand inlined functions (DWARF)\n"
+    "      --srcline        add the source file and line of each frame (DWARF)\n"
+    "      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
+    "      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
+    "      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
+    "                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
+    "      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
+    "      --symfs DIR      look for mapped files and debug files under DIR\n"
+    "  -q, --quiet          no summary on standard error\n"
+    "  -v, --verbose        warn about each file that cannot be read\n"
+    "  -h, --help           print this help\n"
+    "  -V, --version        print the version\n";
 
 enum {
 	OPT_INLINE = 256,
@@ -54,20 +54,20 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "force", no_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "output", required_argument, NULL, 'o' },
-	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"force", no_argument, NULL, 'f'},
+    {"help", no_argument, NULL, 'h'},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"output", required_argument, NULL, 'o'},
+    {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"srcline", no_argument, NULL, OPT_SRCLINE},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static noreturn void usage(int status)
@@ -107,8 +107,9 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
 	if (st.bad_minidebug)
-		fg_warnx("%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
-			 (unsigned long long)st.bad_minidebug);
+		fg_warnx(
+		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
+		    (unsigned long long)st.bad_minidebug);
 	if (dwarf) {
 		n = 0;
 		for (int i = 0; i < FG_NOSRC_COUNT; i++) {
@@ -120,8 +121,10 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 			 (unsigned long long)nosrc, why);
 	}
 	if (st.evicted)
-		fg_warnx("%llu processes forgotten: over %u had mappings and no recent sample",
-			 (unsigned long long)st.evicted, FG_SYM_PROCS_MAX);
+		fg_warnx(
+		    "%llu processes forgotten, those without a recent sample: over %u processes "
+		    "or %u mappings are not kept",
+		    (unsigned long long)st.evicted, FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
 	fg_buf_release(&b);
@@ -180,8 +183,7 @@ static void check_owner(int fd, const char *name)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid == 0 ||
-	    st.st_uid == geteuid())
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid == 0 || st.st_uid == geteuid())
 		return;
 	fg_diex("refusing to read '%s': it belongs to user %lu, not to you or root; a capture "
 		"someone else wrote can make fg-sym read files they cannot (-f to read it anyway)",
@@ -191,7 +193,7 @@ static void check_owner(int fd, const char *name)
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
-	struct fg_sym_opts o = { .warn = lib_warn };
+	struct fg_sym_opts o = {.warn = lib_warn};
 	const char *input = NULL, *output = NULL;
 	bool quiet = false, no_cache = false, force = false, live, ok;
 	char cache[PATH_MAX];
@@ -199,7 +201,7 @@ int main(int argc, char **argv)
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
 	struct fg_replacement out;
-	struct fg_capture cap = { 0 };
+	struct fg_capture cap = {0};
 	struct fg_rec rec;
 	int c, fd, rc = 0, status = FG_EXIT_OK;
 

@@ -113,6 +113,7 @@ struct proc {
 	bool jit_tried;
 	bool creds_known; /* uid and gid from the stream */
 	uint32_t uid, gid;
+	size_t counted;		    /* mappings counted in maps_total */
 	struct proc *hnext;	    /* the next of its hash bucket */
 	struct proc *newer, *older; /* the order of use, for eviction */
 };
@@ -142,6 +143,7 @@ struct fg_symbolizer {
 	 */
 	struct proc **pbuckets;
 	size_t npbuckets, nprocs;
+	size_t maps_total; /* mappings kept, all processes together */
 	struct proc *newest, *oldest;
 	struct fg_hmap *dsos; /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -350,8 +352,25 @@ static void evict_oldest(struct fg_symbolizer *s)
 	if (s->last_proc == p)
 		s->last_proc = NULL;
 	s->nprocs--;
+	s->maps_total -= p->counted;
 	s->st.evicted++;
 	proc_free(p);
+}
+
+/*
+ * Count the mappings p holds now, then forget the processes unused the
+ * longest (never p) while all hold more than FG_SYM_MAPS_MAX: forks copy
+ * their parent's mappings, so pids that never exit would otherwise fill
+ * the memory.
+ */
+static void recount(struct fg_symbolizer *s, struct proc *p)
+{
+	size_t now = p->cur.nmaps + p->old.nmaps;
+
+	s->maps_total = s->maps_total - p->counted + now;
+	p->counted = now;
+	while (s->maps_total > FG_SYM_MAPS_MAX && s->oldest && s->oldest != p)
+		evict_oldest(s);
 }
 
 static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
@@ -493,6 +512,7 @@ void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping 
 	p->from_stream = true;
 	/* a mapping made before the last exec belongs to the old program */
 	add_map(p->old.nmaps && m->time_ns && m->time_ns < p->exec_ns ? &p->old : &p->cur, m);
+	recount(s, p);
 }
 
 void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
@@ -514,6 +534,7 @@ void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
 	p->procmaps_read = false;
 	/* a set-user-ID program runs as another user: a creds record follows if known */
 	p->creds_known = false;
+	recount(s, p);
 }
 
 void fg_symbolizer_creds(struct fg_symbolizer *s, uint32_t pid, uint32_t uid, uint32_t gid)
@@ -545,17 +566,18 @@ void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
 	child->creds_known = parent->creds_known;
 	child->uid = parent->uid;
 	child->gid = parent->gid;
-	if (child->cur.nmaps)
-		return;
-	/* a child starts with a copy of its parent's address space */
-	for (size_t i = 0; i < parent->cur.nmaps; i++) {
-		struct map m = parent->cur.maps[i];
+	if (!child->cur.nmaps && parent->cur.nmaps) {
+		/* a child starts with a copy of its parent's address space */
+		FG_ALLOC_GROW(child->cur.maps, parent->cur.nmaps, child->cur.alloc);
+		for (size_t i = 0; i < parent->cur.nmaps; i++) {
+			struct map m = parent->cur.maps[i];
 
-		m.path = fg_xstrdup(m.path);
-		FG_ALLOC_GROW(child->cur.maps, child->cur.nmaps + 1, child->cur.alloc);
-		child->cur.maps[child->cur.nmaps++] = m;
+			m.path = fg_xstrdup(m.path);
+			child->cur.maps[child->cur.nmaps++] = m;
+		}
+		child->from_stream = parent->from_stream;
 	}
-	child->from_stream = parent->from_stream;
+	recount(s, child);
 }
 
 void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
@@ -577,6 +599,7 @@ void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
 			maps_clear(old);
 			jit_free(old->jit);
 			old->jit = NULL;
+			recount(s, old);
 		}
 		s->exited[s->exited_head] = pid;
 		s->exited_head = (s->exited_head + 1) % EXITED_KEEP;
@@ -644,6 +667,7 @@ static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
 	if (fg_procmaps_parse(data, len, procmaps_add, &c, &bad) < 0)
 		warn(s, "'%s': malformed line %llu", path, (unsigned long long)bad);
 	free(data);
+	recount(s, p);
 }
 
 /* --- files --- */

@@ -83,7 +83,8 @@ struct fg_sym_stats {
 	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
 	uint64_t files;			/* distinct files whose symbols were read */
 	uint64_t bad_minidebug; /* files whose .gnu_debugdata (MiniDebugInfo) cannot be read */
-	uint64_t evicted;	/* processes forgotten: over FG_SYM_PROCS_MAX, unused the longest */
+	uint64_t evicted; /* processes forgotten (FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX), unused the
+			     longest */
 };
 
 /*
@@ -92,7 +93,14 @@ struct fg_sym_stats {
  * event or sample is the oldest is forgotten (and counted), and a later
  * sample of it is named from /proc if it is still running.
  */
+#ifndef FG_FUZZING
 #define FG_SYM_PROCS_MAX 32768u
+/* The same when all processes together hold more than this many mappings (about 40 MiB). */
+#define FG_SYM_MAPS_MAX 262144u
+#else /* small, so that the fuzzer forgets processes all the time */
+#define FG_SYM_PROCS_MAX 4u
+#define FG_SYM_MAPS_MAX 16u
+#endif
 
 /* A mapping of a file (or anonymous memory) into a process. */
 struct fg_sym_mapping {
