@@ -100,6 +100,12 @@ free_pid() {
 	return 1
 }
 
+# anon PID: the lines of a mapping of anonymous executable memory of PID and a sample in it
+anon() {
+	echo "mapping pid=$1 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+	echo "sample pid=$1 u=7f0000001010"
+}
+
 # stream TEXT-FILE OUT: fgr-make, written by root
 stream() {
 	fgr-make "$1" >"$2"
@@ -202,11 +208,9 @@ stream() {
 	MAPS+=("/tmp/perf-$gone.map")
 	{
 		echo "creds pid=$pid uid=$(uid_of_user)"
-		echo "mapping pid=$pid start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
-		echo "sample pid=$pid u=7f0000001010"
+		anon $pid
 		echo "creds pid=$gone uid=$(uid_of_user)"
-		echo "mapping pid=$gone start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
-		echo "sample pid=$gone u=7f0000001010"
+		anon $gone
 		echo "exit pid=$gone"
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	stream "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/in.fgr"
@@ -240,8 +244,7 @@ stream() {
 	# /proc/PID/root would resolve in its own root
 	as_user ln -s "$S/root/secret.map" "$jail/tmp/perf-$pid.map"
 	{
-		echo "mapping pid=$pid start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
-		echo "sample pid=$pid u=7f0000001010"
+		anon $pid
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	stream "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/in.fgr"
 	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
@@ -271,11 +274,9 @@ stream() {
 	as_user sh -c 'printf "7f0000001000 1000 FORGED_NAME\n" >"$1"' sh "/tmp/perf-$gone.map"
 	MAPS+=("/tmp/perf-$root_pid.map" "/tmp/perf-$gone.map")
 	{
-		echo "mapping pid=$root_pid start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
-		echo "sample pid=$root_pid u=7f0000001010"
+		anon $root_pid
 		echo "creds pid=$gone uid=0"
-		echo "mapping pid=$gone start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
-		echo "sample pid=$gone u=7f0000001010"
+		anon $gone
 		echo "exit pid=$gone"
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	stream "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/in.fgr"
