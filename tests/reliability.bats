@@ -95,9 +95,9 @@ many_samples() {
 	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/run.fgr"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/run.fgr': incomplete capture: "*"without the summary record that ends a run"*"named what it holds: "*" records, "*" samples over "*" s (from "* ]]
-	# the samples are there and named
-	[ "$(grep -c 'cpu-clock' <<<"$output")" -gt 500 ]
-	grep -q ' spin_70\| spin_30\|hot' <<<"$output"
+	# the samples before the kill are there, and named
+	[ "$(grep -c 'cpu-clock' <<<"$output")" -gt 20 ]
+	grep -q ' hot+0x\| cold+0x\| spin+0x' <<<"$output"
 }
 
 @test "fg-sample: a rate above kernel.perf_event_max_sample_rate is lowered to it, and says so" {
