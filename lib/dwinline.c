@@ -17,6 +17,7 @@
 #include "fg/elfsyms.h"
 #include "fg/hash.h"
 #include "fg/safeio.h"
+#include "fg/symname.h"
 
 /* the C++ runtime's demangler (libstdc++, which every tool links) */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -191,24 +192,6 @@ static void add_sym(struct fg_hmap *h, const char *name, size_t len, uint64_t ad
 		e->val.u = addr;
 }
 
-/* the length of a demangled name without its argument list */
-static size_t without_args(const char *s, size_t len)
-{
-	int depth = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '<')
-			depth++;
-		else if (s[i] == '>' && depth > 0)
-			depth--;
-		else if (s[i] == '(' && depth == 0 && i > 0 &&
-			 !(i >= 8 && memcmp(s + i - 8, "operator", 8) == 0) &&
-			 strncmp(s + i, "(anonymous namespace)", 21) != 0)
-			return i;
-	}
-	return len;
-}
-
 static void load_syms(struct dwmod *m)
 {
 	int n = dwfl_module_getsymtab(m->mod);
@@ -236,7 +219,7 @@ static void load_syms(struct dwmod *m)
 				size_t len = strlen(dm);
 
 				add_sym(m->syms, dm, len, addr);
-				add_sym(m->syms, dm, without_args(dm, len), addr);
+				add_sym(m->syms, dm, fg_symname_args_start(dm, len), addr);
 			}
 			free(dm);
 		}
