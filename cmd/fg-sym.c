@@ -127,6 +127,10 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		    (unsigned long long)st.evicted, FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
+	if (cap->cpus_offline)
+		fg_warnx("%llu CPU%s went offline during the run: %s samples stopped there",
+			 (unsigned long long)cap->cpus_offline, cap->cpus_offline == 1 ? "" : "s",
+			 cap->cpus_offline == 1 ? "its" : "their");
 	fg_buf_release(&b);
 }
 

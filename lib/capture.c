@@ -95,9 +95,5 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->events_lost,
 		  "mapping, comm or task events (its perf buffer overflowed)");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
-	if (c->cpus_offline)
-		fg_buf_addf(b, "%s%" PRIu64 " CPU%s went offline (%s samples stopped)",
-			    first ? "" : ", ", c->cpus_offline, c->cpus_offline == 1 ? "" : "s",
-			    c->cpus_offline == 1 ? "its" : "their");
-	return !first || c->cpus_offline;
+	return !first;
 }

@@ -51,8 +51,9 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec);
 void fg_capture_describe(const struct fg_capture *c, struct fg_buf *b);
 /*
  * Append what the sampler lost, each kind apart ("7 samples (its ring buffer
- * was full), 2 mapping, comm or task events (its perf buffer overflowed),
- * 1 CPU went offline"); appends nothing and returns false when nothing was.
+ * was full), 2 mapping, comm or task events (its perf buffer overflowed)");
+ * appends nothing and returns false when nothing was.  CPUs that went
+ * offline are in cpus_offline.
  */
 bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b);
 
