@@ -217,8 +217,7 @@ static int window_hook(void *ctx, const char *line, size_t len)
 		}
 		return 0;
 	}
-	if (fg_ps_parse_header(line, len, &h) == 0 && h.rest.len >= 12 &&
-	    memcmp(h.rest.p, "PERF_RECORD_", 12) == 0)
+	if (fg_ps_parse_header(line, len, &h) == FG_PS_SIDEBAND)
 		return 0; /* a side-band record, not a sample */
 	bool timed = fg_ps_header_time(line, len, &t) == 0;
 	if (fg_window_next(&ws->w, timed, t, &closed) && fg_fold_count(ws->f))

@@ -89,8 +89,9 @@ static int parse_secs(const char **p, const char *end, uint64_t *ns)
 int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
 {
 	struct fg_ps_header h;
+	int r = fg_ps_parse_header(line, len, &h);
 
-	if (fg_ps_parse_header(line, len, &h) != 0)
+	if (r != 0 && r != FG_PS_SIDEBAND)
 		return -ENOENT;
 	return fg_ps_header_time_at(&h, line, len, ns);
 }
