@@ -14,6 +14,7 @@ const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT] = {
     [FG_UNWIND_END_INVALID] = "unsupported rule",
     [FG_UNWIND_END_NOREG] = "register unknown",
     [FG_UNWIND_END_NOMAP] = "no mapping",
+    [FG_UNWIND_END_NOFILE] = "no file",
 };
 
 /* The step function's memory: the snapshot, then the caller's reader. */
@@ -39,7 +40,8 @@ static int snap_read(const struct fg_cfi_mem *m, __u64 addr, __u64 *val)
 		*val = v;
 		return 0;
 	}
-	return addr >= s->sp ? FG_CFI_END_TRUNCATED : FG_CFI_END_UNREADABLE;
+	/* nothing copied at all: the stack could not be read, it is not too small */
+	return addr >= s->sp && s->size ? FG_CFI_END_TRUNCATED : FG_CFI_END_UNREADABLE;
 }
 
 static enum fg_unwind_end end_of(int res)
@@ -90,7 +92,9 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		}
 		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags};
 		if (err) {
-			*end = err == -ENOENT ? FG_UNWIND_END_NOMAP : FG_UNWIND_END_NOINFO;
+			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
+			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
+						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
 		if (m.cfi) {

@@ -208,6 +208,9 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
+	/* a frame past the leaf is an activation when the frame before it is a signal frame */
+	if (activation && u->n)
+		u->frames[u->n - 1].flags |= FG_UNWIND_F_SIGNAL;
 	u->frames[u->n++] = (struct fg_unwind_frame){
 	    .pc = pc,
 	    .flags = activation ? FG_UNWIND_F_EXACT : 0,

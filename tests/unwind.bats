@@ -119,7 +119,7 @@ golden() {
 	fg --separate-stderr fgr-unwind -q --symfs "$d/symfs" --proc-root "$d/noproc" "$d/s.fgr"
 	echo "# ${stderr_lines[-1]}" >&3
 	[ "$status" -eq 0 ]
-	[[ ${stderr_lines[-1]} == *"no unwind information "[1-9]*", complete 0 "* ]]
+	[[ ${stderr_lines[-1]} == *"no file "[1-9]*", complete 0 "* ]]
 }
 
 @test "fgr-unwind refuses a corrupt stream with the byte offset" {

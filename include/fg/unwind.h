@@ -28,13 +28,15 @@ enum fg_unwind_end {
 	FG_UNWIND_END_STOP,	  /* at the outermost frame: the whole stack */
 	FG_UNWIND_END_TRUNCATED,  /* a read past the end of the snapshot: it is too small */
 	FG_UNWIND_END_NOINFO,	  /* no unwind information for a pc (a gap in the CFI, a file
-				     that cannot be read, no frame pointer where one was needed) */
+				     without a usable table, no frame pointer where one was
+				     needed) */
 	FG_UNWIND_END_UNREADABLE, /* a read below the snapshot or of memory that cannot be read */
 	FG_UNWIND_END_LOOP,	  /* the stack pointer did not move up */
 	FG_UNWIND_END_MAXDEPTH,	  /* the caller's array is full */
 	FG_UNWIND_END_INVALID,	  /* a rule lib/cfi does not hold (fg_cfi_why) */
 	FG_UNWIND_END_NOREG,	  /* a rule needs a register the walk did not recover */
 	FG_UNWIND_END_NOMAP,	  /* a pc in no mapping */
+	FG_UNWIND_END_NOFILE,	  /* the mapped file is not found (or is not the one mapped) */
 	FG_UNWIND_END_COUNT,
 };
 
@@ -50,7 +52,9 @@ struct fg_unwind_map {
 struct fg_unwind_ops {
 	/*
 	 * Describe the code at `pc`: 0 with *m filled, -ENOENT when no mapping
-	 * holds pc, another -errno when the mapped file cannot be read.
+	 * holds pc, -ENODATA when there is no unwind information for it (a
+	 * table that cannot be built, a pseudo-file), another -errno when the
+	 * mapped file cannot be found or read.
 	 */
 	int (*find)(void *arg, uint64_t pc, struct fg_unwind_map *m);
 	/* Optional: memory outside the snapshot, 8 bytes at addr.  0 or -errno. */
