@@ -76,6 +76,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
+		const struct fg_cfi_rule *rule;
 		struct fg_unwind_map m;
 		int res, err;
 
@@ -97,10 +98,27 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
-		if (m.cfi) {
-			res = fg_cfi_step(fg_cfi_lookup(m.cfi, look - m.bias), &g, &s.mem);
+		rule = m.cfi ? fg_cfi_lookup(m.cfi, look - m.bias) : NULL;
+		if (rule && rule->kind != FG_CFI_NONE) {
+			res = fg_cfi_step(rule, &g, &s.mem);
 			flags = 0;
+		} else if ((g.valid & FG_CFI_BIT(FG_CFI_RBP)) && !g.r[FG_CFI_RBP]) {
+			/*
+			 * A frame pointer of zero: in code without CFI, the outermost
+			 * frame (the x86-64 ABI's mark); in a gap of a file's CFI,
+			 * only the end of what can be known
+			 */
+			*end = rule ? FG_UNWIND_END_NOINFO : FG_UNWIND_END_STOP;
+			return n;
+		} else if (rule && !(g.valid & FG_CFI_BIT(FG_CFI_RBP))) {
+			*end = FG_UNWIND_END_NOINFO;
+			return n;
 		} else {
+			/*
+			 * No CFI for this code (JIT code), or none for this pc in a
+			 * file that has some (crti's _init and _fini, hand-written
+			 * assembly): its frame pointer, as libdwfl and libunwind do
+			 */
 			res = fg_cfi_step_fp(&g, &s.mem);
 			flags = FG_UNWIND_F_FP;
 		}

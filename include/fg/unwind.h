@@ -6,9 +6,12 @@
  *
  * The leaf's pc is looked up as it is, each caller's return address one byte
  * back (the call instruction), and the pc a signal frame restores as it is.
- * Code without any CFI (a mapping whose `find` gives no table: JIT code) is
- * walked by its frame pointer.  The walk ends at a STOP row (_start, a
- * thread's start) or when something is missing, and says why.
+ * Code without any CFI (a mapping whose `find` gives no table: JIT code),
+ * and a pc in a gap of a file's CFI (crti's _init and _fini, hand-written
+ * assembly), are walked by their frame pointer, as libdwfl and libunwind
+ * do.  The walk ends at a STOP row (_start, a thread's start), at a frame
+ * pointer of zero in code without CFI (the ABI's mark of the outermost
+ * frame), or when something is missing, and says why.
  *
  *	struct fg_unwind_ops ops = { .find = my_find, .arg = my_process };
  *	struct fg_cfi_regs regs;
@@ -63,9 +66,10 @@ struct fg_unwind_ops {
 };
 
 #define FG_UNWIND_F_EXACT                                                                          \
-	(1u << 0)		 /* pc is exact (the leaf, or interrupted by a signal):            \
-				    name it as is, not pc - 1 */
-#define FG_UNWIND_F_FP (1u << 1) /* found through a frame pointer (code without CFI) */
+	(1u << 0) /* pc is exact (the leaf, or interrupted by a signal):                           \
+		     name it as is, not pc - 1 */
+#define FG_UNWIND_F_FP                                                                             \
+	(1u << 1) /* found through a frame pointer (code without CFI for its callee) */
 #define FG_UNWIND_F_SIGNAL                                                                         \
 	(1u << 2) /* a signal trampoline (its CFI says so: __restore_rt,                           \
 		     which Debian's libc names in no symbol table) */
