@@ -355,3 +355,39 @@ check_snapshots() {
 	[[ $output == *"spin+"*"(/"*"/split7030)"* ]]
 	[[ $stderr == "fg-sym: "*" samples, "*" frames named, 0 unnamed "* ]]
 }
+
+# snapshots that lie (seeds of the fuzz target, cut from a real capture): the sample before is
+# written, then the byte offset and why, status 1; the readers that do not use snapshots
+# (fg-sym for now) check them all the same
+@test "fg-sym and fgr-dump refuse a snapshot that lies, after the samples before it" {
+	local corpus=$TOP/tests/fuzz/corpus/fuzz_record f why
+	for f in size-lie:"stack snapshot needs 576 bytes, payload has 568" \
+		size-huge:"stack snapshot of 4294967295 bytes" \
+		nr-regs-lie:"stack snapshot with 19 registers for mask 0xff0fff" \
+		nr-regs-many:"stack snapshot with 65 registers" \
+		mask-other:"stack snapshot with 20 registers for mask 0x1ff"; do
+		why=${f#*:}
+		f=$corpus/dwarf-${f%%:*}
+		fg --separate-stderr fg-sym "$f"
+		[ "$status" -eq 1 ]
+		[[ $output == "syscalls 12720/12720 [000] "*" cpu-clock: "* ]]
+		[ "$(grep -c 'cpu-clock:' <<<"$output")" -eq 1 ]
+		[[ $stderr == "fg-sym: '$f': bad sample record at byte 1176: $why"$'\n'"fg-sym: 1 samples, "* ]]
+		fg --separate-stderr fgr-dump "$f"
+		[ "$status" -eq 1 ]
+		[ "$(grep -c '^sample .* size=256$' <<<"$output")" -eq 1 ]
+		[ "$stderr" = "fgr-dump: '$f': bad sample record at byte 1176: $why" ]
+	done
+	fg --separate-stderr fg-sym "$corpus/dwarf-truncated"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "fg-sym: '$corpus/dwarf-truncated': truncated sample record at byte 1176"* ]]
+	# valid: a snapshot of nothing (the stack could not be read), an abi fg-sym does not know
+	for f in size-zero:2 abi-unknown:2 capture:4; do
+		fg --separate-stderr fg-sym "$corpus/dwarf-${f%:*}"
+		[ "$status" -eq 0 ]
+		[ "$(grep -c 'cpu-clock:' <<<"$output")" -eq "${f#*:}" ]
+	done
+	fg fgr-dump "$corpus/dwarf-size-zero"
+	[ "$status" -eq 0 ]
+	[[ $output == *" size=256"$'\n'"sample "*" size=0"$'\n'* ]]
+}
