@@ -55,7 +55,7 @@ static const char usage_text[] =
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
 	"  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
 	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-	"                  200 ms of the largest samples)\n"
+	"                  one second of the largest samples)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
@@ -408,16 +408,21 @@ static uint64_t snapshot_sample_max(void)
 
 /*
  * With --call-graph dwarf a sample is the size of its snapshot and more (8
- * KiB and more by default): the ring holds 200 ms of the largest samples of
- * each CPU, twice the time between two reads, at least the default above.
- * Its pages are cold whatever its size (100 ms of samples pass between two
- * writes to a page), so a larger ring costs nothing more a sample.  The
- * whole ring stays within the 1 GiB ring_size() allows.
+ * KiB and more by default): the ring holds one second of the largest
+ * samples of each CPU (at 99 Hz and 8192 bytes, 256 pages, 1 MiB), at least
+ * the default above.  Less is not enough on a busy machine: writing the
+ * output file there may stall for half a second (dirty pages written back
+ * under other jobs' I/O), the ring is not read meanwhile, and with 200 ms
+ * of room 11 to 67 samples were lost in such runs, none with one second
+ * (README, Benchmarks).  Its pages are cold whatever its size (100 ms of
+ * samples pass between two writes to a page), so a larger ring costs no
+ * more a sample: 64, 256 pages a CPU measured the same.  The whole ring
+ * stays within the 1 GiB ring_size() allows.
  */
 static unsigned default_pages_snapshot(unsigned hz, int ncpus)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t want = (uint64_t)hz * snapshot_sample_max() / 5;
+	uint64_t want = (uint64_t)hz * snapshot_sample_max();
 	unsigned pages = default_pages(hz);
 
 	while ((uint64_t)pages * page < want && ring_size(pages * 2, ncpus))
