@@ -10,7 +10,8 @@ load helpers
 # ABOVE TIME": its stack [LO, HI) (the main thread's from /proc/self/maps; each thread's
 # between two PROT_NONE guard pages), the address of two words (a magic number, then the
 # tid) in its first frame, whether a readable mapping starts at HI (1) or not (0), and
-# when (CLOCK_MONOTONIC, ns) the two words were there.
+# from when (CLOCK_MONOTONIC, ns) the two words were there; then "done TID TIME" when
+# they stop being there.
 setup_file() {
 	requires gcc
 	cat >"$BATS_FILE_TMPDIR/nofp.c" <<-'EOF'
@@ -68,6 +69,12 @@ setup_file() {
 			fflush(info);
 			pthread_mutex_unlock(&lock);
 			canary[0] = busy(canary[0]) ? MAGIC : MAGIC;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			pthread_mutex_lock(&lock);
+			fprintf(info, "done %d %lld\n", gettid(),
+				(long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+			fflush(info);
+			pthread_mutex_unlock(&lock);
 		}
 
 		static void *thread(void *arg)
@@ -157,9 +164,13 @@ check_snapshots() {
 		import re, sys
 		dump, info, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
 		MAGIC = 0x5eedf00dcafe1234
-		threads = {}
+		threads, done = {}, {}
 		for line in open(info):
-		    kind, tid, lo, hi, canary, above, t = line.split()
+		    f = line.split()
+		    if f[0] == 'done':
+		        done[int(f[1])] = int(f[2])
+		        continue
+		    kind, tid, lo, hi, canary, above, t = f
 		    threads[int(tid)] = (kind, int(lo, 16), int(hi, 16), int(canary, 16), above == '1',
 		                         int(t))
 		maps = []  # (start, end) of the executable mappings of the workload's process
@@ -206,8 +217,8 @@ check_snapshots() {
 		    if not above and size != min(want, hi - sp):
 		        fail('size %d, expected %d' % (size, min(want, hi - sp)), line)
 		    whole += sp + size == hi
-		    # the canary, where the workload put it
-		    if sp <= canary and canary + 16 <= sp + size:
+		    # the canary, where the workload put it while it is there
+		    if sp <= canary and canary + 16 <= sp + size and int(kv['time']) < done.get(tid, 1 << 64):
 		        off = canary - sp
 		        if int.from_bytes(data[off:off + 8], 'little') != MAGIC or \
 		           int.from_bytes(data[off + 8:off + 16], 'little') != tid:
