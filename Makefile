@@ -1,6 +1,8 @@
 # fg: a system-wide CPU profiler as small Unix tools.  See README.md.
 #
-#   make                 build every tool into $(OUT)/
+#   make                 build every tool into $(OUT)/; installs nothing: when the build lacks
+#                        something, it says which Debian packages to install and stops
+#   make deps            install the Debian packages the build and the tests need (scripts/deps/)
 #   make check           install missing packages, build, run every test (also under ASan+UBSan,
 #                        plus a short run of every fuzz target and the man page lint)
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -79,11 +81,19 @@ MAN5 := $(sort $(wildcard man/*.5))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-# install what is missing first, then build in a new make that sees the installed packages
-all: deps
-	$(Q)$(MAKE) --no-print-directory build
+all: build
 
 build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS)
+
+# the goals that build check first what the build needs, and stop before anything changes
+# when something is missing (scripts/check-deps says which packages); `make deps` installs
+# them, and `make check` and `make demo` call it, then build in a new make that sees them
+BUILD_GOALS := all build install unit bats test bench
+ifneq ($(filter $(BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell CC='$(CC)' CLANG='$(CLANG)' BPFTOOL='$(BPFTOOL)' scripts/check-deps >&2; echo $$?),0)
+$(error the build's dependencies are missing (above); 'make deps' installs them)
+endif
+endif
 
 deps:
 	$(Q)scripts/install-deps
@@ -199,7 +209,8 @@ man-lint:
 
 # --- the demo: a flame graph of the bundled workloads (root) ---
 
-demo: all
+demo: deps
+	$(Q)$(MAKE) --no-print-directory build
 	$(Q)scripts/demo $(OUT)
 
 # --- benchmarks ---

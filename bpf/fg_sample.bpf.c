@@ -231,10 +231,13 @@ static long walk_step(__u32 i, void *arg)
 	return 0;
 }
 
+#ifdef __TARGET_ARCH_x86
 /*
  * The user registers into the snapshot, in perf_regs order: those the task
  * saved when it entered the kernel (its pt_regs at the top of its kernel
  * stack), so a sample taken in kernel mode gets the user registers too.
+ * x86-64 only (the abi of the snapshot): fg-sample refuses --call-graph
+ * dwarf elsewhere.
  */
 static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_regs *regs)
 {
@@ -262,6 +265,7 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
 	u->regs[18] = regs->r14;
 	u->regs[19] = regs->r15;
 }
+#endif
 
 /*
  * Walk the user stack by frame pointers inside a copy of its top, which
@@ -271,10 +275,11 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
 static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk,
 				       __u32 cpu)
 {
+	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct walk w = {
-		.sp = BPF_CORE_READ(regs, sp),
-		.fp = BPF_CORE_READ(regs, bp),
+		.sp = PT_REGS_SP_CORE(regs),
+		.fp = PT_REGS_FP_CORE(regs),
 		.nk = nk,
 		.nu = 1,
 		.cpu = cpu,
@@ -283,13 +288,15 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
-	c->ev.ips[nk] = BPF_CORE_READ(regs, ip);
+	c->ev.ips[nk] = PT_REGS_IP_CORE(regs);
+#ifdef __TARGET_ARCH_x86
 	if (snapshot_bytes) {
 		snapshot_regs(&c->snap, regs);
 		c->snap.sp = w.sp;
 		c->snap.size = 0;
 		c->ev.flags |= FG_SAMPLE_F_USTACK_SNAPSHOT;
 	}
+#endif
 	len = PAGE - (w.sp & (PAGE - 1));
 	if (bpf_probe_read_user(c->data, len, (void *)w.sp) < 0) {
 		c->ev.flags |= FG_SAMPLE_F_USTACK_FAILED;

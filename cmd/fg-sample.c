@@ -155,6 +155,9 @@ static void parse_call_graph(const char *arg)
 	}
 	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
 		usage_error("invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
+#ifndef __x86_64__
+	usage_error("--call-graph dwarf: stack snapshots are written on x86-64 only");
+#endif
 	opts.snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
 	if (arg[5] == '\0')
 		return;
