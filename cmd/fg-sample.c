@@ -277,6 +277,29 @@ static void parse_options(int argc, char **argv)
 	}
 }
 
+/*
+ * As perf record does: a rate above kernel.perf_event_max_sample_rate (which
+ * the kernel also lowers by itself when sampling interrupts take too long)
+ * is lowered to it, with a warning; the kernel would refuse the event.
+ */
+static void clamp_rate(void)
+{
+	/* FG_SAMPLE_MAX_RATE_FILE: another file, so that tests need not change the sysctl */
+	const char *path = getenv("FG_SAMPLE_MAX_RATE_FILE");
+	FILE *f = fopen(path ? path : "/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long max;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &max) == 1 && max > 0 && opts.freq > max) {
+		fg_warnx("-F %u is above kernel.perf_event_max_sample_rate (%lu): sampling at "
+			 "%lu Hz (raise the limit with sysctl to sample faster)",
+			 opts.freq, max, max);
+		opts.freq = (unsigned)max;
+	}
+	fclose(f);
+}
+
 /* Refuse early, with one line naming what is missing. */
 static void check_privileges(void)
 {
@@ -715,6 +738,7 @@ int main(int argc, char **argv)
 			"output or use -o FILE");
 	check_privileges();
 	check_kernel();
+	clamp_rate();
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
@@ -955,10 +979,11 @@ int main(int argc, char **argv)
 	sum.samples = fg_rq_written(r.q, FG_REC_SAMPLE);
 	sum.mappings = fg_rq_written(r.q, FG_REC_MAPPING);
 	sum.lost = stat_total(&r, FG_STAT_RINGBUF_FULL, percpu_stats);
-	sum.kstack_failed = stat_total(&r, FG_STAT_KSTACK_FAILED, percpu_stats);
-	sum.ustack_failed = stat_total(&r, FG_STAT_USTACK_FAILED, percpu_stats);
-	sum.ustack_cut = stat_total(&r, FG_STAT_USTACK_CUT, percpu_stats);
-	uint64_t nofp = stat_total(&r, FG_STAT_USTACK_NOFP, percpu_stats);
+	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
+	sum.kstack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum.ustack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_FAILED);
+	sum.ustack_cut = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_CUT);
+	uint64_t nofp = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_NOFP);
 	uint64_t snaps = stat_total(&r, FG_STAT_SNAPSHOTS, percpu_stats);
 	uint64_t snap_bytes = stat_total(&r, FG_STAT_SNAPSHOT_BYTES, percpu_stats);
 	uint64_t snap_whole = stat_total(&r, FG_STAT_SNAPSHOT_WHOLE, percpu_stats);
@@ -985,10 +1010,14 @@ int main(int argc, char **argv)
 	cleanup(&r);
 	if (epipe) {
 		/* the reader went away: stop quietly */
-	} else if (r.werr) {
-		fg_warne(r.werr, "write error");
-		status = FG_EXIT_FAIL;
 	} else {
+		if (r.werr) {
+			/* the disk filled: what was taken is still worth knowing */
+			fg_warne(-r.werr, "write error");
+			fg_warnx("'%s' ends there, without its summary record; what was sampled:",
+				 opts.output ? opts.output : "<stdout>");
+			status = FG_EXIT_FAIL;
+		}
 		print_summary(&sum, (unsigned)opts.ncpus, nofp);
 		if (opts.snapshot)
 			fprintf(stderr,

@@ -686,6 +686,61 @@ TEST(snapshot_events_and_records)
 	free(m.data);
 }
 
+/* The creds record (type 8): written, read back, printed; a stream cut inside a record says so. */
+TEST(creds_record_and_cut_streams)
+{
+	int fd = tmpfd();
+	struct fg_rec_writer *w = fg_rec_writer_new(fd);
+	struct fg_rec_header h;
+	struct fg_rec_creds c = {.pid = 42, .uid = 1000, .gid = 100, .time_ns = 7};
+	struct fg_rec_reader *r;
+	struct fg_rec rec;
+	char line[256];
+	FILE *f;
+
+	fg_rec_header_init(&h);
+	fg_rec_write_header(w, &h);
+	CHECK_INT(fg_rec_write(w, FG_REC_CREDS, &c, sizeof(c)), 0);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	struct mem m = slurp(fd);
+	close(fd);
+	fd = pipe_with(m.data, m.len, true, NULL);
+	r = fg_rec_reader_new(fd, "creds");
+	CHECK_INT(fg_rec_next(r, &rec), 1);
+	CHECK_INT(rec.type, FG_REC_CREDS);
+	CHECK_STR(fg_rec_type_name(rec.type), "creds");
+	CHECK_INT(rec.creds->pid, 42);
+	CHECK_INT(rec.creds->uid, 1000);
+	CHECK_INT(rec.creds->gid, 100);
+	f = fmemopen(line, sizeof(line), "w");
+	fg_rec_print(f, &rec);
+	fclose(f);
+	CHECK_STR(line, "creds @200 time=7 pid=42 uid=1000 gid=100\n");
+	CHECK_INT(fg_rec_next(r, &rec), 0);
+	CHECK(!fg_rec_reader_truncated(r));
+	fg_rec_reader_free(r);
+	close(fd);
+	/* a payload too short for it is damage */
+	uint32_t size = 16;
+	memcpy(m.data + 204, &size, 4);
+	fd = pipe_with(m.data, 200 + 16, true, NULL);
+	r = fg_rec_reader_new(fd, "short");
+	CHECK_INT(fg_rec_next(r, &rec), -EPROTO);
+	CHECK(!fg_rec_reader_truncated(r));
+	fg_rec_reader_free(r);
+	close(fd);
+	/* cut inside the record: truncated, not damaged */
+	size = 32;
+	memcpy(m.data + 204, &size, 4);
+	fd = pipe_with(m.data, m.len - 4, true, NULL);
+	r = fg_rec_reader_new(fd, "cut");
+	CHECK_INT(fg_rec_next(r, &rec), -EPROTO);
+	CHECK(fg_rec_reader_truncated(r));
+	fg_rec_reader_free(r);
+	close(fd);
+	free(m.data);
+}
+
 int main(void)
 {
 	RUN(round_trip_every_kind);
@@ -699,5 +754,6 @@ int main(void)
 	RUN(print_is_one_line_per_record);
 	RUN(sample_from_a_bpf_event);
 	RUN(snapshot_events_and_records);
+	RUN(creds_record_and_cut_streams);
 	return unit_done();
 }
