@@ -25,6 +25,19 @@ _Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
 _Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
 _Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
 _Static_assert(FG_REC_COMM_LEN == TASK_COMM_LEN, "comm length");
+/* the BPF program's snapshot header starts as the wire's */
+_Static_assert(offsetof(struct fg_event_ustack, regs) == sizeof(struct fg_rec_ustack),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, nr_regs) == offsetof(struct fg_rec_ustack, nr_regs),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, regs_mask) ==
+		   offsetof(struct fg_rec_ustack, regs_mask),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, sp) == offsetof(struct fg_rec_ustack, sp),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, size) == offsetof(struct fg_rec_ustack, size),
+	       "snapshot header layout");
+_Static_assert(FG_USTACK_NR_REGS == __builtin_popcountll(FG_USTACK_REGS_X86_64), "register count");
 
 #define HDR sizeof(struct fg_rec_hdr)
 #define HEADER_MAX 65536u
@@ -107,6 +120,10 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 		if (u->nr_regs > USTACK_MAX_REGS)
 			return bad(why, wl, "stack snapshot with %" PRIu32 " registers",
 				   u->nr_regs);
+		if (u->nr_regs != (uint32_t)__builtin_popcountll(u->regs_mask))
+			return bad(why, wl,
+				   "stack snapshot with %" PRIu32 " registers for mask 0x%" PRIx64,
+				   u->nr_regs, u->regs_mask);
 		if (u->size > FG_REC_MAX_SIZE)
 			return bad(why, wl, "stack snapshot of %" PRIu32 " bytes", u->size);
 		size_t total = need + sizeof(*u) + 8 * (size_t)u->nr_regs + align8(u->size);
@@ -727,17 +744,41 @@ int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)
 	return 0;
 }
 
-int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
-			     const void **ips)
+/* the fixed part of an event and, with a snapshot, its struct fg_event_ustack */
+static int event_parts(const void *data, size_t size, struct fg_event *e, struct fg_event_ustack *u,
+		       size_t *ips_at)
 {
 	const size_t head = offsetof(struct fg_event, ips);
-	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
+	size_t nips;
 
 	if (size < head)
 		return -EINVAL;
-	memcpy(&e, data, head);
-	if (e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH ||
-	    size < head + 8 * ((size_t)e.nr_kernel + e.nr_user))
+	memcpy(e, data, head);
+	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH)
+		return -EINVAL;
+	nips = (size_t)e->nr_kernel + e->nr_user;
+	*ips_at = head;
+	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
+		if (size < head + sizeof(*u))
+			return -EINVAL;
+		memcpy(u, (const uint8_t *)data + head, sizeof(*u));
+		if (u->abi != FG_USTACK_ABI_X86_64 || u->nr_regs != FG_USTACK_NR_REGS ||
+		    u->regs_mask != FG_USTACK_REGS_X86_64 || u->size > FG_USTACK_SNAPSHOT_MAX ||
+		    u->size % 8)
+			return -EINVAL;
+		*ips_at = head + sizeof(*u) + u->size;
+	}
+	return size < *ips_at + 8 * nips ? -EINVAL : 0;
+}
+
+int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
+			     const void **ips)
+{
+	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
+	struct fg_event_ustack u;
+	size_t at;
+
+	if (event_parts(data, size, &e, &u, &at) < 0)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->time_ns = e.time_ns;
@@ -750,7 +791,38 @@ int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample
 	s->nr_user = e.nr_user;
 	memcpy(s->comm, e.comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
-	*ips = (const uint8_t *)data + head;
+	*ips = (const uint8_t *)data + at;
+	return 0;
+}
+
+int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
+			     const void **regs, const void **stack)
+{
+	struct fg_event e;
+	struct fg_event_ustack eu;
+	size_t at;
+
+	if (event_parts(data, size, &e, &eu, &at) < 0)
+		return -EINVAL;
+	if (!(e.flags & FG_SAMPLE_F_USTACK_SNAPSHOT))
+		return -ENOENT;
+	memcpy(u, &eu, sizeof(*u)); /* laid out alike (the _Static_asserts above) */
+	u->pad = 0;
+	at = offsetof(struct fg_event, ips) + offsetof(struct fg_event_ustack, regs);
+	*regs = (const uint8_t *)data + at;
+	*stack = (const uint8_t *)data + at + 8 * (size_t)eu.nr_regs;
+	return 0;
+}
+
+int fg_rec_ustack_reg(const struct fg_rec *rec, unsigned reg, uint64_t *val)
+{
+	const struct fg_rec_ustack *u = rec->ustack;
+
+	if (!u || reg >= 64 || !(u->regs_mask & (1ull << reg)))
+		return -ENOENT;
+	/* the registers of the mask, in the order of their numbers */
+	memcpy(val, rec->ustack_regs + __builtin_popcountll(u->regs_mask & ((1ull << reg) - 1)),
+	       sizeof(*val));
 	return 0;
 }
 

@@ -65,10 +65,11 @@ struct fg_rec_header {
 	char release[FG_REC_RELEASE_LEN];
 };
 
-#define FG_HDR_F_USER_ONLY (1u << 0)   /* no kernel stacks were taken (--user-only) */
-#define FG_HDR_F_KERNEL_ONLY (1u << 1) /* no user stacks were taken (--kernel-only) */
-#define FG_HDR_F_FILTERED (1u << 2)    /* only some processes were sampled (-p, -t, COMMAND) */
-#define FG_HDR_F_IDLE (1u << 3)	       /* the idle task (pid 0) was sampled (-I) */
+#define FG_HDR_F_USER_ONLY (1u << 0)	   /* no kernel stacks were taken (--user-only) */
+#define FG_HDR_F_KERNEL_ONLY (1u << 1)	   /* no user stacks were taken (--kernel-only) */
+#define FG_HDR_F_FILTERED (1u << 2)	   /* only some processes were sampled (-p, -t, COMMAND) */
+#define FG_HDR_F_IDLE (1u << 3)		   /* the idle task (pid 0) was sampled (-I) */
+#define FG_HDR_F_USTACK_SNAPSHOT (1u << 4) /* samples carry stack snapshots (call graph dwarf) */
 
 /* record types */
 enum fg_rec_type {
@@ -90,10 +91,12 @@ struct fg_rec_hdr {
 
 /*
  * A stack sample.  Followed by nr_kernel kernel IPs, then nr_user user IPs
- * (u64 each, leaf first).  With FG_SAMPLE_F_USTACK_SNAPSHOT in flags, the
- * IPs are followed by struct fg_rec_ustack and its data (a later DWARF mode).
- * Flags are FG_SAMPLE_F_* (include/fg/sample.h).  weight is 1 for a CPU
- * sample; with FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
+ * (u64 each, leaf first).  With FG_SAMPLE_F_USTACK_SNAPSHOT in flags
+ * (fg-sample --call-graph dwarf), the IPs are followed by struct
+ * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
+ * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
+ * (include/fg/sample.h).  weight is 1 for a CPU sample; with
+ * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
  */
 struct fg_rec_sample {
 	uint64_t time_ns;
@@ -110,13 +113,27 @@ struct fg_rec_sample {
 
 /*
  * A user stack snapshot, after a sample's IPs when FG_SAMPLE_F_USTACK_SNAPSHOT
- * is set: nr_regs registers (the perf_regs order of `abi`), then size bytes
- * copied from the stack pointer up, padded to 8.  Reserved: fg-sample does
- * not write it yet; readers validate it and hand it over.
+ * is set: nr_regs registers, then size bytes copied from the stack pointer
+ * up, padded to 8 with zeros.
+ *
+ * abi names the registers' numbering: FG_USTACK_ABI_X86_64 (1), the
+ * kernel's perf_regs for x86-64 (FG_REG_X86_*, PERF_REG_X86_*).  regs[]
+ * holds the registers whose bits are set in regs_mask, in the order of
+ * their numbers (so nr_regs is the number of bits set; fg_rec_ustack_reg()
+ * finds one).  fg-sample writes FG_USTACK_REGS_X86_64: ax bx cx dx si di bp
+ * sp ip flags cs ss r8-r15, 20 registers, as perf does; they are the user
+ * registers the thread had when it was interrupted, or when it entered the
+ * kernel for a sample taken in kernel mode.
+ *
+ * The data starts at address sp (the sp register) and ends where the copy
+ * stopped: at the size asked for (--call-graph dwarf,BYTES) or at the first
+ * page that could not be read, the end of the stack; size 0 when nothing
+ * could be read.  A reader that does not know snapshots finds a sample
+ * record longer than it expects, and ignores the tail, as for any record.
  */
 struct fg_rec_ustack {
-	uint32_t abi; /* 1: x86-64 perf_regs order */
-	uint32_t nr_regs;
+	uint32_t abi;	    /* FG_USTACK_ABI_X86_64: x86-64 perf_regs numbering */
+	uint32_t nr_regs;   /* the bits set in regs_mask, at most 64 */
 	uint64_t regs_mask; /* which perf_regs the regs[] array holds */
 	uint64_t sp;	    /* the address the data starts at */
 	uint32_t size;	    /* bytes of stack data */
@@ -333,12 +350,27 @@ int fg_rec_writer_error(const struct fg_rec_writer *w);
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
 
 /*
- * A sample record from one event of the BPF program (struct fg_event,
+ * A sample record from one event of the BPF program (struct fg_event, or
+ * with FG_SAMPLE_F_USTACK_SNAPSHOT the layout include/fg/sample.h gives;
  * `size` bytes, any alignment): fills *s and points *ips at its IPs inside
  * `data`.  0, or -EINVAL for an event that is too short or has too many IPs.
  */
 int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
 			     const void **ips);
+/*
+ * The snapshot of an event with FG_SAMPLE_F_USTACK_SNAPSHOT (struct
+ * fg_event_ustack): fills *u and points *regs (u->nr_regs u64s) and *stack
+ * (u->size bytes) inside `data`.  0, -ENOENT for an event without one, or
+ * -EINVAL for a malformed event.
+ */
+int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
+			     const void **regs, const void **stack);
+/*
+ * Register `reg` (FG_REG_X86_*, in the numbering of rec->ustack->abi) of a
+ * sample's snapshot: 0 with *val set, or -ENOENT when the sample has no
+ * snapshot or the snapshot not that register.
+ */
+int fg_rec_ustack_reg(const struct fg_rec *rec, unsigned reg, uint64_t *val);
 
 /* Fill a header with this machine's facts (magic, version, sizes, host, release, page size). */
 void fg_rec_header_init(struct fg_rec_header *h);
