@@ -30,14 +30,10 @@
 #include "fg/util.h"
 
 const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
-	[FG_UNNAMED_NOSYMS] = "no symbols",
-	[FG_UNNAMED_NOFILE] = "no file",
-	[FG_UNNAMED_GONE] = "process gone",
-	[FG_UNNAMED_NOMAP] = "no mapping",
-	[FG_UNNAMED_NOJIT] = "no JIT map",
-	[FG_UNNAMED_CHANGED] = "file changed",
-	[FG_UNNAMED_NOID] = "no file identity",
-	[FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
+    [FG_UNNAMED_NOSYMS] = "no symbols",	    [FG_UNNAMED_NOFILE] = "no file",
+    [FG_UNNAMED_GONE] = "process gone",	    [FG_UNNAMED_NOMAP] = "no mapping",
+    [FG_UNNAMED_NOJIT] = "no JIT map",	    [FG_UNNAMED_CHANGED] = "file changed",
+    [FG_UNNAMED_NOID] = "no file identity", [FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
 };
 
 const char *const fg_sym_unwinder_names[FG_SYM_UNWIND_COUNT] = {
@@ -56,14 +52,14 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 };
 
 /* Bounds */
-#define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
-#define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
-#define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
-#define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
-#define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
-#define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
-#define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
-#define HELD_MAX (64u << 20)	  /* bytes of samples held back for debuginfod */
+#define PROCMAPS_MAX (64u << 20) /* bytes of one /proc/PID/maps */
+#define PERFMAP_MAX (64u << 20)	 /* bytes of one perf-PID.map */
+#define RECHECK_MS 50		 /* a miss re-reads /proc maps or a perf map at most this often */
+#define EXITED_KEEP 256		 /* exited processes whose mappings are kept (late samples) */
+#define MAPS_PER_PROC_MAX 65536u /* mappings kept per process */
+#define MEMO_SLOTS (1u << 16)	 /* frames remembered as text */
+#define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
+#define HELD_MAX (64u << 20)	 /* bytes of samples held back for debuginfod */
 
 enum map_kind {
 	MAP_FILE,
@@ -98,6 +94,8 @@ struct map {
 	bool resolved;
 	enum fg_unnamed fail; /* when resolved without a dso */
 	struct dso *dso;
+	/* unwinding: pcs in [uw_lo, uw_hi) are in one segment of the file, at pc - uw_bias */
+	uint64_t uw_lo, uw_hi, uw_bias;
 };
 
 struct jit {
@@ -117,6 +115,7 @@ struct jit {
 struct space {
 	struct map *maps; /* sorted, no overlaps */
 	size_t nmaps, alloc;
+	size_t hint; /* the index space_find found last (checked before it is used) */
 };
 
 struct proc {
@@ -200,6 +199,7 @@ struct fg_symbolizer {
 	size_t vdso_size;
 	bool unwinding; /* snapshots came: read unwind tables along with symbols */
 	struct fg_unwind_frame *uw_frames; /* FG_SYM_UNWIND_MAX each, once unwinding */
+	struct fg_unwind_cache *uw_cache;  /* rules looked up (tables live as long as s) */
 	uint64_t *uw_pcs;
 	uint32_t *uw_flags;
 	uint32_t *exited; /* ring of exited pids */
@@ -356,6 +356,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	}
 	free(s->holes);
 	free(s->uw_frames);
+	free(s->uw_cache);
 	free(s->uw_pcs);
 	free(s->uw_flags);
 	fg_buf_release(&s->out);
@@ -934,10 +935,10 @@ static void open_dwarf(struct fg_symbolizer *s, struct dso *d, int fd, int dfd, 
 static void dbgi_answer(struct fg_symbolizer *s, struct dso *d, struct fg_debuginfod_result *res)
 {
 	static const char *const why[] = {
-		[FG_DBGI_NOTFOUND] = "not found",
-		[FG_DBGI_TIMEDOUT] = "timed out",
-		[FG_DBGI_REFUSED] = "the file served has another build-id: refused",
-		[FG_DBGI_FAILED] = "the servers cannot be reached",
+	    [FG_DBGI_NOTFOUND] = "not found",
+	    [FG_DBGI_TIMEDOUT] = "timed out",
+	    [FG_DBGI_REFUSED] = "the file served has another build-id: refused",
+	    [FG_DBGI_FAILED] = "the servers cannot be reached",
 	};
 
 	d->dbgi_pending = false;
@@ -1194,10 +1195,13 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	m->dso = d;
 }
 
-static struct map *space_find(const struct space *p, uint64_t ip)
+static struct map *space_find(struct space *p, uint64_t ip)
 {
 	size_t lo = 0, hi = p->nmaps;
 
+	/* the frames of a stack come mostly from a few mappings: the last one found first */
+	if (p->hint < p->nmaps && p->maps[p->hint].start <= ip && ip < p->maps[p->hint].end)
+		return &p->maps[p->hint];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1208,6 +1212,7 @@ static struct map *space_find(const struct space *p, uint64_t ip)
 	}
 	if (lo == 0 || ip >= p->maps[lo - 1].end)
 		return NULL;
+	p->hint = lo - 1;
 	return &p->maps[lo - 1];
 }
 
@@ -1725,13 +1730,36 @@ static void need_cfi(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	close(fd);
 }
 
+/*
+ * The load bias of the table of m's file at pc (m with a table), and the pcs
+ * of m the segment holding pc covers, remembered in m: false when pc is in
+ * no segment of the file.
+ */
+static bool map_bias(struct map *m, const struct fg_cfi *c, uint64_t pc)
+{
+	uint64_t off = pc - m->start + m->pgoff;
+
+	for (size_t i = 0; i < c->nloads; i++) {
+		const struct fg_elf_load *l = &c->loads[i];
+
+		if (off < l->offset || off - l->offset >= l->filesz)
+			continue;
+		m->uw_bias = pc - (off - l->offset + l->vaddr);
+		m->uw_lo = l->offset > m->pgoff ? m->start + (l->offset - m->pgoff) : m->start;
+		m->uw_hi = l->offset + l->filesz - m->pgoff < m->end - m->start
+			       ? m->start + (l->offset + l->filesz - m->pgoff)
+			       : m->end;
+		return true;
+	}
+	return false;
+}
+
 /* fg_unwind's `find`: the table of the code at pc, NULL for frame pointers. */
 static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 {
 	struct unwind_ctx *c = arg;
 	struct map *m = c->last;
 	const struct dso *d;
-	uint64_t vaddr;
 
 	if (!m || pc < m->start || pc >= m->end) {
 		c->last = NULL;
@@ -1761,9 +1789,9 @@ static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 	*um = c->last_um;
 	if (!um->cfi)
 		return 0;
-	if (!fg_cfi_offset_to_vaddr(um->cfi, pc - m->start + m->pgoff, &vaddr))
+	if ((pc < m->uw_lo || pc >= m->uw_hi) && !map_bias(m, um->cfi, pc))
 		return -ENODATA;
-	um->bias = pc - vaddr;
+	um->bias = m->uw_bias;
 	return 0;
 }
 
@@ -1829,6 +1857,7 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
 		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
 		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
+		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
 	}
 	s->unwinding = true;
 	p = get_proc(s, smp->pid);
@@ -1840,7 +1869,7 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 					 s->uw_frames, FG_SYM_UNWIND_MAX, &end, NULL);
 	} else {
 		struct unwind_ctx c = {.s = s, .p = p, .time_ns = smp->time_ns};
-		struct fg_unwind_ops ops = {.find = unwind_find, .arg = &c};
+		struct fg_unwind_ops ops = {.find = unwind_find, .arg = &c, .cache = s->uw_cache};
 
 		n = fg_unwind(&ops, &regs, u->sp, smp->ustack_data, u->size, s->uw_frames,
 			      FG_SYM_UNWIND_MAX, &end);

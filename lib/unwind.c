@@ -62,6 +62,24 @@ static enum fg_unwind_end end_of(int res)
 	}
 }
 
+/* The rule for vaddr in cfi, through the caller's cache when it has one. */
+static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct fg_cfi *cfi,
+					uint64_t vaddr)
+{
+	struct fg_unwind_cached *e;
+
+	if (!c)
+		return fg_cfi_lookup(cfi, vaddr);
+	e = &c->slot[((vaddr ^ (uint64_t)(uintptr_t)cfi) * 0x9e3779b97f4a7c15ull) >> 52 &
+		     (FG_UNWIND_CACHE_SLOTS - 1)];
+	if (e->cfi != cfi || e->vaddr != vaddr) {
+		e->cfi = cfi;
+		e->vaddr = vaddr;
+		e->rule = fg_cfi_lookup(cfi, vaddr);
+	}
+	return e->rule;
+}
+
 size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
 		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
 		 enum fg_unwind_end *end)
@@ -98,7 +116,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
-		rule = m.cfi ? fg_cfi_lookup(m.cfi, look - m.bias) : NULL;
+		rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
 		if (rule && rule->kind != FG_CFI_NONE) {
 			res = fg_cfi_step(rule, &g, &s.mem);
 			flags = 0;
@@ -154,14 +172,13 @@ int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, 
 	memset(out, 0, sizeof(*out));
 	if (abi != 1 || (uint32_t)__builtin_popcountll(mask) != nregs)
 		return -EINVAL;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!(mask >> bit & 1))
-			continue;
+	for (uint64_t left = mask; left; left &= left - 1, k++) {
+		int bit = __builtin_ctzll(left);
+
 		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
 			out->r[perf_to_dwarf[bit]] = regs[k];
 			out->valid |= FG_CFI_BIT(perf_to_dwarf[bit]);
 		}
-		k++;
 	}
 	if (!(out->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(out->valid & FG_CFI_BIT(FG_CFI_RSP)))
 		return -EINVAL;

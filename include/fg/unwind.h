@@ -52,6 +52,20 @@ struct fg_unwind_map {
 	uint64_t bias;		  /* pc - bias is the file address the table uses */
 };
 
+/*
+ * The rules looked up lately, by table and address: a cache the caller
+ * keeps across walks (optional; zeroed to start).  It holds pointers into the
+ * tables: zero it again before freeing a table it may hold.
+ */
+#define FG_UNWIND_CACHE_SLOTS 4096
+struct fg_unwind_cache {
+	struct fg_unwind_cached {
+		const struct fg_cfi *cfi;
+		uint64_t vaddr;
+		const struct fg_cfi_rule *rule;
+	} slot[FG_UNWIND_CACHE_SLOTS];
+};
+
 struct fg_unwind_ops {
 	/*
 	 * Describe the code at `pc`: 0 with *m filled, -ENOENT when no mapping
@@ -63,6 +77,7 @@ struct fg_unwind_ops {
 	/* Optional: memory outside the snapshot, 8 bytes at addr.  0 or -errno. */
 	int (*read)(void *arg, uint64_t addr, uint64_t *val);
 	void *arg;
+	struct fg_unwind_cache *cache; /* optional */
 };
 
 #define FG_UNWIND_F_EXACT                                                                          \
