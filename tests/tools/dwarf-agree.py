@@ -15,6 +15,8 @@ samples of COMM (the first frame of a folded stack) compared:
 
 Normalised, so that only unwinding can make a difference:
   - kernel frames are left out: the two take kernel stacks their own ways;
+  - perf ends a stack whose unwinding was cut short (the snapshot too small)
+    with a frame at address ffffffffffffffff, [unknown]: left out;
   - a function with several names (aliases at one address, which perf and
     fg's symbol tables may pick differently: __GI___qsort_r and qsort_r) is
     given the name fg gave the same start address of the same file, found as
@@ -31,6 +33,7 @@ import subprocess
 import sys
 
 FRAME = re.compile(r"^(\s+)([0-9a-f]+) (.*)\+0x([0-9a-f]+) \((.*)\)$")
+PERF_CUT = re.compile(r"^\s+ffffffffffffffff \[unknown\] \(\[unknown\]\)$")
 KS_MAX, SHARE_MAX, MISSING_MIN = 5.0, 3.0, 1.0
 
 
@@ -53,7 +56,7 @@ def names_of(path):
 def normalise(path, canon, out):
     with open(out, "w") as w:
         for line in frames(path):
-            if line.endswith("([kernel.kallsyms])"):
+            if line.endswith("([kernel.kallsyms])") or PERF_CUT.match(line):
                 continue
             m = FRAME.match(line)
             if m:
