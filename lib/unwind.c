@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <linux/types.h>
 #include <string.h>
+
+/*
+ * The step function reads the snapshot directly (inlined), rather than
+ * through struct fg_cfi_mem's function pointer: two or three reads a frame.
+ */
+struct snap;
+static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val);
+#define FG_CFI_CTX const struct snap
+#define FG_CFI_READ(ctx, addr, val) snap_read((ctx), (addr), (val))
 
 #include "fg/unwind.h"
 
@@ -19,17 +29,14 @@ const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT] = {
 
 /* The step function's memory: the snapshot, then the caller's reader. */
 struct snap {
-	struct fg_cfi_mem mem;
 	const struct fg_unwind_ops *ops;
 	uint64_t sp;
 	const uint8_t *data;
 	size_t size;
 };
 
-static int snap_read(const struct fg_cfi_mem *m, __u64 addr, __u64 *val)
+static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val)
 {
-	const struct snap *s = (const struct snap *)m;
-
 	if (addr >= s->sp && s->size >= 8 && addr - s->sp <= s->size - 8) {
 		memcpy(val, s->data + (addr - s->sp), 8);
 		return 0;
@@ -84,7 +91,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
 		 enum fg_unwind_end *end)
 {
-	struct snap s = {{snap_read}, ops, sp, stack, size};
+	struct snap s = {ops, sp, stack, size};
 	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
@@ -118,7 +125,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		}
 		rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
 		if (rule && rule->kind != FG_CFI_NONE) {
-			res = fg_cfi_step(rule, &g, &s.mem);
+			res = fg_cfi_step(rule, &g, &s);
 			flags = 0;
 		} else if ((g.valid & FG_CFI_BIT(FG_CFI_RBP)) && !g.r[FG_CFI_RBP]) {
 			/*
@@ -137,7 +144,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			 * file that has some (crti's _init and _fini, hand-written
 			 * assembly): its frame pointer, as libdwfl and libunwind do
 			 */
-			res = fg_cfi_step_fp(&g, &s.mem);
+			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
 		if (res == FG_CFI_OK_EXACT) {
