@@ -34,16 +34,26 @@
 #define CACHE_MAX_BYTES (64 << 20)
 #define MAX_LOGGED 10
 
-enum result { RES_STACK, RES_OTHER_EVENT, RES_FILTERED, RES_FOLD };
+/*
+ * What a sample folded into, packed in a cache's value: the stack's node, the
+ * lines fg_fold skipped in it, and what it was (RES_FOLD: fold it every time).
+ */
+enum result { RES_STACK = 1, RES_OTHER_EVENT, RES_FILTERED, RES_FOLD };
+#define PACK(what, bad, id) ((uint64_t)(id) << 32 | (uint64_t)(bad) << 8 | (uint64_t)(what))
+#define WHAT(v) ((enum result)((v)&0xff))
+#define BAD(v) ((uint32_t)((v) >> 8) & 0xffffff)
+#define ID(v) ((uint32_t)((v) >> 32))
+/* in the `hot` cache: the stack's node, the sample's frame lines, what it was */
+#define HOT_PACK(what, frames, id)                                                                 \
+	((uint64_t)(id) << 32 | (uint64_t)(frames) << 8 | (uint64_t)(what))
+#define HOT_WHAT(v) WHAT(v)
+#define HOT_FRAMES(v) BAD(v)
+#define HOT_ID(v) ID(v)
 
-/* what a sample with these frame lines and these naming fields folded into */
-struct centry {
-	struct centry *next;
-	uint32_t id;  /* the stack's node */
-	uint8_t what; /* enum result; RES_FOLD: fold the sample every time */
-	uint32_t bad; /* lines fg_fold skipped in it */
-	uint32_t hlen;
-	char hkey[]; /* comm, event, rest of the header, [pid], [tid], NUL-separated */
+/* a bounded map from keys to packed results, emptied when full */
+struct cache {
+	struct fg_hmap *map;
+	size_t bytes;
 };
 
 struct fg_top_feed {
@@ -58,13 +68,24 @@ struct fg_top_feed {
 	char *buf;
 	size_t cap, start, end; /* unprocessed bytes: [start, end) */
 	uint64_t consumed;	/* bytes before buf[0] */
-	uint64_t lines_before;	/* newlines before buf[0] */
+	uint64_t lineno;	/* newlines before buf[start] */
 	bool eof;
 	int err; /* sticky */
 
-	struct fg_hmap *cache; /* frame lines -> struct centry list */
-	size_t cache_bytes;
-	struct fg_buf hkey;
+	/*
+	 * What samples seen before folded into.  `lines`: a frame line, as it is,
+	 * to its frame's number in `frames` (its symbol and module, all fg_fold
+	 * names a frame from when fg-top does not ask for addresses or source
+	 * lines).  `stacks`: a sample's naming fields and its frames' numbers to
+	 * what it folded into.  `exact`: the same for a sample with lines that are
+	 * not frames (bad lines, source lines), by its lines as they are.
+	 */
+	struct cache lines, frames, stacks;
+	struct cache exact; /* samples with other lines: their lines as they are */
+	struct cache hot;   /* the first frame's number and the other lines as they are */
+	struct fg_buf skey, fkey, hkey2;
+	uint32_t *ids; /* the frames of the sample being read */
+	size_t nids, aids;
 
 	/* the piece being folded, for messages */
 	const char *piece;
@@ -95,13 +116,21 @@ static uint64_t count_newlines(const char *p, size_t n)
 	size_t i = 0;
 
 #ifdef __SSE2__
-	const __m128i nl = _mm_set1_epi8('\n');
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
 
-	for (; i + 16 <= n; i += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+	while (i + 16 <= n) {
+		/* byte counters, summed before any can pass 255 */
+		__m128i acc = zero;
+		size_t stop = n - i > 16 * 255 ? i + 16 * 255 : n;
 
-		c += (uint64_t)__builtin_popcount(
-		    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)));
+		for (; i + 16 <= stop; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, nl));
+		}
+		__m128i sum = _mm_sad_epu8(acc, zero);
+		c += (uint64_t)_mm_cvtsi128_si64(sum) +
+		     (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
 	}
 #endif
 	for (; i < n; i++)
@@ -138,29 +167,32 @@ static void fold_log(void *ctx, const char *msg)
 			say(in, "%s: more bad lines; not showing them", in->name);
 		return;
 	}
-	line += in->lines_before + count_newlines(in->buf, (size_t)(in->piece - in->buf));
+	line += in->lineno;
 	say(in, "%s:%llu%s", in->name, (unsigned long long)line, msg + d);
 }
 
 /* --- folding a piece --- */
 
-static void drop_cache(struct fg_top_feed *in)
+static void cache_clear(struct cache *c)
 {
-	if (!in->cache)
-		return;
-	for (size_t i = 0; i < fg_hmap_count(in->cache); i++) {
-		struct centry *c = fg_hmap_at(in->cache, i)->val.p;
+	fg_hmap_free(c->map);
+	c->map = NULL;
+	c->bytes = 0;
+}
 
-		while (c) {
-			struct centry *next = c->next;
+static uint64_t cache_get(const struct cache *c, const void *key, size_t len)
+{
+	struct fg_hent *e = c->map ? fg_hmap_get(c->map, key, len) : NULL;
 
-			free(c);
-			c = next;
-		}
-	}
-	fg_hmap_free(in->cache);
-	in->cache = NULL;
-	in->cache_bytes = 0;
+	return e ? e->val.u : 0;
+}
+
+static void cache_put(struct cache *c, const void *key, size_t len, uint64_t v)
+{
+	if (!c->map)
+		c->map = fg_hmap_new(4096);
+	fg_hmap_upsert(c->map, key, len, NULL)->val.u = v;
+	c->bytes += len + 64;
 }
 
 struct folded_piece {
@@ -212,8 +244,7 @@ static int fold_piece(struct fg_top_feed *in, const char *data, size_t len,
 	if (r == -EMEDIUMTYPE) {
 		const char *nul = memchr(data, '\0', len);
 		uint64_t at = in->consumed + (uint64_t)((nul ? nul : data) - in->buf);
-		uint64_t line =
-		    in->lines_before + count_newlines(in->buf, (size_t)(data - in->buf)) + 1;
+		uint64_t line = in->lineno + 1;
 
 		if (at < DETECT_BYTES) {
 			/* where fg_fold looks: the input is not text */
@@ -284,29 +315,44 @@ static bool is_header(const char *line, size_t len, struct fg_ps_header *h)
 	return fg_ps_parse_header(line, len, h) == 0;
 }
 
+#ifdef __SSE2__
+/* bit i set where p[i] is a newline, for 64 bytes */
+static inline uint64_t newlines64(const char *p)
+{
+	const __m128i nl = _mm_set1_epi8('\n');
+	uint64_t m = 0;
+
+	for (int k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+
+		m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * k);
+	}
+	return m;
+}
+#endif
+
 /* the first empty line in p[0, n): the position of its '\n', or NULL */
 static const char *find_blank(const char *p, size_t n)
 {
 	size_t i = 0;
 
-	if (n < 2)
-		return NULL;
 #ifdef __SSE2__
-	const __m128i nl = _mm_set1_epi8('\n');
+	uint64_t last = 0; /* the byte before this block is a newline */
 
-	for (; i + 17 <= n; i += 16) {
-		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 1));
-		unsigned m = (unsigned)_mm_movemask_epi8(
-		    _mm_and_si128(_mm_cmpeq_epi8(a, nl), _mm_cmpeq_epi8(b, nl)));
+	for (; i + 64 <= n; i += 64) {
+		uint64_t m = newlines64(p + i), pairs = m & (m >> 1 | (uint64_t)1 << 63);
 
-		if (m)
-			return p + i + 1 + __builtin_ctz(m);
+		if (last && (m & 1))
+			return p + i;
+		pairs &= m >> 1;
+		if (pairs)
+			return p + i + __builtin_ctzll(pairs) + 1;
+		last = m >> 63;
 	}
 #endif
-	for (; i + 1 < n; i++)
-		if (p[i] == '\n' && p[i + 1] == '\n')
-			return p + i + 1;
+	for (i = i ? i : 1; i < n; i++)
+		if (p[i] == '\n' && p[i - 1] == '\n')
+			return p + i;
 	return NULL;
 }
 
@@ -338,14 +384,16 @@ static uint64_t weight_of(const struct fg_top_feed *in, const struct fg_ps_heade
 
 static void add_key_field(struct fg_buf *b, struct fg_span s)
 {
+	uint32_t n = (uint32_t)s.len;
+
+	fg_buf_add(b, &n, sizeof(n));
 	fg_buf_add(b, s.p, s.len);
-	fg_buf_addch(b, '\0');
 }
 
-/* the header fields fg_fold's names can depend on */
-static void header_key(struct fg_top_feed *in, const struct fg_ps_header *h)
+/* a sample's key starts with the header fields fg_fold's names can depend on */
+static void start_key(struct fg_top_feed *in, const struct fg_ps_header *h)
 {
-	struct fg_buf *b = &in->hkey;
+	struct fg_buf *b = &in->skey;
 
 	fg_buf_reset(b);
 	add_key_field(b, h->comm);
@@ -357,100 +405,218 @@ static void header_key(struct fg_top_feed *in, const struct fg_ps_header *h)
 		add_key_field(b, h->tid);
 }
 
-static int apply(struct fg_top_feed *in, const struct centry *c, uint64_t w)
+static void clear_caches(struct fg_top_feed *in)
+{
+	cache_clear(&in->hot);
+	cache_clear(&in->exact);
+	cache_clear(&in->lines);
+	cache_clear(&in->frames);
+	cache_clear(&in->stacks);
+	in->st.cache_resets++;
+}
+
+/*
+ * The number of a frame line: from 1, for a frame fg_fold names from its
+ * symbol and module alone (the line starts with a tab, and parses); 0 for
+ * other lines, and when the caches had to be emptied (which renumbers).
+ */
+static uint32_t frame_id(struct fg_top_feed *in, const char *line, size_t len)
+{
+	uint64_t id = cache_get(&in->lines, line, len);
+
+	if (!id) {
+		struct fg_ps_frame fr;
+
+		if (len == 0 || line[0] != '\t' || line[len - 1] == '\r' ||
+		    fg_ps_parse_frame(line, len, &fr) != 0) {
+			id = UINT32_MAX; /* no frame: the sample is folded */
+		} else {
+			fg_buf_reset(&in->fkey);
+			add_key_field(&in->fkey, fr.sym);
+			fg_buf_add(&in->fkey, fr.module.p, fr.module.len);
+			id = cache_get(&in->frames, in->fkey.data, in->fkey.len);
+			if (!id) {
+				if (in->frames.bytes + in->fkey.len + 64 > CACHE_MAX_BYTES / 8) {
+					clear_caches(in);
+					return 0;
+				}
+				id = in->frames.map ? fg_hmap_count(in->frames.map) + 1 : 1;
+				cache_put(&in->frames, in->fkey.data, in->fkey.len, id);
+			}
+		}
+		if (in->lines.bytes + len + 64 > CACHE_MAX_BYTES / 8)
+			cache_clear(&in->lines);
+		cache_put(&in->lines, line, len, id);
+	}
+	return id == UINT32_MAX ? 0 : (uint32_t)id;
+}
+
+/* Add a line of a sample to its frames: false when it is not a frame (see frame_id). */
+static bool add_frame(struct fg_top_feed *in, const char *line, size_t len)
+{
+	uint32_t id = frame_id(in, line, len);
+
+	if (!id)
+		return false;
+	FG_ALLOC_GROW(in->ids, in->nids + 1, in->aids);
+	in->ids[in->nids++] = id;
+	return true;
+}
+
+static int apply(struct fg_top_feed *in, uint64_t v, uint64_t w)
 {
 	int r = 0;
 
-	in->st.bad_lines += c->bad;
-	switch (c->what) {
+	in->st.bad_lines += BAD(v);
+	in->st.hits++;
+	switch (WHAT(v)) {
 	case RES_STACK:
 		in->st.samples++;
-		in->st.hits++;
-		if ((r = fg_top_add(in->t, c->id, w)) == -EOVERFLOW)
+		if ((r = fg_top_add(in->t, ID(v), w)) == -EOVERFLOW)
 			say(in, "%s: the count of a stack overflows 64 bits", in->name);
 		break;
 	case RES_OTHER_EVENT:
 		in->st.other_events++;
-		in->st.hits++;
 		break;
-	case RES_FILTERED:
+	default:
 		in->st.filtered++;
-		in->st.hits++;
 		break;
 	}
 	return r;
 }
 
-/* one sample: data[0, len) from its header line to the blank line after it */
-static int perf_sample(struct fg_top_feed *in, const char *data, size_t len,
+/* one sample, data[0, len), whose key in cache `c` is in->skey */
+static int perf_sample(struct fg_top_feed *in, struct cache *c, const char *data, size_t len,
 		       const struct fg_ps_header *h)
 {
-	const char *nl = memchr(data, '\n', len);
-	const char *fr = nl ? nl + 1 : data + len, *end = data + len;
-	struct fg_hent *e;
-	struct centry *c;
+	uint64_t w = weight_of(in, h), v = cache_get(c, in->skey.data, in->skey.len);
 	struct folded_piece res;
-	bool ins;
 	int r;
 
-	while (end > fr && end[-1] == '\n')
-		end--;
-	size_t flen = (size_t)(end - fr);
-	header_key(in, h);
-	e = in->cache ? fg_hmap_get(in->cache, fr, flen) : NULL;
-	for (c = e ? e->val.p : NULL; c; c = c->next) {
-		if (c->hlen == in->hkey.len && memcmp(c->hkey, in->hkey.data, c->hlen) == 0) {
-			if (c->what != RES_FOLD)
-				return apply(in, c, weight_of(in, h));
-			break;
-		}
-	}
+	if (v && WHAT(v) != RES_FOLD)
+		return apply(in, v, w);
 	r = fold_piece(in, data, len, h, &res);
-	if (r < 0 || c)
+	if (r < 0 || v)
 		return r;
 
-	/* remember the result when it is one sample's, and its weight is the header's */
-	uint8_t what = RES_FOLD;
+	/* keep the result when it is one sample's, and its weight is the header's */
+	enum result what = RES_FOLD;
 	if (res.samples + res.other_events + res.filtered == 1) {
-		if (res.samples == 1 && res.stacks == 1 && res.weight == weight_of(in, h))
+		if (res.samples == 1 && res.stacks == 1 && res.weight == w)
 			what = RES_STACK;
 		else if (res.other_events == 1)
 			what = RES_OTHER_EVENT;
 		else if (res.filtered == 1)
 			what = RES_FILTERED;
 	}
-	size_t cost = sizeof(*c) + in->hkey.len + flen + 64;
-	if (in->cache_bytes + cost > CACHE_MAX_BYTES) {
-		drop_cache(in);
-		in->st.cache_resets++;
-	}
-	if (!in->cache)
-		in->cache = fg_hmap_new(4096);
-	e = fg_hmap_upsert(in->cache, fr, flen, &ins);
-	c = fg_xmalloc(sizeof(*c) + in->hkey.len);
-	c->what = what;
-	c->id = res.id;
-	c->bad = res.bad_lines > UINT32_MAX ? UINT32_MAX : (uint32_t)res.bad_lines;
-	c->hlen = (uint32_t)in->hkey.len;
-	memcpy(c->hkey, in->hkey.data, in->hkey.len);
-	c->next = e->val.p;
-	e->val.p = c;
-	in->cache_bytes += cost;
+	v = PACK(what, res.bad_lines > 0xffffff ? 0xffffff : res.bad_lines,
+		 what == RES_STACK ? res.id : 0);
+	if (c->bytes + in->skey.len + 64 > CACHE_MAX_BYTES / 4)
+		clear_caches(in);
+	else
+		cache_put(c, in->skey.data, in->skey.len, v);
 	return 0;
 }
 
-/* a piece that does not start with a header (what comes before the first sample) */
-static int perf_piece(struct fg_top_feed *in, const char *data, size_t len)
+/*
+ * The common case, fast: a header, frame lines, a blank line, then the next
+ * header.  By the `hot` cache first: the naming fields, the first frame's
+ * number and the other frame lines as they are (the first frame's address
+ * moves the most, the callers' return addresses least); then by every
+ * frame's number (`stacks`); then by fg_fold.  Returns 1 with *cut, *lines
+ * and *next set when the sample was read; 0 when it is not such a sample (the
+ * slow path reads it); -EAGAIN when it is not all there yet; or an error.
+ */
+static int fast_sample(struct fg_top_feed *in, const char *piece, const char *end,
+		       const struct fg_ps_header *h, struct fg_ps_header *next, const char **cut,
+		       uint64_t *lines)
 {
-	struct fg_ps_header h;
-	const char *nl = memchr(data, '\n', len);
+	const char *hnl = memchr(piece, '\n', (size_t)(end - piece)), *b, *nx, *nnl = NULL;
+	uint64_t extra = 1, gen = in->st.cache_resets, w, v;
 
-	if (is_header(data, nl ? (size_t)(nl - data) : len, &h))
-		return perf_sample(in, data, len, &h);
-	struct folded_piece res;
-	return fold_piece(in, data, len, NULL, &res);
+	if (!hnl)
+		return in->eof ? 0 : -EAGAIN;
+	b = find_blank(hnl, (size_t)(end - hnl));
+	if (!b)
+		return in->eof || (size_t)(end - piece) > MAX_PENDING ? 0 : -EAGAIN;
+	/* after the blank line: more blank lines and comments, then a header */
+	for (nx = b + 1; nx < end;) {
+		if (*nx == '\n') {
+			nx++;
+			extra++;
+			continue;
+		}
+		nnl = memchr(nx, '\n', (size_t)(end - nx));
+		if (!nnl || *nx != '#')
+			break;
+		nx = nnl + 1;
+		extra++;
+		nnl = NULL;
+	}
+	if (!nnl)
+		return in->eof || (size_t)(end - piece) > MAX_PENDING ? 0 : -EAGAIN;
+	if (!is_header(nx, (size_t)(nnl - nx), next))
+		return 0;
+
+	/* the frames: [fr, b), each line ending in '\n' */
+	const char *fr = hnl + 1, *leaf_end = fr < b ? memchr(fr, '\n', (size_t)(b - fr)) : fr;
+	uint32_t leaf = fr < b ? frame_id(in, fr, (size_t)(leaf_end - fr)) : UINT32_MAX;
+
+	if (!leaf)
+		return 0;
+	w = weight_of(in, h);
+	start_key(in, h);
+	fg_buf_reset(&in->hkey2);
+	fg_buf_add(&in->hkey2, in->skey.data, in->skey.len);
+	fg_buf_add(&in->hkey2, &leaf, sizeof(leaf));
+	if (fr < b)
+		fg_buf_add(&in->hkey2, leaf_end + 1, (size_t)(b - leaf_end - 1));
+	v = cache_get(&in->hot, in->hkey2.data, in->hkey2.len);
+	if (v) {
+		*cut = nx;
+		*lines = 1 + HOT_FRAMES(v) + extra;
+		return apply(in, PACK(HOT_WHAT(v), 0, HOT_ID(v)), w) < 0 ? -EOVERFLOW : 1;
+	}
+
+	/* every frame's number */
+	in->nids = 0;
+	for (const char *p = fr, *nl; p < b; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(b - p));
+		if (!add_frame(in, p, (size_t)(nl - p)))
+			return 0;
+	}
+	if (in->st.cache_resets != gen)
+		return 0; /* renumbered on the way */
+	fg_buf_add(&in->skey, in->ids, in->nids * sizeof(*in->ids));
+	*cut = nx;
+	*lines = 1 + in->nids + extra;
+	v = cache_get(&in->stacks, in->skey.data, in->skey.len);
+	if (!v || WHAT(v) == RES_FOLD) {
+		int r = perf_sample(in, &in->stacks, piece, (size_t)(nx - piece), h);
+
+		if (r < 0)
+			return r;
+		v = cache_get(&in->stacks, in->skey.data, in->skey.len);
+		if (!v || WHAT(v) == RES_FOLD || in->st.cache_resets != gen)
+			return 1;
+	} else if (apply(in, v, w) < 0) {
+		return -EOVERFLOW;
+	}
+	if (in->nids < (1 << 24)) {
+		if (in->hot.bytes + in->hkey2.len + 64 > CACHE_MAX_BYTES / 4)
+			cache_clear(&in->hot);
+		cache_put(&in->hot, in->hkey2.data, in->hkey2.len,
+			  HOT_PACK(WHAT(v), in->nids, ID(v)));
+	}
+	return 1;
 }
 
+/*
+ * Cut the text into samples: each goes from its header to the next line
+ * that fg_fold takes for a header after a blank line.  A sample of frames
+ * only goes by its key; the rest (what comes before the first header, lines
+ * that are no frames) to fg_fold as it is.
+ */
 static int process_perf(struct fg_top_feed *in)
 {
 	const char *buf = in->buf, *end = in->buf + in->end;
@@ -458,52 +624,94 @@ static int process_perf(struct fg_top_feed *in)
 	bool have = false; /* h describes the piece's first line */
 
 	while (in->start < in->end) {
-		const char *piece = buf + in->start, *q = piece, *cut = NULL;
-		bool at_header = false;
+		const char *piece = buf + in->start, *p = piece, *nl, *cut = NULL;
+		bool at_header = false, simple = have, blank = false;
+		uint64_t lines = 0; /* newlines in [piece, p) */
 		int r;
 
-		for (;;) {
-			const char *b = find_blank(q, (size_t)(end - q)), *nx, *nl;
-
-			if (!b)
-				break;
-			/* the next line that is not empty or a comment */
-			for (nx = b + 1, nl = NULL; nx < end;) {
-				if (*nx == '\n') {
-					nx++;
-					continue;
-				}
-				nl = memchr(nx, '\n', (size_t)(end - nx));
-				if (!nl || *nx != '#')
-					break;
-				nx = nl + 1;
-				nl = NULL;
+		in->nids = 0;
+		if (!have) {
+			/* where the last call stopped, or the input's first line */
+			nl = memchr(piece, '\n', (size_t)(end - piece));
+			if (!nl && !in->eof)
+				return 0;
+			have = simple = is_header(piece, (size_t)((nl ? nl : end) - piece), &h);
+		}
+		if (have) {
+			r = fast_sample(in, piece, end, &h, &next, &cut, &lines);
+			if (r == -EAGAIN)
+				return 0;
+			if (r < 0)
+				return r;
+			if (r == 1) {
+				in->lineno += lines;
+				in->start = (size_t)(cut - buf);
+				h = next;
+				continue;
 			}
-			if (!nl)
-				break; /* the next line is not whole yet */
-			if (is_header(nx, (size_t)(nl - nx), &next)) {
-				cut = nx;
+			in->nids = 0;
+			cut = NULL;
+			lines = 0;
+		}
+		while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			size_t n = (size_t)(nl - p);
+
+			if (lines == 0) {
+				/* the header, or what comes before the first one */
+			} else if (n == 0) {
+				blank = true;
+			} else if (blank && p[0] == '#') {
+				/* a comment between samples */
+			} else if (blank && is_header(p, n, &next)) {
+				cut = p;
 				at_header = true;
 				break;
+			} else if (blank) {
+				simple =
+				    false; /* a line after the sample: fg_fold says what it is */
+				blank = false;
+			} else if (simple) {
+				simple = add_frame(in, p, n);
 			}
-			q = nx;
+			p = nl + 1;
+			lines++;
 		}
 		if (!cut) {
 			if (in->eof) {
 				cut = end;
+				simple =
+				    simple && p == end; /* a last line without its end: fold it */
 			} else if ((size_t)(end - piece) > MAX_PENDING) {
 				/* no sample is that long: fold up to its last blank line */
 				cut = last_blank(piece, end);
+				lines = count_newlines(piece, (size_t)(cut - piece));
+				simple = false;
 			} else {
 				return 0;
 			}
 		}
-		if (have)
-			r = perf_sample(in, piece, (size_t)(cut - piece), &h);
-		else
-			r = perf_piece(in, piece, (size_t)(cut - piece));
+		if (simple) {
+			start_key(in, &h);
+			fg_buf_add(&in->skey, in->ids, in->nids * sizeof(*in->ids));
+			r = perf_sample(in, &in->stacks, piece, (size_t)(cut - piece), &h);
+		} else if (have && cut - piece <= CACHE_MAX_BYTES / 64) {
+			/* the lines after the header as they are, to the last that is not empty */
+			const char *fl = memchr(piece, '\n', (size_t)(cut - piece)), *e = cut;
+
+			fl = fl ? fl + 1 : cut;
+			while (e > fl && e[-1] == '\n')
+				e--;
+			start_key(in, &h);
+			fg_buf_add(&in->skey, fl, (size_t)(e - fl));
+			r = perf_sample(in, &in->exact, piece, (size_t)(cut - piece), &h);
+		} else {
+			struct folded_piece res;
+
+			r = fold_piece(in, piece, (size_t)(cut - piece), have ? &h : NULL, &res);
+		}
 		if (r < 0)
 			return r;
+		in->lineno += lines;
 		in->start = (size_t)(cut - buf);
 		h = next;
 		have = at_header;
@@ -549,6 +757,7 @@ static int fold_to(struct fg_top_feed *in, const char *cut)
 	struct folded_piece res;
 	int r = fold_piece(in, piece, (size_t)(cut - piece), NULL, &res);
 
+	in->lineno += count_newlines(piece, (size_t)(cut - piece));
 	in->start = (size_t)(cut - in->buf);
 	return r;
 }
@@ -687,7 +896,6 @@ int fg_top_feed_finish(struct fg_top_feed *in)
 static void make_room(struct fg_top_feed *in, size_t want)
 {
 	if (in->start > 0 && in->cap - in->end < want) {
-		in->lines_before += count_newlines(in->buf, in->start);
 		in->consumed += in->start;
 		memmove(in->buf, in->buf + in->start, in->end - in->start);
 		in->end -= in->start;
@@ -748,8 +956,15 @@ void fg_top_feed_free(struct fg_top_feed *in)
 {
 	if (!in)
 		return;
-	drop_cache(in);
-	fg_buf_release(&in->hkey);
+	cache_clear(&in->hot);
+	cache_clear(&in->exact);
+	cache_clear(&in->lines);
+	cache_clear(&in->frames);
+	cache_clear(&in->stacks);
+	fg_buf_release(&in->skey);
+	fg_buf_release(&in->hkey2);
+	fg_buf_release(&in->fkey);
+	free(in->ids);
 	free(in->event);
 	free(in->buf);
 	free(in);
@@ -759,6 +974,7 @@ const struct fg_top_feed_stats *fg_top_feed_stats(const struct fg_top_feed *in)
 {
 	struct fg_top_feed_stats *st = (struct fg_top_feed_stats *)&in->st;
 
-	st->cache_bytes = in->cache_bytes + (in->cache ? fg_hmap_memory(in->cache) : 0);
+	st->cache_bytes =
+	    in->lines.bytes + in->frames.bytes + in->stacks.bytes + in->exact.bytes + in->hot.bytes;
 	return st;
 }

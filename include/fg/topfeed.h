@@ -7,13 +7,17 @@
  * fg_fold reads a whole input and then writes all its stacks; a live display
  * needs the stacks as they come.  This layer cuts the stream where fg_fold's
  * state starts afresh (before a sample's header line that follows a blank
- * line; for folded stacks at any line; for bpftrace before a map entry) and
- * folds each piece with fg_fold_read_mem(), so every stack is fg_fold's.  As
- * folding every sample again would cost more than a live display may, a
- * sample whose frame lines and naming fields (comm, event, and the pid or tid
- * when they name the root) were seen before reuses that fold's result: only
- * its weight is read from its header.  That cache is bounded (it starts
- * afresh when full), so memory follows the distinct stacks, not time.
+ * line; for folded stacks before a line with one count; for bpftrace before
+ * a map entry) and folds each piece with fg_fold_read_mem(), so every stack
+ * is fg_fold's.  As folding every sample again would cost more than a live
+ * display may, a sample that fg_fold would name as one seen before reuses
+ * that fold's result, and only its weight is read from its own header: the
+ * same naming fields of the header (comm, event, and the pid or tid when they
+ * name the root) and the same frames, compared by each frame line's symbol
+ * and module (what fg_fold names a frame from when it is not asked for
+ * addresses or source lines), or as they are for samples with other lines.
+ * These caches are bounded (64 MB in all; each starts afresh when full), so
+ * memory follows the distinct stacks and frames, not time.
  *
  *	struct fg_top_feed *in = fg_top_feed_new(t, &fold_opts, "<stdin>", log, ctx);
  *	while ((n = fg_top_feed_fill(in, fd)) > 0)

@@ -498,6 +498,35 @@ TEST(feed_reuses_folds_and_says_where)
 	fg_top_free(t);
 }
 
+TEST(feed_reuses_folds_at_other_addresses)
+{
+	struct fg_top *t = fg_top_new(3);
+	struct fg_fold_opts o = {.annotate_kernel = true};
+	struct fg_top_feed *in = fg_top_feed_new(t, &o, "in", NULL, NULL);
+	char s[512];
+
+	/* one stack, at 300 leaf addresses and 3 return addresses of its caller */
+	for (int i = 0; i < 900; i++) {
+		int n = snprintf(s, sizeof(s),
+				 "app 1/1 [000] 1.0: 10 cpu-clock:\n"
+				 "\t%16x leaf+0x%x (/usr/bin/app)\n"
+				 "\t%16x caller+0x%x (/usr/bin/app)\n"
+				 "\t    55d0c0de2000 main+0x40 (/usr/bin/app)\n\n",
+				 0x1000 + i % 300, i % 300, 0x2000 + i % 3, i % 3);
+		fg_top_feed_append(in, s, (size_t)n);
+		CHECK_INT(fg_top_feed_process(in), 0);
+	}
+	CHECK_INT(fg_top_feed_finish(in), 0);
+	CHECK_INT(fg_top_feed_stats(in)->samples, 900);
+	CHECK_INT(fg_top_feed_stats(in)->folds, 1);
+	struct fg_top_view *v = fg_top_view_new(t, FG_TOP_ACCUMULATE);
+	CHECK_INT(v->nnodes, 5);
+	CHECK(near(func(v, "leaf", FG_TOP_USER)->self, 9000));
+	fg_top_view_free(v);
+	fg_top_feed_free(in);
+	fg_top_free(t);
+}
+
 TEST(feed_refuses_what_fg_fold_refuses)
 {
 	struct fg_top *t = fg_top_new(3);
@@ -560,6 +589,7 @@ int main(void)
 	RUN(colours_by_kind);
 	RUN(feed_folds_as_fg_fold);
 	RUN(feed_reuses_folds_and_says_where);
+	RUN(feed_reuses_folds_at_other_addresses);
 	RUN(feed_refuses_what_fg_fold_refuses);
 	RUN(feed_memory_is_bounded);
 	return unit_done();
