@@ -13,7 +13,7 @@
  * processes, 4 to 40 frames deep (about 20 on average), a third of them
  * through the kernel, some through JIT code (/tmp/perf-PID.map) and perf's
  * Java inlining ("a->b"); the chains' popularity falls off as 1/rank, and
- * the leaf's address varies within the function (16 offsets), as real
+ * the leaf's address varies within the function (64 offsets), as real
  * samples do.  -b EVERY writes a malformed line every EVERY samples.
  *
  * At the end it prints on standard error how many samples it wrote, whether
@@ -34,7 +34,7 @@
 
 struct frame {
 	uint64_t addr;
-	char name[64];
+	char name[128];
 	const char *module;
 };
 
@@ -264,7 +264,7 @@ int main(int argc, char **argv)
 			       pid + (unsigned)(lo % 4), cpu, ts);
 			for (int d = 0; d < ch->depth; d++) {
 				const struct frame *f = &ch->f[d];
-				uint64_t off = d == 0 ? (rnd() % 16) * 4 : 0;
+				uint64_t off = d == 0 ? (rnd() % 64) * 4 : 0;
 
 				printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", f->addr + off,
 				       f->name, 0x10 + off, f->module);
