@@ -452,17 +452,7 @@ static void lay_out(struct app *a, int32_t *zoom, int32_t *sel)
 	*zoom = fg_top_view_find(v, a->zoom_id);
 	a->zoom_id = v->nodes[*zoom].id;
 	a->ncells = fg_top_layout(v, *zoom, COLS > 0 ? (unsigned)COLS : 1, &a->cells, &a->acells);
-	/* the selected frame, or its nearest ancestor that has a cell */
-	*sel = fg_top_view_find(v, a->sel_id);
-	for (;;) {
-		bool found = false;
-
-		for (size_t i = 0; i < a->ncells && !found; i++)
-			found = a->cells[i].node == *sel;
-		if (found || *sel == 0)
-			break;
-		*sel = v->nodes[*sel].parent;
-	}
+	*sel = fg_top_nav(v, a->cells, a->ncells, fg_top_view_find(v, a->sel_id), FG_TOP_STAY);
 	a->sel_id = v->nodes[*sel].id;
 }
 

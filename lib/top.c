@@ -692,6 +692,8 @@ int32_t fg_top_nav(const struct fg_top_view *v, const struct fg_top_cell *cells,
 	if (at < 0)
 		return sel;
 	switch (dir) {
+	case FG_TOP_STAY:
+		return sel;
 	case FG_TOP_LEFT:
 		if (at > 0 && cells[at - 1].row == cells[at].row)
 			return cells[at - 1].node;

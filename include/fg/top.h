@@ -178,10 +178,11 @@ struct fg_top_cell {
 size_t fg_top_layout(const struct fg_top_view *v, int32_t zoom, unsigned cols,
 		     struct fg_top_cell **cells, size_t *alloc);
 
-enum fg_top_dir { FG_TOP_LEFT, FG_TOP_RIGHT, FG_TOP_UP, FG_TOP_DOWN };
+enum fg_top_dir { FG_TOP_STAY, FG_TOP_LEFT, FG_TOP_RIGHT, FG_TOP_UP, FG_TOP_DOWN };
 
 /*
- * Move the selection from frame `sel` (a view index with a cell): left and
+ * Move the selection from frame `sel` (a view index; one without a cell is
+ * first its nearest ancestor that has one): nowhere (FG_TOP_STAY), left and
  * right to the neighbouring frame on its row, up to its parent (towards the
  * root), down to its widest child.  Returns the new selection (`sel` when
  * there is nowhere to go).

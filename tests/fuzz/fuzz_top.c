@@ -62,7 +62,7 @@ static void exercise(struct fg_top *t, const char *pattern)
 	for (size_t i = 0; i < n; i++) {
 		if (cells[i].col + cells[i].width > 40 || cells[i].width == 0)
 			abort();
-		(void)fg_top_nav(v, cells, n, cells[i].node, (enum fg_top_dir)(i % 4));
+		(void)fg_top_nav(v, cells, n, cells[i].node, (enum fg_top_dir)(i % 5));
 	}
 	if (v->nnodes)
 		(void)fg_top_view_matched_in(v, (int32_t)(v->nnodes - 1));

@@ -246,6 +246,8 @@ TEST(layout_and_moves)
 	CHECK_INT(fg_top_nav(v, c, n, 0, FG_TOP_UP), 0);
 	/* a frame without a cell moves from its nearest ancestor that has one */
 	CHECK_INT(fg_top_nav(v, c, n, node(v, "c", 2), FG_TOP_RIGHT), p);
+	CHECK_INT(fg_top_nav(v, c, n, node(v, "c", 2), FG_TOP_STAY), p);
+	CHECK_INT(fg_top_nav(v, c, n, x, FG_TOP_STAY), x);
 	/* zoomed into b: its ancestors full width, b full width */
 	n = fg_top_layout(v, b, 40, &c, &alloc);
 	CHECK_INT(n, 3);
