@@ -1,6 +1,8 @@
 # fg: a system-wide CPU profiler as small Unix tools.  See README.md.
 #
-#   make                 build every tool into $(OUT)/
+#   make                 build every tool into $(OUT)/; installs nothing: when the build lacks
+#                        something, it says which Debian packages to install and stops
+#   make deps            install the Debian packages the build and the tests need (scripts/deps/)
 #   make check           install missing packages, build, run every test (also under ASan+UBSan,
 #                        plus a short run of every fuzz target and the man page lint)
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -74,6 +76,9 @@ TESTTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TESTTOOL_BINS := $(TESTTOOL_SRCS:tests/tools/%.c=$(OUT)/tests/tools/%)
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
+# the unwinding fixtures (see below)
+UNWIND_CCS := gcc clang
+UNWIND_BINS := $(foreach c,$(UNWIND_CCS),$(foreach k,pie nopie static,$(OUT)/unwind/fixture-$(c)-$(k)))
 BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
@@ -84,11 +89,19 @@ MAN5 := $(sort $(wildcard man/*.5))
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-# install what is missing first, then build in a new make that sees the installed packages
-all: deps
-	$(Q)$(MAKE) --no-print-directory build
+all: build
 
-build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS)
+build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS) $(UNWIND_BINS)
+
+# the goals that build check first what the build needs, and stop before anything changes
+# when something is missing (scripts/check-deps says which packages); `make deps` installs
+# them, and `make check` and `make demo` call it, then build in a new make that sees them
+BUILD_GOALS := all build install unit bats test bench
+ifneq ($(filter $(BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(shell CC='$(CC)' CLANG='$(CLANG)' BPFTOOL='$(BPFTOOL)' scripts/check-deps >&2; echo $$?),0)
+$(error the build's dependencies are missing (above); 'make deps' installs them)
+endif
+endif
 
 deps:
 	$(Q)scripts/install-deps
@@ -139,7 +152,7 @@ $(OUT)/cmd/fg-sample.o: $(SKELS)
 
 # --- tests ---
 
-$(OUT)/tests/%: tests/unit/%.c tests/unit/unit.h $(OUT)/libfg.a | $(OUT)/tests
+$(OUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(OUT)/libfg.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
 
@@ -150,6 +163,33 @@ $(OUT)/workloads/%: tests/workloads/%.c tests/workloads/common.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls \
 		-fno-inline -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) $< -o $@
+
+# the unwinding fixtures (tests/unwind/): built by gcc and by clang whatever CC is, at -O2
+# without frame pointers, as PIE, non-PIE and static, each PIE/non-PIE one with its compiler's
+# shared library; they take their own stack snapshots (snap.c) when FG_SNAP_OUT is set
+UNWIND_CFLAGS := -std=gnu11 -O2 -fomit-frame-pointer -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror)
+UNWIND_SRCS := tests/unwind/fixture.c tests/unwind/snap.c
+UNWIND_DEPS := $(UNWIND_SRCS) tests/unwind/snap.h tests/unwind/fixlib.h
+
+$(OUT)/unwind/libfixlib-%.so: tests/unwind/fixlib.c tests/unwind/fixlib.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$* $(UNWIND_CFLAGS) -fPIC -shared -Wl,-soname,libfixlib-$*.so $< -o $@
+
+$(OUT)/unwind/fixture-%-pie: $(UNWIND_DEPS) $(OUT)/unwind/libfixlib-%.so
+	$(call msg,CC,$@)
+	$(Q)$* $(UNWIND_CFLAGS) -fPIE -pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
+		-Wl,-rpath,'$$ORIGIN' -pthread -o $@
+
+$(OUT)/unwind/fixture-%-nopie: $(UNWIND_DEPS) $(OUT)/unwind/libfixlib-%.so
+	$(call msg,CC,$@)
+	$(Q)$* $(UNWIND_CFLAGS) -fno-pie -no-pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
+		-Wl,-rpath,'$$ORIGIN' -pthread -o $@
+
+$(OUT)/unwind/fixture-%-static: $(UNWIND_DEPS) tests/unwind/fixlib.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$* $(UNWIND_CFLAGS) -static $(UNWIND_SRCS) tests/unwind/fixlib.c -pthread -o $@
 
 # helper programs for the tests (fixture generators), linked with the library
 $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libfg.a
@@ -204,7 +244,8 @@ man-lint:
 
 # --- the demo: a flame graph of the bundled workloads (root) ---
 
-demo: all
+demo: deps
+	$(Q)$(MAKE) --no-print-directory build
 	$(Q)scripts/demo $(OUT)
 
 # --- benchmarks ---

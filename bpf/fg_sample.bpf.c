@@ -184,10 +184,11 @@ static long walk_step(__u32 i, void *arg)
  */
 static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk)
 {
+	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct walk w = {
-		.sp = BPF_CORE_READ(regs, sp),
-		.fp = BPF_CORE_READ(regs, bp),
+		.sp = PT_REGS_SP_CORE(regs),
+		.fp = PT_REGS_FP_CORE(regs),
 		.nk = nk,
 		.nu = 1,
 	};
@@ -195,7 +196,7 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
-	c->ev.ips[nk] = BPF_CORE_READ(regs, ip);
+	c->ev.ips[nk] = PT_REGS_IP_CORE(regs);
 	len = PAGE - (w.sp & (PAGE - 1));
 	if (bpf_probe_read_user(c->data, len, (void *)w.sp) < 0) {
 		c->ev.flags |= FG_SAMPLE_F_USTACK_FAILED;

@@ -11,40 +11,42 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
+#include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/fold.h"
 #include "fg/util.h"
 
 static const char usage_text[] =
-	"usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
-	"               [--event-filter EVENT] [--samples] [--srcline] [--inline]\n"
-	"               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
-	"               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
-	"               [FILE ...]\n"
-	"       fg-fold -h | -V\n"
-	"\n"
-	"Fold stacks from perf script text (perf's or fg-sym's), folded stacks or bpftrace\n"
-	"map output (files, or standard input) into folded stacks: 'root;...;leaf COUNT'.\n"
-	"\n"
-	"  --pid                   root frame comm-PID\n"
-	"  --tid                   root frame comm-PID/TID\n"
-	"  --kernel                mark kernel frames with _[k]\n"
-	"  --jit                   mark JIT frames with _[j]\n"
-	"  --all                   --kernel and --jit\n"
-	"  --addrs                 keep addresses of frames without a symbol\n"
-	"  --event-filter EVENT    fold only samples of EVENT (default: the first event seen)\n"
-	"  --samples               count samples instead of summing event periods\n"
-	"  --srcline               add source positions of perf script -F+srcline to frames\n"
-	"  --inline                un-inline frames with the files' DWARF line information\n"
-	"  --context               --inline, and add each function's source position\n"
-	"  --skip-after FUNC       drop the callers of FUNC (repeatable)\n"
-	"  --only-pid PID[,PID...] keep only samples of these processes (repeatable)\n"
-	"  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
-	"  --input FORMAT          read perf, folded or bpftrace input (default: detect)\n"
-	"  -o, --output FILE       write to FILE instead of standard output\n"
-	"  -v, --verbose           report the event folded and what was skipped\n"
-	"  -h, --help              print this help and exit\n"
-	"  -V, --version           print the version and exit\n";
+    "usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
+    "               [--event-filter EVENT] [--samples] [--srcline] [--inline]\n"
+    "               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
+    "               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
+    "               [FILE ...]\n"
+    "       fg-fold -h | -V\n"
+    "\n"
+    "Fold stacks from perf script text (perf's or fg-sym's), folded stacks or bpftrace\n"
+    "map output (files, or standard input) into folded stacks: 'root;...;leaf COUNT'.\n"
+    "\n"
+    "  --pid                   root frame comm-PID\n"
+    "  --tid                   root frame comm-PID/TID\n"
+    "  --kernel                mark kernel frames with _[k]\n"
+    "  --jit                   mark JIT frames with _[j]\n"
+    "  --all                   --kernel and --jit\n"
+    "  --addrs                 keep addresses of frames without a symbol\n"
+    "  --event-filter EVENT    fold only samples of EVENT (default: the first event seen)\n"
+    "  --samples               count samples instead of summing event periods\n"
+    "  --srcline               add source positions of perf script -F+srcline to frames\n"
+    "  --inline                un-inline frames with the files' DWARF line information\n"
+    "  --context               --inline, and add each function's source position\n"
+    "  --skip-after FUNC       drop the callers of FUNC (repeatable)\n"
+    "  --only-pid PID[,PID...] keep only samples of these processes (repeatable)\n"
+    "  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
+    "  --input FORMAT          read perf, folded or bpftrace input (default: detect)\n"
+    "  -o, --output FILE       write to FILE instead of standard output\n"
+    "  -v, --verbose           report the event folded and what was skipped\n"
+    "  -h, --help              print this help and exit\n"
+    "  -V, --version           print the version and exit\n";
 
 enum {
 	OPT_PID = 256,
@@ -65,26 +67,26 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "addrs", no_argument, NULL, OPT_ADDRS },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "context", no_argument, NULL, OPT_CONTEXT },
-	{ "event-filter", required_argument, NULL, OPT_EVENT_FILTER },
-	{ "help", no_argument, NULL, 'h' },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "jit", no_argument, NULL, OPT_JIT },
-	{ "kernel", no_argument, NULL, OPT_KERNEL },
-	{ "only-comm", required_argument, NULL, OPT_ONLY_COMM },
-	{ "only-pid", required_argument, NULL, OPT_ONLY_PID },
-	{ "output", required_argument, NULL, 'o' },
-	{ "pid", no_argument, NULL, OPT_PID },
-	{ "samples", no_argument, NULL, OPT_SAMPLES },
-	{ "skip-after", required_argument, NULL, OPT_SKIP_AFTER },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "tid", no_argument, NULL, OPT_TID },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"addrs", no_argument, NULL, OPT_ADDRS},
+    {"all", no_argument, NULL, OPT_ALL},
+    {"context", no_argument, NULL, OPT_CONTEXT},
+    {"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
+    {"help", no_argument, NULL, 'h'},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"jit", no_argument, NULL, OPT_JIT},
+    {"kernel", no_argument, NULL, OPT_KERNEL},
+    {"only-comm", required_argument, NULL, OPT_ONLY_COMM},
+    {"only-pid", required_argument, NULL, OPT_ONLY_PID},
+    {"output", required_argument, NULL, 'o'},
+    {"pid", no_argument, NULL, OPT_PID},
+    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
+    {"srcline", no_argument, NULL, OPT_SRCLINE},
+    {"tid", no_argument, NULL, OPT_TID},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static noreturn void usage_error(const char *fmt, const char *arg)
@@ -99,6 +101,41 @@ static void log_msg(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fg_warnx("%s", msg);
+}
+
+/* what was left out of the profile and why; the side-band kinds with -v */
+static void report(const struct fg_fold *f, bool verbose)
+{
+	const struct fg_fold_stats *st = fg_fold_stats(f);
+
+	if (st->lost_records)
+		fg_warnx("perf lost %llu event%s (%llu PERF_RECORD_LOST record%s in the input)",
+			 (unsigned long long)st->lost, st->lost == 1 ? "" : "s",
+			 (unsigned long long)st->lost_records, st->lost_records == 1 ? "" : "s");
+	if (st->refused)
+		fg_warnx("left out %llu sample%s or line%s whose count would pass 2^64-1",
+			 (unsigned long long)st->refused, st->refused == 1 ? "" : "s",
+			 st->refused == 1 ? "" : "s");
+	if (st->long_lines)
+		fg_warnx("skipped %llu line%s of %zu bytes or more; %llu sample%s left out",
+			 (unsigned long long)st->long_lines, st->long_lines == 1 ? "" : "s",
+			 FG_FOLD_MAX_LINE, (unsigned long long)st->damaged,
+			 st->damaged == 1 ? "" : "s");
+	if (!verbose)
+		return;
+	if (st->sideband) {
+		struct fg_buf b = FG_BUF_INIT;
+
+		for (size_t i = 0; i < st->n_sideband_kinds; i++)
+			fg_buf_addf(&b, "%s%s %llu", i ? ", " : "", st->sideband_kinds[i].name,
+				    (unsigned long long)st->sideband_kinds[i].n);
+		fg_warnx("skipped %llu side-band record%s: %s", (unsigned long long)st->sideband,
+			 st->sideband == 1 ? "" : "s", b.data);
+		fg_buf_release(&b);
+	}
+	if (st->extra_lines)
+		fg_warnx("skipped %llu line%s perf script adds to samples (insn, srccode, ...)",
+			 (unsigned long long)st->extra_lines, st->extra_lines == 1 ? "" : "s");
 }
 
 struct lists {
@@ -125,8 +162,8 @@ static void add_pids(struct lists *l, const char *arg)
 
 int main(int argc, char **argv)
 {
-	struct fg_fold_opts o = { .input = FG_FOLD_AUTO };
-	struct lists l = { 0 };
+	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
+	struct lists l = {0};
 	const char *output = NULL;
 	bool verbose = false;
 	int c, status = FG_EXIT_OK;
@@ -212,10 +249,20 @@ int main(int argc, char **argv)
 	o.only_pids = l.pids;
 	o.n_only_pids = l.n_pids;
 
-	if (output && !freopen(output, "w", stdout))
-		fg_die("cannot open '%s'", output);
+	/* -o: all or nothing, through a temporary file renamed at the end */
+	struct fg_atomic af = {0};
+	FILE *out = stdout;
+	if (output) {
+		int r = fg_atomic_open(&af, output);
+
+		if (r < 0) {
+			errno = -r;
+			fg_die("cannot open '%s'", output);
+		}
+		out = af.fp;
+	}
 	static char outbuf[1 << 20];
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 
 	struct fg_fold *f = fg_fold_new(&o, log_msg, NULL);
 	int nfiles = argc - optind;
@@ -235,13 +282,14 @@ int main(int argc, char **argv)
 			close(fd);
 		if (r < 0) {
 			status = FG_EXIT_FAIL;
-			/* a count overflow or a mix of profiles spoils the whole result */
-			if (r == -EOVERFLOW || r == -EINVAL)
+			/* a mix of profiles spoils the whole result */
+			if (r == -EINVAL)
 				goto out;
 		}
 	}
 
 	const struct fg_fold_stats *st = fg_fold_stats(f);
+	report(f, verbose);
 	if (st->other_events)
 		fg_warnx("folded only '%s' events%s; skipped %llu samples of other events "
 			 "(choose with --event-filter)",
@@ -260,10 +308,36 @@ int main(int argc, char **argv)
 			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
-	int wr = fg_fold_write(f, stdout);
-	if (fg_close_stdout() != FG_EXIT_OK || wr != 0)
+	if (st->lines && !fg_fold_count(f)) {
+		fg_warnx("no stacks in %llu line%s of input%s", (unsigned long long)st->lines,
+			 st->lines == 1 ? "" : "s",
+			 st->bad_lines || st->other_events || st->filtered || st->refused ||
+				 st->long_lines
+			     ? " (see above)"
+			 : st->sideband ? ": only side-band records"
+					: ": no samples");
 		status = FG_EXIT_FAIL;
+	}
+	int wr = fg_fold_write(f, out);
+	if (output && !fg_fold_count(f) && status != FG_EXIT_OK) {
+		fg_atomic_abort(&af); /* an existing file is worth more than an empty one */
+	} else if (output) {
+		if (wr == 0)
+			wr = fg_atomic_commit(&af);
+		else
+			fg_atomic_abort(&af);
+		if (wr != 0) {
+			fg_warne(-wr, "cannot write '%s'", output);
+			status = FG_EXIT_FAIL;
+		}
+		if (fg_close_stdout() != FG_EXIT_OK)
+			status = FG_EXIT_FAIL;
+	} else if (fg_close_stdout() != FG_EXIT_OK || wr != 0) {
+		status = FG_EXIT_FAIL;
+	}
 out:
+	if (status != FG_EXIT_OK && output && af.fp)
+		fg_atomic_abort(&af);
 	fg_fold_free(f);
 	free(l.skip_after);
 	free(l.comms);

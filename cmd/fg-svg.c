@@ -7,21 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "fg/buf.h"
+#include "fg/atomicfile.h"
 #include "fg/diag.h"
 #include "fg/flame.h"
 #include "fg/hash.h"
 #include "fg/palette.h"
+#include "fg/safeio.h"
 #include "fg/svg.h"
 #include "fg/util.h"
 
 static const char usage_text[] =
-    "usage: fg-svg [options] [FILE...] > graph.svg\n"
+    "usage: fg-svg [options] [-o graph.svg] [FILE...]\n"
     "Draw folded stacks (\"frame;frame;frame COUNT\", or two counts for a\n"
     "differential graph) from FILEs or standard input as an interactive SVG flame graph.\n"
     "\n"
@@ -52,6 +51,7 @@ static const char usage_text[] =
     "  --nameattr FILE     per-name attributes: NAME<TAB>key=value<TAB>...\n"
     "  --encoding NAME     declare this character encoding in the SVG\n"
     "  --base FUNC         re-root every stack at its first frame FUNC (repeatable)\n"
+    "  -o, --output FILE   write FILE, whole or not at all (default: standard output)\n"
     "  -h, --help          show this help\n"
     "  -V, --version       show the version\n";
 
@@ -112,6 +112,7 @@ static const struct option longopts[] = {
     {"nametype", required_argument, NULL, OPT_NAMETYPE},
     {"negate", no_argument, NULL, OPT_NEGATE},
     {"notes", required_argument, NULL, OPT_NOTES},
+    {"output", required_argument, NULL, 'o'},
     {"random", no_argument, NULL, OPT_RANDOM},
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"subtitle", required_argument, NULL, OPT_SUBTITLE},
@@ -137,229 +138,121 @@ static double number(const char *what, const char *s, double min, double max)
 	return v;
 }
 
-/*
- * Read all of `path` ("-": standard input).  0 or -errno.  With `mapped`, a
- * regular file is mapped instead, and *mapped says to munmap rather than free.
- */
-static int slurp_map(const char *path, char **data, size_t *len, bool *mapped)
+#define PALETTE_MAP "palette.map"
+/* --nameattr files and palette maps hold a line a name: far less than this */
+#define SMALL_FILE_MAX ((size_t)1 << 30)
+
+static const char *shown(const char *path)
 {
-	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	struct fg_buf b = FG_BUF_INIT;
-	struct stat st;
-	int err = 0;
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+/* The whole of a file named on the command line (a pipe too).  0 or -errno. */
+static int read_named(const char *path, char **data, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
 		return -errno;
-	if (mapped)
-		*mapped = false;
-	if (mapped && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *m =
-		    mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-
-		if (m != MAP_FAILED) {
-			if (fd != STDIN_FILENO)
-				close(fd);
-			*data = m;
-			*len = (size_t)st.st_size;
-			*mapped = true;
-			return 0;
-		}
-	}
-	fg_buf_init(&b, 1 << 16);
-	for (;;) {
-		ssize_t n;
-
-		fg_buf_grow(&b, 1 << 20);
-		n = read(fd, b.data + b.len, b.cap - b.len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		b.len += (size_t)n;
-	}
-	if (fd != STDIN_FILENO)
-		close(fd);
-	if (err) {
-		fg_buf_release(&b);
-		return err;
-	}
-	b.data[b.len] = '\0';
-	*data = fg_buf_detach(&b, len);
-	return 0;
+	err = fg_read_all(fd, SMALL_FILE_MAX, data, len);
+	close(fd);
+	return err;
 }
 
-static int slurp(const char *path, char **data, size_t *len)
-{
-	return slurp_map(path, data, len, NULL);
-}
-
-/* Per-name attributes, NAME<TAB>key=value<TAB>... a line. */
+/* --nameattr FILE: per-name attributes, NAME<TAB>key=value<TAB>... a line. */
 static struct fg_hmap *load_nameattr(const char *path)
 {
 	struct fg_hmap *m = fg_hmap_new(0);
-	char *data;
-	size_t len, pos = 0;
-	uint64_t lineno = 0;
-	int err = slurp(path, &data, &len);
+	uint64_t line = 0;
+	char *data = NULL;
+	size_t len;
+	int err = read_named(path, &data, &len);
 
-	if (err < 0) {
+	if (err < 0)
 		fg_warne(-err, "cannot read '%s'", path);
-		fg_svg_nameattr_free(m);
-		exit(FG_EXIT_FAIL);
-	}
-	while (pos < len) {
-		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-
-		pos += n + 1;
-		lineno++;
-		if (n == 0)
-			continue;
-		if (fg_svg_nameattr_line(m, line, n) < 0) {
-			fg_warnx("'%s' line %llu: expected NAME<TAB>key=value<TAB>...", path,
-				 (unsigned long long)lineno);
-			fg_svg_nameattr_free(m);
-			free(data);
-			exit(FG_EXIT_FAIL);
-		}
-	}
+	else if ((err = fg_svg_nameattr_parse(m, data, len, &line)) < 0)
+		fg_warnx("'%s' line %llu: expected NAME<TAB>key=value<TAB>...", path,
+			 (unsigned long long)line);
 	free(data);
+	if (err < 0) {
+		fg_svg_nameattr_free(m);
+		return NULL;
+	}
 	return m;
 }
 
-struct input {
-	char *data;
-	size_t len;
-	bool mapped;
-};
-
-static void free_inputs(struct input *in, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (in[i].mapped)
-			munmap(in[i].data, in[i].len);
-		else
-			free(in[i].data);
-	}
-	free(in);
-}
-
-#define PALETTE_MAP "palette.map"
-
-/* --cp: the colours of ./palette.map, "NAME->rgb(R,G,B)" a line, when it exists. */
+/* --cp: the colours of ./palette.map, when it exists. */
 static struct fg_hmap *load_palette_map(void)
 {
 	struct fg_hmap *m = fg_hmap_new(0);
+	uint64_t bad, first;
 	char *data;
-	size_t len, pos = 0;
-	uint64_t lineno = 0, bad_lines = 0, first_bad = 0;
-	int err = slurp(PALETTE_MAP, &data, &len);
+	size_t len;
+	int err = read_named(PALETTE_MAP, &data, &len);
 
 	if (err == -ENOENT)
 		return m;
 	if (err < 0) {
 		fg_warne(-err, "cannot read '%s'", PALETTE_MAP);
 		fg_hmap_free(m);
-		exit(FG_EXIT_FAIL);
+		return NULL;
 	}
-	while (pos < len) {
-		const char *line = data + pos, *nl = memchr(line, '\n', len - pos), *arrow = NULL;
-		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		struct fg_rgb c;
-
-		pos += n + 1;
-		lineno++;
-		if (n && line[n - 1] == '\r')
-			n--;
-		/* the colour follows the last "->": names may hold one (operator->) */
-		for (size_t i = n; i-- > 1;)
-			if (line[i - 1] == '-' && line[i] == '>') {
-				arrow = line + i - 1;
-				break;
-			}
-		if (!arrow || fg_rgb_parse(arrow + 2, (size_t)(line + n - arrow - 2), &c) < 0) {
-			if (n && !bad_lines++)
-				first_bad = lineno;
-			continue;
-		}
-		fg_hmap_upsert(m, line, (size_t)(arrow - line), NULL)->val.u = fg_svg_pack(c);
-	}
-	if (bad_lines)
+	fg_palette_map_parse(m, data, len, &bad, &first);
+	free(data);
+	if (bad)
 		fg_warnx(
 		    "ignored %llu lines of '%s' that are not NAME->rgb(R,G,B) (the first: line "
 		    "%llu)",
-		    (unsigned long long)bad_lines, PALETTE_MAP, (unsigned long long)first_bad);
-	free(data);
+		    (unsigned long long)bad, PALETTE_MAP, (unsigned long long)first);
 	return m;
 }
 
-static int cmp_entry(const void *a, const void *b)
+/* Add every input ("-": standard input) to f.  False, said, on a read error. */
+static bool read_inputs(struct fg_flame *f, char *const *paths, int n)
 {
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
+	for (int i = 0; i < (n ? n : 1); i++) {
+		const char *path = n ? paths[i] : "-";
+		bool is_stdin = strcmp(path, "-") == 0;
+		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+		int err = fd < 0 ? -errno : fg_flame_read(f, fd);
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-static int save_palette_map(struct fg_hmap *m)
-{
-	size_t n = fg_hmap_count(m);
-	struct fg_hent **v = fg_xcalloc(n ? n : 1, sizeof(*v));
-	FILE *f = fopen(PALETTE_MAP ".tmp", "w");
-	int ok;
-
-	if (!f) {
-		fg_warn("cannot write '%s'", PALETTE_MAP ".tmp");
-		free(v);
-		return FG_EXIT_FAIL;
-	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = fg_hmap_at(m, i);
-	qsort(v, n, sizeof(*v), cmp_entry);
-	for (size_t i = 0; i < n; i++) {
-		struct fg_rgb c = fg_svg_unpack(v[i]->val.u);
-
-		fwrite(v[i]->key, 1, v[i]->len, f);
-		fprintf(f, "->rgb(%u,%u,%u)\n", c.r, c.g, c.b);
-	}
-	free(v);
-	ok = !ferror(f);
-	ok = (fclose(f) == 0) && ok;
-	if (!ok || rename(PALETTE_MAP ".tmp", PALETTE_MAP) < 0) {
-		fg_warn("cannot write '%s'", PALETTE_MAP);
-		unlink(PALETTE_MAP ".tmp");
-		return FG_EXIT_FAIL;
-	}
-	return FG_EXIT_OK;
-}
-
-static const char *background(const char *name, const char **bg2)
-{
-	static const struct {
-		const char *name, *c1, *c2;
-	} bgs[] = {
-	    {"yellow", "#eeeeee", "#eeeeb0"},
-	    {"blue", "#eeeeee", "#e0e0ff"},
-	    {"green", "#eef2ee", "#e0ffe0"},
-	    {"grey", "#f8f8f8", "#e8e8e8"},
-	};
-	struct fg_rgb c;
-
-	for (size_t i = 0; i < FG_ARRAY_SIZE(bgs); i++)
-		if (strcmp(name, bgs[i].name) == 0) {
-			*bg2 = bgs[i].c2;
-			return bgs[i].c1;
+		if (fd >= 0 && !is_stdin)
+			close(fd);
+		if (err < 0) {
+			fg_warne(-err, "cannot read '%s'", shown(path));
+			return false;
 		}
-	if (fg_rgb_parse(name, strlen(name), &c) < 0 || name[0] != '#')
-		bad("background colour", name);
-	*bg2 = name;
-	return name;
+	}
+	return true;
+}
+
+/*
+ * Headless Chromium takes about a second a megabyte (0.6-1.5 s of CPU) to
+ * open an SVG of ours, whatever its shape: past this it seems to hang (the
+ * figures are in man fg-svg, CAVEATS).
+ */
+#define BROWSER_MAX_BYTES (30ull * 1000 * 1000)
+
+/* Say when the SVG is more than a browser opens in good time, and what draws less. */
+static void warn_size(const struct fg_flame *f, uint64_t bytes, const char *minwidth)
+{
+	char hint[160];
+
+	if (bytes <= BROWSER_MAX_BYTES)
+		return;
+	/* a deep stack is as wide as its root: --minwidth keeps all of it */
+	if (f->maxdepth >= f->nframes / 2)
+		snprintf(hint, sizeof(hint),
+			 "its deepest stack has %u frames, which --minwidth cannot prune; --base "
+			 "FUNC cuts the frames below FUNC",
+			 f->maxdepth);
+	else
+		snprintf(hint, sizeof(hint), "a larger --minwidth (now %s) draws fewer frames",
+			 minwidth);
+	fg_warnx("the SVG is %.0f MB (%zu frames): browsers take about a second a MB to open "
+		 "one, and seem to hang past %llu MB; %s",
+		 (double)bytes / 1e6, f->nframes,
+		 (unsigned long long)(BROWSER_MAX_BYTES / 1000 / 1000), hint);
 }
 
 static bool valid_encoding(const char *s)
@@ -377,26 +270,30 @@ int main(int argc, char **argv)
 {
 	struct fg_svg_opts so;
 	struct fg_flame_opts fo = {0};
-	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL;
+	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL, *output = NULL;
 	const char **base = NULL;
 	size_t nbase = 0, base_alloc = 0;
 	bool cp = false, width_set = false;
 	double total = 0, minval, min_samples;
 	struct fg_flame *f;
-	struct input *inputs;
-	size_t ninputs;
+	struct fg_atomic atomic = {0};
+	FILE *out = stdout;
+	int64_t written = 0;
 	int c, status = FG_EXIT_OK, err;
 	char *end;
 
 	fg_set_progname("fg-svg");
 	fg_svg_opts_init(&so);
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout, FG_EXIT_OK);
 		case 'V':
 			fg_print_version();
-			return FG_EXIT_OK;
+			return fg_close_stdout();
+		case 'o':
+			output = optarg;
+			break;
 		case OPT_BASE:
 			FG_ALLOC_GROW(base, nbase + 1, base_alloc);
 			base[nbase++] = optarg;
@@ -490,7 +387,10 @@ int main(int argc, char **argv)
 		}
 	}
 	so.fluid = !width_set;
-	so.bg1 = background(bgcolors ? bgcolors : fg_palette_bg(so.palette), &so.bg2);
+	if (!bgcolors)
+		bgcolors = fg_palette_bg(so.palette);
+	if (fg_palette_background(bgcolors, &so.bg1, &so.bg2) < 0)
+		bad("background colour", bgcolors);
 	minval = strtod(minwidth, &end);
 	if (end == minwidth || (*end && strcmp(end, "%") != 0) || minval < 0 || !(minval < 1e300) ||
 	    (minwidth[0] < '0' || minwidth[0] > '9'))
@@ -500,29 +400,20 @@ int main(int argc, char **argv)
 	fo.nbase = nbase;
 	if (so.pick == FG_PICK_RANDOM)
 		so.seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	if (nameattr)
-		so.nameattr = load_nameattr(nameattr);
-	if (cp)
-		so.colors = load_palette_map();
-
 	f = fg_flame_new(&fo);
-	ninputs = argc > optind ? (size_t)(argc - optind) : 1;
-	inputs = fg_xcalloc(ninputs, sizeof(*inputs));
-	for (size_t i = 0; i < ninputs; i++) {
-		const char *path = optind + (int)i < argc ? argv[optind + (int)i] : "-";
-
-		err = slurp_map(path, &inputs[i].data, &inputs[i].len, &inputs[i].mapped);
+	if ((nameattr && !(so.nameattr = load_nameattr(nameattr))) ||
+	    (cp && !(so.colors = load_palette_map())))
+		goto fail;
+	if (output) {
+		err = fg_atomic_open(&atomic, output);
 		if (err < 0) {
-			fg_warne(-err, "cannot read '%s'", strcmp(path, "-") ? path : "<stdin>");
-			free_inputs(inputs, i);
-			fg_flame_free(f);
-			fg_svg_nameattr_free(so.nameattr);
-			fg_hmap_free(so.colors);
-			free(base);
-			return FG_EXIT_FAIL;
+			fg_warne(-err, "cannot write '%s'", output);
+			goto fail;
 		}
-		fg_flame_add_input(f, inputs[i].data, inputs[i].len);
+		out = atomic.fp;
 	}
+	if (!read_inputs(f, argv + optind, argc - optind))
+		goto fail;
 	if (total > 0 && total < f->total) {
 		if (total / f->total > 0.02)
 			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored",
@@ -541,7 +432,7 @@ int main(int argc, char **argv)
 		const char *path = optind + (int)k - 1 < argc ? argv[optind + k - 1] : "-";
 
 		fg_warnx("ignored %llu lines with invalid format (the first: '%s' line %llu)",
-			 (unsigned long long)f->ignored, strcmp(path, "-") ? path : "<stdin>",
+			 (unsigned long long)f->ignored, shown(path),
 			 (unsigned long long)f->first_ignored_line);
 	}
 	if (f->off_base)
@@ -549,28 +440,50 @@ int main(int argc, char **argv)
 			 (unsigned long long)f->off_base, f->off_base_samples);
 	if (!(f->total > 0)) {
 		fg_warnx("no stack counts found");
-		err = fg_svg_write_message(stdout, &so,
-					   "ERROR: No valid input provided to fg-svg: "
-					   "no stack counts, nothing to show.");
-		status = FG_EXIT_USAGE; /* flamegraph.pl's status for this */
+		/* flamegraph.pl's status, and on standard output its SVG saying so */
+		status = FG_EXIT_USAGE;
+		if (!output)
+			written = fg_svg_write_message(stdout, &so,
+						       "ERROR: No valid input provided to fg-svg: "
+						       "no stack counts, nothing to show.");
 		goto out;
 	}
 	so.timemax = total > 0 ? total : f->total;
-	err = fg_svg_write(stdout, f, &so);
-	if (cp && err == 0 && save_palette_map(so.colors) != FG_EXIT_OK)
-		status = FG_EXIT_FAIL;
+	written = fg_svg_write(out, f, &so);
+	if (written >= 0 && output) {
+		err = fg_atomic_commit(&atomic);
+		if (err < 0)
+			written = err;
+	}
+	if (written < 0 && output) {
+		fg_warne((int)-written, "cannot write '%s'", output);
+		goto fail;
+	}
+	if (written >= 0)
+		warn_size(f, (uint64_t)written, minwidth);
+	if (cp && written >= 0) {
+		err = fg_palette_map_write(so.colors, PALETTE_MAP);
+		if (err < 0) {
+			fg_warne(-err, "cannot write '%s'", PALETTE_MAP);
+			status = FG_EXIT_FAIL;
+		}
+	}
+	goto out;
+fail:
+	status = FG_EXIT_FAIL;
 out:
+	if (atomic.fp)
+		fg_atomic_abort(&atomic);
 	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	if (fg_close_stdout() != FG_EXIT_OK) {
 		status = FG_EXIT_FAIL;
-	} else if (err < 0) {
-		fg_warne(-err, "write error");
+	} else if (written < 0 && !output) {
+		fg_warne((int)-written, "write error");
 		status = FG_EXIT_FAIL;
 	}
 	fg_svg_nameattr_free(so.nameattr);
 	fg_hmap_free(so.colors);
 	fg_flame_free(f);
-	free_inputs(inputs, ninputs);
 	free(base);
 	return status;
 }

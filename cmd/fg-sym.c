@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <getopt.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,13 +17,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/debugfile.h"
 #include "fg/diag.h"
 #include "fg/record.h"
 #include "fg/symbolize.h"
+#include "fg/util.h"
 
 static const char usage_text[] =
 	"usage: fg-sym [-qv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
-	"              [--no-cache] [--proc-root DIR] [--symfs DIR] [-o FILE] [FILE]\n"
+	"              [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
+	"              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
+	"              [-o FILE] [FILE]\n"
 	"\n"
 	"Name the frames of fg-sample's records (FILE or standard input) and write\n"
 	"them as perf script text.\n"
@@ -36,26 +41,39 @@ static const char usage_text[] =
 	"                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
 	"      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
 	"      --symfs DIR      look for mapped files and debug files under DIR\n"
+	"      --debuginfod URLS\n"
+	"                       fetch missing debug files by build-id from these\n"
+	"                       debuginfod servers (default: $DEBUGINFOD_URLS, but\n"
+	"                       not as root through sudo)\n"
+	"      --no-debuginfod  fetch no debug files\n"
+	"      --debuginfod-budget SECONDS\n"
+	"                       time for all fetches together (default 5)\n"
 	"  -q, --quiet          no summary on standard error\n"
 	"  -v, --verbose        warn about each file that cannot be read\n"
 	"  -h, --help           print this help\n"
 	"  -V, --version        print the version\n";
 
 enum {
-	OPT_INLINE = 256,
+	OPT_DEBUGINFOD = 256,
+	OPT_DEBUGINFOD_BUDGET,
+	OPT_INLINE,
 	OPT_SRCLINE,
 	OPT_NO_DEMANGLE,
 	OPT_KALLSYMS,
 	OPT_NO_CACHE,
+	OPT_NO_DEBUGINFOD,
 	OPT_PROC_ROOT,
 	OPT_SYMFS,
 };
 
 static const struct option longopts[] = {
+	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+	{ "debuginfod-budget", required_argument, NULL, OPT_DEBUGINFOD_BUDGET },
 	{ "help", no_argument, NULL, 'h' },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
@@ -86,7 +104,128 @@ static void lib_warn(void *arg, const char *fmt, ...)
 	fg_warnx("%s", msg);
 }
 
-static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
+/* debuginfod, as the options and the environment ask */
+struct dbgi {
+	const char *urls; /* --debuginfod */
+	bool off;	  /* --no-debuginfod */
+	uint64_t budget_ms;
+	bool sudo_ignored; /* DEBUGINFOD_URLS was set, and ignored: root through sudo */
+	struct fg_debuginfod *c;
+};
+
+/*
+ * Root through sudo (or a set-user-ID program) has an environment another
+ * user chose: the servers it names are not asked unless --debuginfod says so.
+ */
+static bool through_sudo(void)
+{
+	return geteuid() == 0 && (getuid() != 0 || getenv("SUDO_USER"));
+}
+
+static void debuginfod_start(struct dbgi *d)
+{
+	const char *env = getenv("DEBUGINFOD_URLS"), *cache = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *urls = d->urls;
+	struct fg_debuginfod_opts o = {.budget_ms = d->budget_ms};
+	char def[PATH_MAX];
+
+	if (d->off)
+		return;
+	if (!urls) {
+		if (!env || !*env)
+			return;
+		if (through_sudo()) {
+			d->sudo_ignored = true;
+			return;
+		}
+		urls = env;
+	}
+	if (through_sudo()) {
+		/* files the user's environment names, which root must neither send nor write */
+		unsetenv("DEBUGINFOD_HEADERS_FILE");
+		unsetenv("SSLKEYLOGFILE");
+	}
+	if (!cache || !*cache)
+		cache = fg_debuginfod_default_cache(def, sizeof(def)) == 0 ? def : NULL;
+	o.urls = urls;
+	o.cache = cache;
+	d->c = fg_debuginfod_new(&o);
+	if (d->c)
+		return;
+	if (!cache)
+		fg_warnx(
+		    "debuginfod off: no place for its cache (no HOME); set DEBUGINFOD_CACHE_PATH");
+	else if (errno == ELOOP)
+		fg_warnx(
+		    "debuginfod off: the cache directory '%s' is, or is under, a symbolic link",
+		    cache);
+	else if (errno == EPERM)
+		fg_warnx("debuginfod off: the cache directory '%s' (or one above it) is not this "
+			 "user's alone; set DEBUGINFOD_CACHE_PATH",
+			 cache);
+	else if (errno == ENOSYS)
+		fg_warnx("debuginfod off: cannot load libdebuginfod.so.1 (Debian: libdebuginfod1)");
+	else
+		fg_warne(errno, "debuginfod off: cache directory '%s'", cache);
+}
+
+static void summary_debuginfod(const struct fg_sym_stats *st, const struct dbgi *d)
+{
+	struct fg_debuginfod_stats ds;
+	char more[256] = "";
+
+	if (!d->c) {
+		if (!st->unnamed[FG_UNNAMED_NOSYMS] || d->off)
+			return;
+		if (d->sudo_ignored)
+			fg_warnx("DEBUGINFOD_URLS ignored: it came through sudo; --debuginfod URLS "
+				 "fetches debug files as root");
+		else
+			fg_warnx("%llu frames in files without symbols: install their debug "
+				 "packages, or fetch their debug files with debuginfod "
+				 "(DEBUGINFOD_URLS or --debuginfod URLS)",
+				 (unsigned long long)st->unnamed[FG_UNNAMED_NOSYMS]);
+		return;
+	}
+	fg_debuginfod_stats(d->c, &ds);
+	if (ds.refused)
+		snprintf(more, sizeof(more), ", %llu refused (not the build-id asked for)",
+			 (unsigned long long)ds.refused);
+	if (ds.failed)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), ", %llu failed (%s)",
+			 (unsigned long long)ds.failed, strerror(ds.last_err));
+	fg_warnx("debuginfod: %llu debug files fetched, %llu from the cache, %llu not found, "
+		 "%llu timed out%s (%.1f of %.1f s); %llu frames named by them",
+		 (unsigned long long)ds.fetched, (unsigned long long)ds.cached,
+		 (unsigned long long)ds.notfound, (unsigned long long)ds.timedout, more,
+		 (double)ds.used_ms / 1000, (double)ds.budget_ms / 1000,
+		 (unsigned long long)st->debuginfod_named);
+}
+
+/*
+ * The input pauses while samples wait for debug files: write them as the
+ * files come, or as the budget ends, until there is input again.
+ */
+static int wait_input(struct fg_symbolizer *s, struct fg_debuginfod *c, int fd)
+{
+	while (fg_symbolizer_held(s)) {
+		struct pollfd p[2] = {
+		    {.fd = fd, .events = POLLIN},
+		    {.fd = fg_debuginfod_event_fd(c), .events = POLLIN},
+		};
+		int ms = fg_debuginfod_remaining_ms(c);
+
+		if (ms >= 0 && poll(p, 2, ms + 1) < 0 && errno != EINTR)
+			return -errno;
+		if (fg_symbolizer_flush(s, stdout, false) < 0 || fflush(stdout) != 0)
+			return -EIO;
+		if (ms < 0 || p[0].revents)
+			break;
+	}
+	return 0;
+}
+
+static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf, const struct dbgi *d)
 {
 	struct fg_sym_stats st;
 	uint64_t unnamed = 0, nosrc = 0;
@@ -96,6 +235,8 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
 	fg_symbolizer_stats(s, &st);
 	for (int i = 0; i < FG_UNNAMED_COUNT; i++) {
 		unnamed += st.unnamed[i];
+		if (i == FG_UNNAMED_DITIMEOUT && !d->c)
+			continue;
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%llu %s", i ? ", " : "",
 				      (unsigned long long)st.unnamed[i], fg_unnamed_reasons[i]);
 	}
@@ -115,6 +256,7 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf)
 		fg_warnx("%llu named frames without source information (%s)",
 			 (unsigned long long)nosrc, why);
 	}
+	summary_debuginfod(&st, d);
 	if (lost)
 		fg_warnx("%llu samples lost by the sampler", (unsigned long long)lost);
 }
@@ -149,7 +291,9 @@ static void raise_fd_limit(void)
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
-	struct fg_sym_opts o = { .warn = lib_warn };
+	struct fg_sym_opts o = {.warn = lib_warn};
+	struct dbgi dbgi = {.budget_ms = FG_DEBUGINFOD_BUDGET_MS};
+	double secs;
 	const char *input = NULL, *output = NULL;
 	bool quiet = false, no_cache = false, live;
 	char cache[PATH_MAX];
@@ -177,6 +321,22 @@ int main(int argc, char **argv)
 		case 'V':
 			fg_print_version();
 			return FG_EXIT_OK;
+		case OPT_DEBUGINFOD:
+			if (!*optarg) {
+				fg_warnx("--debuginfod needs the URL of a server");
+				usage(FG_EXIT_USAGE);
+			}
+			dbgi.urls = optarg;
+			dbgi.off = false;
+			break;
+		case OPT_DEBUGINFOD_BUDGET:
+			if (fg_parse_double(optarg, 0.001, 3600, &secs) < 0) {
+				fg_warnx("invalid debuginfod budget '%s' (seconds, up to 3600)",
+					 optarg);
+				usage(FG_EXIT_USAGE);
+			}
+			dbgi.budget_ms = (uint64_t)(secs * 1000 + 0.5);
+			break;
 		case OPT_INLINE:
 			o.inline_frames = true;
 			break;
@@ -185,6 +345,10 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_CACHE:
 			no_cache = true;
+			break;
+		case OPT_NO_DEBUGINFOD:
+			dbgi.off = true;
+			dbgi.urls = NULL;
 			break;
 		case OPT_NO_DEMANGLE:
 			o.no_demangle = true;
@@ -219,6 +383,8 @@ int main(int argc, char **argv)
 		o.kallsyms_cache = cache_path(cache, sizeof(cache));
 	if (o.inline_frames || o.srcline)
 		raise_fd_limit();
+	debuginfod_start(&dbgi);
+	o.debuginfod = dbgi.c;
 
 	/* a file never pauses: flush only what comes through a pipe or the like */
 	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
@@ -226,7 +392,8 @@ int main(int argc, char **argv)
 	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
 	for (;;) {
 		/* the input pauses: let a live pipeline see what is named so far */
-		if (live && !fg_rec_reader_has_buffered(r) && fflush(stdout) != 0)
+		if (live && !fg_rec_reader_has_buffered(r) &&
+		    ((dbgi.c && wait_input(s, dbgi.c, fd) < 0) || fflush(stdout) != 0))
 			break;
 		rc = fg_rec_next(r, &rec);
 		if (rc <= 0)
@@ -290,6 +457,9 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	/* the samples waiting for debug files: within the budget */
+	if (fg_symbolizer_flush(s, stdout, true) < 0)
+		goto done;
 	if (rc < 0) {
 		/* everything before the bad record is written first */
 		fflush(stdout);
@@ -303,9 +473,11 @@ done:
 	if (fg_close_stdout() != FG_EXIT_OK)
 		status = FG_EXIT_FAIL;
 	if (!quiet)
-		summary(s, lost, o.inline_frames || o.srcline);
+		summary(s, lost, o.inline_frames || o.srcline, &dbgi);
 	fg_rec_reader_free(r);
 	fg_symbolizer_free(s);
+	/* a transfer under way ends at its next progress call: within about a second */
+	fg_debuginfod_free(dbgi.c);
 	if (input)
 		close(fd);
 	return status;

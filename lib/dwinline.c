@@ -11,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/debugfile.h"
 #include "fg/diag.h"
 #include "fg/dwarf.h"
 #include "fg/dwinline.h"
 #include "fg/elfsyms.h"
 #include "fg/hash.h"
 #include "fg/safeio.h"
+#include "fg/symname.h"
 
 /* the C++ runtime's demangler (libstdc++, which every tool links) */
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -53,11 +55,10 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 }
 
 /*
- * Separate debug information, where lib/symbolize.c looks: by build-id under
- * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in its
- * .debug/ directory and under /usr/lib/debug/; checked by build-id or CRC.
- * libdwfl also asks here for the supplementary file of dwz-compressed DWARF:
- * that one is found and checked by fg_dwarf_guard instead.
+ * Separate debug information, found by lib/debugfile.c (as fg-sym finds it),
+ * with DWARF within lib/dwarf.h's bounds.  libdwfl also asks here for the
+ * supplementary file of dwz-compressed DWARF: that one is found and checked
+ * by fg_dwarf_guard instead.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
 			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
@@ -68,43 +69,29 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	GElf_Word crc;
 	Elf *main_elf = dwfl_module_getelf(mod, &bias);
 	const char *link = main_elf ? dwelf_elf_gnu_debuglink(main_elf, &crc) : NULL;
-	int idlen = dwfl_module_build_id(mod, &id, &vaddr), fd = -1;
-	char path[PATH_MAX * 2];
+	int idlen = dwfl_module_build_id(mod, &id, &vaddr), fd;
+	struct fg_debugfile df;
+	struct fg_debug_want w = {
+	    .debuglink = debuglink_file,
+	    .debuglink_crc = debuglink_crc,
+	    .path = file_name,
+	    .dwarf_bounds = true,
+	};
 
 	(void)userdata, (void)modname, (void)base;
 	if (debuglink_file && (!link || strcmp(link, debuglink_file) != 0))
 		return -1; /* the supplementary file: see fg_dwarf_guard */
-	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX)
-		idlen = 0;
-	if (idlen >= 2) {
-		char hex[2 * FG_BUILD_ID_MAX + 2];
-
-		fg_build_id_hex(id, (size_t)idlen, hex, true);
-		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%s.debug", hex);
-		fd = fg_dwarf_open_checked(path, id, (size_t)idlen);
+	if (idlen > 0 && idlen <= FG_BUILD_ID_MAX) {
+		w.build_id = id;
+		w.build_id_len = (size_t)idlen;
 	}
-	if (fd < 0 && debuglink_file && !strchr(debuglink_file, '/') && file_name &&
-	    strrchr(file_name, '/')) {
-		const char *slash = strrchr(file_name, '/');
-		int dirlen = (int)(slash - file_name);
-		const char *fmts[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
-
-		for (size_t i = 0; fd < 0 && i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-			if (i == 0 && strcmp(slash + 1, debuglink_file) == 0)
-				continue; /* the file itself */
-			snprintf(path, sizeof(path), fmts[i], dirlen, file_name, debuglink_file);
-			fd = fg_dwarf_open_checked(path, id, (size_t)idlen);
-			uint32_t c;
-			if (fd >= 0 && !idlen &&
-			    (fg_elf_crc32(fd, &c) < 0 || c != (uint32_t)debuglink_crc)) {
-				close(fd);
-				fd = -1;
-			}
-		}
-	}
-	if (fd < 0)
+	if (fg_debugfile_find(&w, &df) < 0)
 		return -1;
-	*debuginfo_file_name = fg_xstrdup(path);
+	fd = df.fd;
+	*debuginfo_file_name = df.path;
+	df.fd = -1;
+	df.path = NULL;
+	fg_debugfile_release(&df);
 	return fd;
 }
 
@@ -191,24 +178,6 @@ static void add_sym(struct fg_hmap *h, const char *name, size_t len, uint64_t ad
 		e->val.u = addr;
 }
 
-/* the length of a demangled name without its argument list */
-static size_t without_args(const char *s, size_t len)
-{
-	int depth = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '<')
-			depth++;
-		else if (s[i] == '>' && depth > 0)
-			depth--;
-		else if (s[i] == '(' && depth == 0 && i > 0 &&
-			 !(i >= 8 && memcmp(s + i - 8, "operator", 8) == 0) &&
-			 strncmp(s + i, "(anonymous namespace)", 21) != 0)
-			return i;
-	}
-	return len;
-}
-
 static void load_syms(struct dwmod *m)
 {
 	int n = dwfl_module_getsymtab(m->mod);
@@ -236,7 +205,7 @@ static void load_syms(struct dwmod *m)
 				size_t len = strlen(dm);
 
 				add_sym(m->syms, dm, len, addr);
-				add_sym(m->syms, dm, without_args(dm, len), addr);
+				add_sym(m->syms, dm, fg_symname_args_start(dm, len), addr);
 			}
 			free(dm);
 		}

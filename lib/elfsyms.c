@@ -316,7 +316,7 @@ static struct fg_elfsyms *load(Elf *elf)
 {
 	struct fg_elfsyms *e;
 	GElf_Ehdr eh;
-	size_t nphdr, nscn, shstrndx;
+	size_t nscn, shstrndx;
 	unsigned char *exec_scn = NULL;
 	Elf_Scn *scn, *symtab = NULL, *dynsym = NULL, *minidebug = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
@@ -332,23 +332,7 @@ static struct fg_elfsyms *load(Elf *elf)
 	}
 	e = fg_xcalloc(1, sizeof(*e));
 	e->shared = eh.e_type == ET_DYN;
-	if (elf_getphdrnum(elf, &nphdr) == 0) {
-		for (size_t i = 0; i < nphdr && i < 4096; i++) {
-			GElf_Phdr ph;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			if (e->nloads >= FG_ELF_MAX_LOADS)
-				break;
-			e->loads = fg_xreallocarray(e->loads, e->nloads + 1, sizeof(*e->loads));
-			e->loads[e->nloads++] = (struct fg_elf_load){
-				.vaddr = ph.p_vaddr,
-				.memsz = ph.p_memsz,
-				.offset = ph.p_offset,
-				.filesz = ph.p_filesz,
-			};
-		}
-	}
+	e->nloads = fg_elf_loads(elf, &e->loads);
 	exec_scn = exec_sections(elf, &nscn, &shstrndx);
 	for (scn = NULL; nscn && (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
@@ -503,10 +487,34 @@ void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug)
 	debug->kind = FG_ELF_NOSYMS;
 }
 
-bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_t *addr)
+size_t fg_elf_loads(Elf *elf, struct fg_elf_load **loads)
 {
-	for (size_t i = 0; i < e->nloads; i++) {
-		const struct fg_elf_load *l = &e->loads[i];
+	size_t nphdr, n = 0;
+
+	*loads = NULL;
+	if (elf_getphdrnum(elf, &nphdr) < 0)
+		return 0;
+	for (size_t i = 0; i < nphdr && i < 4096 && n < FG_ELF_MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		*loads = fg_xreallocarray(*loads, n + 1, sizeof(**loads));
+		(*loads)[n++] = (struct fg_elf_load){
+			.vaddr = ph.p_vaddr,
+			.memsz = ph.p_memsz,
+			.offset = ph.p_offset,
+			.filesz = ph.p_filesz,
+		};
+	}
+	return n;
+}
+
+bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off,
+			   uint64_t *addr)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct fg_elf_load *l = &loads[i];
 
 		if (off >= l->offset && off - l->offset < l->filesz) {
 			*addr = off - l->offset + l->vaddr;
@@ -514,6 +522,11 @@ bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_
 		}
 	}
 	return false;
+}
+
+bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_t *addr)
+{
+	return fg_elf_offset_to_addr(e->loads, e->nloads, off, addr);
 }
 
 struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)

@@ -3,51 +3,69 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/flame.h"
 #include "fg/folded.h"
+#include "fg/hash.h"
+#include "fg/lines.h"
 
-/* One line with a count: the key it sorts by, its stack and counts. */
-struct rec {
-	const char *key;
-	const char *stack;
-	uint32_t key_len, stack_len;
-	double count, before;
-	bool diff;
+/*
+ * A sum of fractional counts that does not depend on their order more than
+ * it must (Neumaier's compensated summation): whole counts add up exactly
+ * either way, and fractional ones come out as if added exactly, then rounded.
+ */
+struct sum {
+	double s, c;
 };
 
-/* Blocks that never move, for the reversed lines. */
-struct block {
-	struct block *next;
-	size_t used, cap;
-	char data[];
+static void sum_add(struct sum *a, double v)
+{
+	double t = a->s + v;
+
+	if (fabs(a->s) >= fabs(v))
+		a->c += (a->s - t) + v;
+	else
+		a->c += (v - t) + a->s;
+	a->s = t;
+}
+
+static double sum_get(const struct sum *a)
+{
+	return a->s + a->c;
+}
+
+/*
+ * One distinct stack of a flame graph, or one run of equal neighbouring
+ * stacks of a flame chart, with the sums of its lines' counts.
+ *
+ * flamegraph.pl sorts whole lines, "STACK COUNT", as byte strings and merges
+ * the frames neighbouring lines share.  The lines of one stack differ only
+ * after the stack, so they sort together unless another stack's line falls
+ * between them, which takes a stack that extends this one with a blank and
+ * more ("a;b" and "a;b 1x"): a stack sorts here by its stack and the least of
+ * its lines' suffixes (the blank and the count or counts, as written), as its
+ * first line would, and its lines are drawn as one.
+ */
+struct rec {
+	const char *stack; /* the stack map's copy */
+	uint32_t stack_len;
+	uint32_t sfx_len, sfx_cap;
+	char *sfx;	  /* the least suffix seen (sorted graphs only) */
+	struct sum count; /* the lines' counts */
+	struct sum delta; /* (after - before) of the lines with two counts */
+	bool diff;	  /* some line had two counts */
 };
 
 struct fg_flame_priv {
 	struct fg_flame_opts opts;
 	size_t ninputs;
+	struct fg_hmap *stacks; /* stack -> rec index + 1 (flame chart: interned stacks only) */
 	struct rec *recs;
 	size_t nrecs, recs_alloc;
-	struct block *blocks;
+	struct fg_buf rstack, rsfx; /* a reversed line */
 	size_t frames_alloc;
 };
-
-static char *arena_alloc(struct fg_flame_priv *p, size_t n)
-{
-	struct block *b = p->blocks;
-
-	if (!b || b->cap - b->used < n) {
-		size_t cap = n > (1u << 20) ? n : (1u << 20);
-
-		b = fg_xmalloc(sizeof(*b) + cap);
-		b->next = p->blocks;
-		b->used = 0;
-		b->cap = cap;
-		p->blocks = b;
-	}
-	b->used += n;
-	return b->data + b->used - n;
-}
 
 struct fg_flame *fg_flame_new(const struct fg_flame_opts *o)
 {
@@ -56,145 +74,220 @@ struct fg_flame *fg_flame_new(const struct fg_flame_opts *o)
 	f->priv = fg_xcalloc(1, sizeof(*f->priv));
 	if (o)
 		f->priv->opts = *o;
+	f->priv->stacks = fg_hmap_new(0);
 	f->maxdelta = 1;
 	return f;
 }
 
 void fg_flame_free(struct fg_flame *f)
 {
-	struct block *b, *next;
-
 	if (!f)
 		return;
+	for (size_t i = 0; i < f->priv->nrecs; i++)
+		free(f->priv->recs[i].sfx);
 	free(f->priv->recs);
-	for (b = f->priv->blocks; b; b = next) {
-		next = b->next;
-		free(b);
-	}
+	fg_hmap_free(f->priv->stacks);
+	fg_buf_release(&f->priv->rstack);
+	fg_buf_release(&f->priv->rsfx);
 	free(f->priv);
 	free(f->frames);
 	free(f);
 }
 
-/* "c;b;a COUNT[ COUNT2]" for "a;b;c": the line --reverse sorts by. */
-static void reverse_rec(struct fg_flame_priv *p, struct rec *r, const struct fg_folded *fl)
+/* "c;b;a" for "a;b;c" (empty frames at the end dropped first), into b. */
+static void reverse_stack(struct fg_buf *b, const char *stack, size_t len)
 {
-	size_t slen = fg_folded_trim(fl->stack, fl->stack_len);
-	size_t n = slen + 2 + fl->count_text_len + (fl->diff ? fl->before_text_len + 1 : 0);
-	char *out = arena_alloc(p, n), *o = out;
-	size_t end = slen;
-	const char *semi;
+	size_t end = fg_folded_trim(stack, len), slen = end;
 
+	fg_buf_reset(b);
+	fg_buf_grow(b, slen);
 	/* the frames from the last to the first ("", the root, is the first) */
 	while (slen > 0) {
-		size_t start;
+		const char *semi = end ? memrchr(stack, ';', end) : NULL;
+		size_t start = semi ? (size_t)(semi - stack) + 1 : 0;
 
-		semi = end ? memrchr(fl->stack, ';', end) : NULL;
-		start = semi ? (size_t)(semi - fl->stack) + 1 : 0;
 		if (end < slen)
-			*o++ = ';';
-		memcpy(o, fl->stack + start, end - start);
-		o += end - start;
+			fg_buf_addch(b, ';');
+		fg_buf_add(b, stack + start, end - start);
 		if (!semi)
 			break;
 		end = start - 1;
 	}
-	r->stack = out;
-	r->stack_len = (uint32_t)(o - out);
-	*o++ = ' ';
-	if (fl->diff) {
-		memcpy(o, fl->before_text, fl->before_text_len);
-		o += fl->before_text_len;
-		*o++ = ' ';
-	}
-	memcpy(o, fl->count_text, fl->count_text_len);
-	o += fl->count_text_len;
-	r->key = out;
-	r->key_len = (uint32_t)(o - out);
 }
 
 static bool is_base(const struct fg_flame_opts *o, const char *name, size_t len);
 
-/*
- * Start the stack at its first base frame; false when it has none.  The
- * stack stands at the start of the key, so the key, shortened the same way,
- * sorts the stacks by their new roots.
- */
-static bool rebase(struct fg_flame_priv *p, struct rec *r)
+/* The stack from its first base frame; false when it has none. */
+static bool rebase(const struct fg_flame_opts *o, const char **stack, size_t *len)
 {
-	size_t pos = 0, flen, off;
+	size_t pos = 0, flen;
 	const char *fname;
 
-	while (fg_folded_next_frame(r->stack, r->stack_len, &pos, &fname, &flen)) {
-		if (!is_base(&p->opts, fname, flen))
+	while (fg_folded_next_frame(*stack, *len, &pos, &fname, &flen)) {
+		if (!is_base(o, fname, flen))
 			continue;
-		off = (size_t)(fname - r->stack);
-		r->stack += off;
-		r->stack_len -= (uint32_t)off;
-		r->key += off;
-		r->key_len -= (uint32_t)off;
+		*len -= (size_t)(fname - *stack);
+		*stack = fname;
 		return true;
 	}
 	return false;
 }
 
-void fg_flame_add_input(struct fg_flame *f, const char *data, size_t len)
+/* Compare the byte strings a1 a2 and b1 b2 (each the concatenation of two parts). */
+static int cmp2(const char *a1, size_t n1, const char *a2, size_t n2, const char *b1, size_t m1,
+		const char *b2, size_t m2)
+{
+	while (n1 + n2 > 0 && m1 + m2 > 0) {
+		size_t k;
+		int c;
+
+		if (n1 == 0) {
+			a1 = a2, n1 = n2, n2 = 0;
+			continue;
+		}
+		if (m1 == 0) {
+			b1 = b2, m1 = m2, m2 = 0;
+			continue;
+		}
+		k = n1 < m1 ? n1 : m1;
+		c = memcmp(a1, b1, k);
+		if (c)
+			return c;
+		a1 += k, n1 -= k, b1 += k, m1 -= k;
+	}
+	return (n1 + n2 > 0) - (m1 + m2 > 0);
+}
+
+/* What sorts a stack's line after the stack: " COUNT", " BEFORE COUNT", as written. */
+static void set_suffix(struct rec *r, const char *sfx, size_t len)
+{
+	if (len > r->sfx_cap) {
+		r->sfx = fg_xrealloc(r->sfx, len);
+		r->sfx_cap = (uint32_t)len;
+	}
+	memcpy(r->sfx, sfx, len);
+	r->sfx_len = (uint32_t)len;
+}
+
+static struct rec *new_rec(struct fg_flame_priv *p, const struct fg_hent *e)
+{
+	struct rec *r;
+
+	FG_ALLOC_GROW(p->recs, p->nrecs + 1, p->recs_alloc);
+	r = &p->recs[p->nrecs++];
+	memset(r, 0, sizeof(*r));
+	r->stack = e->key;
+	r->stack_len = e->len;
+	return r;
+}
+
+/* Add one line (without its newline) of input p->ninputs. */
+static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t lineno)
 {
 	struct fg_flame_priv *p = f->priv;
+	const char *stack, *sfx;
+	size_t stack_len, sfx_len;
+	struct fg_folded fl;
+	struct fg_hent *e;
+	struct rec *r;
+	bool inserted;
+
+	if (n > UINT32_MAX || fg_folded_parse(line, n, &fl) < 0) {
+		if (!f->ignored++) {
+			f->first_ignored_input = p->ninputs;
+			f->first_ignored_line = lineno;
+		}
+		return;
+	}
+	f->lines++;
+	f->diff |= fl.diff;
+	stack = fl.stack;
+	stack_len = fl.stack_len;
+	/* the suffix: what follows the stack on the line, up to the end of the count */
+	sfx = stack + stack_len;
+	sfx_len = (size_t)(fl.count_text + fl.count_text_len - sfx);
+	if (p->opts.reverse) {
+		/* sorted as the line "c;b;a[ BEFORE] COUNT" */
+		struct fg_buf *b = &p->rsfx;
+
+		reverse_stack(&p->rstack, stack, stack_len);
+		stack = p->rstack.data ? p->rstack.data : "";
+		stack_len = p->rstack.len;
+		fg_buf_reset(b);
+		fg_buf_addch(b, ' ');
+		if (fl.diff) {
+			fg_buf_add(b, fl.before_text, fl.before_text_len);
+			fg_buf_addch(b, ' ');
+		}
+		fg_buf_add(b, fl.count_text, fl.count_text_len);
+		sfx = b->data;
+		sfx_len = b->len;
+	}
+	if (p->opts.nbase && !rebase(&p->opts, &stack, &stack_len)) {
+		f->off_base++;
+		f->off_base_samples += fl.count;
+		return;
+	}
+	f->total += fl.count;
+	e = fg_hmap_upsert(p->stacks, stack, stack_len, &inserted);
+	if (p->opts.flamechart) {
+		/* the input order: merge only with the line before */
+		r = p->nrecs ? &p->recs[p->nrecs - 1] : NULL;
+		if (!r || r->stack != e->key)
+			r = new_rec(p, e);
+	} else if (inserted) {
+		r = new_rec(p, e);
+		e->val.u = p->nrecs;
+		set_suffix(r, sfx, sfx_len);
+	} else {
+		r = &p->recs[e->val.u - 1];
+		if (cmp2(sfx, sfx_len, "", 0, r->sfx, r->sfx_len, "", 0) < 0)
+			set_suffix(r, sfx, sfx_len);
+	}
+	sum_add(&r->count, fl.count);
+	if (fl.diff) {
+		r->diff = true;
+		sum_add(&r->delta, fl.count - fl.before);
+	}
+	f->stacks = p->nrecs;
+}
+
+void fg_flame_add_input(struct fg_flame *f, const char *data, size_t len)
+{
 	uint64_t lineno = 0;
 	size_t pos = 0;
 
-	p->ninputs++;
+	f->priv->ninputs++;
 	while (pos < len) {
 		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		struct fg_folded fl;
-		struct rec *r;
 
 		pos += n + 1;
-		lineno++;
-		if (n > UINT32_MAX || fg_folded_parse(line, n, &fl) < 0) {
-			if (!f->ignored++) {
-				f->first_ignored_input = p->ninputs;
-				f->first_ignored_line = lineno;
-			}
-			continue;
-		}
-		f->lines++;
-		FG_ALLOC_GROW(p->recs, p->nrecs + 1, p->recs_alloc);
-		r = &p->recs[p->nrecs++];
-		r->count = fl.count;
-		r->before = fl.before;
-		r->diff = fl.diff;
-		f->diff |= fl.diff;
-		if (p->opts.reverse) {
-			reverse_rec(p, r, &fl);
-		} else {
-			/* the line without a final '\r' */
-			r->key = line;
-			r->key_len = (uint32_t)((fl.count_text + fl.count_text_len) - line);
-			r->stack = fl.stack;
-			r->stack_len = (uint32_t)fl.stack_len;
-		}
-		if (p->opts.nbase && !rebase(p, r)) {
-			f->off_base++;
-			f->off_base_samples += r->count;
-			p->nrecs--;
-			continue;
-		}
-		f->total += r->count;
+		add_line(f, line, n, ++lineno);
 	}
+}
+
+int fg_flame_read(struct fg_flame *f, int fd)
+{
+	struct fg_lines l;
+	const char *line;
+	size_t n;
+	int r;
+
+	f->priv->ninputs++;
+	fg_lines_init_fd(&l, fd, NULL);
+	while ((r = fg_lines_next(&l, &line, &n)) > 0)
+		add_line(f, line, n, l.lineno);
+	fg_lines_release(&l);
+	return r;
 }
 
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
-	size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
-	int c = memcmp(x->key, y->key, n);
 
-	if (c)
-		return c;
-	return (x->key_len > y->key_len) - (x->key_len < y->key_len);
+	return cmp2(x->stack, x->stack_len, x->sfx, x->sfx_len, y->stack, y->stack_len, y->sfx,
+		    y->sfx_len);
 }
 
 struct part {
@@ -291,8 +384,8 @@ void fg_flame_build(struct fg_flame *f, double min)
 			open[nopen] = open_frame(f, &parts[nopen], (uint32_t)nopen,
 						 nopen ? (int32_t)open[nopen - 1] : -1, time);
 		if (r->diff)
-			f->frames[open[nopen - 1]].delta += r->count - r->before;
-		time += r->count;
+			f->frames[open[nopen - 1]].delta += sum_get(&r->delta);
+		time += sum_get(&r->count);
 	}
 	while (nopen > 0) {
 		nopen--;

@@ -17,7 +17,14 @@
  *  - --kernel marks frames of [kernel.kallsyms], [module], vmlinux* and *.ko
  *    with "_[k]"; --jit marks /tmp/perf-PID.map and jitdump jitted-*.so frames
  *    with "_[j]";
+ *  - a Rust name that perf left half-demangled ("...$LT$T$GT$::new::h0123...") is
+ *    decoded as inferno does (lib/symname.c);
  *  - the weight of a sample is its period (1 when perf printed none).
+ *
+ * perf script's other records (PERF_RECORD_* side-band lines, the lines -F +insn,
+ * +srccode and the like add to a sample) are recognised, counted and left out.  A
+ * header with neither CPU, time nor event ("comm TID PERIOD", from -F) is believed
+ * when a frame follows it.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,17 +39,19 @@
 #include "fg/diag.h"
 #include "fg/dwinline.h"
 #include "fg/fold.h"
+#include "fg/folded.h"
 #include "fg/hash.h"
 #include "fg/lines.h"
 #include "fg/perfscript.h"
+#include "fg/symname.h"
 #include "fg/util.h"
 
 #define MAX_LOGGED_BAD_LINES 10
 #define DETECT_BYTES (64 * 1024)
 
 enum annot { ANNOT_NONE, ANNOT_KERNEL, ANNOT_JIT, ANNOT_INLINE };
-static const char *const annot_str[] = { "", "_[k]", "_[j]", "_[i]" };
-static const uint8_t annot_len[] = { 0, 4, 4, 4 };
+static const char *const annot_str[] = {"", "_[k]", "_[j]", "_[i]"};
+static const uint8_t annot_len[] = {0, 4, 4, 4};
 
 struct frame {
 	uint32_t off, len;	   /* the name in f->names */
@@ -56,9 +65,10 @@ struct fg_fold {
 	void *log_ctx;
 	struct fg_fold_stats st;
 	struct fg_hmap *map;
-	uint64_t *counts2; /* second count column, by entry index */
-	size_t counts2_alloc;
+	struct fg_count (*counts)[2]; /* the count columns, by entry index */
+	size_t counts_alloc;
 	int err; /* sticky failure of the current input */
+	size_t max_line;
 
 	/* the event folded */
 	char *event;
@@ -68,11 +78,19 @@ struct fg_fold {
 	/* the current input */
 	const char *name;
 	uint64_t lineno;
+	uint64_t blank_lines; /* and comments */
 	enum fg_fold_input fmt;
 	int file_columns;
 
+	/* perf script: the headers seen, and a weak one waiting for its frame */
+	bool strong_seen;
+	bool has_pending;
+	struct fg_buf pending;
+	uint64_t pending_lineno;
+
 	/* the current perf sample */
 	bool in_sample;
+	uint64_t sample_lineno; /* its header's line */
 	bool skip;		/* filtered out: consume its lines */
 	uint64_t sample_lines;	/* frame lines seen in it */
 	uint64_t weight;
@@ -86,6 +104,9 @@ struct fg_fold {
 
 	/* the current bpftrace entry */
 	bool in_entry;
+	bool entry_damaged;
+
+	struct fg_buf rust; /* a Rust name being tidied */
 
 	struct fg_inliner *inliner; /* --inline */
 
@@ -154,33 +175,46 @@ static void bad_line(struct fg_fold *f, const char *what, const char *line, size
 
 /* --- the table of stacks --- */
 
-static int add_stack(struct fg_fold *f, const char *key, size_t len, uint64_t c1, uint64_t c2)
+/*
+ * Add a stack's counts.  A count that would carry the stack's total past
+ * 2^64-1 is refused: that one sample (or line) is left out, counted and
+ * reported, and the profile keeps everything else.
+ */
+static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
+		     const struct fg_count *c2)
 {
-	bool ins;
-	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, &ins);
+	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
+	size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
 
-	if (__builtin_add_overflow(e->val.u, c1, &e->val.u)) {
-		logf_(f, "%s:%llu: the count of a stack overflows 64 bits", f->name,
-		      (unsigned long long)f->lineno);
-		return f->err = -EOVERFLOW;
+	if (i >= f->counts_alloc) {
+		size_t old = f->counts_alloc;
+
+		FG_ALLOC_GROW(f->counts, i + 1, f->counts_alloc);
+		memset(f->counts + old, 0, (f->counts_alloc - old) * sizeof(*f->counts));
 	}
-	if (f->st.columns == 2) {
-		size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
-
-		if (i >= f->counts2_alloc) {
-			size_t old = f->counts2_alloc;
-
-			FG_ALLOC_GROW(f->counts2, i + 1, f->counts2_alloc);
-			memset(f->counts2 + old, 0, (f->counts2_alloc - old) * sizeof(*f->counts2));
-		}
-		if (__builtin_add_overflow(f->counts2[i], c2, &f->counts2[i])) {
-			logf_(f, "%s:%llu: the count of a stack overflows 64 bits", f->name,
-			      (unsigned long long)f->lineno);
-			return f->err = -EOVERFLOW;
-		}
+	struct fg_count *c = f->counts[i];
+	struct fg_count s0 = c[0], s1 = c[1];
+	if (fg_count_add(&s0, c1) != 0 || (c2 && fg_count_add(&s1, c2) != 0)) {
+		f->st.refused++;
+		if (f->st.refused <= MAX_LOGGED_BAD_LINES)
+			logf_(f, "%s:%llu: the count of a stack would pass 2^64-1; left out",
+			      f->name,
+			      (unsigned long long)(f->fmt == FG_FOLD_PERF ? f->sample_lineno
+									  : f->lineno));
+		return 0;
 	}
+	c[0] = s0;
+	c[1] = s1;
 	f->st.samples++;
 	return 0;
+}
+
+/* a sample's weight, a whole number */
+static int add_stack_u64(struct fg_fold *f, const char *key, size_t len, uint64_t w)
+{
+	struct fg_count c = {.whole = w};
+
+	return add_stack(f, key, len, &c, NULL);
 }
 
 /* --- frame names --- */
@@ -198,7 +232,7 @@ static inline bool starts(const char *p, size_t len, const char *lit, size_t lit
 /* bytes that make a name need more than a copy, and the '-' of "->" */
 enum { CLS_PAREN = 1, CLS_CHAR = 2, CLS_DASH = 4, CLS_TIDY = CLS_PAREN | CLS_CHAR };
 static const uint8_t special[256] = {
-	['('] = CLS_PAREN, [';'] = CLS_CHAR, ['"'] = CLS_CHAR, ['\''] = CLS_CHAR, ['-'] = CLS_DASH,
+    ['('] = CLS_PAREN, [';'] = CLS_CHAR, ['"'] = CLS_CHAR, ['\''] = CLS_CHAR, ['-'] = CLS_DASH,
 };
 
 /* which of the CLS_ classes occur in s: the hot loop, 16 bytes at a time where SSE2 is */
@@ -236,61 +270,13 @@ static unsigned classify(const char *s, size_t n)
 	return r;
 }
 
-/* where the argument list of a function name starts: its first '(' outside <...> */
-static size_t args_start(const char *s, size_t len)
-{
-	const char *paren = memchr(s, '(', len);
-	size_t i;
-	int depth = 0;
-
-	/* the common case: no template brackets before the parenthesis */
-	if (paren && !memchr(s, '<', (size_t)(paren - s)) && paren > s && paren[-1] != '.' &&
-	    !starts(paren, len - (size_t)(paren - s), "(anonymous namespace)", 21))
-		return (size_t)(paren - s);
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (c == 'o' && starts(s + i, len - i, "operator", 8)) {
-			/* "operator<", "operator<<=", "operator->": no brackets there */
-			i += 8;
-			while (i < len && s[i] && strchr("<>=-!", s[i]))
-				i++;
-			i--;
-		} else if (c == '<') {
-			depth++;
-		} else if (c == '>') {
-			if (depth > 0)
-				depth--;
-		} else if (c == '(' && depth == 0) {
-			if (starts(s + i, len - i, "(anonymous namespace)", 21)) {
-				i += 20;
-				continue;
-			}
-			if (i > 0 && s[i - 1] == '.') {
-				/* Go: "net/http.(*Client).Do" */
-				int d = 0;
-
-				for (; i < len; i++) {
-					if (s[i] == '(')
-						d++;
-					else if (s[i] == ')' && --d == 0)
-						break;
-				}
-				continue;
-			}
-			return i;
-		}
-	}
-	return len;
-}
-
 /*
  * Append `s` to b tidied: ';' -> ':', the argument list cut, quotes dropped.
  * `cls` is classify(s, len), or CLS_TIDY when not known.
  */
 static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cls)
 {
-	size_t cut = cls & CLS_PAREN ? args_start(s, len) : len;
+	size_t cut = cls & CLS_PAREN ? fg_symname_args_start(s, len) : len;
 
 	if (!(cls & CLS_CHAR)) {
 		fg_buf_add(b, s, cut);
@@ -359,7 +345,7 @@ static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 		f->st.not_inlined++;
 		if (first_failure)
 			logf_(f, "%.*s: %s; --inline leaves its frames as they are", (int)mlen, mod,
-			      n == -ENOENT	 ? "cannot read it as ELF"
+			      n == -ENOENT  ? "cannot read it as ELF"
 			      : n == -ESRCH ? "cannot place the frames in it"
 					    : "no DWARF line information");
 		return false;
@@ -379,10 +365,16 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 	size_t plen[64], nparts = 0;
 
 	f->line_first = SIZE_MAX;
+	if (mlen == 0) {
+		/* -F ip,sym: no module printed */
+		mod = "[unknown]";
+		mlen = 9;
+	}
 	if (rlen == 0) {
-		/* "ADDR  (MODULE)": the perl script names this frame " " */
-		raw = " ";
-		rlen = 1;
+		/* "ADDR  (MODULE)": the perl script names this frame " "; "ADDR" alone is unknown
+		 */
+		raw = fr->module.len ? " " : "[unknown]";
+		rlen = strlen(raw);
 	}
 	/* the perl script skips "(...)" pseudo-frames; a C++ anonymous namespace is a real one */
 	if (raw[0] == '(' && !starts(raw, rlen, "(anonymous namespace)", 21))
@@ -391,6 +383,16 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		return; /* absurdly deep stack: keep what we have */
 	if (f->o.inline_frames && add_inlined(f, fr))
 		return;
+	if (fg_symname_is_rust_legacy(raw, rlen)) {
+		fg_buf_reset(&f->rust);
+		fg_buf_grow(&f->rust, rlen);
+		f->rust.len = fg_symname_rust_tidy(raw, rlen, f->rust.data);
+		f->rust.data[f->rust.len] = '\0';
+		if (f->rust.len) {
+			raw = f->rust.data;
+			rlen = f->rust.len;
+		}
+	}
 
 	/* "a->b->c": Java inlining, root-most first */
 	const char *p = raw, *end = raw + rlen;
@@ -537,7 +539,14 @@ static int end_sample(struct fg_fold *f)
 			f->key.len = (size_t)(d - f->key.data);
 		}
 		f->key.data[f->key.len] = '\0';
-		r = add_stack(f, f->key.data, f->key.len, f->weight, 0);
+		if (f->pname.len == 0 && f->key.len > 0) {
+			/* -F tid,...: no comm, no root frame */
+			memmove(f->key.data, f->key.data + 1, f->key.len);
+			f->key.len--;
+		}
+		if (f->key.len == 0)
+			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
+		r = add_stack_u64(f, f->key.data, f->key.len, f->weight);
 	}
 	f->in_sample = false;
 	f->skip = false;
@@ -551,6 +560,7 @@ static int end_sample(struct fg_fold *f)
 static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 {
 	f->in_sample = true;
+	f->sample_lineno = f->lineno;
 	f->skip = false;
 	f->sample_lines = 0;
 	f->nframes = 0;
@@ -615,7 +625,7 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	if (h->rest.len) {
 		struct fg_ps_frame fr;
 
-		if (fg_ps_parse_frame(h->rest.p, h->rest.len, &fr) == 0) {
+		if (fg_ps_find_frame(h->rest.p, h->rest.len, &fr) == 0) {
 			add_perf_frame(f, &fr);
 			f->sample_lines++;
 		}
@@ -680,47 +690,75 @@ static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t 
 	fg_hmap_upsert(*c, line, len, NULL)->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
 }
 
-static int perf_line(struct fg_fold *f, const char *line, size_t len)
+/* a side-band record (--show-*-events): counted by kind, never a sample */
+static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
 {
-	struct fg_ps_header h;
+	struct fg_fold_stats *st = &f->st;
+	struct fg_fold_sideband *k = NULL;
+	size_t n = h->record.len < sizeof(k->name) ? h->record.len : sizeof(k->name) - 1;
+	int r = 0;
+
+	if (f->in_sample)
+		r = end_sample(f);
+	st->sideband++;
+	for (size_t i = 0; i < st->n_sideband_kinds && !k; i++)
+		if (strlen(st->sideband_kinds[i].name) == n &&
+		    memcmp(st->sideband_kinds[i].name, h->record.p, n) == 0)
+			k = &st->sideband_kinds[i];
+	if (!k && st->n_sideband_kinds < FG_FOLD_SIDEBAND_KINDS - 1) {
+		k = &st->sideband_kinds[st->n_sideband_kinds++];
+		memcpy(k->name, h->record.p, n);
+		k->name[n] = '\0';
+	} else if (!k) {
+		/* the last slot holds every other kind */
+		k = &st->sideband_kinds[FG_FOLD_SIDEBAND_KINDS - 1];
+		strcpy(k->name, "other");
+		if (st->n_sideband_kinds < FG_FOLD_SIDEBAND_KINDS)
+			st->n_sideband_kinds = FG_FOLD_SIDEBAND_KINDS;
+	}
+	k->n++;
+	/* "PERF_RECORD_LOST lost 4", "PERF_RECORD_LOST_SAMPLES lost 4" */
+	if (starts(h->record.p, h->record.len, "PERF_RECORD_LOST", 16)) {
+		const char *p = h->rest.p, *end = h->rest.p + h->rest.len;
+		uint64_t v = 0;
+
+		st->lost_records++;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (starts(p, (size_t)(end - p), "lost ", 5)) {
+			const char *d = p + 5, *e;
+
+			while (d < end && *d == ' ')
+				d++;
+			for (e = d; e < end && *e >= '0' && *e <= '9'; e++)
+				;
+			if (fg_span_u64((struct fg_span){d, (size_t)(e - d)}, &v) == -ERANGE)
+				v = UINT64_MAX;
+			if (__builtin_add_overflow(st->lost, v, &st->lost))
+				st->lost = UINT64_MAX;
+		}
+	}
+	return r;
+}
+
+/* a header's line: the end of the sample before, the start of its own */
+static int perf_header(struct fg_fold *f, const struct fg_ps_header *h)
+{
+	int r = 0;
+
+	if (f->in_sample)
+		r = end_sample(f);
+	if (r == 0)
+		start_sample(f, h);
+	return r;
+}
+
+/* a line that is not a header: a frame, a source position, a line perf adds, or bad */
+static int perf_body(struct fg_fold *f, const char *line, size_t len)
+{
 	struct fg_ps_frame fr;
 	struct fg_span src;
 
-	if (len && line[len - 1] == '\r')
-		len--;
-	if (len == 0)
-		goto blank;
-	if (f->in_sample && line[0] == '\t') {
-		/* perf's frames start with a tab: the common case, first */
-		if (f->skip) {
-			f->sample_lines++;
-			return 0;
-		}
-		if (cached_frame(f, line, len))
-			return 0;
-		if (fg_ps_parse_frame(line, len, &fr) == 0) {
-			size_t before = f->nframes;
-
-			f->sample_lines++;
-			add_perf_frame(f, &fr);
-			cache_frame(f, line, len, before);
-			return 0;
-		}
-	}
-	if (line[0] == '#')
-		return 0;
-	int r = fg_ps_parse_header(line, len, &h);
-	if (r == -ERANGE) {
-		logf_(f, "%s:%llu: the period does not fit in 64 bits", f->name,
-		      (unsigned long long)f->lineno);
-		return f->err = -EOVERFLOW;
-	}
-	if (r == 0) {
-		if (f->in_sample && (r = end_sample(f)) != 0)
-			return r;
-		start_sample(f, &h);
-		return 0;
-	}
 	if (f->in_sample) {
 		if (f->skip) {
 			if (all_space(line, len))
@@ -738,60 +776,172 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 	}
+	if (fg_ps_is_extra_line(line, len)) {
+		f->st.extra_lines++;
+		return 0;
+	}
 	if (all_space(line, len))
 		goto blank;
 	bad_line(f, f->in_sample ? "unrecognized line" : "line outside a sample", line, len);
 	return 0;
 blank:
+	f->blank_lines++;
 	/* a blank line ends a sample, unless nothing came since its header */
 	if (f->in_sample && f->sample_lines)
 		return end_sample(f);
 	return 0;
 }
 
-/* --- folded stacks --- */
-
-/* the last space-separated number of s[0..*len): 1 found (and *len shortened), 0 not, -ERANGE */
-static int trailing_count(const char *s, size_t *len, uint64_t *out)
+/* the weak header held back: a header when a frame follows it, else a line like any other */
+static int resolve_pending(struct fg_fold *f, bool is_header)
 {
-	size_t n = *len, d = n;
+	struct fg_ps_header h;
+	uint64_t lineno = f->lineno;
+	int r;
 
-	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
-		d--;
-	if (d == n || d == 0 || s[d - 1] != ' ')
-		return 0;
-	if (fg_span_u64((struct fg_span){ s + d, n - d }, out) != 0)
-		return -ERANGE;
-	d--;
-	while (d > 0 && s[d - 1] == ' ')
-		d--;
-	*len = d;
-	return 1;
+	f->has_pending = false;
+	f->lineno = f->pending_lineno;
+	if (is_header && fg_ps_parse_header(f->pending.data, f->pending.len, &h) == 0)
+		r = perf_header(f, &h);
+	else
+		r = perf_body(f, f->pending.data, f->pending.len);
+	f->lineno = lineno;
+	return r;
 }
 
+static int perf_line(struct fg_fold *f, const char *line, size_t len)
+{
+	struct fg_ps_header h;
+	struct fg_ps_frame fr;
+	int r;
+
+	if (len && line[len - 1] == '\r')
+		len--;
+	if (f->has_pending) {
+		bool framed = len && (line[0] == '\t' || line[0] == ' ') &&
+			      fg_ps_parse_frame(line, len, &fr) == 0;
+
+		if ((r = resolve_pending(f, framed)) != 0)
+			return r;
+	}
+	if (len == 0)
+		return perf_body(f, line, len);
+	if (f->in_sample && line[0] == '\t') {
+		/* perf's frames start with a tab: the common case, first */
+		if (f->skip) {
+			f->sample_lines++;
+			return 0;
+		}
+		if (cached_frame(f, line, len))
+			return 0;
+		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			size_t before = f->nframes;
+
+			f->sample_lines++;
+			add_perf_frame(f, &fr);
+			cache_frame(f, line, len, before);
+			return 0;
+		}
+	}
+	if (line[0] == '#') {
+		f->blank_lines++; /* a comment: as good as blank */
+		return 0;
+	}
+	r = fg_ps_parse_header(line, len, &h);
+	if (r == -ERANGE) {
+		/* this sample is left out; its frames are read past */
+		if (f->in_sample && (r = end_sample(f)) != 0)
+			return r;
+		f->st.refused++;
+		if (f->st.refused <= MAX_LOGGED_BAD_LINES)
+			logf_(f, "%s:%llu: the period does not fit in 64 bits; sample left out",
+			      f->name, (unsigned long long)f->lineno);
+		f->in_sample = true;
+		f->skip = true;
+		f->sample_lines = 0;
+		return 0;
+	}
+	if (r == FG_PS_SIDEBAND)
+		return sideband(f, &h);
+	if (r == 0 && !h.weak) {
+		f->strong_seen = true;
+		return perf_header(f, &h);
+	}
+	if (r == 0 && !f->strong_seen) {
+		/* a weak header: with its frame on the line, or until the next line says */
+		if (h.rest.len)
+			return perf_header(f, &h);
+		fg_buf_reset(&f->pending);
+		fg_buf_add(&f->pending, line, len);
+		f->pending_lineno = f->lineno;
+		f->has_pending = true;
+		return 0;
+	}
+	return perf_body(f, line, len);
+}
+
+/* --- folded stacks --- */
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* a count's value; a whole part past 2^64-1 refuses the line */
+static int count_of(struct fg_fold *f, const char *text, size_t len, struct fg_count *c)
+{
+	if (fg_count_parse(text, len, c) == 0)
+		return 0;
+	f->st.refused++;
+	if (f->st.refused <= MAX_LOGGED_BAD_LINES)
+		logf_(f, "%s:%llu: a count does not fit in 64 bits; line left out", f->name,
+		      (unsigned long long)f->lineno);
+	return -ERANGE;
+}
+
+/*
+ * A folded line, read by lib/folded.c as flamegraph.pl reads it; fg-fold also
+ * takes blanks after the count, and drops those between the stack and its
+ * count(s), so that "a;b  5" and "a;b 5" are one stack.
+ */
 static int folded_line(struct fg_fold *f, const char *line, size_t len)
 {
-	uint64_t c1 = 0, c2 = 0;
+	struct fg_folded fl;
+	struct fg_count c1, c2;
 	size_t n;
-	int r, two;
+	int two;
 
-	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
+	while (len && is_blank(line[len - 1]))
 		len--;
-	if (len == 0)
+	if (len == 0) {
+		f->blank_lines++;
 		return 0;
-	n = len;
-	r = trailing_count(line, &n, &c2);
-	if (r == 0) {
+	}
+	if (fg_folded_parse(line, len, &fl) != 0) {
 		bad_line(f, "line without a count", line, len);
 		return 0;
 	}
-	size_t n2 = n;
-	two = r > 0 ? trailing_count(line, &n2, &c1) : 0;
-	if (r < 0 || two < 0) {
-		logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
-		      (unsigned long long)f->lineno);
-		return f->err = -EOVERFLOW;
+	/* "a;b 1  2": blanks between the counts still make two */
+	if (!fl.diff) {
+		size_t k = fl.stack_len;
+
+		while (k && is_blank(line[k - 1]))
+			k--;
+		if (k < fl.stack_len) {
+			struct fg_folded inner;
+
+			if (fg_folded_parse(line, k, &inner) == 0) {
+				fl.before_text = inner.count_text;
+				fl.before_text_len = inner.count_text_len;
+				fl.stack_len = inner.stack_len;
+				fl.diff = true;
+			}
+		}
 	}
+	two = fl.diff;
+	if (count_of(f, fl.count_text, fl.count_text_len, &c2) != 0 ||
+	    (two && count_of(f, fl.before_text, fl.before_text_len, &c1) != 0))
+		return 0;
 	if (f->file_columns == 0) {
 		f->file_columns = two ? 2 : 1;
 		if (f->st.columns == 0) {
@@ -804,21 +954,26 @@ static int folded_line(struct fg_fold *f, const char *line, size_t len)
 			return f->err = -EINVAL;
 		}
 	}
+	n = fl.stack_len;
 	if (f->st.columns == 2) {
 		if (!two) {
 			bad_line(f, "line without two counts", line, len);
 			return 0;
 		}
-		n = n2;
+	} else if (two) {
+		/* one column: the "before" count is part of the stack, as before */
+		n = (size_t)(fl.count_text - line);
+		c1 = c2;
 	} else {
 		c1 = c2;
-		c2 = 0;
 	}
+	while (n && is_blank(line[n - 1]))
+		n--;
 	if (n == 0) {
 		bad_line(f, "line without a stack", line, len);
 		return 0;
 	}
-	return add_stack(f, line, n, c1, c2);
+	return add_stack(f, line, n, &c1, f->st.columns == 2 ? &c2 : NULL);
 }
 
 /* --- bpftrace --- */
@@ -888,13 +1043,18 @@ static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
 		i++;
 	for (j = i; j < n && cnt[j] >= '0' && cnt[j] <= '9'; j++)
 		;
-	r = fg_span_u64((struct fg_span){ cnt + i, j - i }, &v);
+	r = fg_span_u64((struct fg_span){cnt + i, j - i}, &v);
 	if (r == -EINVAL)
 		return r;
 	if (r == -ERANGE) {
-		logf_(f, "%s:%llu: a count does not fit in 64 bits", f->name,
-		      (unsigned long long)f->lineno);
-		return f->err = -EOVERFLOW;
+		f->st.refused++;
+		if (f->st.refused <= MAX_LOGGED_BAD_LINES)
+			logf_(f, "%s:%llu: a count does not fit in 64 bits; entry left out",
+			      f->name, (unsigned long long)f->lineno);
+		f->nframes = 0;
+		fg_buf_reset(&f->names);
+		f->entry_damaged = false;
+		return 0;
 	}
 	if (f->nframes == 0)
 		return 0;
@@ -909,7 +1069,12 @@ static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
 	}
 	f->nframes = 0;
 	fg_buf_reset(&f->names);
-	return add_stack(f, f->key.data, f->key.len, v, 0);
+	if (f->entry_damaged) {
+		f->entry_damaged = false;
+		f->st.damaged++;
+		return 0;
+	}
+	return add_stack_u64(f, f->key.data, f->key.len, v);
 }
 
 static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
@@ -924,6 +1089,8 @@ static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
 		n--;
 	}
 	end = s + n;
+	if (n == 0)
+		f->blank_lines++;
 	if (!f->in_entry) {
 		if (n == 0 || starts(s, n, "Attaching ", 10) || span_is(s, n, "^C", 2))
 			return 0;
@@ -972,35 +1139,55 @@ static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
 
 /* --- inputs --- */
 
-static bool is_digit(char c)
+/* a line of folded stacks: "STACK COUNT", a count perhaps fractional ("a;b 2.5") */
+static bool is_folded_line(const char *p, size_t n)
 {
-	return c >= '0' && c <= '9';
+	struct fg_folded fl;
+	size_t k;
+
+	while (n && is_blank(p[n - 1]))
+		n--;
+	if (n == 0 || p[0] == ' ' || p[0] == '\t' || fg_folded_parse(p, n, &fl) != 0)
+		return false;
+	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
+		;
+	return k > 0;
 }
 
-static enum fg_fold_input detect(const char *data, size_t len)
+/*
+ * The format of an input from its first 32 lines that are neither blank nor
+ * comments: bpftrace when the first is a map entry, folded stacks when all are
+ * folded lines, else perf script text.  Whatever the lines' length: when the
+ * data ends inside a line that matters and `all` is false, *more asks for more.
+ */
+static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *more,
+				 size_t *partial, int *nlines)
 {
 	const char *p = data, *end = data + len;
 	int folded = 0, lines = 0;
 
+	*more = false;
+	*nlines = 0;
 	while (p < end && lines < 32) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t n = (size_t)(le - p);
 
-		if (!nl && end - data >= DETECT_BYTES)
-			break; /* a partial line */
-		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		if (p[0] == ' ' || p[0] == '\t')
+			return FG_FOLD_PERF; /* an indented line: a frame */
+		if (!nl && !all) {
+			*more = true;
+			*partial = (size_t)(p - data);
+			*nlines = lines;
+			return FG_FOLD_PERF;
+		}
+		while (n && is_blank(p[n - 1]))
 			n--;
 		if (n && p[0] != '#') {
 			lines++;
 			if (lines == 1 && (p[0] == '@' || starts(p, n, "Attaching ", 10)))
 				return FG_FOLD_BPFTRACE;
-			if (p[0] == ' ' || p[0] == '\t')
-				return FG_FOLD_PERF;
-			size_t d = n;
-			while (d > 0 && is_digit(p[d - 1]))
-				d--;
-			if (d == n || d == 0 || p[d - 1] != ' ')
+			if (!is_folded_line(p, n))
 				return FG_FOLD_PERF;
 			folded++;
 		}
@@ -1009,23 +1196,29 @@ static enum fg_fold_input detect(const char *data, size_t len)
 	return folded ? FG_FOLD_FOLDED : FG_FOLD_PERF;
 }
 
-static int begin_input(struct fg_fold *f, const char *name, const char *peek, size_t plen)
+static int begin_input(struct fg_fold *f, const char *name, const char *peek, size_t plen,
+		       enum fg_fold_input fmt)
 {
 	f->name = name;
 	f->lineno = 0;
+	f->blank_lines = 0;
 	f->err = 0;
 	f->file_columns = 0;
 	f->in_sample = false;
 	f->in_entry = false;
+	f->entry_damaged = false;
+	f->strong_seen = false;
+	f->has_pending = false;
 	f->nframes = 0;
 	fg_buf_reset(&f->names);
 	if (memchr(peek, '\0', plen)) {
-		logf_(f, "%s: binary input, not text (records from fg-sample?); run it through "
-			 "fg-sym first: fg-sym < FILE | fg-fold",
+		logf_(f,
+		      "%s: binary input, not text (records from fg-sample?); run it through "
+		      "fg-sym first: fg-sym < FILE | fg-fold",
 		      name);
 		return f->err = -EMEDIUMTYPE;
 	}
-	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : detect(peek, plen);
+	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
 	if (f->fmt != FG_FOLD_FOLDED) {
 		if (f->st.columns == 2) {
 			logf_(f, "%s: cannot merge %s input with a two-column profile", name,
@@ -1035,6 +1228,21 @@ static int begin_input(struct fg_fold *f, const char *name, const char *peek, si
 		f->st.columns = 1;
 	}
 	return 0;
+}
+
+/* a line of max_line bytes or more, read past: the sample or entry it was in is left out */
+static void long_line(struct fg_fold *f)
+{
+	f->st.long_lines++;
+	if (f->st.long_lines <= MAX_LOGGED_BAD_LINES)
+		logf_(f, "%s:%llu: line of %zu bytes or more skipped (the limit)", f->name,
+		      (unsigned long long)f->lineno, f->max_line);
+	if (f->fmt == FG_FOLD_PERF && f->in_sample && !f->skip) {
+		f->skip = true;
+		f->st.damaged++;
+	}
+	if (f->fmt == FG_FOLD_BPFTRACE && f->in_entry)
+		f->entry_damaged = true;
 }
 
 static inline int one_line(struct fg_fold *f, const char *line, size_t len)
@@ -1054,7 +1262,10 @@ static int end_input(struct fg_fold *f)
 {
 	int r = 0;
 
-	if (f->fmt == FG_FOLD_PERF && f->in_sample)
+	f->st.lines += f->lineno - f->blank_lines;
+	if (f->fmt == FG_FOLD_PERF && f->has_pending)
+		r = resolve_pending(f, false);
+	if (r == 0 && f->fmt == FG_FOLD_PERF && f->in_sample)
 		r = end_sample(f);
 	if (f->fmt == FG_FOLD_BPFTRACE && f->in_entry) {
 		logf_(f, "%s:%llu: the input ends inside a map entry; its stack is lost", f->name,
@@ -1069,19 +1280,67 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 {
 	struct fg_lines l;
 	const char *line;
-	size_t len;
-	int r;
+	size_t len, want = DETECT_BYTES, partial;
+	enum fg_fold_input fmt = FG_FOLD_PERF;
+	uint64_t skipped[MAX_LOGGED_BAD_LINES];
+	size_t nskipped = 0, nlogged = 0;
+	bool more;
+	int r, nlines;
 
 	fg_lines_init_fd(&l, fd, name);
-	r = fg_lines_peek(&l, DETECT_BYTES, &line, &len);
+	l.max_line = f->max_line;
+	/*
+	 * Look further ahead while a long line leaves the format open, up to the
+	 * line limit; lines past it tell nothing (they are skipped), so read past
+	 * them when nothing else came before.
+	 */
+	for (;;) {
+		r = fg_lines_peek(&l, want, &line, &len);
+		if (r < 0)
+			break;
+		fmt = detect(line, len, len < want, &more, &partial, &nlines);
+		if (!more)
+			break;
+		if (want < f->max_line) {
+			want = want * 2 < f->max_line ? want * 2 : f->max_line;
+			continue;
+		}
+		if (nlines > 0) {
+			fmt = detect(line, partial, true, &more, &partial, &nlines);
+			break;
+		}
+		while ((r = fg_lines_next(&l, &line, &len)) == 1)
+			; /* blank lines and comments */
+		if (r != -E2BIG)
+			break;
+		if (nlogged < MAX_LOGGED_BAD_LINES)
+			skipped[nlogged++] = l.lineno;
+		nskipped++;
+		want = DETECT_BYTES;
+	}
 	if (r == 0) {
-		r = begin_input(f, name, line, len);
+		r = begin_input(f, name, line, len, fmt);
+		for (size_t i = 0; i < nskipped; i++) {
+			f->lineno = i < nlogged ? skipped[i] : l.lineno;
+			long_line(f);
+		}
+		f->lineno = l.lineno;
 	} else {
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
 		f->err = r;
 	}
-	while (r == 0 && (r = fg_lines_next(&l, &line, &len)) == 1)
+	while (r == 0) {
+		r = fg_lines_next(&l, &line, &len);
+		if (r == -E2BIG) {
+			f->lineno = l.lineno;
+			long_line(f);
+			r = 0;
+			continue;
+		}
+		if (r != 1)
+			break;
 		r = one_line(f, line, len);
+	}
 	if (r < 0 && r != f->err)
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
 	if (r == 0)
@@ -1093,13 +1352,22 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char *name)
 {
 	const char *p = data, *end = data + len;
-	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES);
+	bool more;
+	size_t partial;
+	int nlines;
+	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES,
+			    detect(data, len, true, &more, &partial, &nlines));
 
 	while (r == 0 && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 
-		r = one_line(f, p, (size_t)(le - p));
+		if ((size_t)(le - p) >= f->max_line) {
+			f->lineno++;
+			long_line(f);
+		} else {
+			r = one_line(f, p, (size_t)(le - p));
+		}
 		p = le + 1;
 	}
 	if (r == 0)
@@ -1126,28 +1394,33 @@ int fg_fold_write(struct fg_fold *f, FILE *out)
 	size_t n = fg_hmap_count(f->map);
 	struct fg_hent **v = fg_xreallocarray(NULL, n ? n : 1, sizeof(*v));
 	struct fg_hent *first = n ? fg_hmap_at(f->map, 0) : NULL;
-	char num[48];
+	char num[112];
+	int err = 0;
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = fg_hmap_at(f->map, i);
 	qsort(v, n, sizeof(*v), cmp_ent);
 	for (size_t i = 0; i < n; i++) {
-		int k;
+		const struct fg_count *c = f->counts[v[i] - first];
+		int k = 1;
 
-		if (f->st.columns == 2)
-			k = snprintf(num, sizeof(num), " %llu %llu\n",
-				     (unsigned long long)v[i]->val.u,
-				     (unsigned long long)((size_t)(v[i] - first) < f->counts2_alloc
-								  ? f->counts2[v[i] - first]
-								  : 0));
-		else
-			k = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v[i]->val.u);
+		num[0] = ' ';
+		if (f->st.columns == 2) {
+			k += fg_count_format(&c[0], num + k, sizeof(num) - (size_t)k);
+			num[k++] = ' ';
+			k += fg_count_format(&c[1], num + k, sizeof(num) - (size_t)k);
+		} else {
+			k += fg_count_format(&c[0], num + k, sizeof(num) - (size_t)k);
+		}
+		num[k++] = '\n';
 		if (fwrite(v[i]->key, 1, v[i]->len, out) != v[i]->len ||
-		    fwrite(num, 1, (size_t)k, out) != (size_t)k)
+		    fwrite(num, 1, (size_t)k, out) != (size_t)k) {
+			err = errno ? errno : EIO;
 			break;
+		}
 	}
 	free(v);
-	return ferror(out) ? -EIO : 0;
+	return err ? -err : ferror(out) ? -EIO : 0;
 }
 
 /* --- the object --- */
@@ -1165,6 +1438,7 @@ struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_fold_log_fn log,
 	f->log_ctx = ctx;
 	f->map = fg_hmap_new(1024);
 	f->line_first = SIZE_MAX;
+	f->max_line = FG_FOLD_MAX_LINE;
 	if (opts->event_filter) {
 		f->event_len = strlen(opts->event_filter);
 		f->event = fg_xstrdup(opts->event_filter);
@@ -1184,7 +1458,9 @@ void fg_fold_free(struct fg_fold *f)
 	fg_hmap_free(f->fcache[0]);
 	fg_hmap_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);
-	free(f->counts2);
+	free(f->counts);
+	fg_buf_release(&f->pending);
+	fg_buf_release(&f->rust);
 	free(f->event);
 	free(f->frames);
 	fg_buf_release(&f->pname);
@@ -1203,7 +1479,7 @@ const struct fg_fold_stats *fg_fold_stats(const struct fg_fold *f)
 	return &f->st;
 }
 
-static const char *const input_names[] = { "auto", "perf", "folded", "bpftrace" };
+static const char *const input_names[] = {"auto", "perf", "folded", "bpftrace"};
 
 const char *fg_fold_input_name(enum fg_fold_input in)
 {

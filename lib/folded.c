@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,4 +96,91 @@ bool fg_folded_next_frame(const char *stack, size_t len, size_t *pos, const char
 	*frame_len = semi ? (size_t)(semi - (stack + p)) : len - p;
 	*pos = p + *frame_len + 1;
 	return true;
+}
+
+static const uint64_t pow10_[FG_COUNT_MAX_DEC + 1] = {
+    1ULL,
+    10ULL,
+    100ULL,
+    1000ULL,
+    10000ULL,
+    100000ULL,
+    1000000ULL,
+    10000000ULL,
+    100000000ULL,
+    1000000000ULL,
+    10000000000ULL,
+    100000000000ULL,
+    1000000000000ULL,
+    10000000000000ULL,
+    100000000000000ULL,
+    1000000000000000ULL,
+    10000000000000000ULL,
+    100000000000000000ULL,
+    1000000000000000000ULL,
+};
+
+int fg_count_parse(const char *text, size_t len, struct fg_count *c)
+{
+	size_t i = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (len == 0 || !is_digit(text[0]))
+		return -EINVAL;
+	for (; i < len && is_digit(text[i]); i++) {
+		if (__builtin_mul_overflow(c->whole, 10, &c->whole) ||
+		    __builtin_add_overflow(c->whole, (uint64_t)(text[i] - '0'), &c->whole))
+			return -ERANGE;
+	}
+	if (i < len && text[i] == '.') {
+		for (i++; i < len && is_digit(text[i]); i++) {
+			if (c->dec < FG_COUNT_MAX_DEC) {
+				c->frac = c->frac * 10 + (uint64_t)(text[i] - '0');
+				c->dec++;
+			}
+		}
+	}
+	if (i != len)
+		return -EINVAL;
+	/* "2.50" is 2.5 */
+	while (c->dec > 0 && c->frac % 10 == 0) {
+		c->frac /= 10;
+		c->dec--;
+	}
+	return 0;
+}
+
+int fg_count_add(struct fg_count *sum, const struct fg_count *c)
+{
+	struct fg_count r = *sum;
+	uint64_t frac = c->frac;
+
+	/* the same scale for both fractions */
+	if (c->dec > r.dec) {
+		r.frac *= pow10_[c->dec - r.dec];
+		r.dec = c->dec;
+	} else {
+		frac *= pow10_[r.dec - c->dec];
+	}
+	r.frac += frac; /* < 2 * 10^18: no overflow */
+	if (__builtin_add_overflow(r.whole, c->whole, &r.whole))
+		return -EOVERFLOW;
+	if (r.frac >= pow10_[r.dec]) {
+		r.frac -= pow10_[r.dec];
+		if (__builtin_add_overflow(r.whole, 1, &r.whole))
+			return -EOVERFLOW;
+	}
+	while (r.dec > 0 && r.frac % 10 == 0) {
+		r.frac /= 10;
+		r.dec--;
+	}
+	*sum = r;
+	return 0;
+}
+
+int fg_count_format(const struct fg_count *c, char *buf, size_t size)
+{
+	if (c->dec == 0 || c->frac == 0)
+		return snprintf(buf, size, "%" PRIu64, c->whole);
+	return snprintf(buf, size, "%" PRIu64 ".%0*" PRIu64, c->whole, (int)c->dec, c->frac);
 }

@@ -76,6 +76,34 @@ static int fill(struct fg_lines *l)
 	return 1;
 }
 
+/* drop the line being read, up to its newline, keeping no more than a buffer of it */
+static int skip_line(struct fg_lines *l)
+{
+	uint64_t skipped = 0;
+
+	for (;;) {
+		char *p = l->buf + l->start;
+		char *nl = memchr(p, '\n', l->end - l->start);
+
+		if (nl) {
+			skipped += (uint64_t)(nl - p) + 1;
+			l->start += (size_t)(nl - p) + 1;
+			break;
+		}
+		skipped += l->end - l->start;
+		l->start = l->end;
+		int r = fill(l);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break;
+	}
+	l->lineno++;
+	l->offset = l->consumed;
+	l->consumed += skipped;
+	return -E2BIG;
+}
+
 int fg_lines_next(struct fg_lines *l, const char **line, size_t *len)
 {
 	size_t scanned = 0;
@@ -92,6 +120,8 @@ int fg_lines_next(struct fg_lines *l, const char **line, size_t *len)
 			goto got;
 		}
 		scanned = avail;
+		if (l->max_line && avail >= l->max_line)
+			return skip_line(l);
 		int r = fill(l);
 		if (r < 0)
 			return r;

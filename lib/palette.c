@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "fg/atomicfile.h"
+#include "fg/diag.h"
 #include "fg/hash.h"
 #include "fg/palette.h"
+#include "fg/util.h"
 
 static const char *const names[] = {
     [FG_PAL_HOT] = "hot",	[FG_PAL_MEM] = "mem",	    [FG_PAL_IO] = "io",
@@ -309,4 +313,92 @@ int fg_rgb_parse(const char *s, size_t len, struct fg_rgb *out)
 	}
 	*out = (struct fg_rgb){(uint8_t)v[0], (uint8_t)v[1], (uint8_t)v[2]};
 	return 0;
+}
+
+int fg_palette_background(const char *name, const char **top, const char **bottom)
+{
+	static const struct {
+		const char *name, *top, *bottom;
+	} bgs[] = {
+	    {"yellow", "#eeeeee", "#eeeeb0"},
+	    {"blue", "#eeeeee", "#e0e0ff"},
+	    {"green", "#eef2ee", "#e0ffe0"},
+	    {"grey", "#f8f8f8", "#e8e8e8"},
+	};
+	struct fg_rgb c;
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(bgs); i++)
+		if (strcmp(name, bgs[i].name) == 0) {
+			*top = bgs[i].top;
+			*bottom = bgs[i].bottom;
+			return 0;
+		}
+	if (name[0] != '#' || fg_rgb_parse(name, strlen(name), &c) < 0)
+		return -EINVAL;
+	*top = *bottom = name;
+	return 0;
+}
+
+void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad,
+			  uint64_t *first_bad)
+{
+	uint64_t lineno = 0;
+	size_t pos = 0;
+
+	*bad = *first_bad = 0;
+	while (pos < len) {
+		const char *line = data + pos, *nl = memchr(line, '\n', len - pos), *arrow = NULL;
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+		struct fg_rgb c;
+
+		pos += n + 1;
+		lineno++;
+		if (n && line[n - 1] == '\r')
+			n--;
+		/* the colour follows the last "->": names may hold one (operator->) */
+		for (size_t i = n; i-- > 1;)
+			if (line[i - 1] == '-' && line[i] == '>') {
+				arrow = line + i - 1;
+				break;
+			}
+		if (!arrow || fg_rgb_parse(arrow + 2, (size_t)(line + n - arrow - 2), &c) < 0) {
+			if (n && !(*bad)++)
+				*first_bad = lineno;
+			continue;
+		}
+		fg_hmap_upsert(m, line, (size_t)(arrow - line), NULL)->val.u = fg_rgb_pack(c);
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct fg_hent *x = *(const struct fg_hent *const *)a;
+	const struct fg_hent *y = *(const struct fg_hent *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->key, y->key, n);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+int fg_palette_map_write(const struct fg_hmap *m, const char *path)
+{
+	size_t n = fg_hmap_count(m);
+	struct fg_hent **v;
+	struct fg_atomic a;
+	int err = fg_atomic_open(&a, path);
+
+	if (err < 0)
+		return err;
+	v = fg_xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = fg_hmap_at(m, i);
+	qsort(v, n, sizeof(*v), cmp_entry);
+	for (size_t i = 0; i < n; i++) {
+		struct fg_rgb c = fg_rgb_unpack(v[i]->val.u);
+
+		fwrite(v[i]->key, 1, v[i]->len, a.fp);
+		fprintf(a.fp, "->rgb(%u,%u,%u)\n", c.r, c.g, c.b);
+	}
+	free(v);
+	return fg_atomic_commit(&a);
 }

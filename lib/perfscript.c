@@ -10,13 +10,15 @@
 /* character classes, by table: these run for every byte of every frame line */
 enum { C_SPACE = 1, C_DIGIT = 2, C_HEX = 4 };
 static const uint8_t ctype[256] = {
-	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\f'] = C_SPACE, ['\v'] = C_SPACE,
-	['0'] = C_DIGIT | C_HEX, ['1'] = C_DIGIT | C_HEX, ['2'] = C_DIGIT | C_HEX,
-	['3'] = C_DIGIT | C_HEX, ['4'] = C_DIGIT | C_HEX, ['5'] = C_DIGIT | C_HEX,
-	['6'] = C_DIGIT | C_HEX, ['7'] = C_DIGIT | C_HEX, ['8'] = C_DIGIT | C_HEX,
-	['9'] = C_DIGIT | C_HEX, ['a'] = C_HEX, ['b'] = C_HEX, ['c'] = C_HEX, ['d'] = C_HEX,
-	['e'] = C_HEX, ['f'] = C_HEX, ['A'] = C_HEX, ['B'] = C_HEX, ['C'] = C_HEX, ['D'] = C_HEX,
-	['E'] = C_HEX, ['F'] = C_HEX,
+    [' '] = C_SPACE,	     ['\t'] = C_SPACE,	      ['\r'] = C_SPACE,
+    ['\f'] = C_SPACE,	     ['\v'] = C_SPACE,	      ['0'] = C_DIGIT | C_HEX,
+    ['1'] = C_DIGIT | C_HEX, ['2'] = C_DIGIT | C_HEX, ['3'] = C_DIGIT | C_HEX,
+    ['4'] = C_DIGIT | C_HEX, ['5'] = C_DIGIT | C_HEX, ['6'] = C_DIGIT | C_HEX,
+    ['7'] = C_DIGIT | C_HEX, ['8'] = C_DIGIT | C_HEX, ['9'] = C_DIGIT | C_HEX,
+    ['a'] = C_HEX,	     ['b'] = C_HEX,	      ['c'] = C_HEX,
+    ['d'] = C_HEX,	     ['e'] = C_HEX,	      ['f'] = C_HEX,
+    ['A'] = C_HEX,	     ['B'] = C_HEX,	      ['C'] = C_HEX,
+    ['D'] = C_HEX,	     ['E'] = C_HEX,	      ['F'] = C_HEX,
 };
 
 static inline bool is_space(char c)
@@ -43,7 +45,7 @@ static inline size_t skip_blanks(const char *p, size_t i, size_t end)
 	for (; i + 16 <= end; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
 		unsigned m = (unsigned)_mm_movemask_epi8(
-			_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)));
+		    _mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, tab)));
 
 		if (m != 0xffff)
 			return i + (size_t)__builtin_ctz(~m);
@@ -181,55 +183,104 @@ uint64_t fg_span_hex(struct fg_span s)
 
 static int parse_u64(const char *p, size_t n, uint64_t *out)
 {
-	return fg_span_u64((struct fg_span){ p, n }, out);
+	return fg_span_u64((struct fg_span){p, n}, out);
 }
 
 #define MAX_HEADER_TOKENS 64
 
-int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+/* -F +misc: a few flag letters ("U", "K", "Um") between the thread id and the time */
+static bool is_misc_token(struct fg_span t)
 {
-	struct fg_span t[MAX_HEADER_TOKENS];
-	size_t n = 0, pos = 0, slash = 0, k, pidk = 0;
+	if (t.len == 0 || t.len > 4)
+		return false;
+	for (size_t i = 0; i < t.len; i++)
+		if (!((t.p[i] >= 'A' && t.p[i] <= 'Z') || (t.p[i] >= 'a' && t.p[i] <= 'z')))
+			return false;
+	return true;
+}
 
-	/* split once; the fields perf prints come within the first tokens */
-	while (n < MAX_HEADER_TOKENS && next_token(line, len, &pos, &t[n]))
-		n++;
-	/* the comm runs up to the first number (or PID/TID) followed by what perf puts after it */
-	for (k = 1; k + 1 < n; k++) {
-		struct fg_span nx = t[k + 1];
+/* -F +tod: "2026-11-30 14:39:14.288240", the wall-clock time, before perf's own */
+static bool is_tod(const struct fg_span *t, size_t k, size_t n)
+{
+	return k + 1 < n && t[k].len == 10 && t[k].p[4] == '-' && t[k].p[7] == '-' &&
+	       is_digit(t[k].p[0]) && t[k + 1].len >= 8 && t[k + 1].p[2] == ':' &&
+	       t[k + 1].p[5] == ':' && is_digit(t[k + 1].p[0]);
+}
 
-		if (is_pid_token(t[k], &slash) &&
-		    (is_cpu_token(nx) || is_time_token(nx) || is_event_token(nx))) {
-			pidk = k;
-			break;
-		}
-	}
-	if (!pidk)
-		return -EINVAL;
+static bool is_record_token(struct fg_span t)
+{
+	return t.len > 12 && memcmp(t.p, "PERF_RECORD_", 12) == 0;
+}
 
-	memset(h, 0, sizeof(*h));
-	h->comm.p = t[0].p;
-	h->comm.len = (size_t)(t[pidk - 1].p + t[pidk - 1].len - t[0].p);
-	if (slash) {
-		h->pid.p = t[pidk].p;
-		h->pid.len = slash;
-		h->tid.p = t[pidk].p + slash + 1;
-		h->tid.len = t[pidk].len - slash - 1;
-	} else {
-		h->tid = t[pidk];
-	}
-	if (parse_u64(h->tid.p, h->tid.len, &h->tid_num) != 0)
-		h->tid_num = UINT64_MAX;
-	if (!slash || parse_u64(h->pid.p, h->pid.len, &h->pid_num) != 0)
-		h->pid_num = h->tid_num;
+/* the text from token t to the end of the line, trailing blanks dropped */
+static struct fg_span rest_from(const char *line, size_t len, const struct fg_span *t)
+{
+	size_t end = len;
 
-	k = pidk + 1;
-	if (k < n && is_cpu_token(t[k]))
+	while (end > 0 && is_space(line[end - 1]))
+		end--;
+	return (struct fg_span){t->p, (size_t)(line + end - t->p)};
+}
+
+/* whether t[k] ends the header: the line ends there, or a frame follows it */
+static bool period_ends(const char *line, size_t len, const struct fg_span *t, size_t n, size_t k)
+{
+	struct fg_ps_frame fr;
+
+	if (k + 1 == n)
+		return true;
+	struct fg_span r = rest_from(line, len, &t[k + 1]);
+	return fg_ps_find_frame(r.p, r.len, &fr) == 0 && fr.addr.p == r.p;
+}
+
+/*
+ * The fields after the thread id at t[k]: 0 (a header), FG_PS_SIDEBAND, -EINVAL
+ * (not a header with its thread id there), -ERANGE.
+ */
+static int after_tid(const char *line, size_t len, const struct fg_span *t, size_t n, size_t k,
+		     struct fg_ps_header *h)
+{
+	bool strong = false;
+
+	k++;
+	/* -F +misc prints its letters before the CPU or the time */
+	if (k + 1 < n && is_misc_token(t[k]) && (is_cpu_token(t[k + 1]) || is_time_token(t[k + 1])))
 		k++;
-	if (k < n && is_time_token(t[k]))
+	if (k < n && is_cpu_token(t[k])) {
 		k++;
-	/* a number is the period only when an event follows it */
-	if (k + 1 < n && all_digits(t[k].p, t[k].len) && is_event_token(t[k + 1])) {
+		strong = true;
+		if (k + 1 < n && is_misc_token(t[k]) && is_time_token(t[k + 1]))
+			k++;
+	}
+	if (is_tod(t, k, n))
+		k += 2;
+	if (k < n && is_time_token(t[k])) {
+		k++;
+		strong = true;
+	}
+	if (k < n && is_record_token(t[k])) {
+		/* "PERF_RECORD_COMM:", "PERF_RECORD_EXIT(5874:5874):(58:58)": the name */
+		size_t m = 12;
+
+		while (m < t[k].len && ((t[k].p[m] >= 'A' && t[k].p[m] <= 'Z') ||
+					is_digit(t[k].p[m]) || t[k].p[m] == '_'))
+			m++;
+		h->record.p = t[k].p;
+		h->record.len = m;
+		k++;
+		if (k < n)
+			h->rest = rest_from(line, len, &t[k]);
+		else
+			h->rest.p = line + len;
+		return FG_PS_SIDEBAND;
+	}
+	/*
+	 * A number is the period when an event follows it, or (-F -event) when
+	 * it ends the line or a frame does.
+	 */
+	if (k < n && all_digits(t[k].p, t[k].len) &&
+	    ((k + 1 < n && is_event_token(t[k + 1])) ||
+	     (strong && period_ends(line, len, t, n, k)))) {
 		if (parse_u64(t[k].p, t[k].len, &h->period) != 0)
 			return -ERANGE;
 		h->has_period = true;
@@ -239,19 +290,83 @@ int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 		h->event.p = t[k].p;
 		h->event.len = t[k].len - 1;
 		k++;
+		strong = true;
 	}
-	/* the rest of the line, from the next token on */
-	if (k < n) {
-		size_t end = len;
-
-		while (end > 0 && is_space(line[end - 1]))
-			end--;
-		h->rest.p = t[k].p;
-		h->rest.len = (size_t)(line + end - t[k].p);
-	} else {
+	if (k < n)
+		h->rest = rest_from(line, len, &t[k]);
+	else
 		h->rest.p = line + len;
+	if (strong)
+		return 0;
+
+	/* weak: "[PERIOD]", or "[PERIOD] ADDR SYM (MODULE)" (-G); nothing else */
+	h->weak = true;
+	if (h->rest.len == 0)
+		return 0;
+	struct fg_ps_frame fr;
+	struct fg_span num = t[k];
+	if (fg_ps_find_frame(h->rest.p, h->rest.len, &fr) == 0) {
+		if (fr.addr.p == h->rest.p)
+			return 0;
+		if (k + 1 < n && t[k + 1].p == fr.addr.p && all_digits(num.p, num.len)) {
+			if (parse_u64(num.p, num.len, &h->period) != 0)
+				return -ERANGE;
+			h->has_period = true;
+			h->rest = rest_from(line, len, &t[k + 1]);
+			return 0;
+		}
+		return -EINVAL;
 	}
-	return 0;
+	if (k + 1 == n && all_digits(num.p, num.len)) {
+		if (parse_u64(num.p, num.len, &h->period) != 0)
+			return -ERANGE;
+		h->has_period = true;
+		h->rest.p = line + len;
+		h->rest.len = 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+{
+	struct fg_span t[MAX_HEADER_TOKENS];
+	size_t n = 0, pos = 0, slash = 0;
+	int r = -EINVAL;
+
+	/* split once; the fields perf prints come within the first tokens */
+	while (n < MAX_HEADER_TOKENS && next_token(line, len, &pos, &t[n]))
+		n++;
+	/*
+	 * The comm runs up to the first number (or PID/TID) followed by what perf
+	 * puts after it; with -F tid,... there is no comm at all.
+	 */
+	for (size_t k = 0; k < n; k++) {
+		if (!is_pid_token(t[k], &slash))
+			continue;
+		memset(h, 0, sizeof(*h));
+		r = after_tid(line, len, t, n, k, h);
+		if (r == -EINVAL)
+			continue;
+		if (r < 0)
+			return r;
+		h->comm.p = t[0].p;
+		h->comm.len = k ? (size_t)(t[k - 1].p + t[k - 1].len - t[0].p) : 0;
+		if (slash) {
+			h->pid.p = t[k].p;
+			h->pid.len = slash;
+			h->tid.p = t[k].p + slash + 1;
+			h->tid.len = t[k].len - slash - 1;
+		} else {
+			h->tid = t[k];
+		}
+		if (parse_u64(h->tid.p, h->tid.len, &h->tid_num) != 0)
+			h->tid_num = UINT64_MAX;
+		if (!slash || parse_u64(h->pid.p, h->pid.len, &h->pid_num) != 0)
+			h->pid_num = h->tid_num;
+		return r;
+	}
+	return -EINVAL;
 }
 
 /* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */
@@ -275,29 +390,9 @@ static size_t module_open(const char *line, size_t from, size_t end)
 	return 0;
 }
 
-int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
+/* the symbol between s0 and s1, its +0xOFFSET taken off */
+static void set_sym(const char *line, size_t s0, size_t s1, struct fg_ps_frame *f)
 {
-	size_t i = 0, end = len, a0, open;
-
-	while (end > 0 && is_space(line[end - 1]))
-		end--;
-	i = skip_blanks(line, 0, end);
-	a0 = i;
-	i = skip_hex(line, i, end);
-	if (i == a0 || i == end || !is_space(line[i]))
-		return -EINVAL;
-	f->addr.p = line + a0;
-	f->addr.len = i - a0;
-	if (line[end - 1] != ')')
-		return -EINVAL;
-	/* the module is the parenthesised group at the end, parentheses inside it balanced */
-	open = module_open(line, i, end);
-	if (open <= i || !is_space(line[open - 1]))
-		return -EINVAL;
-	f->module.p = line + open + 1;
-	f->module.len = end - 1 - (open + 1);
-
-	size_t s0 = i, s1 = open - 1;
 	while (s0 < s1 && is_space(line[s0]))
 		s0++;
 	while (s1 > s0 && is_space(line[s1 - 1]))
@@ -308,17 +403,134 @@ int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
 		k--;
 	f->offset = 0;
 	if (k < s1 && k >= s0 + 3 && memcmp(line + k - 3, "+0x", 3) == 0) {
-		f->offset = fg_span_hex((struct fg_span){ line + k, s1 - k });
+		f->offset = fg_span_hex((struct fg_span){line + k, s1 - k});
 		s1 = k - 3;
 	}
 	f->sym.p = line + s0;
 	f->sym.len = s1 - s0;
+}
+
+/* "ADDR SYM (MODULE)" from line[i]; with no_module, also "ADDR [SYM]" */
+static int parse_frame_at(const char *line, size_t i, size_t end, bool no_module,
+			  struct fg_ps_frame *f)
+{
+	size_t a0 = i, open;
+
+	i = skip_hex(line, i, end);
+	if (i == a0 || (i < end && !is_space(line[i])))
+		return -EINVAL;
+	f->addr.p = line + a0;
+	f->addr.len = i - a0;
+	if (i < end && line[end - 1] == ')') {
+		/* the module is the parenthesised group at the end, parentheses inside balanced */
+		open = module_open(line, i, end);
+		if (open > i && is_space(line[open - 1])) {
+			f->module.p = line + open + 1;
+			f->module.len = end - 1 - (open + 1);
+			set_sym(line, i, open - 1, f);
+			return 0;
+		}
+	}
+	if (!no_module)
+		return -EINVAL;
+	f->module.p = line + end;
+	f->module.len = 0;
+	set_sym(line, i, end, f);
 	return 0;
+}
+
+int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f)
+{
+	size_t end = len;
+
+	while (end > 0 && is_space(line[end - 1]))
+		end--;
+	return parse_frame_at(line, skip_blanks(line, 0, end), end, len > 0 && line[0] == '\t', f);
+}
+
+static bool starts_with(const char *p, size_t len, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return len >= n && memcmp(p, lit, n) == 0;
+}
+
+/* a field perf prints after a single-line sample's frame, from s[i] (a word's start) */
+static bool is_trailer(const char *s, size_t i, size_t len)
+{
+	size_t j = i;
+
+	if (starts_with(s + i, len - i, "insn:") || starts_with(s + i, len - i, "ilen:") ||
+	    starts_with(s + i, len - i, "IPC:"))
+		return true;
+	/* a number alone at the end (-F +phys_addr), or a branch record "0x1/0x2/..." */
+	while (j < len && is_hex(s[j]))
+		j++;
+	if (j > i && j == len)
+		return true;
+	return starts_with(s + i, len - i, "0x") && memchr(s + i, '/', len - i);
+}
+
+int fg_ps_find_frame(const char *s, size_t len, struct fg_ps_frame *f)
+{
+	size_t end = len;
+
+	while (end > 0 && is_space(s[end - 1]))
+		end--;
+	/* drop what perf prints after the frame: from the first trailer after a ')' */
+	for (size_t i = 1; i < end; i++) {
+		if (s[i - 1] == ' ' && s[i] != ' ' && is_trailer(s, i, end)) {
+			size_t e = i;
+
+			while (e > 0 && is_space(s[e - 1]))
+				e--;
+			if (e > 0 && s[e - 1] == ')') {
+				end = e;
+				break;
+			}
+		}
+	}
+	/* the first hexadecimal word that makes a frame whose symbol is not another field */
+	for (size_t i = 0; i < end; i++) {
+		if (i > 0 && !is_space(s[i - 1]))
+			continue;
+		if (!is_hex(s[i]) || parse_frame_at(s, i, end, true, f) != 0)
+			continue;
+		const char *sym = f->sym.p;
+		size_t n = f->sym.len, h = 0;
+
+		while (h < n && is_hex(sym[h]))
+			h++;
+		if (h > 0 && (h == n || is_space(sym[h])))
+			continue; /* another number follows this one: payload */
+		if (starts_with(sym, n, "|OP "))
+			continue; /* -F +data_src's decoding */
+		if (n == 0 && f->module.len == 0)
+			continue; /* a lone number is no frame here */
+		return 0;
+	}
+	return -EINVAL;
+}
+
+bool fg_ps_is_extra_line(const char *line, size_t len)
+{
+	size_t i = skip_blanks(line, 0, len), end = len;
+
+	while (end > i && is_space(line[end - 1]))
+		end--;
+	if (i == end)
+		return false;
+	if (line[i] == '|')
+		return true; /* -F +srccode: "|16    source" */
+	if (i == 0)
+		return false;
+	return is_trailer(line, i, end) &&
+	       (!is_hex(line[i]) || line[0] != '\t'); /* not "\tADDR": a frame of -F ip */
 }
 
 bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 {
-	size_t i = 0, end = len;
+	size_t i = 0, end = len, k;
 
 	if (len == 0 || !is_space(line[0]))
 		return false;
@@ -328,6 +540,15 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 		end--;
 	if (i == end)
 		return false;
+	/* -G -F +srcline,+phys_addr: "file.c:17       0" */
+	for (k = end; k > i && is_hex(line[k - 1]); k--)
+		;
+	if (k < end && k > i && is_space(line[k - 1])) {
+		while (k > i && is_space(line[k - 1]))
+			k--;
+		if (fg_ps_is_srcline(line, k, src))
+			return true;
+	}
 	src->p = line + i;
 	src->len = end - i;
 	/* "FILE:LINE", perhaps followed by " (discriminator N)" */
@@ -346,11 +567,11 @@ bool fg_ps_is_srcline(const char *line, size_t len, struct fg_span *src)
 		const char *lb = memrchr(s, '[', n);
 
 		if (lb && lb > s) {
-			size_t k = (size_t)(lb - s) + 1;
+			size_t j = (size_t)(lb - s) + 1;
 
-			while (k < n - 1 && (is_hex(s[k]) || s[k] == 'x'))
-				k++;
-			return k == n - 1 && k > (size_t)(lb - s) + 1;
+			while (j < n - 1 && (is_hex(s[j]) || s[j] == 'x'))
+				j++;
+			return j == n - 1 && j > (size_t)(lb - s) + 1;
 		}
 	}
 	return false;
@@ -372,7 +593,7 @@ size_t fg_ps_event_base_len(const char *event, size_t len)
 static struct fg_span basename_of(const char *p, size_t len)
 {
 	const char *sl = memrchr(p, '/', len);
-	struct fg_span s = { p, len };
+	struct fg_span s = {p, len};
 
 	if (sl) {
 		s.p = sl + 1;

@@ -212,6 +212,7 @@ struct writer {
 	FILE *out;
 	struct fg_buf b;
 	int err;
+	uint64_t bytes;
 };
 
 static void flush(struct writer *w, bool force)
@@ -220,6 +221,7 @@ static void flush(struct writer *w, bool force)
 		return;
 	if (!w->err && fwrite(w->b.data, 1, w->b.len, w->out) != w->b.len)
 		w->err = errno ? -errno : -EIO;
+	w->bytes += w->b.len;
 	fg_buf_reset(&w->b);
 }
 
@@ -374,9 +376,9 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 			struct fg_rgb c =
 			    fg_palette_color(o->palette, o->pick, fr->name, fr->name_len, rng);
 
-			e->val.u = fg_svg_pack(c);
+			e->val.u = fg_rgb_pack(c);
 		}
-		return fg_svg_unpack(e->val.u);
+		return fg_rgb_unpack(e->val.u);
 	}
 	if (fr->flags & FG_FRAME_WAKER) {
 		/* a waker in a chain graph: colour it as "NAME_[w]" */
@@ -392,9 +394,9 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame
 	return fg_palette_color(o->palette, o->pick, fr->name, fr->name_len, rng);
 }
 
-int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o)
+int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o)
 {
-	struct writer w = {out, FG_BUF_INIT, 0};
+	struct writer w = {out, FG_BUF_INIT, 0, 0};
 	struct fg_buf *b = &w.b;
 	double timemax = o->timemax > f->total ? o->timemax : f->total;
 	double ypad1 = o->fontsize * 3 + (o->subtitle ? o->fontsize * 2 : 0);
@@ -522,12 +524,12 @@ int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *
 	fg_buf_addstr(b, "</g>\n<g id=\"tip\" class=\"hide\"><rect rx=\"3\" ry=\"3\"/></g>\n");
 	script(b);
 	fg_buf_addstr(b, "</g>\n</svg>\n");
-	return finish(&w);
+	return finish(&w) < 0 ? w.err : (int64_t)w.bytes;
 }
 
 int fg_svg_write_message(FILE *out, const struct fg_svg_opts *o, const char *message)
 {
-	struct writer w = {out, FG_BUF_INIT, 0};
+	struct writer w = {out, FG_BUF_INIT, 0, 0};
 	int height = (int)(o->fontsize * 5);
 
 	raw8 = is_utf8(o->encoding) ? 0 : FG_ESC_RAW8;
@@ -613,6 +615,25 @@ int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len)
 	free(na->attrs);
 	na->attrs = attrs.len ? fg_buf_detach(&attrs, NULL) : NULL;
 	fg_buf_release(&attrs);
+	return 0;
+}
+
+int fg_svg_nameattr_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad_line)
+{
+	uint64_t lineno = 0;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *line = data + pos, *nl = memchr(line, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - line) : len - pos;
+
+		pos += n + 1;
+		lineno++;
+		if (n && fg_svg_nameattr_line(m, line, n) < 0) {
+			*bad_line = lineno;
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 

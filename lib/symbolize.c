@@ -13,6 +13,7 @@
 
 #include "fg/bigmem.h"
 #include "fg/buf.h"
+#include "fg/debugfile.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
@@ -30,6 +31,7 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 	[FG_UNNAMED_GONE] = "process gone",
 	[FG_UNNAMED_NOMAP] = "no mapping",
 	[FG_UNNAMED_NOJIT] = "no JIT map",
+	[FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
 };
 
 const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
@@ -49,6 +51,7 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 #define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
 #define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
 #define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
+#define HELD_MAX (64u << 20)	  /* bytes of samples held back for debuginfod */
 
 enum map_kind {
 	MAP_FILE,
@@ -63,6 +66,9 @@ struct dso {
 	char *path;   /* the path as mapped */
 	struct fg_dwarf *dwarf;
 	enum fg_nosrc nosrc; /* why dwarf is NULL */
+	bool dbgi_pending;   /* its debug file is being fetched (debuginfod) */
+	bool dbgi_timedout;  /* ... and did not come in time */
+	bool dbgi_named;     /* its symbols are from a debug file fetched */
 };
 
 struct map {
@@ -124,6 +130,24 @@ struct memo {
 	uint32_t len;
 	int8_t why; /* the enum fg_unnamed reason, or -1 when named */
 	bool leaf;
+	bool dbgi; /* named by a debug file fetched */
+};
+
+/* A frame of a held sample, waiting for its file's debug file. */
+struct hole {
+	size_t at;    /* where its text goes in the sample's text */
+	struct map m; /* the mapping as it was (m.path is the hole's) */
+	uint64_t ip;
+	bool leaf;
+};
+
+/* A sample held back (fg_sym_opts.debuginfod), its frames named but the holes. */
+struct held {
+	char *text;
+	size_t len;
+	struct hole *holes;
+	size_t nholes;
+	struct held *next;
 };
 
 struct fg_symbolizer {
@@ -144,6 +168,11 @@ struct fg_symbolizer {
 	uint32_t *exited; /* ring of exited pids */
 	size_t exited_head, exited_n;
 	struct fg_sym_stats st;
+	struct held *held, *held_tail; /* oldest first */
+	size_t nheld, held_bytes;
+	struct hole *holes; /* of the sample being named */
+	size_t nholes, holes_alloc;
+	struct map *defer_map; /* set by name_frame when it defers a frame */
 	struct fg_buf out;
 	struct fg_buf tmp;
 	char name_buf[PATH_MAX + 64];
@@ -234,6 +263,15 @@ static void jit_free(struct jit *j)
 	free(j);
 }
 
+static void held_free(struct held *h)
+{
+	for (size_t i = 0; i < h->nholes; i++)
+		free(h->holes[i].m.path);
+	free(h->holes);
+	free(h->text);
+	free(h);
+}
+
 void fg_symbolizer_free(struct fg_symbolizer *s)
 {
 	if (!s)
@@ -254,6 +292,13 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	if (s->kstamp_ok)
 		fg_kstamp_free(&s->kstamp);
 	free(s->exited);
+	while (s->held) {
+		struct held *h = s->held;
+
+		s->held = h->next;
+		held_free(h);
+	}
+	free(s->holes);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
 	if (s->memo)
@@ -641,85 +686,6 @@ static int try_open(const char *path, struct stat *st)
 	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
 }
 
-/*
- * Open a separate debug file and check it belongs to `e`.  *fdp keeps the
- * descriptor open (for DWARF, read from the very file checked).
- */
-static struct fg_elfsyms *open_debug(const char *path, const struct fg_elfsyms *e, int *fdp)
-{
-	struct fg_elfsyms *d;
-	struct stat st;
-	int fd = try_open(path, &st);
-
-	if (fd < 0)
-		return NULL;
-	d = fg_elfsyms_open_fd(fd);
-	if (d) {
-		bool ok;
-
-		if (e->build_id_len) {
-			ok = d->build_id_len == e->build_id_len &&
-			     memcmp(d->build_id, e->build_id, e->build_id_len) == 0;
-		} else {
-			uint32_t crc;
-
-			ok = e->debuglink && fg_elf_crc32(fd, &crc) == 0 && crc == e->debuglink_crc;
-		}
-		if (!ok) {
-			fg_elfsyms_free(d);
-			d = NULL;
-		}
-	}
-	if (d)
-		*fdp = fd;
-	else
-		close(fd);
-	return d;
-}
-
-/*
- * Separate debug information, where gdb and perf look: by build-id under
- * /usr/lib/debug/.build-id/, then by .gnu_debuglink next to the file, in its
- * .debug/ directory and under /usr/lib/debug/.  `prefix` is where the file
- * itself was found (--symfs, a process root).  Returns the path found.
- */
-static char *find_debug(const struct dso *d, struct fg_elfsyms **out, int *fdp)
-{
-	const struct fg_elfsyms *e = d->elf;
-	char path[PATH_MAX * 2];
-	const char *prefixes[2] = { d->prefix, "" };
-
-	*out = NULL;
-	for (int pi = 0; pi < 2; pi++) {
-		const char *pre = prefixes[pi];
-
-		if (pi == 1 && !*d->prefix)
-			break;
-		if (e->build_id_len) {
-			char hex[2 * FG_BUILD_ID_MAX + 2];
-
-			fg_build_id_hex(e->build_id, e->build_id_len, hex, true);
-			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug", pre, hex);
-			if ((*out = open_debug(path, e, fdp)) != NULL)
-				return fg_xstrdup(path);
-		}
-		if (e->debuglink) {
-			const char *slash = strrchr(d->path, '/');
-			int dirlen = slash ? (int)(slash - d->path) : 0;
-			const char *fmts[] = { "%s%.*s/%s", "%s%.*s/.debug/%s", "%s/usr/lib/debug%.*s/%s" };
-
-			for (size_t i = 0; i < FG_ARRAY_SIZE(fmts); i++) {
-				if (i == 0 && strcmp(d->path + dirlen + 1, e->debuglink) == 0)
-					continue; /* the file itself */
-				snprintf(path, sizeof(path), fmts[i], pre, dirlen, d->path, e->debuglink);
-				if ((*out = open_debug(path, e, fdp)) != NULL)
-					return fg_xstrdup(path);
-			}
-		}
-	}
-	return NULL;
-}
-
 static void load_vdso(struct fg_symbolizer *s)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
@@ -762,7 +728,8 @@ static void open_dwarf(struct fg_symbolizer *s, struct dso *d, int fd, int dfd, 
 	if (dfd >= 0 && !(d->dwarf = fg_dwarf_open_fd(dfd, dpath, d->prefix)))
 		err = errno;
 	snprintf(path, sizeof(path), "%s%s", d->prefix, d->path);
-	if (!d->dwarf && !(d->dwarf = fg_dwarf_open_fd(fd, path, d->prefix)) && errno != ENODATA)
+	if (!d->dwarf && fd >= 0 && !(d->dwarf = fg_dwarf_open_fd(fd, path, d->prefix)) &&
+	    errno != ENODATA)
 		err = errno;
 	if (d->dwarf)
 		return;
@@ -774,6 +741,70 @@ static void open_dwarf(struct fg_symbolizer *s, struct dso *d, int fd, int dfd, 
 	if (s->o.verbose && err != ENODATA)
 		warn(s, "no source information from '%s': %s", dfd >= 0 ? dpath : path,
 		     fg_nosrc_reasons[d->nosrc]);
+}
+
+/* A debug file debuginfod answered with (or not), for the file of `d`. */
+static void dbgi_answer(struct fg_symbolizer *s, struct dso *d, struct fg_debuginfod_result *res)
+{
+	static const char *const why[] = {
+		[FG_DBGI_NOTFOUND] = "not found",
+		[FG_DBGI_TIMEDOUT] = "timed out",
+		[FG_DBGI_REFUSED] = "the file served has another build-id: refused",
+		[FG_DBGI_FAILED] = "the servers cannot be reached",
+	};
+
+	d->dbgi_pending = false;
+	if (res->state == FG_DBGI_TIMEDOUT)
+		d->dbgi_timedout = true;
+	if (res->state != FG_DBGI_FOUND) {
+		if (s->o.verbose && res->state < FG_ARRAY_SIZE(why) && why[res->state])
+			warn(s, "debuginfod: no debug file for '%s': %s", d->path, why[res->state]);
+		return;
+	}
+	enum fg_elf_symtab before = d->elf->kind;
+	fg_elfsyms_adopt(d->elf, res->df.elf);
+	d->dbgi_named = d->elf->kind > before;
+	if ((s->o.inline_frames || s->o.srcline) && !d->dwarf && d->nosrc == FG_NOSRC_NODWARF)
+		open_dwarf(s, d, -1, res->df.fd, res->df.path);
+	fg_debugfile_release(&res->df);
+}
+
+/*
+ * No debug file here: ask debuginfod for one, when the file lacks what
+ * its debug file would give (a .symtab, or DWARF for --inline and --srcline).
+ */
+static void ask_debuginfod(struct fg_symbolizer *s, struct dso *d)
+{
+	struct fg_debuginfod_result res;
+	const struct fg_elfsyms *e = d->elf;
+	bool dwarf =
+	    (s->o.inline_frames || s->o.srcline) && !d->dwarf && d->nosrc == FG_NOSRC_NODWARF;
+
+	if (!s->o.debuginfod || !e->build_id_len || (e->kind == FG_ELF_SYMTAB && !dwarf))
+		return;
+	switch (fg_debuginfod_request(s->o.debuginfod, e->build_id, e->build_id_len, d, &res)) {
+	case FG_DBGI_PENDING:
+		d->dbgi_pending = true;
+		break;
+	case FG_DBGI_FOUND:
+	case FG_DBGI_NOTFOUND:
+	case FG_DBGI_TIMEDOUT:
+	case FG_DBGI_REFUSED:
+	case FG_DBGI_FAILED:
+		dbgi_answer(s, d, &res);
+		break;
+	default: /* asked before, under another identity of the same file */
+		break;
+	}
+}
+
+/* The debug files fetched since last asked. */
+static void collect_fetches(struct fg_symbolizer *s)
+{
+	struct fg_debuginfod_result res;
+
+	while (fg_debuginfod_collect(s->o.debuginfod, &res))
+		dbgi_answer(s, res.tag, &res);
 }
 
 static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
@@ -881,19 +912,19 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d->path = fg_xstrdup(m->path);
 	d->prefix = fg_xstrdup(prefix);
 	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
-		struct fg_elfsyms *dbg;
-		int dfd = -1;
-		char *dpath = find_debug(d, &dbg, &dfd);
+		struct fg_debugfile df = FG_DEBUGFILE_INIT;
+		struct fg_debug_want w;
+		bool found;
 
-		if (dbg) {
-			fg_elfsyms_adopt(d->elf, dbg);
-			fg_elfsyms_free(dbg);
-		}
+		fg_debug_want_init(&w, elf, d->path, d->prefix);
+		found = fg_debugfile_find(&w, &df) == 0;
+		if (found)
+			fg_elfsyms_adopt(d->elf, df.elf);
 		if (s->o.inline_frames || s->o.srcline)
-			open_dwarf(s, d, fd, dfd, dpath);
-		if (dfd >= 0)
-			close(dfd);
-		free(dpath);
+			open_dwarf(s, d, fd, df.fd, df.path);
+		fg_debugfile_release(&df);
+		if (!found)
+			ask_debuginfod(s, d);
 	}
 	if (elf && elf->minidebug_err && elf->kind != FG_ELF_SYMTAB) {
 		/* its functions stay unnamed: say why */
@@ -1174,10 +1205,47 @@ static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct 
 	s->st.named++;
 }
 
-void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
-			 bool kernel, bool leaf, struct fg_frame *f)
+/* Name a frame in the file that m maps (m resolved). */
+static void name_in_file(struct fg_symbolizer *s, const struct map *m, uint64_t ip, uint64_t look,
+			 struct fg_frame *f)
 {
-	uint64_t look = leaf || !ip ? ip : ip - 1, off, addr;
+	const struct dso *d = m->dso;
+	uint64_t off, addr;
+
+	if (!d || !d->elf) {
+		unnamed(s, f, d ? FG_UNNAMED_NOSYMS : m->fail);
+		return;
+	}
+	off = look - m->start + m->pgoff;
+	if (!fg_elfsyms_offset_to_addr(d->elf, off, &addr)) {
+		unnamed(s, f, FG_UNNAMED_NOSYMS);
+		return;
+	}
+	/* file-relative, as perf prints it */
+	f->addr = addr + (ip - look);
+	struct fg_elf_sym *sym = fg_elfsyms_lookup(d->elf, addr);
+	if (!sym) {
+		unnamed(s, f,
+			d->dbgi_timedout || d->dbgi_pending ? FG_UNNAMED_DITIMEOUT
+							    : FG_UNNAMED_NOSYMS);
+		return;
+	}
+	f->sym = pretty(s, sym);
+	f->off = f->addr - sym->addr;
+	s->st.named++;
+	if (d->dbgi_named)
+		s->st.debuginfod_named++;
+}
+
+/*
+ * fg_symbolizer_frame; with `defer`, a frame in a file whose debug file is
+ * being fetched is left alone (not counted): true, and s->defer_map is its
+ * mapping.
+ */
+static bool name_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+		       bool kernel, bool leaf, struct fg_frame *f, bool defer)
+{
+	uint64_t look = leaf || !ip ? ip : ip - 1;
 	struct proc *p;
 	struct map *m;
 	struct jit *j = NULL;
@@ -1186,7 +1254,7 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 	memset(f, 0, sizeof(*f));
 	if (kernel) {
 		name_kernel(s, ip, leaf, f);
-		return;
+		return false;
 	}
 	f->addr = ip;
 	f->module = "[unknown]";
@@ -1204,7 +1272,7 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 			f->off = ip - je->start;
 			f->module = j->shown;
 			s->st.named++;
-			return;
+			return false;
 		}
 		if (m)
 			unnamed(s, f, FG_UNNAMED_NOJIT);
@@ -1216,30 +1284,23 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 			f->module = j->shown;
 		else if (m && *m->path)
 			f->module = m->path; /* "//anon", "[heap]" */
-		return;
+		return false;
 	}
 	f->module = m->path;
 	if (!m->resolved)
 		resolve_map(s, p, m);
-	if (!m->dso || !m->dso->elf) {
-		unnamed(s, f, m->dso ? FG_UNNAMED_NOSYMS : m->fail);
-		return;
+	if (defer && m->dso && m->dso->dbgi_pending) {
+		s->defer_map = m;
+		return true;
 	}
-	off = look - m->start + m->pgoff;
-	if (!fg_elfsyms_offset_to_addr(m->dso->elf, off, &addr)) {
-		unnamed(s, f, FG_UNNAMED_NOSYMS);
-		return;
-	}
-	/* file-relative, as perf prints it */
-	f->addr = addr + (ip - look);
-	struct fg_elf_sym *sym = fg_elfsyms_lookup(m->dso->elf, addr);
-	if (!sym) {
-		unnamed(s, f, FG_UNNAMED_NOSYMS);
-		return;
-	}
-	f->sym = pretty(s, sym);
-	f->off = f->addr - sym->addr;
-	s->st.named++;
+	name_in_file(s, m, ip, look, f);
+	return false;
+}
+
+void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
+			 bool kernel, bool leaf, struct fg_frame *f)
+{
+	name_frame(s, pid, time_ns, ip, kernel, leaf, f, false);
 }
 
 /* --- output --- */
@@ -1310,6 +1371,8 @@ static bool memo_emit(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool
 	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
 		return false;
 	fg_buf_add(&s->out, m->text, m->len);
+	if (m->dbgi)
+		s->st.debuginfod_named++;
 	if (m->why < 0)
 		s->st.named++;
 	else
@@ -1322,6 +1385,7 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 		       uint64_t ip, bool leaf)
 {
 	size_t from = s->out.len, len;
+	uint64_t dbgi = s->st.debuginfod_named;
 	struct fg_frame f;
 	struct memo *m;
 
@@ -1339,12 +1403,31 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 	m->ip = ip;
 	m->leaf = leaf;
 	m->why = f.sym ? -1 : (int8_t)f.why;
+	m->dbgi = s->st.debuginfod_named != dbgi;
 }
+
+/* A frame of a file whose debug file is being fetched: its text comes later. */
+static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, bool leaf)
+{
+	struct hole *h;
+
+	FG_ALLOC_GROW(s->holes, s->nholes + 1, s->holes_alloc);
+	h = &s->holes[s->nholes++];
+	h->at = s->out.len;
+	h->m = *m;
+	h->m.path = fg_xstrdup(m->path);
+	h->ip = ip;
+	h->leaf = leaf;
+}
+
+static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
+			bool leaf);
 
 /* A user frame, with its inlined functions when asked. */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
 		      bool leaf)
 {
+	bool defer = s->o.debuginfod != NULL;
 	struct fg_frame f;
 	struct proc *p;
 	struct map *m;
@@ -1354,35 +1437,46 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 		p = get_proc(s, pid);
 		m = find_map(p, leaf || !ip ? ip : ip - 1, time_ns);
 		if (m && m->resolved && (m->kind == MAP_FILE || m->kind == MAP_VDSO)) {
-			if (!memo_emit(s, m->id, ip, leaf))
+			if (defer && m->dso && m->dso->dbgi_pending)
+				add_hole(s, m, ip, leaf);
+			else if (!memo_emit(s, m->id, ip, leaf))
 				memo_frame(s, m->id, pid, time_ns, ip, leaf);
 			return;
 		}
 	}
-	fg_symbolizer_frame(s, pid, time_ns, ip, false, leaf, &f);
+	if (name_frame(s, pid, time_ns, ip, false, leaf, &f, defer)) {
+		add_hole(s, s->defer_map, ip, leaf);
+		return;
+	}
 	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
 		emit(s, &f);
 		return;
 	}
 	p = get_proc(s, pid);
 	m = find_map(p, leaf ? ip : ip - 1, time_ns);
+	emit_source(s, m, &f, leaf);
+}
+
+/* A named frame of the file m maps, with its inlined functions and source lines (DWARF). */
+static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f, bool leaf)
+{
 	if (!m || !m->dso || !m->dso->elf || m->kind != MAP_FILE) {
 		s->st.nosrc[FG_NOSRC_NODWARF]++; /* the vdso, a JIT map */
-		emit(s, &f);
+		emit(s, f);
 		return;
 	}
 	struct dso *d = m->dso;
 	if (!d->dwarf) {
 		s->st.nosrc[d->nosrc]++;
-		emit(s, &f);
+		emit(s, f);
 		return;
 	}
 	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
-	uint64_t look = leaf ? f.addr : f.addr - 1;
+	uint64_t look = leaf ? f->addr : f->addr - 1;
 	int n = fg_dwarf_lookup(d->dwarf, look, locs, FG_ARRAY_SIZE(locs));
 	if (n <= 0) {
 		s->st.nosrc[n < 0 ? FG_NOSRC_CORRUPT : FG_NOSRC_NOLINE]++;
-		emit(s, &f);
+		emit(s, f);
 		return;
 	}
 	/*
@@ -1394,7 +1488,7 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	 */
 	if (s->o.inline_frames && n > 1) {
 		for (int i = 0; i < n - 1; i++) {
-			struct fg_frame in = f;
+			struct fg_frame in = *f;
 			char *dn = NULL;
 
 			in.inlined = true;
@@ -1409,10 +1503,10 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	}
 	if (s->o.srcline) {
 		/* the real function's line: where the outermost inlined call sits */
-		f.srcfile = locs[s->o.inline_frames ? n - 1 : 0].file;
-		f.srcline = locs[s->o.inline_frames ? n - 1 : 0].line;
+		f->srcfile = locs[s->o.inline_frames ? n - 1 : 0].file;
+		f->srcline = locs[s->o.inline_frames ? n - 1 : 0].line;
 	}
-	emit(s, &f);
+	emit(s, f);
 }
 
 /*
@@ -1438,11 +1532,108 @@ static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left
 	b->data[b->len] = '\0';
 }
 
+/* A frame of a held sample, now that its file's debug file came (or did not). */
+static void emit_hole(struct fg_symbolizer *s, const struct hole *h)
+{
+	uint64_t look = h->leaf || !h->ip ? h->ip : h->ip - 1;
+	struct fg_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.addr = h->ip;
+	f.module = h->m.path;
+	name_in_file(s, &h->m, h->ip, look, &f);
+	if ((s->o.inline_frames || s->o.srcline) && f.sym)
+		emit_source(s, &h->m, &f, h->leaf);
+	else
+		emit(s, &f);
+}
+
+static bool held_ready(const struct held *h)
+{
+	for (size_t i = 0; i < h->nholes; i++)
+		if (h->holes[i].m.dso && h->holes[i].m.dso->dbgi_pending)
+			return false;
+	return true;
+}
+
+/* Write the held samples whose files are all answered for, in order. */
+static int write_held(struct fg_symbolizer *s, FILE *out)
+{
+	struct held *h;
+	struct fg_buf *b = &s->out;
+
+	while ((h = s->held) != NULL && held_ready(h)) {
+		size_t pos = 0;
+
+		fg_buf_reset(b);
+		for (size_t i = 0; i < h->nholes; i++) {
+			fg_buf_add(b, h->text + pos, h->holes[i].at - pos);
+			pos = h->holes[i].at;
+			emit_hole(s, &h->holes[i]);
+		}
+		fg_buf_add(b, h->text + pos, h->len - pos);
+		s->held = h->next;
+		if (!s->held)
+			s->held_tail = NULL;
+		s->nheld--;
+		s->held_bytes -= h->len;
+		held_free(h);
+		if (fwrite(b->data, 1, b->len, out) != b->len)
+			return -(errno ? errno : EIO);
+	}
+	return 0;
+}
+
+/* Hold the sample just named (s->out, s->holes) back. */
+static void hold(struct fg_symbolizer *s)
+{
+	struct held *h = fg_xcalloc(1, sizeof(*h));
+
+	h->text = fg_xmalloc(s->out.len + 1);
+	memcpy(h->text, s->out.data, s->out.len);
+	h->len = s->out.len;
+	if (s->nholes) {
+		h->holes = fg_xmalloc(s->nholes * sizeof(*h->holes));
+		memcpy(h->holes, s->holes, s->nholes * sizeof(*h->holes));
+		h->nholes = s->nholes;
+		s->nholes = 0;
+	}
+	if (s->held_tail)
+		s->held_tail->next = h;
+	else
+		s->held = h;
+	s->held_tail = h;
+	s->nheld++;
+	s->held_bytes += h->len;
+}
+
+int fg_symbolizer_flush(struct fg_symbolizer *s, FILE *out, bool end)
+{
+	if (!s->o.debuginfod)
+		return 0;
+	collect_fetches(s);
+	while (end && fg_debuginfod_outstanding(s->o.debuginfod)) {
+		/* bounded: at the end of the budget, all that is outstanding times out */
+		fg_debuginfod_wait(s->o.debuginfod, -1);
+		collect_fetches(s);
+	}
+	return write_held(s, out);
+}
+
+size_t fg_symbolizer_held(const struct fg_symbolizer *s)
+{
+	return s->nheld;
+}
+
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp)
 {
 	struct fg_buf *b = &s->out;
+	int r;
 
 	s->st.samples++;
+	if (s->o.debuginfod && (r = fg_symbolizer_flush(s, out, false)) < 0)
+		return r;
+	s->nholes = 0;
 	fg_buf_reset(b);
 	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
 	fg_buf_addstr(b, smp->comm && *smp->comm ? smp->comm : ":-1");
@@ -1476,6 +1667,18 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	for (size_t i = 0; i < smp->nuips; i++)
 		emit_user(s, smp->pid, smp->time_ns, smp->uips[i], i == 0);
 	fg_buf_addch(b, '\n');
+	if (s->held || s->nholes) {
+		/* behind a held sample, or waiting for a debug file itself */
+		hold(s);
+		while (s->held_bytes > HELD_MAX && fg_debuginfod_outstanding(s->o.debuginfod)) {
+			/* memory is bounded: wait (within the budget) rather than hold more */
+			fg_debuginfod_wait(s->o.debuginfod, -1);
+			collect_fetches(s);
+			if ((r = write_held(s, out)) < 0)
+				return r;
+		}
+		return write_held(s, out);
+	}
 	if (fwrite(b->data, 1, b->len, out) != b->len)
 		return -(errno ? errno : EIO);
 	return 0;

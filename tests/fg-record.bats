@@ -41,11 +41,11 @@ setup() {
 }
 
 @test "profiles a command into an SVG flame graph" {
-	requires root btf python3
+	requires root btf
 	fg --separate-stderr fg-record -F 499 -o cpu.svg -- "$WORKLOADS/split7030" 2
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-record: wrote cpu.svg"* ]]
-	"$SHARED/tools/svg-frames" cpu.svg >frames
+	svg-frames cpu.svg >frames
 	grep -qP '^\d+\t\d+\thot$' frames
 	grep -qP '^\d+\t\d+\tcold$' frames
 	[ -z "$(ls | grep '^cpu.svg.')" ]

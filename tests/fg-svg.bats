@@ -3,6 +3,13 @@ load helpers
 
 CORPUS=$DATA/flamegraph
 
+teardown() {
+	# the small tmpfs of the full-disk test, whatever happened
+	if mountpoint -q "$BATS_TEST_TMPDIR/small" 2>/dev/null; then
+		cd / && umount "$BATS_TEST_TMPDIR/small"
+	fi
+}
+
 # svg_ok FILE: well-formed XML, valid UTF-8, one <script>, no network reference
 svg_ok() {
 	python3 - "$1" <<'PY'
@@ -22,9 +29,9 @@ assert b"<!DOCTYPE" not in raw, "a DOCTYPE with a URL"
 PY
 }
 
-# frames FILE [--inverted]: svg-frames' table
+# frames FILE [--inverted]: the frame table (tests/tools/svg-frames)
 frames() {
-	python3 "$SHARED/tools/svg-frames" "$@"
+	svg-frames "$@"
 }
 
 # corpus_case LABEL: fg-svg with LABEL.args draws flamegraph.pl's frames
@@ -60,6 +67,47 @@ svg() { # ARGS... < input: fg-svg into $BATS_TEST_TMPDIR/g.svg, status in $statu
 	local n
 	n=$(ls "$CORPUS"/expected/*.args | wc -l)
 	[ "$(grep -c '^@test "corpus: ' "$BATS_TEST_FILENAME")" -eq "$n" ]
+}
+
+@test "svg-frames reads a flamegraph.pl-style SVG: entities, CDATA, DOCTYPE, links" {
+	cat >"$BATS_TEST_TMPDIR/pl.svg" <<'SVG'
+<?xml version="1.0" standalone="no"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<svg version="1.1" width="1200" height="86" xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">
+<script type="text/ecmascript"><![CDATA[ if (a < b && c) { x = "<g><title>no (1 s)</title><rect x='1' y='1'/></g>"; } ]]></script>
+<!-- <g><title>comment (9 samples, 1%)</title><rect x="0" y="0"/></g> -->
+<text id="title" x="600.00" y="24" >Flame Graph</text>
+<g id="frames">
+<g >
+<title>all (1,234 samples, 100%)</title><rect x="10.0" y="53.0" width="1180.0" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+<text  x="13.00" y="63.5" >all</text>
+</g>
+<a xlink:href="x.html"><g >
+<title>a&lt;b&gt; &amp;c &quot;q&quot; &#39;s&#x27; &#233; (1,000 samples, 81.04%)</title><rect x="10.0" y="37.0" width="956.3" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g></a>
+<g >
+<title>f (3 samples, x) (234 samples, 18.96%)</title><rect x="966.3" y="37.0" width="223.7" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g>
+<g >
+<title><![CDATA[cd<]]>ata (0.5 ms)</title><rect x="966.3" y="21.0" width="0.5" height="15.0" fill="rgb(1,2,3)" rx="2" ry="2" />
+</g>
+<g><title>no count here</title><rect x="0" y="0"/></g>
+</g>
+</svg>
+SVG
+	fg --separate-stderr svg-frames "$BATS_TEST_TMPDIR/pl.svg"
+	[ "$status" -eq 0 ]
+	printf '0\t1234\tall\n1\t1000\ta<b> &c "q" '"'s'"' \xc3\xa9\n1\t234\tf (3 samples, x)\n2\t0.5\tcd<ata\n' >"$BATS_TEST_TMPDIR/exp"
+	diff -u "$BATS_TEST_TMPDIR/exp" - <<<"$output"
+	fg --separate-stderr svg-frames --inverted "$BATS_TEST_TMPDIR/pl.svg"
+	[ "$(cut -f1,3 <<<"$output" | tr '\t\n' ': ')" = "0:cd<ata 1:a<b> &c \"q\" 's' é 1:f (3 samples, x) 2:all " ]
+	# not well-formed: an error, status 1
+	printf '<svg><g><title>x (1 s)</title><rect x="1" y="2"/></g>' >"$BATS_TEST_TMPDIR/bad.svg"
+	fg -1 --separate-stderr svg-frames "$BATS_TEST_TMPDIR/bad.svg"
+	[[ $stderr == "svg-frames: '$BATS_TEST_TMPDIR/bad.svg': not well-formed XML at byte 53: elements left open at the end" ]]
+	printf '<svg><g><title>x &nbsp; (1 s)</title><rect x="1" y="2"/></g></svg>' >"$BATS_TEST_TMPDIR/bad.svg"
+	fg -1 --separate-stderr svg-frames "$BATS_TEST_TMPDIR/bad.svg"
+	[[ $stderr == *"an undefined entity" ]]
 }
 
 @test "-h prints usage to stdout and exits 0" {
@@ -179,6 +227,60 @@ svg() { # ARGS... < input: fg-svg into $BATS_TEST_TMPDIR/g.svg, status in $statu
 	printf 'a;b 1\n' >"$BATS_TEST_TMPDIR/in"
 	fg -1 --separate-stderr bash -c 'fg-svg "$1" >/dev/full' - "$BATS_TEST_TMPDIR/in"
 	[[ $stderr == "fg-svg: write error: No space left on device" ]]
+}
+
+@test "-o FILE writes the graph whole, as an ordinary file" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cd "$BATS_TEST_TMPDIR/d"
+	printf 'a;b 1\n' >in
+	umask 027
+	fg --separate-stderr fg-svg -o g.svg in
+	[ "$status" -eq 0 ]
+	[ -z "$output" ] && [ -z "$stderr" ]
+	svg_ok g.svg
+	[ "$(stat -c %a g.svg)" = 640 ]
+	[ "$(ls -A)" = "$(printf 'g.svg\nin')" ]
+	fg-svg in | cmp - g.svg
+	# what is not a regular file is written in place
+	fg --separate-stderr fg-svg --output /dev/stdout in
+	[ "$status" -eq 0 ]
+	[[ $output == "<?xml"*"</svg>" ]]
+	[ -L /dev/stdout ]
+	# nothing to draw: status 2, and the file is left alone
+	fg -2 --separate-stderr fg-svg -o g.svg /dev/null
+	[ "$stderr" = "fg-svg: no stack counts found" ]
+	fg-svg in | cmp - g.svg
+	fg -1 --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/no/such/g.svg" in
+	[[ $stderr == "fg-svg: cannot write '$BATS_TEST_TMPDIR/no/such/g.svg': No such file or directory" ]]
+}
+
+@test "a full disk leaves no partial file: -o keeps the old graph, --cp the old palette.map" {
+	requires root
+	local d=$BATS_TEST_TMPDIR/small
+	mkdir "$d"
+	mount -t tmpfs -o size=12k tmpfs "$d"
+	# the java case draws a 200 KB SVG
+	printf 'old graph\n' >"$d/g.svg"
+	fg --separate-stderr fg-svg -o "$d/g.svg" "$CORPUS/input/perf-java-stacks-01--pid.folded"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-svg: cannot write '$d/g.svg': No space left on device" ]
+	[ "$(cat "$d/g.svg")" = "old graph" ]
+	[ "$(ls -A "$d")" = g.svg ]
+	rm "$d/g.svg"
+	fg --separate-stderr fg-svg -o "$d/g.svg" "$CORPUS/input/perf-java-stacks-01--pid.folded"
+	[ "$status" -eq 1 ]
+	[ -z "$(ls -A "$d")" ]
+	# palette.map: the disk full before it is written
+	printf 'a->rgb(1,2,3)\n' >"$d/palette.map"
+	head -c 8192 /dev/zero >"$d/filler" || true
+	printf 'a;%s 1\n' $(seq 2000) >"$BATS_TEST_TMPDIR/in"
+	cd "$d"
+	fg --separate-stderr fg-svg --cp -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "fg-svg: cannot write 'palette.map': No space left on device" ]
+	[ "$(cat palette.map)" = "a->rgb(1,2,3)" ]
+	[ "$(ls -A)" = "$(printf 'filler\npalette.map')" ]
+	svg_ok "$BATS_TEST_TMPDIR/g.svg"
 }
 
 @test "safety: hostile names come out as text" {
@@ -387,6 +489,53 @@ PY
 	printf 'b 1\na 1\na 1\nb 1\n' >"$BATS_TEST_TMPDIR/in"
 	svg --flamechart <"$BATS_TEST_TMPDIR/in"
 	frames "$BATS_TEST_TMPDIR/g.svg" | cut -f2,3 | tr '\t\n' ': ' | grep -qx '4:all 1:b 2:a 1:b '
+}
+
+@test "memory follows the distinct stacks, not the input: 10 times the lines, the same RSS" {
+	requires /usr/bin/time
+	rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1; }
+	# 700 distinct stacks with their counts, repeated 60 and 600 times (4 and 40 MB)
+	awk 'BEGIN { srand(7); for (i = 0; i < 700; i++) { s = "proc"
+		for (d = int(rand() * 25) + 5; d > 0; d--) s = s ";func_" int(rand() * 300)
+		line[i] = s " " int(rand() * 50) + 1 }
+		for (r = 0; r < 600; r++) for (i = 0; i < 700; i++) print line[i] }' >"$BATS_TEST_TMPDIR/big"
+	head -n 42000 "$BATS_TEST_TMPDIR/big" >"$BATS_TEST_TMPDIR/small"
+	local small big chart
+	small=$(rss fg-svg "$BATS_TEST_TMPDIR/small")
+	big=$(rss fg-svg "$BATS_TEST_TMPDIR/big")
+	echo "# RSS: 4 MB in $small KB, 40 MB in $big KB" >&3
+	[ "$big" -lt $((small + 4096)) ]
+	# standard input too, and a flame chart whose neighbours repeat
+	big=$(rss fg-svg <"$BATS_TEST_TMPDIR/big")
+	[ "$big" -lt $((small + 4096)) ]
+	sort "$BATS_TEST_TMPDIR/big" >"$BATS_TEST_TMPDIR/runs"
+	chart=$(rss fg-svg --flamechart "$BATS_TEST_TMPDIR/runs")
+	echo "# RSS: --flamechart, 700 runs of 600 lines, $chart KB" >&3
+	[ "$chart" -lt $((small + 4096)) ]
+	# and the graph is what the lines add up to
+	fg-svg "$BATS_TEST_TMPDIR/big" | svg-frames /dev/stdin | head -n 1 >"$BATS_TEST_TMPDIR/out"
+	awk '{ t += $NF } END { printf "0\t%d\tall\n", t }' "$BATS_TEST_TMPDIR/big" |
+		diff - "$BATS_TEST_TMPDIR/out"
+}
+
+@test "an SVG past what browsers open draws a warning with its size and what draws less" {
+	# 200,000 frames deep: 32 MB, and --minwidth cannot help
+	awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%sf%d", i ? ";" : "", i; print " 1" }' \
+		>"$BATS_TEST_TMPDIR/deep"
+	fg --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/deep"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/g.svg")" -gt 30000000 ]
+	[ "$stderr" = "fg-svg: the SVG is 32 MB (200001 frames): browsers take about a second a MB to open one, and seem to hang past 30 MB; its deepest stack has 200000 frames, which --minwidth cannot prune; --base FUNC cuts the frames below FUNC" ]
+	# 100,000 narrow stacks: too many frames with --minwidth 0, a small graph by default
+	awk 'BEGIN { for (i = 0; i < 100000; i++) printf "r;a%d;b%d;c%d 1\n", i, i, i }' \
+		>"$BATS_TEST_TMPDIR/wide"
+	fg --separate-stderr fg-svg --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/wide"
+	[ "$status" -eq 0 ]
+	[[ $stderr =~ ^"fg-svg: the SVG is "3[0-9]" MB (300002 frames): browsers take about a second a MB to open one, and seem to hang past 30 MB; a larger --minwidth (now 0) draws fewer frames"$ ]]
+	fg --separate-stderr fg-svg -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/wide"
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/g.svg")" -lt 100000 ]
 }
 
 @test "the hidden weight, self time and script hooks are in the SVG" {

@@ -12,10 +12,11 @@ PATH=$FG_BUILD:$FG_BUILD/tests/tools:$TOP/scripts/bin:$PATH
 WORKLOADS=$FG_BUILD/workloads
 DATA=$TOP/tests/data
 FIXTURES=$TOP/tests/fixtures
-SHARED=${FG_SHARED:-$TOP/../shared}
-export PATH FG_BUILD TOP DATA FIXTURES SHARED WORKLOADS
+export PATH FG_BUILD TOP DATA FIXTURES WORKLOADS
 # fg-sym's kernel symbol cache: the run's own, not the home directory's
 export XDG_CACHE_HOME=${BATS_RUN_TMPDIR:-/tmp}/xdg-cache
+# no debuginfod server but those a test starts itself (tests/fg-sym-debuginfod.bats)
+unset DEBUGINFOD_URLS DEBUGINFOD_CACHE_PATH
 
 # sanitizer failures must not look like ordinary exit statuses
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=199:abort_on_error=0:detect_leaks=1}

@@ -118,7 +118,7 @@ share() {
 	# the stacks through main (start-up and exit left out), so that main is 100%
 	grep ';main;' folded >main.folded
 	fg-svg main.folded >cpu.svg
-	"$SHARED/tools/svg-frames" cpu.svg >frames
+	svg-frames cpu.svg >frames
 	grep -qP '^\d+\t\d+\thot$' frames
 	grep -qP '^\d+\t\d+\tcold$' frames
 	grep -qP '^\d+\t\d+\tspin$' frames

@@ -79,6 +79,11 @@ struct Elf; /* libelf's Elf */
  */
 struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
+/* The PT_LOAD segments of an ELF file, at most FG_ELF_MAX_LOADS: how many; *loads is to be freed. */
+size_t fg_elf_loads(struct Elf *elf, struct fg_elf_load **loads);
+/* The address of file offset `off` in the segments `loads`; false when in none. */
+bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off,
+			   uint64_t *addr);
 
 /* Take the symbols of `debug` (a separate debug file) into `e`, when better. */
 void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug);

@@ -7,13 +7,16 @@
  * Every frame is an interval [start, end) of the running sample count.
  *
  *	struct fg_flame *f = fg_flame_new(&opts);
- *	fg_flame_add_input(f, data, len);	// once per file; data must outlive f
+ *	err = fg_flame_read(f, fd);	// once per file (or fg_flame_add_input)
  *	fg_flame_build(f, min_samples);	// f->total is known before this
  *	for (size_t i = 0; i < f->nframes; i++) draw(&f->frames[i]);	// pre-order
  *	fg_flame_free(f);
  *
- * Frames narrower than min_samples are dropped as they close, so memory
- * follows what is drawn; their weight stays on the parent as `hidden`.
+ * Memory follows the distinct stacks, not the input: the lines of one stack
+ * are added up as they are read (for a flame chart, which keeps the input
+ * order, those of equal neighbouring lines), and nothing else of the input is
+ * kept.  Frames narrower than min_samples are dropped as they close, so the
+ * frames follow what is drawn; their weight stays on the parent as `hidden`.
  */
 #ifndef FG_FLAME_H
 #define FG_FLAME_H
@@ -53,6 +56,7 @@ struct fg_flame {
 	double maxdelta;   /* largest |delta| of a frame, at least 1 */
 	uint32_t maxdepth; /* of the frames kept */
 	uint64_t lines;	   /* lines with a count */
+	size_t stacks;	   /* distinct stacks (flame chart: runs of equal neighbours) */
 	uint64_t ignored;  /* lines without a count */
 	uint64_t first_ignored_input, first_ignored_line; /* from 1; 0 when none */
 	uint64_t off_base;				  /* lines left out by the base frames */
@@ -62,8 +66,13 @@ struct fg_flame {
 
 /* Never NULL.  `o` is copied (its strings must outlive the flame). */
 struct fg_flame *fg_flame_new(const struct fg_flame_opts *o);
-/* Add one input's contents, which must stay valid until fg_flame_free(). */
+/* Add one input's contents (copied as needed: `data` may go afterwards). */
 void fg_flame_add_input(struct fg_flame *f, const char *data, size_t len);
+/*
+ * Add one input read from `fd` to its end, a buffer at a time (the longest
+ * line is the most held).  0, or -errno of a read, the lines before it added.
+ */
+int fg_flame_read(struct fg_flame *f, int fd);
 /* Sort and merge the lines added into frames, dropping those narrower than `min`. */
 void fg_flame_build(struct fg_flame *f, double min);
 void fg_flame_free(struct fg_flame *f);

@@ -23,6 +23,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Lines this long or longer are skipped (counted in long_lines), so memory stays bounded. */
+#define FG_FOLD_MAX_LINE ((size_t)64 << 20)
+
+/* Side-band record kinds counted by name; others are counted under "other". */
+#define FG_FOLD_SIDEBAND_KINDS 16
+
 enum fg_fold_input {
 	FG_FOLD_AUTO = 0, /* detect each input's format from its first lines */
 	FG_FOLD_PERF,	  /* perf script text */
@@ -32,16 +38,16 @@ enum fg_fold_input {
 
 struct fg_fold_opts {
 	enum fg_fold_input input;
-	bool include_pid;     /* root frame "comm-PID" */
-	bool include_tid;     /* root frame "comm-PID/TID" */
-	bool annotate_kernel; /* "_[k]" after kernel frames */
-	bool annotate_jit;    /* "_[j]" after JIT frames */
-	bool include_addrs;   /* "[module <ADDR>]" for frames without a symbol */
-	bool count_samples;   /* weight 1 per sample instead of its period */
-	bool srcline;	      /* append "-F+srcline" source positions: "func:file.c:12" */
-	bool inline_frames;   /* un-inline frames from the files' DWARF line information */
-	bool inline_context;  /* and append each function's source position */
-	const char *event_filter; /* fold only this event; NULL: the first one seen */
+	bool include_pid;	       /* root frame "comm-PID" */
+	bool include_tid;	       /* root frame "comm-PID/TID" */
+	bool annotate_kernel;	       /* "_[k]" after kernel frames */
+	bool annotate_jit;	       /* "_[j]" after JIT frames */
+	bool include_addrs;	       /* "[module <ADDR>]" for frames without a symbol */
+	bool count_samples;	       /* weight 1 per sample instead of its period */
+	bool srcline;		       /* append "-F+srcline" source positions: "func:file.c:12" */
+	bool inline_frames;	       /* un-inline frames from the files' DWARF line information */
+	bool inline_context;	       /* and append each function's source position */
+	const char *event_filter;      /* fold only this event; NULL: the first one seen */
 	const char *const *skip_after; /* drop the callers of the deepest frame named so */
 	size_t n_skip_after;
 	const uint64_t *only_pids; /* keep only samples of these processes */
@@ -50,12 +56,27 @@ struct fg_fold_opts {
 	size_t n_only_comms;
 };
 
+struct fg_fold_sideband {
+	char name[32]; /* "PERF_RECORD_MMAP2", or "other" */
+	uint64_t n;
+};
+
 struct fg_fold_stats {
 	uint64_t samples;      /* samples (or folded lines, bpftrace entries) folded */
 	uint64_t other_events; /* samples skipped: not the event folded */
 	uint64_t filtered;     /* samples skipped by only_pids/only_comms */
 	uint64_t bad_lines;    /* lines neither header, frame nor blank, skipped */
 	uint64_t not_inlined;  /* --inline: frames left as they were (no line information) */
+	uint64_t lines;	       /* lines read that were neither blank nor comments */
+	uint64_t sideband;     /* side-band records (PERF_RECORD_*) skipped */
+	struct fg_fold_sideband sideband_kinds[FG_FOLD_SIDEBAND_KINDS]; /* by kind */
+	size_t n_sideband_kinds;
+	uint64_t lost_records; /* PERF_RECORD_LOST and LOST_SAMPLES records */
+	uint64_t lost;	       /* the events they say were lost (saturating) */
+	uint64_t extra_lines;  /* lines perf adds to a sample (-F +insn, +srccode...), skipped */
+	uint64_t refused;      /* samples or lines left out: their count overflows 2^64-1 */
+	uint64_t long_lines;   /* lines of FG_FOLD_MAX_LINE bytes or more, skipped */
+	uint64_t damaged;      /* samples left out because a line of theirs was skipped */
 	const char *event;     /* the event folded, NULL when no header named one */
 	bool event_defaulted;  /* the event is the first one seen, not the caller's */
 	int columns;	       /* count columns of the output: 1, or 2 (differential) */
@@ -71,17 +92,21 @@ void fg_fold_free(struct fg_fold *f);
 
 /*
  * Fold everything read from `fd` (`name` is for messages).  0 on success, also
- * when some lines were bad (they are logged, counted and skipped).  On failure
- * the reason has been logged and the result is -errno: a read error, -EOVERFLOW
- * when a count would overflow, -EMEDIUMTYPE for binary input (fg-sample records
- * given to fg-fold), -EINVAL when one- and two-column folded profiles are mixed.
+ * when some lines were bad, too long, or had a count that would overflow: they
+ * are logged with their line number, counted and left out, and the rest is
+ * folded.  On failure the reason has been logged and the result is -errno: a
+ * read error, -EMEDIUMTYPE for binary input (fg-sample records given to
+ * fg-fold), -EINVAL when one- and two-column folded profiles are mixed.
  */
 int fg_fold_read(struct fg_fold *f, int fd, const char *name);
 
 /* Fold an input held in memory, as fg_fold_read does. */
 int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char *name);
 
-/* Write the folded stacks, sorted bytewise.  0, or -EIO when writing failed. */
+/*
+ * Write the folded stacks, sorted bytewise.  0, or -errno when writing failed.
+ * Counts are whole numbers, or decimals when the input's were ("2.5").
+ */
 int fg_fold_write(struct fg_fold *f, FILE *out);
 
 /* Number of distinct stacks so far. */

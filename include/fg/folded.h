@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct fg_folded {
 	const char *stack; /* points into the line */
@@ -50,5 +51,33 @@ bool fg_folded_next_frame(const char *stack, size_t len, size_t *pos, const char
 
 /* The length of `stack` without its trailing empty frames (perl's split). */
 size_t fg_folded_trim(const char *stack, size_t len);
+
+/*
+ * A count held exactly: whole + frac / 10^dec, for adding counts as written
+ * ("5", "2.5", "0.125") without the rounding of a double.
+ */
+struct fg_count {
+	uint64_t whole;
+	uint64_t frac; /* < 10^dec */
+	unsigned dec;  /* decimals, at most FG_COUNT_MAX_DEC */
+};
+
+#define FG_COUNT_MAX_DEC 18
+
+/*
+ * The value of a count's text, as fg_folded_parse found it (count_text):
+ * digits, then optionally '.' and digits; decimals past the 18th are dropped.
+ * 0, -EINVAL when it is no count, -ERANGE when the whole part exceeds 2^64-1.
+ */
+int fg_count_parse(const char *text, size_t len, struct fg_count *c);
+
+/* *sum += *c.  0, or -EOVERFLOW (and *sum unchanged) past 2^64-1. */
+int fg_count_add(struct fg_count *sum, const struct fg_count *c);
+
+/*
+ * Write the count: "12", or "12.5" (the fraction without trailing zeros).
+ * Returns the length, as snprintf does; 48 bytes always suffice.
+ */
+int fg_count_format(const struct fg_count *c, char *buf, size_t size);
 
 #endif

@@ -58,4 +58,45 @@ struct fg_rgb fg_palette_delta(double delta, double maxdelta, bool negate);
 /* Parse "rgb(R,G,B)" or "#rrggbb".  0 or -EINVAL. */
 int fg_rgb_parse(const char *s, size_t len, struct fg_rgb *out);
 
+/* Colours in an fg_hmap value: packed with a flag so that black is not "unset". */
+static inline uint64_t fg_rgb_pack(struct fg_rgb c)
+{
+	return (1u << 24) | ((uint64_t)c.r << 16) | ((uint64_t)c.g << 8) | c.b;
+}
+
+static inline struct fg_rgb fg_rgb_unpack(uint64_t v)
+{
+	return (struct fg_rgb){(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+}
+
+/*
+ * The background gradient called `name`, one of flamegraph.pl's ("yellow",
+ * "blue", "green", "grey"), or one colour "#rrggbb" for both ends: 0 with
+ * the top and bottom colours in *top and *bottom (static strings, or `name`
+ * itself), or -EINVAL.
+ */
+int fg_palette_background(const char *name, const char **top, const char **bottom);
+
+struct fg_hmap;
+
+/*
+ * Palette maps, flamegraph.pl's palette.map: "NAME->rgb(R,G,B)" a line, which
+ * keeps a name's colour across graphs.  A name may hold "->" itself
+ * (operator->): the colour follows the last one.  In memory, an fg_hmap from
+ * NAME to fg_rgb_pack'd colour.
+ *
+ * fg_palette_map_parse adds the lines of data[0, len) to `m` (a later line
+ * wins); lines of another form are skipped, counted in *bad, the number of
+ * the first in *first_bad (0 when there is none).
+ */
+void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad,
+			  uint64_t *first_bad);
+/* Read the palette map `path` into `m`.  0, or -errno (-ENOENT when there is none). */
+int fg_palette_map_read(struct fg_hmap *m, const char *path, uint64_t *bad, uint64_t *first_bad);
+/*
+ * Write `m`, sorted by name, to `path`, whole or not at all (fg_atomic: an
+ * existing map survives a failed write).  0 or -errno.
+ */
+int fg_palette_map_write(const struct fg_hmap *m, const char *path);
+
 #endif

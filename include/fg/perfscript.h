@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Parsing the text `perf script` prints (and fg-sym writes, DESIGN.md contract 2):
- * one block per sample, a header line then one line per frame, leaf first, then a
- * blank line:
+ * Parsing the text `perf script` prints (and fg-sym writes; fg-fold(1),
+ * "Input formats", and fg-sym(1) describe it): one block per sample, a header
+ * line then one line per frame, leaf first, then a blank line:
  *
  *	comm PID/TID [CPU] SECS.USECS: PERIOD EVENT: [PAYLOAD]
  *		ADDR SYMBOL+0xOFF (MODULE)
  *		...
  *
- * Every header field but the comm, the thread id and one of CPU, time or event
- * is optional, as perf's -F allows; the comm may hold spaces.  A sample
- * recorded without a call chain puts its one frame on the header line, after
- * the event (the payload then is that frame).  `perf script -F+srcline` adds,
- * under a frame, a line with its source position.
+ * perf's -F picks and orders the fields: every header field but the thread id
+ * is optional (perf prints them in this order whatever -F's order), and the
+ * comm may hold spaces.  A header with a CPU, a time or an event is "strong":
+ * it cannot be taken for anything else.  One without ("comm TID [PERIOD]", -F
+ * comm,tid,period,ip,sym) is "weak": a reader believes it only when a frame
+ * follows.  A sample recorded without a call chain (or printed with -G) puts
+ * its one frame on the header line, after the event, perhaps between other
+ * fields (-F +addr, +data_src, +insn, +phys_addr).  `perf script -F+srcline`
+ * adds, under a frame, a line with its source position; -F +insn, +srccode,
+ * +brstack, +ipc, +phys_addr add lines of their own (fg_ps_is_extra_line).
+ * The --show-*-events options interleave side-band records, which start like
+ * a header and then name the record: "comm TID TIME: PERF_RECORD_MMAP2 ...".
  *
  * The functions here look at one line, in place: what they return points into
  * the line, nothing is copied or allocated, and nothing is printed.
@@ -31,15 +38,17 @@ struct fg_span {
 };
 
 struct fg_ps_header {
-	struct fg_span comm;  /* trimmed; may hold spaces */
-	struct fg_span pid;   /* empty when perf printed one number only (then it is the tid) */
+	struct fg_span comm; /* trimmed; may hold spaces */
+	struct fg_span pid;  /* empty when perf printed one number only (then it is the tid) */
 	struct fg_span tid;
-	uint64_t pid_num;     /* pid when printed, else the tid */
+	uint64_t pid_num; /* pid when printed, else the tid */
 	uint64_t tid_num;
 	bool has_period;
-	uint64_t period;      /* the sample's weight when has_period */
-	struct fg_span event; /* without its final ':'; empty when the line names none */
-	struct fg_span rest;  /* after the event: a tracepoint's payload, or the sample's frame */
+	uint64_t period;       /* the sample's weight when has_period */
+	struct fg_span event;  /* without its final ':'; empty when the line names none */
+	struct fg_span rest;   /* after the event: a tracepoint's payload, or the sample's frame */
+	bool weak;	       /* neither CPU, time nor event: believe it if a frame follows */
+	struct fg_span record; /* FG_PS_SIDEBAND: "PERF_RECORD_COMM" (no final ':') */
 };
 
 struct fg_ps_frame {
@@ -49,14 +58,41 @@ struct fg_ps_frame {
 	struct fg_span module; /* inside the parentheses; may hold spaces and parentheses */
 };
 
+/* fg_ps_parse_header's answer for a side-band record ("... PERF_RECORD_LOST lost 4") */
+#define FG_PS_SIDEBAND 1
+
 /*
- * Parse a sample's header line.  0 on success; -EINVAL when the line is not a
- * header; -ERANGE when the period does not fit in 64 bits.
+ * Parse a sample's header line.  0 for a sample's header; FG_PS_SIDEBAND for a
+ * side-band record (h->record names it, h->rest is what follows the name, the
+ * comm and ids are set as for a sample); -EINVAL when the line is neither;
+ * -ERANGE when the period does not fit in 64 bits.
  */
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h);
 
-/* Parse a frame line ("ADDR SYMBOL (MODULE)", any indentation).  0 or -EINVAL. */
+/*
+ * Parse a frame line: "ADDR SYMBOL (MODULE)", any indentation, or, when the
+ * line starts with a tab (perf's call-chain lines), "ADDR [SYMBOL]" without a
+ * module (-F ip,sym).  0 or -EINVAL.
+ */
 int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f);
+
+/*
+ * Find the frame in what follows a header's event (h->rest) when perf printed
+ * the sample's one frame on the header line: "ADDR SYMBOL (MODULE)", perhaps
+ * after other fields (-F +addr, +data_src: "0  1e05080021 |OP N/A|... ADDR
+ * SYM (MOD)") and before others (" insn: 48 89 c2", -F +phys_addr's number).
+ * The address is the first hexadecimal word whose symbol does not start with
+ * another number or a data source.  0 or -EINVAL (no frame there).
+ */
+int fg_ps_find_frame(const char *rest, size_t len, struct fg_ps_frame *f);
+
+/*
+ * Whether a line is one that perf script prints in a sample besides its
+ * frames: -F +insn / +insnlen ("insn: 48 89 c2", "ilen: 3"), +ipc ("IPC:
+ * ..."), +srccode ("|16   source"), +brstack / +brstacksym ("0x1/0x2/P/-/-/0
+ * ..."), or a lone number (+phys_addr).  Frames and source positions are not.
+ */
+bool fg_ps_is_extra_line(const char *line, size_t len);
 
 /*
  * Whether an indented line is a source position as `perf script -F+srcline`

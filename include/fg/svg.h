@@ -49,15 +49,15 @@ struct fg_svg_opts {
 	enum fg_palette palette;
 	enum fg_pick pick;
 	uint64_t seed;		  /* for FG_PICK_RANDOM */
-	struct fg_hmap *colors;	  /* --cp: name -> colour (see fg_svg_pack), grows as used */
+	struct fg_hmap *colors;	  /* --cp: name -> colour (see fg_rgb_pack), grows as used */
 	struct fg_hmap *nameattr; /* name -> struct fg_nameattr * */
 };
 
 /* Default options: flamegraph.pl's. */
 void fg_svg_opts_init(struct fg_svg_opts *o);
 
-/* Write the flame graph.  0 or -errno of the write. */
-int fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o);
+/* Write the flame graph.  The bytes written, or -errno of the write. */
+int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o);
 /* A valid SVG that shows `message` and nothing else.  0 or -errno. */
 int fg_svg_write_message(FILE *out, const struct fg_svg_opts *o, const char *message);
 
@@ -72,23 +72,18 @@ enum {
  */
 void fg_svg_escape(struct fg_buf *b, const char *s, size_t n, unsigned flags);
 
-/* Colours in an fg_hmap value: packed with a flag so that black is not "unset". */
-static inline uint64_t fg_svg_pack(struct fg_rgb c)
-{
-	return (1u << 24) | ((uint64_t)c.r << 16) | ((uint64_t)c.g << 8) | c.b;
-}
-
-static inline struct fg_rgb fg_svg_unpack(uint64_t v)
-{
-	return (struct fg_rgb){(uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
-}
-
 /*
  * One line of a --nameattr file: "NAME<TAB>key=value<TAB>key=value...".
  * Adds to `m` (values are struct fg_nameattr *, freed by fg_svg_nameattr_free).
  * 0, or -EINVAL for a line without a tab or a key that is not an XML name.
  */
 int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len);
+/*
+ * The lines of a --nameattr file, data[0, len), into `m`.  0, or -EINVAL for
+ * a line of another form (empty lines pass), whose number is in *bad_line:
+ * the lines before it are added.
+ */
+int fg_svg_nameattr_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad_line);
 void fg_svg_nameattr_free(struct fg_hmap *m);
 
 #endif

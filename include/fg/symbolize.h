@@ -26,6 +26,8 @@
 
 #include "fg/diag.h"
 
+struct fg_debuginfod;
+
 struct fg_sym_opts {
 	const char *kallsyms;  /* default /proc/kallsyms */
 	/*
@@ -40,6 +42,15 @@ struct fg_sym_opts {
 	bool inline_frames; /* expand inlined functions (DWARF) */
 	bool srcline;	    /* add file:line (DWARF) */
 	bool verbose;	    /* warn about each file that cannot be read */
+	/*
+	 * Debug files fetched by build-id (fg/debugfile.h) for files with no
+	 * .symtab (or no DWARF, with inline_frames or srcline) and no local debug
+	 * file; NULL for none.  The caller's, freed after the symbolizer.  With
+	 * it, fg_symbolizer_write holds back a sample with frames in a file
+	 * being fetched (and those after it, to keep their order) until the file
+	 * comes or the budget is spent: see fg_symbolizer_flush.
+	 */
+	struct fg_debuginfod *debuginfod;
 	/* diagnostics (the library does not print); may be NULL */
 	void (*warn)(void *arg, const char *fmt, ...) FG_PRINTF(2, 3);
 	void *warn_arg;
@@ -52,6 +63,8 @@ enum fg_unnamed {
 	FG_UNNAMED_GONE,    /* the process is gone and its mappings were not recorded */
 	FG_UNNAMED_NOMAP,   /* the address is in no known mapping */
 	FG_UNNAMED_NOJIT,   /* anonymous executable memory, and no /tmp/perf-PID.map names it */
+	/* no symbol there, and debuginfod did not bring the file's debug file in time */
+	FG_UNNAMED_DITIMEOUT,
 	FG_UNNAMED_COUNT,
 };
 
@@ -77,6 +90,8 @@ struct fg_sym_stats {
 	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
 	uint64_t files; /* distinct files whose symbols were read */
 	uint64_t bad_minidebug; /* files whose .gnu_debugdata (MiniDebugInfo) cannot be read */
+	/* frames named by a debug file that debuginfod brought */
+	uint64_t debuginfod_named;
 };
 
 /* A mapping of a file (or anonymous memory) into a process. */
@@ -136,8 +151,19 @@ void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid);
 void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
 			 bool kernel, bool leaf, struct fg_frame *f);
 
-/* Name a sample's frames and write it as a perf-script block.  0 or -errno (write error). */
+/*
+ * Name a sample's frames and write it as a perf-script block (or hold it back:
+ * see debuginfod above).  0 or -errno (write error).
+ */
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp);
+/*
+ * Take the debug files fetched since, and write the samples no longer held
+ * back.  With `end`, first wait for every fetch (within the budget), so that
+ * nothing stays held.  0 or -errno (write error).
+ */
+int fg_symbolizer_flush(struct fg_symbolizer *s, FILE *out, bool end);
+/* Samples held back. */
+size_t fg_symbolizer_held(const struct fg_symbolizer *s);
 
 void fg_symbolizer_stats(const struct fg_symbolizer *s, struct fg_sym_stats *st);
 

@@ -2,7 +2,8 @@
 /*
  * Fuzz the folder and the perf-script line parser: any bytes, in any of the
  * input formats, with any options.  Nothing may crash, leak or read out of
- * bounds, and every output line must be "STACK COUNT" (or two counts).
+ * bounds, and every output line must be "STACK COUNT" (or two counts), a count
+ * whole or with decimals.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 
 #include "fg/fold.h"
 #include "fg/perfscript.h"
+#include "fg/symname.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +29,14 @@ static void check_output(const char *out, size_t len)
 		sp = nl;
 		while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
 			sp--;
+		if (sp > p && sp < nl && sp[-1] == '.') {
+			/* "2.5": digits on both sides of the point */
+			sp--;
+			if (sp == p || sp[-1] < '0' || sp[-1] > '9')
+				abort();
+			while (sp > p && sp[-1] >= '0' && sp[-1] <= '9')
+				sp--;
+		}
 		if (sp == nl || sp == p || sp[-1] != ' ')
 			abort(); /* and with a count */
 		p = nl + 1;
@@ -35,10 +45,10 @@ static void check_output(const char *out, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const skip[] = { "main", "[unknown]" };
-	static const uint64_t pids[] = { 1, 42 };
-	static const char *const comms[] = { "java", "a b" };
-	struct fg_fold_opts o = { .input = FG_FOLD_AUTO };
+	static const char *const skip[] = {"main", "[unknown]"};
+	static const uint64_t pids[] = {1, 42};
+	static const char *const comms[] = {"java", "a b"};
+	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
 	const char *text;
 	size_t len;
 
@@ -78,20 +88,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fg_ps_frame fr;
 		struct fg_span s;
 
-		if (fg_ps_parse_header(p, n, &h) == 0) {
+		int hr = fg_ps_parse_header(p, n, &h);
+
+		if (hr == 0 || hr == FG_PS_SIDEBAND) {
 			if (h.comm.p < p || h.comm.p + h.comm.len > p + n ||
 			    h.rest.p + h.rest.len > p + n)
 				abort();
 			if (h.event.len)
 				(void)fg_ps_event_base_len(h.event.p, h.event.len);
+			if (hr == FG_PS_SIDEBAND &&
+			    (h.record.p < p || h.record.p + h.record.len > p + n))
+				abort();
+			if (h.rest.len && fg_ps_find_frame(h.rest.p, h.rest.len, &fr) == 0 &&
+			    (fr.addr.p < h.rest.p ||
+			     fr.sym.p + fr.sym.len > h.rest.p + h.rest.len ||
+			     fr.module.p + fr.module.len > h.rest.p + h.rest.len))
+				abort();
 		}
 		if (fg_ps_parse_frame(p, n, &fr) == 0) {
 			if (fr.sym.p < p || fr.module.p + fr.module.len > p + n)
 				abort();
 			(void)fg_ps_module_is_kernel(fr.module.p, fr.module.len);
 			(void)fg_ps_module_is_jit(fr.module.p, fr.module.len);
+			/* the Rust tidy never grows a name, and the argument cut stays inside */
+			char *t = malloc(fr.sym.len + 1);
+			if (fg_symname_rust_tidy(fr.sym.p, fr.sym.len, t) > fr.sym.len ||
+			    fg_symname_args_start(fr.sym.p, fr.sym.len) > fr.sym.len)
+				abort();
+			free(t);
 		}
 		(void)fg_ps_is_srcline(p, n, &s);
+		(void)fg_ps_is_extra_line(p, n);
 		p += n + 1;
 	}
 

@@ -80,6 +80,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (seen > fl.stack_len + 1)
 			abort();
+		/* the exact count: its text again when written, and a sum never wraps */
+		struct fg_count c, c2, sum = {0};
+		char buf[48];
+		if (fg_count_parse(fl.count_text, fl.count_text_len, &c) == 0) {
+			int k = fg_count_format(&c, buf, sizeof(buf));
+
+			if (k <= 0 || (size_t)k >= sizeof(buf) ||
+			    fg_count_parse(buf, (size_t)k, &c2) != 0 || c2.whole != c.whole ||
+			    c2.frac != c.frac || c2.dec != c.dec)
+				abort();
+			if (fg_count_add(&sum, &c) != 0 ||
+			    fg_count_add(&sum, &c) == 0 && sum.whole < c.whole)
+				abort();
+		}
 	}
 
 	/* the whole input as a graph; the first byte picks some options */

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "fg/fold.h"
+#include "fg/folded.h"
 #include "fg/perfscript.h"
+#include "fg/symname.h"
 #include "unit.h"
 
 static int span_is(struct fg_span s, const char *lit)
@@ -13,14 +15,14 @@ static int span_is(struct fg_span s, const char *lit)
 	return fg_span_eq(s, lit);
 }
 
-#define CHECK_SPAN(s, lit)                                                                     \
-	do {                                                                                   \
-		if (!span_is((s), (lit))) {                                                    \
-			printf("# %s:%d: '%.*s' != '%s'\n", __FILE__, __LINE__, (int)(s).len,  \
-			       (s).p ? (s).p : "", (lit));                                     \
-			unit_cur_failed = 1;                                                   \
-			return;                                                                \
-		}                                                                              \
+#define CHECK_SPAN(s, lit)                                                                         \
+	do {                                                                                       \
+		if (!span_is((s), (lit))) {                                                        \
+			printf("# %s:%d: '%.*s' != '%s'\n", __FILE__, __LINE__, (int)(s).len,      \
+			       (s).p ? (s).p : "", (lit));                                         \
+			unit_cur_failed = 1;                                                       \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
 
 static int header(const char *line, struct fg_ps_header *h)
@@ -98,10 +100,15 @@ TEST(header_rejects)
 	struct fg_ps_header h;
 
 	CHECK_INT(header("", &h), -EINVAL);
-	CHECK_INT(header("garbage 1", &h), -EINVAL);
-	CHECK_INT(header("a;b;c 12", &h), -EINVAL);
+	CHECK_INT(header("garbage words", &h), -EINVAL);
+	CHECK_INT(header("a;b;c 12 x y", &h), -EINVAL);
 	CHECK_INT(header("\t  4005d0 main+0x10 (/bin/x)", &h), -EINVAL);
-	CHECK_INT(header("1234 [000] 1.0: cycles:", &h), -EINVAL); /* no comm */
+	CHECK_INT(header("  split7030.c:16", &h), -EINVAL);
+	/* these look like weak headers: believed only when a frame follows (fold.c) */
+	CHECK_INT(header("garbage 1", &h), 0);
+	CHECK(h.weak);
+	CHECK_INT(header("a;b;c 12", &h), 0);
+	CHECK(h.weak);
 	CHECK_INT(header("a 1 1.0: 18446744073709551616 cycles:", &h), -ERANGE);
 	CHECK_INT(header("a 1 1.0: 18446744073709551615 cycles:", &h), 0);
 	CHECK(h.period == UINT64_MAX);
@@ -145,12 +152,213 @@ TEST(frame_rejects)
 
 	CHECK_INT(frame("", &f), -EINVAL);
 	CHECK_INT(frame("\t          THIS_IS_A_WEIRD_LINE", &f), -EINVAL);
-	CHECK_INT(frame("\t401b97 main+0x1f", &f), -EINVAL);
+	CHECK_INT(frame("  401b97 main+0x1f", &f), -EINVAL); /* no module, not a call chain */
+	CHECK_INT(frame("               0", &f), -EINVAL);   /* -F +phys_addr */
+	CHECK_INT(frame(" insn: 48 83 c0 01", &f), -EINVAL);
 	CHECK_INT(frame("\tzz main (m)", &f), -EINVAL);
-	CHECK_INT(frame("\t401b97 main (m", &f), -EINVAL);
-	CHECK_INT(frame("\t401b97 main m)", &f), -EINVAL);
-	CHECK_INT(frame("\t401b97 main(m)", &f), -EINVAL);
+	CHECK_INT(frame("  401b97 main (m", &f), -EINVAL);
+	CHECK_INT(frame("  401b97 main m)", &f), -EINVAL);
+	CHECK_INT(frame("  401b97 main(m)", &f), -EINVAL);
 	CHECK_INT(frame("401b97", &f), -EINVAL);
+}
+
+TEST(header_shapes)
+{
+	struct fg_ps_header h;
+
+	/* -F comm,tid,ip,sym: no cpu, time, period nor event */
+	CHECK_INT(header("split7030 32627 ", &h), 0);
+	CHECK(h.weak);
+	CHECK_SPAN(h.comm, "split7030");
+	CHECK_SPAN(h.tid, "32627");
+	CHECK(!h.has_period);
+	/* -F comm,tid,period,ip,sym,dso */
+	CHECK_INT(header("split7030 32627    5025125 ", &h), 0);
+	CHECK(h.weak && h.has_period);
+	CHECK_INT(h.period, 5025125);
+	/* -F tid,ip,sym: no comm */
+	CHECK_INT(header("32627 ", &h), 0);
+	CHECK_INT(h.comm.len, 0);
+	CHECK_SPAN(h.tid, "32627");
+	/* -F +misc: flags between the tid and the time */
+	CHECK_INT(header("split7030 32627 U       360.768587:    5025125 cpu-clock:ppp: ", &h), 0);
+	CHECK(!h.weak);
+	CHECK_SPAN(h.event, "cpu-clock:ppp");
+	CHECK_INT(h.period, 5025125);
+	/* -F +tod */
+	CHECK_INT(header("s  5874 [000] 2026-11-30 14:39:14.288240  1216.638374:   10101010 "
+			 "cpu-clock:ppp: ",
+			 &h),
+		  0);
+	CHECK_SPAN(h.event, "cpu-clock:ppp");
+	CHECK_INT(h.period, 10101010);
+	/* --ns */
+	CHECK_INT(header("split7030 32627   360.768587268:    5025125 cpu-clock:ppp: ", &h), 0);
+	CHECK_SPAN(h.event, "cpu-clock:ppp");
+	/* -F comm,tid,period,ip,sym -G: the period, then the frame on the line */
+	CHECK_INT(header("       split7030 32619    5025125      55db24dfe1c0 spin (/bin/s)", &h),
+		  0);
+	CHECK(h.weak && h.has_period);
+	CHECK_SPAN(h.rest, "55db24dfe1c0 spin (/bin/s)");
+	/* side-band records */
+	CHECK_INT(
+	    header("perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:32627/32627", &h),
+	    FG_PS_SIDEBAND);
+	CHECK_SPAN(h.record, "PERF_RECORD_COMM");
+	CHECK_SPAN(h.comm, "perf-exec");
+	CHECK_INT(
+	    header("split7030 32627   360.763507: PERF_RECORD_COMM exec: split7030:32627/32627",
+		   &h),
+	    FG_PS_SIDEBAND);
+	CHECK_SPAN(h.rest, "exec: split7030:32627/32627");
+	CHECK_INT(header("split7030  4397   418.597491: PERF_RECORD_LOST lost 4", &h),
+		  FG_PS_SIDEBAND);
+	CHECK_SPAN(h.rest, "lost 4");
+	CHECK_INT(header("split7030 32627 PERF_RECORD_SWITCH OUT preempt", &h), FG_PS_SIDEBAND);
+	CHECK_INT(header("swapper     0     0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000("
+			 "0x12090c8) @ 0xffffffff81000000]: x [kernel.kallsyms]_text",
+			 &h),
+		  FG_PS_SIDEBAND);
+	CHECK_SPAN(h.record, "PERF_RECORD_MMAP");
+}
+
+static int find(const char *rest, struct fg_ps_frame *f)
+{
+	return fg_ps_find_frame(rest, strlen(rest), f);
+}
+
+TEST(frame_on_header_line)
+{
+	struct fg_ps_frame f;
+
+	CHECK_INT(find("559d200781ce spin+0x28 (/b/split7030)", &f), 0);
+	CHECK_SPAN(f.sym, "spin");
+	CHECK_SPAN(f.module, "/b/split7030");
+	/* -F +addr,+data_src before the frame */
+	CHECK_INT(find("               0      1e05080021 |OP N/A|LVL N/A or N/A|SNP N/A|TLB N/A|"
+		       "LCK N/A|BLK  N/A     559d200781ce spin+0x28 (/b/split7030)",
+		       &f),
+		  0);
+	CHECK_SPAN(f.addr, "559d200781ce");
+	CHECK_SPAN(f.sym, "spin");
+	/* -F +insn, +phys_addr after it */
+	CHECK_INT(find("559d200781ce spin+0x28 (/b/split7030) insn: 48 83 c0 01", &f), 0);
+	CHECK_SPAN(f.module, "/b/split7030");
+	CHECK_INT(find("559d200781c0 spin+0x1a (/b/split7030)               0", &f), 0);
+	CHECK_SPAN(f.module, "/b/split7030");
+	/* no module (-F ip,sym) */
+	CHECK_INT(find("5025125      55db24dfe1c0 spin", &f), 0);
+	CHECK_SPAN(f.addr, "55db24dfe1c0");
+	CHECK_SPAN(f.sym, "spin");
+	/* a tracepoint's payload is no frame */
+	CHECK_INT(find("prev_comm=swapper/0 prev_pid=0 prev_prio=120 ==> next_comm=x", &f),
+		  -EINVAL);
+	CHECK_INT(find("0", &f), -EINVAL);
+	CHECK_INT(find("", &f), -EINVAL);
+}
+
+TEST(extra_lines)
+{
+	CHECK(fg_ps_is_extra_line(" insn: 48 83 c0 01", 18));
+	CHECK(fg_ps_is_extra_line(" ilen: 4", 8));
+	CHECK(fg_ps_is_extra_line("  IPC: 1.23 (12/34) ", 20));
+	CHECK(fg_ps_is_extra_line("|16       \tfor (uint64_t i = 0; i < n; i++)", 43));
+	CHECK(fg_ps_is_extra_line("               0", 16));
+	CHECK(fg_ps_is_extra_line(" 0x4011ce/0x401207/P/-/-/0  0x4011c0/0x4011ce/P/-/-/0", 52));
+	CHECK(!fg_ps_is_extra_line("\t            11ce", 18)); /* a frame of -F ip */
+	CHECK(!fg_ps_is_extra_line("\t            11ce spin (/bin/x)", 31));
+	CHECK(!fg_ps_is_extra_line("  split7030.c:16", 16));
+	CHECK(!fg_ps_is_extra_line("garbage 1", 9));
+	CHECK(!fg_ps_is_extra_line("", 0));
+}
+
+static int count(const char *text, struct fg_count *c)
+{
+	return fg_count_parse(text, strlen(text), c);
+}
+
+TEST(counts)
+{
+	struct fg_count a, b;
+	char buf[48];
+
+	CHECK_INT(count("12", &a), 0);
+	CHECK(a.whole == 12 && a.dec == 0);
+	CHECK_INT(count("2.50", &a), 0);
+	CHECK(a.whole == 2 && a.frac == 5 && a.dec == 1);
+	CHECK_INT(count("12.", &a), 0);
+	CHECK(a.whole == 12 && a.dec == 0);
+	CHECK_INT(count(".5", &a), -EINVAL);
+	CHECK_INT(count("1x", &a), -EINVAL);
+	CHECK_INT(count("18446744073709551616", &a), -ERANGE);
+	CHECK_INT(count("18446744073709551615.999", &a), 0);
+	CHECK_INT(count("0.001", &b), 0);
+	CHECK_INT(fg_count_add(&a, &b), -EOVERFLOW); /* 0.999 + 0.001 carries past 2^64-1 */
+	CHECK(a.whole == UINT64_MAX && a.frac == 999);
+	/* more decimals than kept */
+	CHECK_INT(count("0.1234567890123456789999", &a), 0);
+	CHECK_INT(a.dec, FG_COUNT_MAX_DEC);
+	fg_count_format(&a, buf, sizeof(buf));
+	CHECK_STR(buf, "0.123456789012345678");
+	CHECK_INT(count("1.25", &a), 0);
+	CHECK_INT(count("0.75", &b), 0);
+	CHECK_INT(fg_count_add(&a, &b), 0);
+	fg_count_format(&a, buf, sizeof(buf));
+	CHECK_STR(buf, "2");
+}
+
+/* fg_symname_rust_tidy of s, as a string */
+static const char *rust(const char *s)
+{
+	static char out[256];
+	size_t n = fg_symname_rust_tidy(s, strlen(s), out);
+
+	out[n] = '\0';
+	return out;
+}
+
+TEST(symnames)
+{
+	/* the example of issue 14, and inferno's */
+	CHECK_STR(
+	    rust("gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f"),
+	    "gc::gc::GcBox<T>::new::_{{closure}}");
+	CHECK_STR(
+	    rust("_$LT$std..fs..ReadDir$u20$as$u20$core..iter..traits..iterator..Iterator$GT$::"
+		 "next::hc14f1750ca79129b"),
+	    "<std::fs::ReadDir as core::iter::traits::iterator::Iterator>::next");
+	CHECK_STR(rust("std::sys::unix::fs::File::open::hb90e1c1c787080f0"),
+		  "std::sys::unix::fs::File::open");
+	/* each escape */
+	CHECK_STR(rust("a$LT$b$GT$::h0123456789abcdef"), "a<b>");
+	CHECK_STR(rust("a$RF$b::h0123456789abcdef"), "a&b");
+	CHECK_STR(rust("a$BP$b::h0123456789abcdef"), "a*b");
+	CHECK_STR(rust("a$C$b::h0123456789abcdef"), "a,b");
+	CHECK_STR(rust("a$SP$b::h0123456789abcdef"), "a@b");
+	CHECK_STR(rust("a$LP$b$RP$::h0123456789abcdef"), "a(b)");
+	CHECK_STR(rust("a$u7b$$u7d$$u7e$$u20$$u27$$u3d$$u5b$$u5d$$u3b$$u2b$$u21$$u22$$u2d$::"
+		       "h0123456789abcdef"),
+		  "a{}~ '=[];+!\"-");
+	CHECK_STR(rust("a..b.c::h0123456789abcdef"), "a::b.c");
+	/* no control characters: "$u0a$" stays, with the rest */
+	CHECK_STR(rust("a$u0a$b$LT$::h0123456789abcdef"), "a$u0a$b$LT$");
+	CHECK_STR(rust("a$XX$b::h0123456789abcdef"), "a$XX$b");
+	/* not a legacy Rust name: unchanged */
+	CHECK(!fg_symname_is_rust_legacy("std::fs::File::open", 19));
+	CHECK(!fg_symname_is_rust_legacy("a::h0123456789abcdeg", 20));
+	CHECK(!fg_symname_is_rust_legacy("ah0123456789abcdef", 18));
+	CHECK(
+	    !fg_symname_is_rust_legacy("_ZN3std2rt19lang_start_internal17h540c897fe52ba9c5E", 51));
+	CHECK_STR(rust("a$LT$b$GT$"), "a$LT$b$GT$");
+
+	/* argument lists */
+	CHECK_INT(fg_symname_args_start("ns::f<int>(char)", 16), 10);
+	CHECK_INT(fg_symname_args_start("f(int)", 6), 1);
+	CHECK_INT(fg_symname_args_start("std::map<a, b (c)>::g(x)", 24), 21);
+	CHECK_INT(fg_symname_args_start("net/http.(*Client).Do", 21), 21);
+	CHECK_INT(fg_symname_args_start("(anonymous namespace)::f(int)", 29), 24);
+	CHECK_INT(fg_symname_args_start("a::operator<(b)", 15), 12);
+	CHECK_INT(fg_symname_args_start("main", 4), 4);
 }
 
 TEST(srclines)
@@ -164,6 +372,11 @@ TEST(srclines)
 	CHECK(fg_ps_is_srcline("  ??:0", 6, &s));
 	CHECK(fg_ps_is_srcline("  ld-2.29.so[11634]", 19, &s));
 	CHECK_SPAN(s, "ld-2.29.so[11634]");
+	CHECK(fg_ps_is_srcline("  split7030.c:17               0", 32, &s)); /* -F +phys_addr */
+	CHECK_SPAN(s, "split7030.c:17");
+	CHECK(fg_ps_is_srcline("  [kernel.kallsyms][ffffffff813a2313]               0", 53, &s));
+	CHECK_SPAN(s, "[kernel.kallsyms][ffffffff813a2313]");
+	CHECK(!fg_ps_is_srcline("  12 0", 6, &s));
 	CHECK(!fg_ps_is_srcline("prog.c:12", 9, &s));
 	CHECK(!fg_ps_is_srcline("  main+0x10", 11, &s));
 	CHECK(!fg_ps_is_srcline("  x[zz]", 7, &s));
@@ -208,19 +421,19 @@ static char *fold(const struct fg_fold_opts *o, const char *in, int *ret)
 	return out;
 }
 
-#define CHECK_FOLD(opts, in, expected)                                                         \
-	do {                                                                                   \
-		int unit_r;                                                                    \
-		char *unit_out = fold((opts), (in), &unit_r);                                  \
-		int unit_same = strcmp(unit_out, (expected)) == 0;                             \
-		if (!unit_same)                                                                \
-			printf("# %s:%d: got '%s'\n", __FILE__, __LINE__, unit_out);           \
-		free(unit_out);                                                                \
-		CHECK(unit_same);                                                              \
-		CHECK_INT(unit_r, 0);                                                          \
+#define CHECK_FOLD(opts, in, expected)                                                             \
+	do {                                                                                       \
+		int unit_r;                                                                        \
+		char *unit_out = fold((opts), (in), &unit_r);                                      \
+		int unit_same = strcmp(unit_out, (expected)) == 0;                                 \
+		if (!unit_same)                                                                    \
+			printf("# %s:%d: got '%s'\n", __FILE__, __LINE__, unit_out);               \
+		free(unit_out);                                                                    \
+		CHECK(unit_same);                                                                  \
+		CHECK_INT(unit_r, 0);                                                              \
 	} while (0)
 
-static const struct fg_fold_opts plain = { .input = FG_FOLD_AUTO };
+static const struct fg_fold_opts plain = {.input = FG_FOLD_AUTO};
 
 TEST(fold_names)
 {
@@ -254,7 +467,7 @@ TEST(fold_java)
 
 TEST(fold_options)
 {
-	struct fg_fold_opts o = { .annotate_kernel = true, .annotate_jit = true };
+	struct fg_fold_opts o = {.annotate_kernel = true, .annotate_jit = true};
 	const char *in = "a b 7/8 [000] 1.0: 3 cpu-clock:\n"
 			 "\tffff0001 do_idle ([kernel.kallsyms])\n"
 			 "\t10 run (/tmp/perf-7.map)\n"
@@ -262,17 +475,17 @@ TEST(fold_options)
 
 	CHECK_FOLD(&o, in, "a_b;[unknown];run_[j];do_idle_[k] 3\n");
 	CHECK_FOLD(&plain, "x;y 1 [000] 1.0: 1 c:\n\t1 f (m)\n\n", "x:y;f 1\n");
-	o = (struct fg_fold_opts){ .include_tid = true, .include_addrs = true };
+	o = (struct fg_fold_opts){.include_tid = true, .include_addrs = true};
 	CHECK_FOLD(&o, in, "a_b-7/8;[unknown <20>];run;do_idle 3\n");
-	o = (struct fg_fold_opts){ .include_pid = true, .count_samples = true };
+	o = (struct fg_fold_opts){.include_pid = true, .count_samples = true};
 	CHECK_FOLD(&o, in, "a_b-7;[unknown];run;do_idle 1\n");
-	const char *const skip[] = { "run" };
-	o = (struct fg_fold_opts){ .skip_after = skip, .n_skip_after = 1 };
+	const char *const skip[] = {"run"};
+	o = (struct fg_fold_opts){.skip_after = skip, .n_skip_after = 1};
 	CHECK_FOLD(&o, in, "a_b;run;do_idle 3\n");
-	const uint64_t pids[] = { 9 };
-	o = (struct fg_fold_opts){ .only_pids = pids, .n_only_pids = 1 };
+	const uint64_t pids[] = {9};
+	o = (struct fg_fold_opts){.only_pids = pids, .n_only_pids = 1};
 	CHECK_FOLD(&o, in, "");
-	o = (struct fg_fold_opts){ .event_filter = "cpu-clock" };
+	o = (struct fg_fold_opts){.event_filter = "cpu-clock"};
 	CHECK_FOLD(&o, in, "a_b;[unknown];run;do_idle 3\n");
 }
 
@@ -285,9 +498,13 @@ TEST(fold_formats_and_errors)
 	CHECK_FOLD(&plain, "b 2\na;x y 3\nb 1\n", "a;x y 3\nb 3\n");
 	CHECK_FOLD(&plain, "b 2 3\nb 1 1\n", "b 3 4\n");
 	CHECK_FOLD(&plain, "@[\n    f+1\n    main+2\n]: 4\n", "main;f 4\n");
-	out = fold(&plain, "a 18446744073709551615\na 1\n", &r);
-	CHECK_INT(r, -EOVERFLOW);
-	free(out);
+	/* the line whose count would pass 2^64-1 is left out, nothing else */
+	CHECK_FOLD(&plain, "a 18446744073709551615\nb 1\na 1\n", "a 18446744073709551615\nb 1\n");
+	/* fractional counts, summed exactly */
+	CHECK_FOLD(&plain, "a;b 5\nc;d 2.5\n", "a;b 5\nc;d 2.5\n");
+	CHECK_FOLD(&plain, "c 0.1\nc 0.2\nc 2.70\nd 1.\n", "c 3\nd 1\n");
+	CHECK_FOLD(&plain, "c 0.125\nc 0.5\n", "c 0.625\n");
+	CHECK_FOLD(&plain, "a\tb 3\na\tb  4\n", "a\tb 7\n");
 	out = fold(&plain, "FGSTACK1\0", &r);
 	free(out);
 	CHECK_INT(r, 0); /* strlen stops at the NUL: "FGSTACK1" alone is a bad line */
@@ -302,11 +519,67 @@ TEST(fold_formats_and_errors)
 	CHECK_STR(fg_fold_input_name(FG_FOLD_FOLDED), "folded");
 }
 
+TEST(fold_perf_shapes)
+{
+	/* a weak header is believed when a frame follows */
+	CHECK_FOLD(&plain,
+		   "s 1 \n\t 11ce spin\n\t 1207 hot\n\ns 1 \n\t 11ce spin\n\t 1225 cold\n\n",
+		   "s;cold;spin 1\ns;hot;spin 1\n");
+	CHECK_FOLD(&plain, "s 1  7 \n\t 11ce spin (/b/s)\n\n", "s;spin 7\n");
+	/* no comm, no module, no symbol */
+	CHECK_FOLD(&plain, "1 \n\t 11ce spin\n\t 20\n\n", "[unknown];spin 1\n");
+	/* side-band records are neither samples nor the first event */
+	CHECK_FOLD(&plain,
+		   "perf-exec 0 0.0: PERF_RECORD_COMM: perf-exec:1/1\n"
+		   "s 1 0.1: PERF_RECORD_COMM exec: s:1/1\n"
+		   "s 1 0.2: PERF_RECORD_MMAP2 1/1: [0x1(0x2) @ 0 00:00 0 0]: r-xp /b/s\n"
+		   "s 1 0.3: 5 cpu-clock: \n\t 11ce spin (/b/s)\n\n"
+		   "s 1 0.4: PERF_RECORD_LOST lost 4\n"
+		   "s 1 0.5: PERF_RECORD_SWITCH OUT preempt\n",
+		   "s;spin 5\n");
+	/* lines perf adds to a sample: not frames, and they end nothing */
+	CHECK_FOLD(&plain,
+		   "s 1 0.3: 5 c: \n\t 11ce spin (/b/s)\n insn: 48 83\n"
+		   "s 1 0.4: 5 c: \n\t 11ce spin (/b/s)\n               0\n"
+		   "s 1 0.5: 5 c: \n\t 11ce spin (/b/s)\n\n|16   for (;;)\n",
+		   "s;spin 15\n");
+	/* single-frame samples: comm;sym */
+	CHECK_FOLD(
+	    &plain,
+	    "       s 1 0.3:    5 c:      559d200781ce spin+0x28 (/b/s) insn: 48 83 c0 01\n"
+	    "       s 1 0.4:    5 c:   0   1e05 |OP N/A|BLK  N/A   559d200781c0 spin+0x1a (/b/s)\n",
+	    "s;spin 10\n");
+	/* Rust names perf left half-demangled */
+	CHECK_FOLD(&plain, "r 1 0.1: 1 c:\n\t1 a..b$LT$T$GT$::f::h0123456789abcdef+0x1 (/b/r)\n\n",
+		   "r;a::b<T>::f 1\n");
+
+	struct fg_fold *f = fg_fold_new(&plain, NULL, NULL);
+	const char *in = "s 1 0.1: PERF_RECORD_LOST lost 4\ns 1 0.2: PERF_RECORD_LOST lost 5\n"
+			 "s 1 0.2: PERF_RECORD_MMAP2 x\ns 1 0.3: 1 c:\n\t1 f (m)\n insn: 1\n";
+	CHECK_INT(fg_fold_read_mem(f, in, strlen(in), "t"), 0);
+	const struct fg_fold_stats *st = fg_fold_stats(f);
+	CHECK_INT(st->sideband, 3);
+	CHECK_INT(st->lost_records, 2);
+	CHECK_INT(st->lost, 9);
+	CHECK_INT(st->n_sideband_kinds, 2);
+	CHECK_STR(st->sideband_kinds[0].name, "PERF_RECORD_LOST");
+	CHECK_INT(st->sideband_kinds[1].n, 1);
+	CHECK_INT(st->extra_lines, 1);
+	CHECK_INT(st->samples, 1);
+	CHECK_INT(st->bad_lines, 0);
+	fg_fold_free(f);
+}
+
 int main(void)
 {
 	RUN(header_full);
 	RUN(header_variants);
 	RUN(header_rejects);
+	RUN(header_shapes);
+	RUN(frame_on_header_line);
+	RUN(extra_lines);
+	RUN(counts);
+	RUN(symnames);
 	RUN(frame_parts);
 	RUN(frame_rejects);
 	RUN(srclines);
@@ -315,5 +588,6 @@ int main(void)
 	RUN(fold_java);
 	RUN(fold_options);
 	RUN(fold_formats_and_errors);
+	RUN(fold_perf_shapes);
 	return unit_done();
 }

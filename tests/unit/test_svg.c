@@ -3,11 +3,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fg/buf.h"
 #include "fg/flame.h"
 #include "fg/folded.h"
+#include "fg/hash.h"
 #include "fg/palette.h"
+#include "fg/safeio.h"
 #include "fg/svg.h"
 #include "unit.h"
 
@@ -232,6 +235,156 @@ TEST(nameattr)
 	fg_svg_nameattr_free(m);
 }
 
+static bool frame_is(const struct fg_frame *fr, const char *name)
+{
+	return fr->name_len == strlen(name) && memcmp(fr->name, name, fr->name_len) == 0;
+}
+
+TEST(flame_merges_stacks_as_read)
+{
+	struct fg_flame *f = flame("a;b 1\nx 2\na;b 3\na;b\t4\na;b 5\n", NULL);
+
+	CHECK_INT(f->lines, 5);
+	CHECK_INT(f->stacks, 2);
+	CHECK(f->total == 15);
+	/* all, a, b, x */
+	CHECK_INT(f->nframes, 4);
+	CHECK(frame_is(&f->frames[2], "b") && f->frames[2].end - f->frames[2].start == 13);
+	fg_flame_free(f);
+}
+
+TEST(flame_one_stack_is_drawn_once)
+{
+	/* flamegraph.pl sorts "a;b 2nd 5" between "a;b 1" and "a;b 9" and splits b */
+	struct fg_flame *f = flame("a;b 9\na;b 2nd 5\na;b 1\n", NULL);
+
+	CHECK_INT(f->nframes, 4);
+	CHECK(frame_is(&f->frames[2], "b") && f->frames[2].start == 0 && f->frames[2].end == 10);
+	CHECK(frame_is(&f->frames[3], "b 2nd") && f->frames[3].start == 10);
+	fg_flame_free(f);
+}
+
+TEST(flame_sorts_by_the_first_line)
+{
+	/* "a;b\t1" sorts before "a;b!" and "a;b 1" after it: the least suffix wins */
+	struct fg_flame *f = flame("a;b 1\na;b! 2\na;b\t1\n", NULL);
+
+	CHECK(frame_is(&f->frames[2], "b") && f->frames[2].start == 0);
+	CHECK(frame_is(&f->frames[3], "b!") && f->frames[3].start == 2);
+	fg_flame_free(f);
+}
+
+TEST(flame_chart_merges_neighbours_only)
+{
+	struct fg_flame_opts o = {.flamechart = true};
+	struct fg_flame *f = flame("a 1\na 2\nb 1\na 1\n", &o);
+
+	CHECK_INT(f->stacks, 3);
+	CHECK_INT(f->nframes, 4); /* all, a (3), b, a */
+	CHECK(frame_is(&f->frames[1], "a") && f->frames[1].end == 3);
+	CHECK(frame_is(&f->frames[3], "a") && f->frames[3].start == 4);
+	fg_flame_free(f);
+}
+
+TEST(flame_reverse_and_diff_merge)
+{
+	struct fg_flame_opts o = {.reverse = true};
+	struct fg_flame *f = flame("a;z 4 1\nb;z 1 3\na;z 2 2\n", &o);
+
+	CHECK_INT(f->stacks, 2);
+	CHECK(f->diff && f->total == 6);
+	CHECK(frame_is(&f->frames[1], "z"));
+	CHECK(frame_is(&f->frames[2], "a") && f->frames[2].delta == -3);
+	CHECK(frame_is(&f->frames[3], "b") && f->frames[3].delta == 2);
+	fg_flame_free(f);
+}
+
+TEST(flame_fractions_add_up_in_any_order)
+{
+	struct fg_flame *f = flame("a;b 1.5\na;b 0.5\na;b 0.1\na;b 0.2\na;c 2\n", NULL);
+
+	/* 2.3, as if added exactly and rounded once */
+	CHECK(f->frames[2].end == 2.3);
+	CHECK(f->frames[3].start == 2.3 && f->frames[3].end == 4.3);
+	fg_flame_free(f);
+}
+
+TEST(flame_reads_a_descriptor)
+{
+	struct fg_flame *f = fg_flame_new(NULL);
+	int fds[2];
+
+	CHECK(pipe(fds) == 0);
+	CHECK(write(fds[1], "a;b 1\nbad\na;b 2", 15) == 15);
+	close(fds[1]);
+	CHECK_INT(fg_flame_read(f, fds[0]), 0);
+	close(fds[0]);
+	CHECK_INT(f->lines, 2);
+	CHECK_INT(f->ignored, 1);
+	CHECK_INT(f->first_ignored_input, 1);
+	CHECK_INT(f->first_ignored_line, 2);
+	CHECK_INT(fg_flame_read(f, -1), -EBADF);
+	fg_flame_free(f);
+}
+
+TEST(palette_background)
+{
+	const char *top, *bottom;
+
+	CHECK_INT(fg_palette_background("blue", &top, &bottom), 0);
+	CHECK_STR(top, "#eeeeee");
+	CHECK_STR(bottom, "#e0e0ff");
+	CHECK_INT(fg_palette_background("#123456", &top, &bottom), 0);
+	CHECK_STR(top, "#123456");
+	CHECK_STR(bottom, "#123456");
+	CHECK_INT(fg_palette_background("pink", &top, &bottom), -EINVAL);
+	CHECK_INT(fg_palette_background("rgb(1,2,3)", &top, &bottom), -EINVAL);
+}
+
+TEST(palette_map_round_trip)
+{
+	const char *text = "b->rgb(1,2,3)\nop->x->rgb(4,5,6)\nnot a colour\n\na->#0a0b0c\r\n";
+	struct fg_hmap *m = fg_hmap_new(0), *m2 = fg_hmap_new(0);
+	char dir[] = "/tmp/fg-test-svg-XXXXXX", path[64], *data;
+	uint64_t bad, first;
+	struct fg_rgb c;
+	size_t len;
+
+	fg_palette_map_parse(m, text, strlen(text), &bad, &first);
+	CHECK_INT(bad, 1);
+	CHECK_INT(first, 3);
+	CHECK_INT(fg_hmap_count(m), 3);
+	c = fg_rgb_unpack(fg_hmap_get(m, "op->x", 5)->val.u);
+	CHECK(c.r == 4 && c.g == 5 && c.b == 6);
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/palette.map", dir);
+	CHECK_INT(fg_palette_map_write(m, path), 0);
+	CHECK_INT(fg_read_file(path, 1 << 20, &data, &len), 0);
+	CHECK_STR(data, "a->rgb(10,11,12)\nb->rgb(1,2,3)\nop->x->rgb(4,5,6)\n");
+	fg_palette_map_parse(m2, data, len, &bad, &first);
+	CHECK_INT(bad, 0);
+	CHECK_INT(fg_hmap_count(m2), 3);
+	free(data);
+	fg_hmap_free(m);
+	fg_hmap_free(m2);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(nameattr_parse)
+{
+	struct fg_hmap *m = fg_hmap_new(0);
+	const char *text = "f\ttitle=T\n\ng\tclass=c\nbad line\nh\tclass=d\n";
+	uint64_t line = 0;
+
+	CHECK_INT(fg_svg_nameattr_parse(m, text, strlen(text), &line), -EINVAL);
+	CHECK_INT(line, 4);
+	CHECK(fg_hmap_get(m, "g", 1) != NULL);
+	CHECK(fg_hmap_get(m, "h", 1) == NULL);
+	CHECK_INT(fg_svg_nameattr_parse(m, "x\ty=1", 5, &line), 0);
+	fg_svg_nameattr_free(m);
+}
+
 int main(void)
 {
 	RUN(folded_counts);
@@ -247,5 +400,15 @@ int main(void)
 	RUN(rgb_parse);
 	RUN(escape);
 	RUN(nameattr);
+	RUN(flame_merges_stacks_as_read);
+	RUN(flame_one_stack_is_drawn_once);
+	RUN(flame_sorts_by_the_first_line);
+	RUN(flame_chart_merges_neighbours_only);
+	RUN(flame_reverse_and_diff_merge);
+	RUN(flame_fractions_add_up_in_any_order);
+	RUN(flame_reads_a_descriptor);
+	RUN(palette_background);
+	RUN(palette_map_round_trip);
+	RUN(nameattr_parse);
 	return unit_done();
 }

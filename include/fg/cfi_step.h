@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The layout of a compact unwind table (lib/cfi.c builds it) and the step
+ * function that applies one of its rules to a register set.  This header is
+ * shared by user space (lib/unwind.c) and, later, the BPF program: it uses
+ * only __u8..__u64 types, no libc, no loops without a fixed bound and no
+ * function pointers, so that both unwinders run the very same code.
+ *
+ * A table is two arrays:
+ *
+ *	rows[nrows]	struct fg_cfi_row, 8 bytes, sorted by pc.  A row covers
+ *			[rows[i].pc, rows[i + 1].pc); pc is relative to the
+ *			table's base (a file address, before the load bias).
+ *			The last row is a FG_CFI_NONE row closing the table.
+ *	rules[nrules]	struct fg_cfi_rule, 16 bytes, deduplicated: rows name
+ *			them by index.  rules[0] is always FG_CFI_NONE (no
+ *			information: a gap between functions).
+ *
+ * x86-64 only.  Registers are numbered as DWARF numbers them: 0 rax, 1 rdx,
+ * 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 the return
+ * address (rip).
+ *
+ * Memory is read through FG_CFI_READ(ctx, addr, &val), which returns 0 or one
+ * of FG_CFI_END_TRUNCATED (past the end of a stack snapshot) and
+ * FG_CFI_END_UNREADABLE.  Define FG_CFI_CTX and FG_CFI_READ before including
+ * this header to read another way (BPF: bpf_probe_read_user or a copy in a
+ * map); by default ctx is a struct fg_cfi_mem with a read function.
+ */
+#ifndef FG_CFI_STEP_H
+#define FG_CFI_STEP_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FG_CFI_NREGS 17
+#define FG_CFI_RBP 6
+#define FG_CFI_RSP 7
+#define FG_CFI_RIP 16
+
+/* What a row says. */
+enum fg_cfi_kind {
+	FG_CFI_NONE = 0, /* no unwind information for these addresses */
+	FG_CFI_NORMAL,	 /* CFA, rbp and the return address as the rule says */
+	FG_CFI_STOP,	 /* the return address is undefined: the outermost frame */
+	FG_CFI_SIGNAL,	 /* a signal trampoline (CIE augmentation "S"): the registers
+			    are in the ucontext at rsp (__restore_rt) */
+	FG_CFI_INVALID,	 /* a rule this layout cannot hold; arg0 says why (fg_cfi_why) */
+};
+
+/* How the CFA (the caller's rsp) is found. */
+enum fg_cfi_cfa {
+	FG_CFI_CFA_REG = 0, /* cfa = reg[cfa_reg] + cfa_off */
+	FG_CFI_CFA_DEREF,   /* cfa = *(reg[cfa_reg] + cfa_off): expression "bregN off; deref"
+			       (stack realignment) */
+	FG_CFI_CFA_PLT,	    /* cfa = rsp + cfa_off + ((rip & arg0) >= arg1 ? 8 : 0):
+			       the expression of a PLT (lazy binding pushes one word) */
+};
+
+/* Where a register of the caller is (rbp, the return address). */
+enum fg_cfi_save {
+	FG_CFI_SAME = 0, /* unchanged (same value, or no rule) */
+	FG_CFI_AT_CFA,	 /* saved at cfa + off */
+	FG_CFI_VAL_CFA,	 /* the value is cfa + off */
+	FG_CFI_AT_REG,	 /* saved at reg[rbp_reg] + off: expression "bregN off" */
+	FG_CFI_UNDEF,	 /* undefined */
+	FG_CFI_LOST,	 /* a rule not held here (another register, an expression):
+			    the value is unknown after the step */
+};
+
+/* Why a row is FG_CFI_INVALID (rule.arg0); lib/cfi counts them. */
+enum fg_cfi_why {
+	FG_CFI_WHY_NONE = 0,
+	FG_CFI_WHY_CFA_EXPR,  /* a CFA expression other than the forms above */
+	FG_CFI_WHY_CFA_REG,   /* the CFA on a register that is not 0-16 */
+	FG_CFI_WHY_RA_RULE,   /* the return address neither at cfa + off nor undefined */
+	FG_CFI_WHY_RA_COLUMN, /* the CIE's return address column is not 16 */
+	FG_CFI_WHY_RANGE,     /* an offset too large for the row's fields */
+	FG_CFI_WHY_OP,	      /* an unknown or malformed CFA instruction */
+	FG_CFI_WHY_STATE,     /* DW_CFA_restore_state without remember, or too deep */
+	FG_CFI_WHY_COUNT,
+};
+
+struct fg_cfi_row {
+	__u32 pc;   /* first address, relative to the table's base */
+	__u32 rule; /* index into rules[] */
+};
+
+struct fg_cfi_rule {
+	__u8 kind;    /* enum fg_cfi_kind */
+	__u8 cfa;     /* enum fg_cfi_cfa */
+	__u8 cfa_reg; /* the register the CFA is computed from */
+	__u8 rbp;     /* enum fg_cfi_save: the caller's rbp */
+	__u8 ra;      /* enum fg_cfi_save: the return address (FG_CFI_AT_CFA in a NORMAL row) */
+	__u8 rbp_reg; /* with rbp FG_CFI_AT_REG: the register */
+	__u8 arg0;    /* FG_CFI_CFA_PLT: the mask; FG_CFI_INVALID: enum fg_cfi_why */
+	__u8 arg1;    /* FG_CFI_CFA_PLT: the threshold */
+	__s32 cfa_off;
+	__s16 rbp_off;
+	__s16 ra_off;
+};
+
+/* A register set: r[i] is known when bit i of valid is set. */
+struct fg_cfi_regs {
+	__u64 r[FG_CFI_NREGS];
+	__u32 valid;
+	__u32 pad;
+};
+
+/* Results of a step: FG_CFI_OK* go on, the others end the walk. */
+enum fg_cfi_result {
+	FG_CFI_OK = 0,	      /* the caller's registers are in place; its pc is a return address */
+	FG_CFI_OK_EXACT,      /* from a signal frame: the caller's pc is where it was interrupted */
+	FG_CFI_END_STOP,      /* the outermost frame (_start, a thread's start) */
+	FG_CFI_END_NOINFO,    /* no unwind information for the pc */
+	FG_CFI_END_INVALID,   /* a rule lib/cfi cannot hold */
+	FG_CFI_END_NOREG,     /* the rule needs a register that is not known */
+	FG_CFI_END_TRUNCATED, /* a read past the end of the stack snapshot */
+	FG_CFI_END_UNREADABLE, /* a read of memory that cannot be read */
+};
+
+#ifndef FG_CFI_READ
+struct fg_cfi_mem {
+	/* 0, FG_CFI_END_TRUNCATED or FG_CFI_END_UNREADABLE */
+	int (*read)(const struct fg_cfi_mem *m, __u64 addr, __u64 *val);
+};
+#define FG_CFI_CTX const struct fg_cfi_mem
+#define FG_CFI_READ(ctx, addr, val) ((ctx)->read((ctx), (addr), (val)))
+#endif
+
+#define FG_CFI_BIT(r) (1u << (r))
+
+/*
+ * The registers saved by the kernel in a signal frame: struct ucontext at rsp
+ * (the trampoline's rsp once the handler returned), its mcontext gregs from
+ * byte 40, in the order r8-r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip
+ * (the kernel's struct sigcontext).  Here as DWARF numbers.
+ */
+#define FG_CFI_UC_GREGS 40
+static const __u8 fg_cfi_uc_order[FG_CFI_NREGS] = {8, 9, 10, 11, 12, 13, 14, 15, 5,
+						   4, 6, 3,  1,	 0,  2,	 7,  16};
+
+static inline int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+{
+	struct fg_cfi_regs n;
+	__u64 uc;
+	int i, e;
+
+	if (!(g->valid & FG_CFI_BIT(FG_CFI_RSP)))
+		return FG_CFI_END_NOREG;
+	uc = g->r[FG_CFI_RSP] + FG_CFI_UC_GREGS;
+	n.valid = 0;
+	n.pad = 0;
+	for (i = 0; i < FG_CFI_NREGS; i++) {
+		e = FG_CFI_READ(ctx, uc + 8 * (__u64)i, &n.r[fg_cfi_uc_order[i]]);
+		if (e)
+			return e;
+	}
+	n.valid = (1u << FG_CFI_NREGS) - 1;
+	*g = n;
+	return FG_CFI_OK_EXACT;
+}
+
+/*
+ * The caller's rbp, per the rule: 1 when known (in *rbp), 0 when not.  A
+ * read that fails leaves it unknown rather than ending the walk, as libdwfl
+ * does: in an epilogue the CFI still places rbp where it was saved, below a
+ * stack pointer that has moved past it (outside a snapshot taken from rsp),
+ * and only a caller that needs rbp suffers.
+ */
+static inline int fg_cfi_restore_rbp(const struct fg_cfi_rule *r, const struct fg_cfi_regs *g,
+				     __u64 cfa, __u64 *rbp, FG_CFI_CTX *ctx)
+{
+	switch (r->rbp) {
+	case FG_CFI_SAME:
+		*rbp = g->r[FG_CFI_RBP];
+		return !!(g->valid & FG_CFI_BIT(FG_CFI_RBP));
+	case FG_CFI_AT_CFA:
+		return FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->rbp_off, rbp) == 0;
+	case FG_CFI_VAL_CFA:
+		*rbp = cfa + (__u64)(__s64)r->rbp_off;
+		return 1;
+	case FG_CFI_AT_REG:
+		if (r->rbp_reg >= FG_CFI_NREGS || !(g->valid & FG_CFI_BIT(r->rbp_reg)))
+			return 0;
+		return FG_CFI_READ(ctx, g->r[r->rbp_reg] + (__u64)(__s64)r->rbp_off, rbp) == 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Apply rule `r` (the row holding the frame's pc) to `g`: on FG_CFI_OK or
+ * FG_CFI_OK_EXACT, g holds the caller's registers (rip, rsp, and rbp when
+ * known; every register after a signal frame).  On an end result g is
+ * unchanged.
+ */
+static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+{
+	__u64 base, cfa, ra, rbp = 0;
+	int e, known;
+
+	switch (r->kind) {
+	case FG_CFI_NORMAL:
+		break;
+	case FG_CFI_STOP:
+		return FG_CFI_END_STOP;
+	case FG_CFI_SIGNAL:
+		return fg_cfi_step_signal(g, ctx);
+	case FG_CFI_INVALID:
+		return FG_CFI_END_INVALID;
+	default:
+		return FG_CFI_END_NOINFO;
+	}
+	if (r->cfa_reg >= FG_CFI_NREGS || !(g->valid & FG_CFI_BIT(r->cfa_reg)))
+		return FG_CFI_END_NOREG;
+	base = g->r[r->cfa_reg] + (__u64)(__s64)r->cfa_off;
+	switch (r->cfa) {
+	case FG_CFI_CFA_REG:
+		cfa = base;
+		break;
+	case FG_CFI_CFA_DEREF:
+		e = FG_CFI_READ(ctx, base, &cfa);
+		if (e)
+			return e;
+		break;
+	case FG_CFI_CFA_PLT:
+		if (!(g->valid & FG_CFI_BIT(FG_CFI_RIP)))
+			return FG_CFI_END_NOREG;
+		cfa = base + ((g->r[FG_CFI_RIP] & r->arg0) >= r->arg1 ? 8 : 0);
+		break;
+	default:
+		return FG_CFI_END_INVALID;
+	}
+	if (r->ra != FG_CFI_AT_CFA)
+		return FG_CFI_END_INVALID;
+	e = FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->ra_off, &ra);
+	if (e)
+		return e;
+	known = fg_cfi_restore_rbp(r, g, cfa, &rbp, ctx);
+	g->r[FG_CFI_RIP] = ra;
+	g->r[FG_CFI_RSP] = cfa;
+	g->r[FG_CFI_RBP] = rbp;
+	g->valid =
+	    FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | (known ? FG_CFI_BIT(FG_CFI_RBP) : 0);
+	return FG_CFI_OK;
+}
+
+/*
+ * A frame-pointer step, for code without unwind information (JIT code):
+ * the caller's rbp at rbp, its return address at rbp + 8, its rsp rbp + 16.
+ */
+static inline int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+{
+	__u64 fp, ra, nfp;
+	int e;
+
+	if (!(g->valid & FG_CFI_BIT(FG_CFI_RBP)))
+		return FG_CFI_END_NOREG;
+	fp = g->r[FG_CFI_RBP];
+	e = FG_CFI_READ(ctx, fp, &nfp);
+	if (e)
+		return e;
+	e = FG_CFI_READ(ctx, fp + 8, &ra);
+	if (e)
+		return e;
+	g->r[FG_CFI_RIP] = ra;
+	g->r[FG_CFI_RSP] = fp + 16;
+	g->r[FG_CFI_RBP] = nfp;
+	g->valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
+	return FG_CFI_OK;
+}
+
+/* The row holding `pc` (relative to the table's base): its index, or -1 before the first. */
+static inline long fg_cfi_find_row(const struct fg_cfi_row *rows, __u32 nrows, __u32 pc)
+{
+	__u32 lo = 0, hi = nrows;
+	int i;
+
+	/* 32 halvings cover any __u32 count */
+	for (i = 0; i < 32 && lo < hi; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		if (mid >= nrows) /* never true; tells the BPF verifier the index is in bounds */
+			break;
+		if (rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+#endif

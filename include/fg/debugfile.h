@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Separate debug files: where the symbols and the DWARF of a stripped file
+ * are.  The one place that looks for them, for fg-sym's names (and its
+ * --inline and --srcline), fg-fold's --inline, and the CFI tables'
+ * .debug_frame.  In the order gdb and perf look:
+ *
+ *  1. by build-id: PREFIX/usr/lib/debug/.build-id/xx/yyyy.debug;
+ *  2. by .gnu_debuglink: next to the file, in its .debug/ directory, then
+ *     PREFIX/usr/lib/debug/DIR/ (DIR: the file's directory);
+ *     both under PREFIX first (where the file itself was found: a --symfs,
+ *     a process root), then under /;
+ *  3. through debuginfod servers, by build-id (struct fg_debuginfod below),
+ *     when the caller asks: a network fetch, in the background, bounded in
+ *     time.
+ *
+ * MiniDebugInfo (.gnu_debugdata) is not looked for here: it is a section of
+ * the file itself, read by lib/elfsyms.c along with .dynsym, and holds
+ * function symbols only.  A debug file found here is read as well, and its
+ * .symtab replaces those (fg_elfsyms_adopt keeps the better table); DWARF only
+ * ever comes from the file or its debug file.
+ *
+ * Every candidate is opened as a data file (lib/safeio.h: regular, not a
+ * pseudo file, non-blocking, bounded) and used only when it is the file's own:
+ * the same build-id when the file has one, else the CRC-32 that its
+ * .gnu_debuglink names.  A file fetched through debuginfod is checked the same
+ * way, by build-id.
+ */
+#ifndef FG_DEBUGFILE_H
+#define FG_DEBUGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fg_elfsyms;
+
+/* What identifies the debug file looked for, and where to look. */
+struct fg_debug_want {
+	const uint8_t *build_id; /* the file's build-id, or NULL */
+	size_t build_id_len;
+	const char *debuglink; /* its .gnu_debuglink name (no '/'), or NULL */
+	uint32_t debuglink_crc;
+	const char *path;   /* the file's path (debuglink names are relative to it), or NULL */
+	const char *prefix; /* where the system's files are: "" or NULL for / */
+	bool dwarf_bounds;  /* refuse a candidate whose DWARF is over lib/dwarf.h's bounds */
+};
+
+/* A debug file found (and checked). */
+struct fg_debugfile {
+	int fd;			/* open on the very file checked, or -1 */
+	char *path;		/* where it was found */
+	struct fg_elfsyms *elf; /* its symbols */
+};
+
+#define FG_DEBUGFILE_INIT                                                                          \
+	{                                                                                          \
+		.fd = -1                                                                           \
+	}
+
+/* What to look for for the file whose symbols are `e`, found at prefix + path. */
+void fg_debug_want_init(struct fg_debug_want *w, const struct fg_elfsyms *e, const char *path,
+			const char *prefix);
+
+/*
+ * Is the ELF file open on `fd` the debug file `w` wants?  0 with *elf its
+ * symbols (when elf is not NULL), -ESTALE when it is another file's (another
+ * build-id or CRC), else -errno (ENOEXEC: not ELF, EFBIG: over a bound).
+ */
+int fg_debugfile_check(int fd, const struct fg_debug_want *w, struct fg_elfsyms **elf);
+
+/*
+ * Call fn for each place a debug file is looked for, in order, until fn
+ * returns non-zero (which is returned); 0 after the last.
+ */
+int fg_debugfile_each_place(const struct fg_debug_want *w, int (*fn)(const char *path, void *arg),
+			    void *arg);
+
+/*
+ * Look for the debug file on this machine (places 1 and 2 above).  0 with *df
+ * filled (release it with fg_debugfile_release), -ENOENT when none is there.
+ */
+int fg_debugfile_find(const struct fg_debug_want *w, struct fg_debugfile *df);
+void fg_debugfile_release(struct fg_debugfile *df);
+
+/* --- debuginfod --- */
+
+/*
+ * Fetches debug files by build-id from debuginfod servers through elfutils'
+ * libdebuginfod (its cache, its DEBUGINFOD_* variables), in background
+ * threads: whoever asks never waits on the network.
+ *
+ * Bounded: at most one fetch per build-id in the life of the object, and a
+ * time budget for them all: the clock runs while any fetch is outstanding,
+ * and when the budget is spent, what is still outstanding is given up
+ * (timed out), the transfers under way are aborted (libdebuginfod's progress
+ * callback: within about a second) and later requests time out at once.
+ *
+ * Files are kept in libdebuginfod's cache, a directory that must be the
+ * user's own (see fg_debuginfod_new); a file already there is served from it
+ * at once, without a thread or the network.
+ *
+ *	struct fg_debuginfod *c = fg_debuginfod_new(&opts);
+ *	fg_debuginfod_request(c, id, len, tag, &res);	// FG_DBGI_PENDING, or done
+ *	... poll(fg_debuginfod_event_fd(c)) or fg_debuginfod_wait(c, ms) ...
+ *	while (fg_debuginfod_collect(c, &res)) ... res.tag, res.state, res.df ...
+ *	fg_debuginfod_free(c);
+ */
+struct fg_debuginfod;
+
+struct fg_debuginfod_opts {
+	const char *urls; /* the servers, space-separated (DEBUGINFOD_URLS' form) */
+	/*
+	 * The cache directory, made when missing; NULL: libdebuginfod's default
+	 * ($XDG_CACHE_HOME/debuginfod_client, else $HOME/.cache/debuginfod_client).
+	 */
+	const char *cache;
+	uint64_t budget_ms; /* for all fetches together; 0: FG_DEBUGINFOD_BUDGET_MS */
+	unsigned workers;   /* fetches at once; 0: FG_DEBUGINFOD_WORKERS */
+};
+
+#define FG_DEBUGINFOD_BUDGET_MS 5000u
+#define FG_DEBUGINFOD_WORKERS 4u
+
+enum fg_dbgi_state {
+	FG_DBGI_PENDING,  /* being fetched */
+	FG_DBGI_FOUND,	  /* res.df holds the file, checked */
+	FG_DBGI_NOTFOUND, /* no server has it */
+	FG_DBGI_TIMEDOUT, /* not fetched within the budget */
+	FG_DBGI_REFUSED,  /* the file served is not the one asked for (build-id) */
+	FG_DBGI_FAILED,	  /* the servers could not be asked (res.err) */
+};
+
+struct fg_debuginfod_result {
+	void *tag; /* as given to fg_debuginfod_request */
+	enum fg_dbgi_state state;
+	bool cached;		/* FOUND: from the cache, not the network */
+	int err;		/* FAILED: the error (ECONNREFUSED, EHOSTUNREACH, ...) */
+	struct fg_debugfile df; /* FOUND: the caller's, to release */
+};
+
+struct fg_debuginfod_stats {
+	uint64_t fetched;  /* files fetched from a server */
+	uint64_t cached;   /* files served from the cache */
+	uint64_t notfound; /* build-ids no server has */
+	uint64_t timedout; /* not fetched within the budget */
+	uint64_t refused;  /* files whose build-id is not the one asked for */
+	uint64_t failed;   /* requests that could not reach a server */
+	int last_err;	   /* the error of the last failed one */
+	uint64_t used_ms;  /* of the budget */
+	uint64_t budget_ms;
+};
+
+/*
+ * Start a client (no thread runs before the first request).  libdebuginfod
+ * reads its settings from the environment only: this sets DEBUGINFOD_URLS,
+ * DEBUGINFOD_CACHE_PATH (to the checked directory, opened: see below) and,
+ * when unset, DEBUGINFOD_MAXSIZE (to the largest file lib/elfsyms.h reads),
+ * so call it before other threads start.
+ *
+ * The cache directory and the directories above it are opened one by one
+ * without following symbolic links; each must belong to root or to the
+ * effective user and be writable by no one else (unless sticky, as /tmp), and
+ * the cache itself must be the effective user's and writable by no one else.
+ * Missing directories are made, 0700.  libdebuginfod is then handed the
+ * directory as opened (/proc/self/fd/N), so nobody can swap it for another.
+ * NULL with errno: ENOENT (no HOME to place the default cache), ELOOP (a
+ * symbolic link), EPERM (another user's, or writable by others), EINVAL (no
+ * server, or a relative path), ENOSYS (libdebuginfod.so.1, loaded then, is
+ * missing), or as open(2) and mkdir(2).
+ */
+struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o);
+/*
+ * libdebuginfod's default cache directory, the one used when opts.cache is
+ * NULL: 0, or -ENOENT when neither XDG_CACHE_HOME nor HOME is an absolute path.
+ */
+int fg_debuginfod_default_cache(char *buf, size_t size);
+/* Where the cache is, as named (for messages). */
+const char *fg_debuginfod_cache_path(const struct fg_debuginfod *c);
+/*
+ * Ask for the debug file of a build-id.  FG_DBGI_PENDING: the answer comes
+ * later through fg_debuginfod_collect.  Otherwise it is done, in *res: served
+ * from the cache, or timed out (the budget is spent).  -EALREADY when that
+ * build-id was asked for before (its answer comes once), -EINVAL for an empty
+ * or oversized build-id.
+ */
+int fg_debuginfod_request(struct fg_debuginfod *c, const uint8_t *id, size_t len, void *tag,
+			  struct fg_debuginfod_result *res);
+/*
+ * Take one finished request: true with *res filled, false when none is
+ * finished (call it until then: the event descriptor is read once for all).
+ * Requests outstanding when the budget is spent come out timed out.
+ */
+bool fg_debuginfod_collect(struct fg_debuginfod *c, struct fg_debuginfod_result *res);
+/* Requests not collected yet (outstanding or finished). */
+unsigned fg_debuginfod_outstanding(struct fg_debuginfod *c);
+/* Readable when a request may be collected (poll it with the input), or -1. */
+int fg_debuginfod_event_fd(const struct fg_debuginfod *c);
+/* Milliseconds until the budget is spent with the requests outstanding; -1: none. */
+int fg_debuginfod_remaining_ms(struct fg_debuginfod *c);
+/* Wait at most timeout_ms (-1: the budget) for a request to be collected. */
+void fg_debuginfod_wait(struct fg_debuginfod *c, int timeout_ms);
+void fg_debuginfod_stats(struct fg_debuginfod *c, struct fg_debuginfod_stats *st);
+/* Aborts the fetches under way (within about a second) and waits for the threads. */
+void fg_debuginfod_free(struct fg_debuginfod *c);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Unwinding one user stack snapshot (registers and a copy of the stack from
+ * rsp up, as fg-sample --call-graph dwarf records them) with the tables of
+ * lib/cfi, through the step function of include/fg/cfi_step.h.
+ *
+ * The leaf's pc is looked up as it is, each caller's return address one byte
+ * back (the call instruction), and the pc a signal frame restores as it is.
+ * Code without any CFI (a mapping whose `find` gives no table: JIT code) is
+ * walked by its frame pointer.  The walk ends at a STOP row (_start, a
+ * thread's start) or when something is missing, and says why.
+ *
+ *	struct fg_unwind_ops ops = { .find = my_find, .arg = my_process };
+ *	struct fg_cfi_regs regs;
+ *	fg_unwind_regs_from_perf(u->abi, u->regs_mask, rec.ustack_regs, u->nr_regs, &regs);
+ *	n = fg_unwind(&ops, &regs, u->sp, rec.ustack_data, u->size, frames, max, &end);
+ */
+#ifndef FG_UNWIND_H
+#define FG_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/cfi.h"
+
+/* Why a walk ended. */
+enum fg_unwind_end {
+	FG_UNWIND_END_STOP,	  /* at the outermost frame: the whole stack */
+	FG_UNWIND_END_TRUNCATED,  /* a read past the end of the snapshot: it is too small */
+	FG_UNWIND_END_NOINFO,	  /* no unwind information for a pc (a gap in the CFI, a file
+				     that cannot be read, no frame pointer where one was needed) */
+	FG_UNWIND_END_UNREADABLE, /* a read below the snapshot or of memory that cannot be read */
+	FG_UNWIND_END_LOOP,	  /* the stack pointer did not move up */
+	FG_UNWIND_END_MAXDEPTH,	  /* the caller's array is full */
+	FG_UNWIND_END_INVALID,	  /* a rule lib/cfi does not hold (fg_cfi_why) */
+	FG_UNWIND_END_NOREG,	  /* a rule needs a register the walk did not recover */
+	FG_UNWIND_END_NOMAP,	  /* a pc in no mapping */
+	FG_UNWIND_END_COUNT,
+};
+
+/* "stop", "snapshot too small", ... */
+extern const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT];
+
+/* The code at one pc, as the caller's `find` describes it. */
+struct fg_unwind_map {
+	const struct fg_cfi *cfi; /* the file's table; NULL for code without CFI: frame pointers */
+	uint64_t bias;		  /* pc - bias is the file address the table uses */
+};
+
+struct fg_unwind_ops {
+	/*
+	 * Describe the code at `pc`: 0 with *m filled, -ENOENT when no mapping
+	 * holds pc, another -errno when the mapped file cannot be read.
+	 */
+	int (*find)(void *arg, uint64_t pc, struct fg_unwind_map *m);
+	/* Optional: memory outside the snapshot, 8 bytes at addr.  0 or -errno. */
+	int (*read)(void *arg, uint64_t addr, uint64_t *val);
+	void *arg;
+};
+
+#define FG_UNWIND_F_EXACT                                                                          \
+	(1u << 0)		 /* pc is exact (the leaf, or interrupted by a signal):            \
+				    name it as is, not pc - 1 */
+#define FG_UNWIND_F_FP (1u << 1) /* found through a frame pointer (code without CFI) */
+#define FG_UNWIND_F_SIGNAL                                                                         \
+	(1u << 2) /* a signal trampoline (its CFI says so: __restore_rt,                           \
+		     which Debian's libc names in no symbol table) */
+
+struct fg_unwind_frame {
+	uint64_t pc;
+	uint32_t flags; /* FG_UNWIND_F_* */
+	uint32_t pad;
+};
+
+/*
+ * Unwind the snapshot: `regs` at the sample, `size` bytes of stack copied
+ * from address `sp`.  Fills frames[] leaf first (at most `max`), returns how
+ * many and sets *end.
+ */
+size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
+		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
+		 enum fg_unwind_end *end);
+
+/*
+ * Registers of a snapshot record (struct fg_rec_ustack: `abi` 1 is the x86-64
+ * perf_regs order; regs[] holds those of `mask`, in bit order) as DWARF
+ * numbers them.  0, or -EINVAL when the abi is unknown, nregs does not match
+ * the mask, or rip or rsp is missing.
+ */
+int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, uint32_t nregs,
+			     struct fg_cfi_regs *out);
+
+/* Stacks ended, by reason: what a tool reports. */
+struct fg_unwind_stats {
+	uint64_t stacks;
+	uint64_t frames;
+	uint64_t fp_frames; /* of which found through frame pointers */
+	uint64_t ends[FG_UNWIND_END_COUNT];
+};
+
+static inline void fg_unwind_count(struct fg_unwind_stats *st, const struct fg_unwind_frame *f,
+				   size_t n, enum fg_unwind_end end)
+{
+	st->stacks++;
+	st->frames += n;
+	for (size_t i = 0; i < n; i++)
+		st->fp_frames += !!(f[i].flags & FG_UNWIND_F_FP);
+	st->ends[end]++;
+}
+
+#endif

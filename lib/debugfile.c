@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <dlfcn.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fg/debugfile.h"
+#include "fg/diag.h"
+#include "fg/dwarf.h"
+#include "fg/elfsyms.h"
+#include "fg/hash.h"
+#include "fg/safeio.h"
+#include "fg/util.h"
+
+#define MIN_ELF_SIZE 64 /* bytes: smaller is no ELF file */
+
+void fg_debug_want_init(struct fg_debug_want *w, const struct fg_elfsyms *e, const char *path,
+			const char *prefix)
+{
+	memset(w, 0, sizeof(*w));
+	w->build_id = e->build_id_len ? e->build_id : NULL;
+	w->build_id_len = e->build_id_len;
+	w->debuglink = e->debuglink;
+	w->debuglink_crc = e->debuglink_crc;
+	w->path = path;
+	w->prefix = prefix;
+}
+
+int fg_debugfile_check(int fd, const struct fg_debug_want *w, struct fg_elfsyms **elf)
+{
+	struct fg_elfsyms *d = fg_elfsyms_open_fd(fd);
+	bool ok;
+
+	if (elf)
+		*elf = NULL;
+	if (!d)
+		return -errno;
+	if (w->build_id_len) {
+		ok = d->build_id_len == w->build_id_len &&
+		     memcmp(d->build_id, w->build_id, w->build_id_len) == 0;
+	} else {
+		uint32_t crc;
+
+		ok = w->debuglink && fg_elf_crc32(fd, &crc) == 0 && crc == w->debuglink_crc;
+	}
+	if (!ok || !elf) {
+		fg_elfsyms_free(d);
+		return ok ? 0 : -ESTALE;
+	}
+	*elf = d;
+	return 0;
+}
+
+int fg_debugfile_each_place(const struct fg_debug_want *w, int (*fn)(const char *path, void *arg),
+			    void *arg)
+{
+	static const char *const link_fmts[] = {
+	    "%s%.*s/%s",	       /* next to the file */
+	    "%s%.*s/.debug/%s",	       /* in its .debug/ */
+	    "%s/usr/lib/debug%.*s/%s", /* under /usr/lib/debug */
+	};
+	const char *pre = w->prefix ? w->prefix : "";
+	const char *prefixes[2] = {pre, ""};
+	const char *slash = w->path ? strrchr(w->path, '/') : NULL;
+	bool link = w->debuglink && *w->debuglink && !strchr(w->debuglink, '/') && slash;
+	char path[PATH_MAX * 2];
+	int r;
+
+	for (int pi = 0; pi < 2; pi++) {
+		if (pi == 1 && !*pre)
+			break;
+		if (w->build_id_len >= 2) {
+			char hex[2 * FG_BUILD_ID_MAX + 2];
+
+			fg_build_id_hex(w->build_id, w->build_id_len, hex, true);
+			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug",
+				 prefixes[pi], hex);
+			if ((r = fn(path, arg)) != 0)
+				return r;
+		}
+		if (!link)
+			continue;
+		int dirlen = (int)(slash - w->path);
+
+		for (size_t i = 0; i < FG_ARRAY_SIZE(link_fmts); i++) {
+			if (i == 0 && strcmp(slash + 1, w->debuglink) == 0)
+				continue; /* the file itself */
+			snprintf(path, sizeof(path), link_fmts[i], prefixes[pi], dirlen, w->path,
+				 w->debuglink);
+			if ((r = fn(path, arg)) != 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+struct find_ctx {
+	const struct fg_debug_want *w;
+	struct fg_debugfile *df;
+};
+
+static int try_place(const char *path, void *arg)
+{
+	struct find_ctx *c = arg;
+	struct stat st;
+	int fd;
+
+	if (c->w->dwarf_bounds) {
+		fd = fg_dwarf_open_checked(path, NULL, 0);
+		if (fd >= 0 && fstat(fd, &st) < 0) {
+			close(fd);
+			fd = -errno;
+		}
+	} else {
+		fd = fg_open_data(path, FG_ELF_MAX_FILE, &st);
+	}
+	if (fd < 0)
+		return 0;
+	if (st.st_size < MIN_ELF_SIZE || fg_debugfile_check(fd, c->w, &c->df->elf) < 0) {
+		close(fd);
+		return 0;
+	}
+	c->df->fd = fd;
+	c->df->path = fg_xstrdup(path);
+	return 1;
+}
+
+int fg_debugfile_find(const struct fg_debug_want *w, struct fg_debugfile *df)
+{
+	struct find_ctx c = {.w = w, .df = df};
+
+	df->fd = -1;
+	df->path = NULL;
+	df->elf = NULL;
+	return fg_debugfile_each_place(w, try_place, &c) ? 0 : -ENOENT;
+}
+
+void fg_debugfile_release(struct fg_debugfile *df)
+{
+	if (!df)
+		return;
+	if (df->fd >= 0)
+		close(df->fd);
+	free(df->path);
+	fg_elfsyms_free(df->elf);
+	df->fd = -1;
+	df->path = NULL;
+	df->elf = NULL;
+}
+
+/* --- the cache directory --- */
+
+/*
+ * Open (and make, 0700) the directory `path` for the effective user's private
+ * files, without following symbolic links: every directory above it must be
+ * root's or the user's and writable by no one else (unless sticky, as /tmp),
+ * and the directory itself the user's and writable by no one else.  A
+ * descriptor, or -errno (ELOOP: a symbolic link, EPERM: someone else's).
+ *
+ * The same rules as the kernel symbol cache's (issue 17's private cache
+ * directory): where a shared opener exists, this is the one call to swap.
+ */
+static int private_dir_open(const char *path)
+{
+	char buf[PATH_MAX];
+	char *comp, *save = NULL;
+	uid_t me = geteuid();
+	int dfd, r, depth = 0;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+		bool last = !save || !*save || strspn(save, "/") == strlen(save);
+		struct stat st;
+		int next;
+
+		depth++;
+
+		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
+			r = -EINVAL;
+			goto fail;
+		}
+		next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(dfd, comp, 0700) < 0 && errno != EEXIST) {
+				r = -errno;
+				goto fail;
+			}
+			next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			/* O_NOFOLLOW on a link: ELOOP, or ENOTDIR with O_DIRECTORY */
+			struct stat lst;
+
+			r = -errno;
+			if (fstatat(dfd, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(lst.st_mode))
+				r = -ELOOP;
+			goto fail;
+		}
+		close(dfd);
+		dfd = next;
+		if (fstat(dfd, &st) < 0) {
+			r = -errno;
+			goto fail;
+		}
+		if (last) {
+			if (st.st_uid != me || (st.st_mode & 022)) {
+				r = -EPERM;
+				goto fail;
+			}
+		} else if ((st.st_uid != 0 && st.st_uid != me) ||
+			   ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+			r = -EPERM;
+			goto fail;
+		}
+	}
+	if (!depth) { /* "/" itself: never a cache */
+		r = -EINVAL;
+		goto fail;
+	}
+	/* from O_PATH to a descriptor that can be read */
+	r = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r < 0)
+		r = -errno;
+fail:
+	close(dfd);
+	return r;
+}
+
+/* libdebuginfod's default cache: $XDG_CACHE_HOME/debuginfod_client, ~/.cache/debuginfod_client */
+int fg_debuginfod_default_cache(char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/debuginfod_client", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/debuginfod_client", home);
+	else
+		return -ENOENT;
+	return n > 0 && (size_t)n < size ? 0 : -ENAMETOOLONG;
+}
+
+/* --- debuginfod --- */
+
+/*
+ * libdebuginfod is loaded when first needed, as libdwfl loads it: linked in,
+ * it and libcurl's dependencies (some thirty libraries) cost every run of
+ * every tool about 7 ms to load, debuginfod or not.
+ */
+static struct {
+	__typeof__(debuginfod_begin) *begin;
+	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_set_progressfn) *set_progressfn;
+	__typeof__(debuginfod_set_user_data) *set_user_data;
+	__typeof__(debuginfod_get_user_data) *get_user_data;
+	__typeof__(debuginfod_end) *end;
+	int err; /* 0: loaded */
+} dl;
+static pthread_once_t dl_once = PTHREAD_ONCE_INIT;
+
+static void dl_load(void)
+{
+	void *h = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		dl.err = ENOSYS;
+		return;
+	}
+	dl.begin = (__typeof__(dl.begin))dlsym(h, "debuginfod_begin");
+	dl.find_debuginfo = (__typeof__(dl.find_debuginfo))dlsym(h, "debuginfod_find_debuginfo");
+	dl.set_progressfn = (__typeof__(dl.set_progressfn))dlsym(h, "debuginfod_set_progressfn");
+	dl.set_user_data = (__typeof__(dl.set_user_data))dlsym(h, "debuginfod_set_user_data");
+	dl.get_user_data = (__typeof__(dl.get_user_data))dlsym(h, "debuginfod_get_user_data");
+	dl.end = (__typeof__(dl.end))dlsym(h, "debuginfod_end");
+	if (!dl.begin || !dl.find_debuginfo || !dl.set_progressfn || !dl.set_user_data ||
+	    !dl.get_user_data || !dl.end)
+		dl.err = ENOSYS; /* the handle stays: nothing else loads it */
+}
+
+struct req {
+	uint8_t id[FG_BUILD_ID_MAX];
+	size_t len;
+	void *tag;
+	struct fg_debuginfod_result res;
+	bool abandoned; /* given up by the budget while a worker fetches it */
+	struct req *next;
+};
+
+struct worker {
+	struct fg_debuginfod *c;
+	pthread_t th;
+	struct req *cur; /* the request it fetches (under mu) */
+	bool cancelled;	 /* the fetch under way was aborted (the budget, or the end) */
+};
+
+struct fg_debuginfod {
+	pthread_mutex_t mu;
+	pthread_cond_t work;		/* to workers: a request is queued, or stop */
+	pthread_cond_t done_cv;		/* to the owner: a request is done */
+	struct fg_hmap *asked;		/* build-ids asked for (owner's thread only) */
+	struct req *queue, *queue_tail; /* not started */
+	struct req *done, *done_tail;	/* finished, not collected */
+	unsigned outstanding;		/* asked for, not yet finished nor given up */
+	unsigned active;		/* being fetched */
+	struct worker *workers;
+	unsigned nworkers, max_workers;
+	uint64_t budget_ms, used_ms, busy_since;
+	bool spent, stop;
+	int evfd;
+	int cache_fd;
+	char *cache_path;
+	struct fg_debuginfod_stats st;
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* With mu held: is the budget spent?  The clock runs while anything is outstanding. */
+static bool budget_spent(struct fg_debuginfod *c, uint64_t now)
+{
+	if (!c->spent && c->outstanding && c->used_ms + (now - c->busy_since) >= c->budget_ms) {
+		c->spent = true;
+		c->used_ms = c->budget_ms;
+	}
+	return c->spent;
+}
+
+/* With mu held: one outstanding request fewer. */
+static void outstanding_dec(struct fg_debuginfod *c, uint64_t now)
+{
+	if (--c->outstanding == 0 && !c->spent) {
+		c->used_ms += now - c->busy_since;
+		if (c->used_ms >= c->budget_ms) {
+			c->used_ms = c->budget_ms;
+			c->spent = true;
+		}
+	}
+}
+
+/* With mu held: hand a finished request to the owner. */
+static void push_done(struct fg_debuginfod *c, struct req *r)
+{
+	uint64_t one = 1;
+
+	r->next = NULL;
+	if (c->done_tail)
+		c->done_tail->next = r;
+	else
+		c->done = r;
+	c->done_tail = r;
+	pthread_cond_broadcast(&c->done_cv);
+	if (write(c->evfd, &one, sizeof(one)) < 0) {
+		/* the counter is full: it is readable anyway */
+	}
+}
+
+/* libdebuginfod's progress callback: non-zero aborts the transfer */
+static int progress(debuginfod_client *dc, long a, long b)
+{
+	struct worker *w = dl.get_user_data(dc);
+	struct fg_debuginfod *c = w->c;
+	bool stop;
+
+	(void)a, (void)b;
+	pthread_mutex_lock(&c->mu);
+	stop = c->stop || budget_spent(c, mono_ms());
+	pthread_mutex_unlock(&c->mu);
+	if (stop)
+		w->cancelled = true;
+	return stop;
+}
+
+/* The relative name of a build-id's debug file in libdebuginfod's cache. */
+static void cache_name(const struct req *r, char *buf, size_t size)
+{
+	char hex[2 * FG_BUILD_ID_MAX + 2];
+
+	fg_build_id_hex(r->id, r->len, hex, false);
+	snprintf(buf, size, "%s/debuginfo", hex);
+}
+
+/* The cache's path of a file in it, for messages and to place a dwz file */
+static char *cache_file_path(const struct fg_debuginfod *c, const char *name)
+{
+	size_t n = strlen(c->cache_path) + strlen(name) + 2;
+	char *p = fg_xmalloc(n);
+
+	snprintf(p, n, "%s/%s", c->cache_path, name);
+	return p;
+}
+
+/* A debug file in the cache, checked: true when found there (res filled). */
+static bool from_cache(struct fg_debuginfod *c, struct req *r)
+{
+	struct fg_debug_want w = {.build_id = r->id, .build_id_len = r->len};
+	char name[2 * FG_BUILD_ID_MAX + 32];
+	struct stat st;
+	int fd, err;
+
+	cache_name(r, name, sizeof(name));
+	fd = fg_open_regular_at(c->cache_fd, name, FG_ELF_MAX_FILE, &st);
+	if (fd < 0)
+		return false;
+	if (st.st_size == 0) { /* libdebuginfod's note of a miss: let it decide */
+		close(fd);
+		return false;
+	}
+	r->res.cached = true;
+	err = fg_debugfile_check(fd, &w, &r->res.df.elf);
+	if (err < 0) {
+		close(fd);
+		r->res.state = err == -ESTALE ? FG_DBGI_REFUSED : FG_DBGI_FAILED;
+		r->res.err = -err;
+		return true;
+	}
+	r->res.state = FG_DBGI_FOUND;
+	r->res.df.fd = fd;
+	r->res.df.path = cache_file_path(c, name);
+	return true;
+}
+
+/* Fetch one (in a worker). */
+static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r)
+{
+	struct fg_debuginfod *c = wk->c;
+	struct fg_debug_want w = {.build_id = r->id, .build_id_len = r->len};
+	char name[2 * FG_BUILD_ID_MAX + 32];
+	char *path = NULL;
+	int fd, err;
+
+	if (from_cache(c, r))
+		return;
+	wk->cancelled = false;
+	fd = dl.find_debuginfo(dc, r->id, (int)r->len, &path);
+	free(path);
+	if (fd < 0) {
+		if (wk->cancelled) {
+			/*
+			 * An aborted transfer leaves libdebuginfod's note of a miss,
+			 * which would make the next runs skip this build-id: not a miss
+			 */
+			struct stat st;
+
+			cache_name(r, name, sizeof(name));
+			if (fstatat(c->cache_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode) && st.st_size == 0)
+				unlinkat(c->cache_fd, name, 0);
+			r->res.state = FG_DBGI_TIMEDOUT;
+		} else if (fd == -ENOENT) {
+			r->res.state = FG_DBGI_NOTFOUND;
+		} else {
+			r->res.state = FG_DBGI_FAILED;
+			r->res.err = -fd;
+		}
+		return;
+	}
+	/* read what is now in the cache, through a descriptor of our own */
+	cache_name(r, name, sizeof(name));
+	int own = fg_open_regular_at(c->cache_fd, name, FG_ELF_MAX_FILE, NULL);
+	close(fd);
+	if (own < 0) {
+		r->res.state = FG_DBGI_FAILED;
+		r->res.err = -own;
+		return;
+	}
+	err = fg_debugfile_check(own, &w, &r->res.df.elf);
+	if (err < 0) {
+		close(own);
+		r->res.state = err == -ESTALE ? FG_DBGI_REFUSED : FG_DBGI_FAILED;
+		r->res.err = -err;
+		return;
+	}
+	r->res.state = FG_DBGI_FOUND;
+	r->res.df.fd = own;
+	r->res.df.path = cache_file_path(c, name);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct fg_debuginfod *c = wk->c;
+	debuginfod_client *dc = dl.begin();
+
+	if (dc) {
+		dl.set_user_data(dc, wk);
+		/* ours replaces the one DEBUGINFOD_PROGRESS asks for */
+		dl.set_progressfn(dc, progress);
+	}
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		struct req *r = c->queue;
+
+		if (c->stop)
+			break;
+		if (!r) {
+			pthread_cond_wait(&c->work, &c->mu);
+			continue;
+		}
+		c->queue = r->next;
+		if (!c->queue)
+			c->queue_tail = NULL;
+		c->active++;
+		wk->cur = r;
+		pthread_mutex_unlock(&c->mu);
+		if (dc) {
+			fetch(wk, dc, r);
+		} else {
+			r->res.state = FG_DBGI_FAILED;
+			r->res.err = ENOMEM;
+		}
+		pthread_mutex_lock(&c->mu);
+		c->active--;
+		wk->cur = NULL;
+		if (r->abandoned) {
+			/* the budget gave it up and the owner was told so */
+			fg_debugfile_release(&r->res.df);
+			free(r);
+			continue;
+		}
+		outstanding_dec(c, mono_ms());
+		push_done(c, r);
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (dc)
+		dl.end(dc);
+	return NULL;
+}
+
+struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o)
+{
+	struct fg_debuginfod *c;
+	char def[PATH_MAX], env[64];
+	const char *cache = o->cache;
+	int fd, err;
+
+	if (!o->urls || !*o->urls) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_once(&dl_once, dl_load);
+	if (dl.err) {
+		errno = dl.err;
+		return NULL;
+	}
+	if (!cache || !*cache) {
+		err = fg_debuginfod_default_cache(def, sizeof(def));
+		if (err < 0) {
+			errno = -err;
+			return NULL;
+		}
+		cache = def;
+	}
+	fd = private_dir_open(cache);
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	c = fg_xcalloc(1, sizeof(*c));
+	c->cache_fd = fd;
+	c->cache_path = fg_xstrdup(cache);
+	c->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (c->evfd < 0) {
+		err = errno;
+		close(fd);
+		free(c->cache_path);
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->done_cv, NULL);
+	c->asked = fg_hmap_new(64);
+	c->budget_ms = o->budget_ms ? o->budget_ms : FG_DEBUGINFOD_BUDGET_MS;
+	c->st.budget_ms = c->budget_ms;
+	c->max_workers = o->workers ? o->workers : FG_DEBUGINFOD_WORKERS;
+	c->workers = fg_xcalloc(c->max_workers, sizeof(*c->workers));
+	/*
+	 * libdebuginfod reads these at each query.  The cache, by the directory
+	 * checked and opened: whoever can rename what is above it cannot make
+	 * libdebuginfod write or read elsewhere.
+	 */
+	snprintf(env, sizeof(env), "/proc/self/fd/%d", fd);
+	struct stat a, b;
+	bool by_fd = stat(env, &a) == 0 && fstat(fd, &b) == 0 && a.st_ino == b.st_ino &&
+		     a.st_dev == b.st_dev;
+	/* without /proc: the path checked */
+	setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, by_fd ? env : c->cache_path, 1);
+	setenv(DEBUGINFOD_URLS_ENV_VAR, o->urls, 1);
+	if (!getenv(DEBUGINFOD_MAXSIZE_ENV_VAR)) {
+		char max[32];
+
+		snprintf(max, sizeof(max), "%llu", (unsigned long long)FG_ELF_MAX_FILE);
+		setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, max, 1);
+	}
+	return c;
+}
+
+const char *fg_debuginfod_cache_path(const struct fg_debuginfod *c)
+{
+	return c ? c->cache_path : NULL;
+}
+
+int fg_debuginfod_request(struct fg_debuginfod *c, const uint8_t *id, size_t len, void *tag,
+			  struct fg_debuginfod_result *res)
+{
+	struct fg_hent *e;
+	struct req *r;
+	bool inserted;
+	uint64_t now;
+
+	if (!len || len > FG_BUILD_ID_MAX)
+		return -EINVAL;
+	e = fg_hmap_upsert(c->asked, id, len, &inserted);
+	if (!inserted)
+		return -EALREADY;
+	e->val.p = NULL;
+	r = fg_xcalloc(1, sizeof(*r));
+	memcpy(r->id, id, len);
+	r->len = len;
+	r->tag = tag;
+	r->res.tag = tag;
+	r->res.df.fd = -1;
+	/* already here: no thread, no wait */
+	if (from_cache(c, r)) {
+		*res = r->res;
+		pthread_mutex_lock(&c->mu);
+		if (res->state == FG_DBGI_FOUND)
+			c->st.cached++;
+		else if (res->state == FG_DBGI_REFUSED)
+			c->st.refused++;
+		else
+			c->st.failed++;
+		pthread_mutex_unlock(&c->mu);
+		free(r);
+		return res->state;
+	}
+	now = mono_ms();
+	pthread_mutex_lock(&c->mu);
+	if (c->spent) {
+		c->st.timedout++;
+		pthread_mutex_unlock(&c->mu);
+		*res = r->res;
+		res->state = FG_DBGI_TIMEDOUT;
+		free(r);
+		return FG_DBGI_TIMEDOUT;
+	}
+	if (c->outstanding++ == 0)
+		c->busy_since = now;
+	if (c->queue_tail)
+		c->queue_tail->next = r;
+	else
+		c->queue = r;
+	c->queue_tail = r;
+	/* one worker per request outstanding, up to max_workers */
+	if (c->nworkers < c->outstanding && c->nworkers < c->max_workers) {
+		struct worker *w = &c->workers[c->nworkers];
+
+		w->c = c;
+		if (pthread_create(&w->th, NULL, worker_main, w) == 0)
+			c->nworkers++;
+	}
+	pthread_cond_signal(&c->work);
+	pthread_mutex_unlock(&c->mu);
+	if (!c->nworkers) {
+		/* no thread could start: nothing will fetch it */
+		pthread_mutex_lock(&c->mu);
+		c->queue = c->queue_tail = NULL;
+		outstanding_dec(c, mono_ms());
+		c->st.failed++;
+		c->st.last_err = EAGAIN;
+		pthread_mutex_unlock(&c->mu);
+		*res = r->res;
+		res->state = FG_DBGI_FAILED;
+		res->err = EAGAIN;
+		free(r);
+		return FG_DBGI_FAILED;
+	}
+	res->tag = tag;
+	res->state = FG_DBGI_PENDING;
+	return FG_DBGI_PENDING;
+}
+
+/* With mu held: a result of its own for a request that stays with a worker. */
+static void push_timed_out(struct fg_debuginfod *c, void *tag)
+{
+	struct req *t = fg_xcalloc(1, sizeof(*t));
+
+	t->tag = tag;
+	t->res.tag = tag;
+	t->res.state = FG_DBGI_TIMEDOUT;
+	t->res.df.fd = -1;
+	push_done(c, t);
+}
+
+/* With mu held: give up what the spent budget leaves outstanding. */
+static void give_up(struct fg_debuginfod *c)
+{
+	struct req *r;
+
+	while ((r = c->queue) != NULL) {
+		c->queue = r->next;
+		r->res.state = FG_DBGI_TIMEDOUT;
+		c->outstanding--;
+		push_done(c, r);
+	}
+	c->queue_tail = NULL;
+	/* those under way: told as timed out now; the worker aborts and drops its own */
+	for (unsigned i = 0; i < c->nworkers; i++) {
+		r = c->workers[i].cur;
+		if (r && !r->abandoned) {
+			r->abandoned = true;
+			c->outstanding--;
+			push_timed_out(c, r->tag);
+		}
+	}
+}
+
+bool fg_debuginfod_collect(struct fg_debuginfod *c, struct fg_debuginfod_result *res)
+{
+	struct req *r;
+	uint64_t drain;
+
+	if (!c)
+		return false;
+	if (read(c->evfd, &drain, sizeof(drain)) < 0) {
+		/* nothing signalled: there may still be requests to give up */
+	}
+	pthread_mutex_lock(&c->mu);
+	if (c->outstanding && budget_spent(c, mono_ms()))
+		give_up(c);
+	r = c->done;
+	if (r) {
+		c->done = r->next;
+		if (!c->done)
+			c->done_tail = NULL;
+		switch (r->res.state) {
+		case FG_DBGI_FOUND:
+			if (r->res.cached)
+				c->st.cached++;
+			else
+				c->st.fetched++;
+			break;
+		case FG_DBGI_NOTFOUND:
+			c->st.notfound++;
+			break;
+		case FG_DBGI_TIMEDOUT:
+			c->st.timedout++;
+			break;
+		case FG_DBGI_REFUSED:
+			c->st.refused++;
+			break;
+		default:
+			c->st.failed++;
+			c->st.last_err = r->res.err;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (!r)
+		return false;
+	*res = r->res;
+	free(r);
+	return true;
+}
+
+unsigned fg_debuginfod_outstanding(struct fg_debuginfod *c)
+{
+	unsigned n = 0;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->mu);
+	n = c->outstanding;
+	for (const struct req *r = c->done; r; r = r->next)
+		n++;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+int fg_debuginfod_event_fd(const struct fg_debuginfod *c)
+{
+	return c ? c->evfd : -1;
+}
+
+/* With mu held. */
+static int remaining_locked(struct fg_debuginfod *c, uint64_t now)
+{
+	uint64_t used;
+
+	if (!c->outstanding)
+		return -1;
+	if (budget_spent(c, now))
+		return 0;
+	used = c->used_ms + (now - c->busy_since);
+	return (int)(c->budget_ms - used);
+}
+
+int fg_debuginfod_remaining_ms(struct fg_debuginfod *c)
+{
+	int ms;
+
+	if (!c)
+		return -1;
+	pthread_mutex_lock(&c->mu);
+	ms = remaining_locked(c, mono_ms());
+	pthread_mutex_unlock(&c->mu);
+	return ms;
+}
+
+void fg_debuginfod_wait(struct fg_debuginfod *c, int timeout_ms)
+{
+	struct timespec ts;
+	int left;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	left = remaining_locked(c, mono_ms());
+	if (!c->done && left > 0) {
+		if (timeout_ms >= 0 && timeout_ms < left)
+			left = timeout_ms;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += left / 1000;
+		ts.tv_nsec += (long)(left % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&c->done_cv, &c->mu, &ts);
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
+void fg_debuginfod_stats(struct fg_debuginfod *c, struct fg_debuginfod_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	*st = c->st;
+	st->used_ms = c->used_ms;
+	if (c->outstanding && !c->spent)
+		st->used_ms += mono_ms() - c->busy_since;
+	if (st->used_ms > c->budget_ms)
+		st->used_ms = c->budget_ms;
+	pthread_mutex_unlock(&c->mu);
+}
+
+void fg_debuginfod_free(struct fg_debuginfod *c)
+{
+	struct req *r;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->mu);
+	c->stop = true;
+	pthread_cond_broadcast(&c->work);
+	pthread_mutex_unlock(&c->mu);
+	/* a worker in a transfer sees `stop` at its next progress call */
+	for (unsigned i = 0; i < c->nworkers; i++)
+		pthread_join(c->workers[i].th, NULL);
+	while ((r = c->queue) != NULL) {
+		c->queue = r->next;
+		free(r);
+	}
+	while ((r = c->done) != NULL) {
+		c->done = r->next;
+		fg_debugfile_release(&r->res.df);
+		free(r);
+	}
+	fg_hmap_free(c->asked);
+	free(c->workers);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->done_cv);
+	pthread_mutex_destroy(&c->mu);
+	close(c->evfd);
+	close(c->cache_fd);
+	free(c->cache_path);
+	free(c);
+}

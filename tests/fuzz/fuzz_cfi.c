@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fuzz lib/cfi and lib/unwind with hostile call frame information.  The
+ * first byte chooses how the rest is read:
+ *
+ *	0  .eh_frame bytes, in a small ELF image (tests/unit/cfi_elf.h)
+ *	1  the same, found through PT_GNU_EH_FRAME (no section headers)
+ *	2  .debug_frame bytes
+ *	3+ a whole ELF image (fg_cfi_open_mem, as the vdso is read)
+ *
+ * Any bytes give a table or an error, never a crash.  The table must be
+ * sorted, its rules in range, and each row's own address must find it.  Then
+ * the input itself is unwound as a stack snapshot with the table, bounded.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/cfi.h"
+#include "fg/unwind.h"
+#include "../unit/cfi_elf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint8_t image[65536];
+
+static const struct fg_cfi *the_table;
+
+static int find(void *arg, uint64_t pc, struct fg_unwind_map *m)
+{
+	(void)arg;
+	if (pc >= (1ull << 32))
+		return -ENOENT;
+	m->cfi = (pc & 0x100000) ? NULL : the_table; /* some addresses walk frame pointers */
+	m->bias = 0;
+	return 0;
+}
+
+static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)
+{
+	struct fg_unwind_ops ops = {.find = find};
+	struct fg_unwind_frame f[64];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	uint64_t s, e;
+
+	for (uint32_t i = 0; i < c->nrows; i++) {
+		if (c->rows[i].rule >= c->nrules)
+			abort();
+		if (i && c->rows[i].pc <= c->rows[i - 1].pc)
+			abort();
+		if (fg_cfi_lookup_range(c, c->base + c->rows[i].pc, &s, &e) !=
+		    &c->rules[c->rows[i].rule])
+			abort();
+	}
+	if (c->nrules == 0 || c->rules[0].kind != FG_CFI_NONE)
+		abort();
+	/* the input as a stack, from each of a few rows */
+	the_table = c;
+	for (uint32_t i = 0; i < c->nrows && i < 8; i++) {
+		memset(&g, 0, sizeof(g));
+		g.r[FG_CFI_RIP] = c->base + c->rows[i].pc;
+		g.r[FG_CFI_RSP] = 0x10000;
+		g.r[FG_CFI_RBP] = 0x10000 + (size > 16 ? stack[0] : 0);
+		g.valid = (1u << FG_CFI_NREGS) - 1;
+		size_t n = fg_unwind(&ops, &g, 0x10000, stack, size, f, 64, &end);
+		if (n > 64 || end >= FG_UNWIND_END_COUNT)
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cfib b;
+	struct fg_cfi *c;
+	size_t n;
+
+	if (size < 1)
+		return 0;
+	if (data[0] >= 3) {
+		c = fg_cfi_open_mem(data + 1, size - 1);
+	} else {
+		if (size - 1 > sizeof(b.b))
+			return 0;
+		memset(&b, 0, sizeof(b));
+		b.vaddr = CFI_ELF_EH_OFF;
+		b.debug = data[0] == 2;
+		memcpy(b.b, data + 1, size - 1);
+		b.n = size - 1;
+		n = cfi_elf(image, sizeof(image), b.debug ? NULL : &b, b.debug ? &b : NULL,
+			    data[0] == 1);
+		c = fg_cfi_open_mem(image, n);
+	}
+	if (c) {
+		check(c, data, size);
+		fg_cfi_free(c);
+	}
+	return 0;
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "fg/cfi.h"
+#include "fg/elfsyms.h"
+#include "fg/safeio.h"
+#include "cfi_elf.h"
+#include "unit.h"
+
+/* CIE initial instructions: CFA rsp+8, return address at c-8 */
+static const uint8_t cie_ins[] = {0x0c, 7, 8, 0x90, 1};
+
+static uint8_t image[65536];
+
+/* the table of one .eh_frame at CFI_ELF_EH_OFF */
+static struct fg_cfi *table_of(const struct cfib *eh, const struct cfib *df, int hdr_only)
+{
+	size_t n = cfi_elf(image, sizeof(image), eh, df, hdr_only);
+
+	return fg_cfi_open_mem(image, n);
+}
+
+static void text(const struct fg_cfi *c, uint64_t pc, char *out, size_t len)
+{
+	char a[64], b[64], d[64];
+
+	fg_cfi_rule_text(fg_cfi_lookup(c, pc), a, b, d, sizeof(a));
+	snprintf(out, len, "%s %s %s", a, b, d);
+}
+
+#define CHECK_ROW(c, pc, want)                                                                     \
+	do {                                                                                       \
+		char t_[200];                                                                      \
+		text(c, pc, t_, sizeof(t_));                                                       \
+		CHECK_STR(t_, want);                                                               \
+	} while (0)
+
+TEST(cfi_rows_follow_the_program)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	/* push rbp; mov rsp,rbp; ...; leave: the classic frame */
+	const uint8_t ins[] = {
+	    0x41,	   /* advance 1 */
+	    0x0e, 16,	   /* def_cfa_offset 16 */
+	    0x86, 2,	   /* rbp at c-16 */
+	    0x43,	   /* advance 3 */
+	    0x0d, 6,	   /* def_cfa_register rbp */
+	    0x02, 0x30,	   /* advance_loc1 0x30 */
+	    0x0c, 7,	8, /* def_cfa rsp+8 */
+	};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+	uint64_t s, e;
+
+	cfib_fde(&b, cie, 0x1000, 0x40, ins, sizeof(ins));
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK_ROW(c, 0xfff, "none - -");
+	CHECK_ROW(c, 0x1000, "rsp+8 u c-8");
+	CHECK_ROW(c, 0x1001, "rsp+16 c-16 c-8");
+	CHECK_ROW(c, 0x1003, "rsp+16 c-16 c-8");
+	CHECK_ROW(c, 0x1004, "rbp+16 c-16 c-8");
+	CHECK_ROW(c, 0x1033, "rbp+16 c-16 c-8");
+	CHECK_ROW(c, 0x1034, "rsp+8 c-16 c-8");
+	CHECK_ROW(c, 0x103f, "rsp+8 c-16 c-8");
+	CHECK_ROW(c, 0x1040, "none - -");
+	fg_cfi_lookup_range(c, 0x1010, &s, &e);
+	CHECK_INT(s, 0x1004);
+	CHECK_INT(e, 0x1034);
+	CHECK_INT(c->nrows, 5);
+	CHECK_INT(c->st.fdes, 1);
+	CHECK_INT(c->st.bad_entries, 0);
+	/* each row is 8 bytes, each rule 16 */
+	CHECK_INT(fg_cfi_table_bytes(c), 5 * 8 + c->nrules * 16);
+	fg_cfi_free(c);
+}
+
+TEST(cfi_rules_are_shared_and_adjacent_rows_merge)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	const uint8_t ins[] = {0x41, 0x0e, 16, 0x41, 0x0e, 8};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+
+	/* three functions, the first two adjacent, then a gap */
+	cfib_fde(&b, cie, 0x1000, 0x10, ins, sizeof(ins));
+	cfib_fde(&b, cie, 0x1010, 0x10, ins, sizeof(ins));
+	cfib_fde(&b, cie, 0x1100, 0x10, NULL, 0);
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK_INT(c->st.fdes, 3);
+	/* rules: none, rsp+8, rsp+16 */
+	CHECK_INT(c->nrules, 3);
+	CHECK_ROW(c, 0x1002, "rsp+8 u c-8");
+	CHECK_ROW(c, 0x1010, "rsp+8 u c-8");
+	CHECK_ROW(c, 0x1011, "rsp+16 u c-8");
+	CHECK_ROW(c, 0x1020, "none - -");
+	CHECK_ROW(c, 0x1100, "rsp+8 u c-8");
+	/* the row at 0x1002 runs on into the next function: one row, not two */
+	uint64_t s, e;
+	fg_cfi_lookup_range(c, 0x1002, &s, &e);
+	CHECK_INT(s, 0x1002);
+	CHECK_INT(e, 0x1011);
+	fg_cfi_free(c);
+}
+
+TEST(cfi_remember_and_restore_state)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	const uint8_t ins[] = {
+	    0x41, 0x0e, 16,   0x86, 2, /* push rbp */
+	    0x41, 0x0a,		       /* remember */
+	    0x0e, 8,	0xc6,	       /* an early return: pop rbp, ret */
+	    0x41, 0x0b,		       /* restore */
+	    0x41, 0x2e, 8,	       /* GNU_args_size: ignored */
+	};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x2000, 0x20, ins, sizeof(ins));
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK_ROW(c, 0x2001, "rsp+16 c-16 c-8");
+	CHECK_ROW(c, 0x2002, "rsp+8 u c-8");
+	CHECK_ROW(c, 0x2003, "rsp+16 c-16 c-8");
+	CHECK_ROW(c, 0x201f, "rsp+16 c-16 c-8");
+	fg_cfi_free(c);
+}
+
+TEST(cfi_expressions_plt_and_realignment)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	/* the PLT's: rsp + 8 + ((rip & 15) >= 11) << 3 */
+	const uint8_t plt[] = {0x0f, 11,   0x77, 8,    0x80, 0,	  0x3f,
+			       0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22};
+	/* gcc's realignment: CFA r10+0, rbp at *(rbp+0), then CFA *(rbp-8) */
+	const uint8_t realign[] = {0x41, 0x0c, 10, 0,		  /* def_cfa r10+0 */
+				   0x41, 0x10, 6,  2,	 0x76, 0, /* expression rbp: breg6 0 */
+				   0x41, 0x0f, 3,  0x76, 0x78, 0x06 /* cfa: breg6 -8; deref */};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	const struct fg_cfi_rule *r;
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x3000, 0x20, plt, sizeof(plt));
+	cfib_fde(&b, cie, 0x3100, 0x20, realign, sizeof(realign));
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	r = fg_cfi_lookup(c, 0x3005);
+	CHECK_INT(r->kind, FG_CFI_NORMAL);
+	CHECK_INT(r->cfa, FG_CFI_CFA_PLT);
+	CHECK_INT(r->cfa_reg, FG_CFI_RSP);
+	CHECK_INT(r->cfa_off, 8);
+	CHECK_INT(r->arg0, 15);
+	CHECK_INT(r->arg1, 11);
+	r = fg_cfi_lookup(c, 0x3101);
+	CHECK_INT(r->cfa, FG_CFI_CFA_REG);
+	CHECK_INT(r->cfa_reg, 10);
+	r = fg_cfi_lookup(c, 0x3102);
+	CHECK_INT(r->rbp, FG_CFI_AT_REG);
+	CHECK_INT(r->rbp_reg, FG_CFI_RBP);
+	CHECK_INT(r->rbp_off, 0);
+	r = fg_cfi_lookup(c, 0x3110);
+	CHECK_INT(r->cfa, FG_CFI_CFA_DEREF);
+	CHECK_INT(r->cfa_reg, FG_CFI_RBP);
+	CHECK_INT(r->cfa_off, -8);
+	CHECK_INT(r->rbp, FG_CFI_AT_REG);
+	fg_cfi_free(c);
+}
+
+TEST(cfi_stop_signal_and_invalid_kinds_counted)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	const uint8_t undef_ra[] = {0x07, 16};		      /* _start: ra undefined */
+	const uint8_t val_expr_ra[] = {0x16, 16, 2, 0x77, 0}; /* ra = rsp: not held */
+	const uint8_t cfa_expr[] = {0x0f, 2, 0x31, 0x32};     /* CFA = lit1 lit2 */
+	const uint8_t bad_op[] = {0x41, 0x2d, 0x41};	      /* GNU_window_save */
+	const uint8_t underflow[] = {0x41, 0x0b};	      /* restore without remember */
+	const uint8_t rbp_in_reg[] = {0x09, 6, 3};	      /* rbp in rbx: not held */
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	size_t sig = cfib_cie(&b, "zRS", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x1000, 0x10, undef_ra, sizeof(undef_ra));
+	cfib_fde(&b, sig, 0x1010, 0x10, NULL, 0);
+	cfib_fde(&b, cie, 0x1020, 0x10, val_expr_ra, sizeof(val_expr_ra));
+	cfib_fde(&b, cie, 0x1030, 0x10, cfa_expr, sizeof(cfa_expr));
+	cfib_fde(&b, cie, 0x1040, 0x10, bad_op, sizeof(bad_op));
+	cfib_fde(&b, cie, 0x1050, 0x10, underflow, sizeof(underflow));
+	cfib_fde(&b, cie, 0x1060, 0x10, rbp_in_reg, sizeof(rbp_in_reg));
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK_INT(fg_cfi_lookup(c, 0x1000)->kind, FG_CFI_STOP);
+	CHECK_INT(fg_cfi_lookup(c, 0x1010)->kind, FG_CFI_SIGNAL);
+	CHECK_INT(fg_cfi_lookup(c, 0x1020)->kind, FG_CFI_INVALID);
+	CHECK_INT(fg_cfi_lookup(c, 0x1020)->arg0, FG_CFI_WHY_RA_RULE);
+	CHECK_INT(fg_cfi_lookup(c, 0x1030)->arg0, FG_CFI_WHY_CFA_EXPR);
+	/* an unknown instruction: the rows before it stand, every row after is invalid */
+	CHECK_INT(fg_cfi_lookup(c, 0x1040)->kind, FG_CFI_NORMAL);
+	CHECK_INT(fg_cfi_lookup(c, 0x1041)->arg0, FG_CFI_WHY_OP);
+	CHECK_INT(fg_cfi_lookup(c, 0x104f)->arg0, FG_CFI_WHY_OP);
+	CHECK_INT(fg_cfi_lookup(c, 0x1050)->kind, FG_CFI_NORMAL);
+	CHECK_INT(fg_cfi_lookup(c, 0x1051)->arg0, FG_CFI_WHY_STATE);
+	CHECK_INT(fg_cfi_lookup(c, 0x1060)->kind, FG_CFI_NORMAL);
+	CHECK_INT(fg_cfi_lookup(c, 0x1060)->rbp, FG_CFI_LOST);
+	CHECK_INT(c->st.stop_rows, 1);
+	CHECK_INT(c->st.signal_rows, 1);
+	CHECK_INT(c->st.invalid_rows, 4);
+	CHECK_INT(c->st.invalid[FG_CFI_WHY_RA_RULE], 1);
+	CHECK_INT(c->st.invalid[FG_CFI_WHY_CFA_EXPR], 1);
+	CHECK_INT(c->st.invalid[FG_CFI_WHY_OP], 1);
+	CHECK_INT(c->st.invalid[FG_CFI_WHY_STATE], 1);
+	CHECK_INT(c->st.rbp_lost, 1);
+	fg_cfi_free(c);
+}
+
+TEST(cfi_corrupt_entries_are_skipped_and_counted)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x1000, 0x10, NULL, 0);
+	/* an FDE whose CIE pointer points before the section */
+	size_t at = b.n;
+	cfib_fde(&b, cie, 0x2000, 0x10, NULL, 0);
+	uint32_t bogus = 0x7fffffff;
+	memcpy(b.b + at + 4, &bogus, 4);
+	/* an FDE overlapping the first: dropped */
+	cfib_fde(&b, cie, 0x1008, 0x10, NULL, 0);
+	/* an empty one */
+	cfib_fde(&b, cie, 0x3000, 0, NULL, 0);
+	cfib_fde(&b, cie, 0x4000, 0x10, NULL, 0);
+	/* then a length that runs past the end */
+	cfib_u32(&b, 0x1000);
+	cfib_u32(&b, 0);
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK_INT(c->st.fdes, 2);
+	CHECK_INT(c->st.overlaps, 1);
+	CHECK_INT(c->st.empty, 1);
+	CHECK_INT(c->st.bad_entries, 2);
+	CHECK_INT(fg_cfi_lookup(c, 0x2000)->kind, FG_CFI_NONE);
+	CHECK_INT(fg_cfi_lookup(c, 0x4000)->kind, FG_CFI_NORMAL);
+	fg_cfi_free(c);
+}
+
+TEST(cfi_debug_frame_of_a_debug_file_fills_the_gaps)
+{
+	struct cfib eh = {.vaddr = CFI_ELF_EH_OFF}, df = {.debug = 1};
+	const uint8_t ins[] = {0x41, 0x0e, 32};
+	uint8_t dimage[16384];
+	size_t cie = cfib_cie(&eh, "zR", cie_ins, sizeof(cie_ins)), n, dn;
+	struct fg_cfi *c;
+	void *copy, *dcopy;
+	Elf *elf, *delf;
+
+	cfib_fde(&eh, cie, 0x1000, 0x10, NULL, 0);
+	cie = cfib_cie(&df, "", cie_ins, sizeof(cie_ins));
+	cfib_fde(&df, cie, 0x1000, 0x10, ins, sizeof(ins)); /* .eh_frame wins here */
+	cfib_fde(&df, cie, 0x5000, 0x10, ins, sizeof(ins));
+	n = cfi_elf(image, sizeof(image), &eh, NULL, 0);
+	dn = cfi_elf(dimage, sizeof(dimage), NULL, &df, 0);
+	elf = fg_elf_memory(image, n, &copy);
+	delf = fg_elf_memory(dimage, dn, &dcopy);
+	CHECK(elf && delf);
+	c = fg_cfi_from_elf(elf, delf);
+	elf_end(elf);
+	elf_end(delf);
+	free(copy);
+	free(dcopy);
+	CHECK(c);
+	CHECK_INT(c->st.eh_fdes, 1);
+	CHECK_INT(c->st.debug_fdes, 1);
+	CHECK_INT(c->st.overlaps, 1);
+	CHECK_ROW(c, 0x1001, "rsp+8 u c-8");
+	CHECK_ROW(c, 0x5001, "rsp+32 u c-8");
+	fg_cfi_free(c);
+}
+
+TEST(cfi_found_through_eh_frame_hdr_without_section_headers)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x1000, 0x10, NULL, 0);
+	c = table_of(&b, NULL, 1);
+	CHECK(c);
+	CHECK_INT(c->st.fdes, 1);
+	CHECK_ROW(c, 0x1000, "rsp+8 u c-8");
+	fg_cfi_free(c);
+}
+
+TEST(cfi_no_cfi_and_not_elf)
+{
+	struct fg_cfi *c;
+
+	c = table_of(NULL, NULL, 0);
+	CHECK(!c);
+	CHECK_INT(errno, ENODATA);
+	c = fg_cfi_open_mem("hello", 5);
+	CHECK(!c);
+	CHECK_INT(errno, ENOEXEC);
+	/* 32-bit or another machine: not ours */
+	cfi_elf(image, sizeof(image), NULL, NULL, 0);
+	image[18] = 0x28; /* EM_ARM */
+	CHECK(!fg_cfi_open_mem(image, 4096));
+	CHECK_INT(errno, ENOEXEC);
+}
+
+__attribute__((noinline)) void unit_cfi_function(void);
+__attribute__((noinline)) void unit_cfi_function(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+TEST(cfi_of_this_program_and_the_vdso)
+{
+	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	struct fg_elfsyms *e;
+	struct fg_cfi *c;
+	const struct fg_elf_sym *s = NULL;
+
+	CHECK(fd >= 0);
+	c = fg_cfi_open_fd(fd, -1);
+	e = fg_elfsyms_open_fd(fd);
+	close(fd);
+	CHECK(c && e);
+	for (size_t i = 0; i < e->nsyms && !s; i++)
+		if (strcmp(e->syms[i].name, "unit_cfi_function") == 0)
+			s = &e->syms[i];
+	CHECK(s);
+	/* at a function's first instruction the CFA is rsp+8 and the return address at c-8 */
+	CHECK_ROW(c, s->addr, "rsp+8 u c-8");
+	CHECK(c->st.fdes > 10);
+	CHECK_INT(c->st.bad_entries, 0);
+	fg_cfi_free(c);
+	fg_elfsyms_free(e);
+
+	/* the vdso, from the kernel's image in memory */
+	const void *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	CHECK(base);
+	c = fg_cfi_open_mem(base, 8192);
+	e = fg_elfsyms_open_mem(base, 8192);
+	CHECK(c && e);
+	s = NULL;
+	for (size_t i = 0; i < e->nsyms && !s; i++)
+		if (strcmp(e->syms[i].name, "__vdso_clock_gettime") == 0)
+			s = &e->syms[i];
+	CHECK(s);
+	CHECK_ROW(c, s->addr, "rsp+8 u c-8");
+	fg_cfi_free(c);
+	fg_elfsyms_free(e);
+}
+
+TEST(cfi_cache_by_identity)
+{
+	struct fg_cfi_cache *cc = fg_cfi_cache_new();
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
+	size_t cie = cfib_cie(&b, "zR", cie_ins, sizeof(cie_ins));
+	char k1[FG_CFI_KEY_MAX], k2[FG_CFI_KEY_MAX], k3[FG_CFI_KEY_MAX];
+	const uint8_t id[] = {1, 2, 3, 4};
+	size_t l1 = fg_cfi_key(k1, id, sizeof(id), 8, 1, 42);
+	size_t l2 = fg_cfi_key(k2, NULL, 0, 8, 1, 42);
+	size_t l3 = fg_cfi_key(k3, NULL, 0, 8, 1, 43);
+	struct fg_cfi *c, *got;
+	int err;
+
+	CHECK(k1[0] == 'b' && l1 == 5);
+	CHECK(k2[0] == 'i' && l2 == 17);
+	cfib_fde(&b, cie, 0x1000, 0x10, NULL, 0);
+	c = table_of(&b, NULL, 0);
+	CHECK(c);
+	CHECK(!fg_cfi_cache_get(cc, k1, l1, &got, &err));
+	/* one table under its build-id and its inode: held once, freed once */
+	fg_cfi_cache_put(cc, k1, l1, c, 0);
+	fg_cfi_cache_put(cc, k2, l2, c, 0);
+	fg_cfi_cache_put(cc, k3, l3, NULL, -ENODATA);
+	CHECK(fg_cfi_cache_get(cc, k2, l2, &got, &err));
+	CHECK(got == c && err == 0);
+	CHECK(fg_cfi_cache_get(cc, k3, l3, &got, &err));
+	CHECK(!got && err == -ENODATA);
+	fg_cfi_cache_free(cc);
+}
+
+int main(void)
+{
+	RUN(cfi_rows_follow_the_program);
+	RUN(cfi_rules_are_shared_and_adjacent_rows_merge);
+	RUN(cfi_remember_and_restore_state);
+	RUN(cfi_expressions_plt_and_realignment);
+	RUN(cfi_stop_signal_and_invalid_kinds_counted);
+	RUN(cfi_corrupt_entries_are_skipped_and_counted);
+	RUN(cfi_debug_frame_of_a_debug_file_fills_the_gaps);
+	RUN(cfi_found_through_eh_frame_hdr_without_section_headers);
+	RUN(cfi_no_cfi_and_not_elf);
+	RUN(cfi_of_this_program_and_the_vdso);
+	RUN(cfi_cache_by_identity);
+	return unit_done();
+}

@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fg/cfi.h"
+#include "fg/procmaps.h"
+#include "fg/safeio.h"
+#include "fg/unwind.h"
+#include "fg/unwind_dw.h"
+#include "unit.h"
+
+/* --- the step function on a fake stack --- */
+
+static uint64_t mem_base;
+static uint64_t mem[256];
+
+static int mem_read(const struct fg_cfi_mem *m, __u64 addr, __u64 *val)
+{
+	(void)m;
+	if (addr < mem_base)
+		return FG_CFI_END_UNREADABLE;
+	if (addr - mem_base > sizeof(mem) - 8)
+		return FG_CFI_END_TRUNCATED;
+	memcpy(val, (const char *)mem + (addr - mem_base), 8);
+	return 0;
+}
+
+static const struct fg_cfi_mem fake = {mem_read};
+
+static void regs_at(struct fg_cfi_regs *g, uint64_t rip, uint64_t rsp, uint64_t rbp)
+{
+	memset(g, 0, sizeof(*g));
+	g->r[FG_CFI_RIP] = rip;
+	g->r[FG_CFI_RSP] = rsp;
+	g->r[FG_CFI_RBP] = rbp;
+	g->valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
+}
+
+TEST(step_cfa_rules)
+{
+	struct fg_cfi_rule r = {.kind = FG_CFI_NORMAL,
+				.cfa_reg = FG_CFI_RSP,
+				.cfa_off = 16,
+				.rbp = FG_CFI_AT_CFA,
+				.rbp_off = -16,
+				.ra = FG_CFI_AT_CFA,
+				.ra_off = -8};
+	struct fg_cfi_regs g;
+
+	mem_base = 0x7000;
+	memset(mem, 0, sizeof(mem));
+	mem[0] = 0x1111;   /* saved rbp at 0x7000 */
+	mem[1] = 0x401234; /* return address at 0x7008 */
+	regs_at(&g, 0x400000, 0x7000, 0x5);
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x401234);
+	CHECK_INT(g.r[FG_CFI_RSP], 0x7010);
+	CHECK_INT(g.r[FG_CFI_RBP], 0x1111);
+	CHECK(g.valid & FG_CFI_BIT(FG_CFI_RBP));
+
+	/* *(rbp - 8): the realigned frame's CFA kept in memory */
+	struct fg_cfi_rule d = {.kind = FG_CFI_NORMAL,
+				.cfa = FG_CFI_CFA_DEREF,
+				.cfa_reg = FG_CFI_RBP,
+				.cfa_off = -8,
+				.rbp = FG_CFI_AT_REG,
+				.rbp_reg = FG_CFI_RBP,
+				.ra = FG_CFI_AT_CFA,
+				.ra_off = -8};
+	mem[4] = 0x7100;  /* 0x7020: the CFA */
+	mem[5] = 0x2222;  /* 0x7028: rbp points here: the caller's rbp */
+	mem[31] = 0x4abc; /* 0x70f8: the return address */
+	regs_at(&g, 0x400000, 0x7000, 0x7028);
+	CHECK_INT(fg_cfi_step(&d, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RSP], 0x7100);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x4abc);
+	CHECK_INT(g.r[FG_CFI_RBP], 0x2222);
+
+	/* the PLT: 8 more once rip & 15 >= 11 */
+	struct fg_cfi_rule p = {.kind = FG_CFI_NORMAL,
+				.cfa = FG_CFI_CFA_PLT,
+				.cfa_reg = FG_CFI_RSP,
+				.cfa_off = 8,
+				.arg0 = 15,
+				.arg1 = 11,
+				.ra = FG_CFI_AT_CFA,
+				.ra_off = -8};
+	mem[0] = 0x10;
+	mem[1] = 0x20;
+	regs_at(&g, 0x40100a, 0x7000, 0);
+	CHECK_INT(fg_cfi_step(&p, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x10);
+	regs_at(&g, 0x40100b, 0x7000, 0);
+	CHECK_INT(fg_cfi_step(&p, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x20);
+	CHECK_INT(g.r[FG_CFI_RSP], 0x7010);
+}
+
+TEST(step_ends)
+{
+	struct fg_cfi_rule r = {.kind = FG_CFI_NORMAL,
+				.cfa_reg = FG_CFI_RBP,
+				.cfa_off = 16,
+				.ra = FG_CFI_AT_CFA,
+				.ra_off = -8};
+	struct fg_cfi_regs g, before;
+
+	mem_base = 0x7000;
+	regs_at(&g, 0x400000, 0x7000, 0x7000);
+	g.valid &= ~FG_CFI_BIT(FG_CFI_RBP);
+	before = g;
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_NOREG);
+	CHECK(memcmp(&g, &before, sizeof(g)) == 0);
+	regs_at(&g, 0x400000, 0x7000, 0x9000);
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_TRUNCATED);
+	regs_at(&g, 0x400000, 0x7000, 0x100);
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_UNREADABLE);
+	r.kind = FG_CFI_STOP;
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_STOP);
+	r.kind = FG_CFI_INVALID;
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_INVALID);
+	r.kind = FG_CFI_NONE;
+	CHECK_INT(fg_cfi_step(&r, &g, &fake), FG_CFI_END_NOINFO);
+
+	/* rbp saved where the snapshot does not reach: unknown, the walk goes on */
+	struct fg_cfi_rule e = {.kind = FG_CFI_NORMAL,
+				.cfa_reg = FG_CFI_RSP,
+				.cfa_off = 16,
+				.rbp = FG_CFI_AT_CFA,
+				.rbp_off = -48,
+				.ra = FG_CFI_AT_CFA,
+				.ra_off = -8};
+	mem[1] = 0x4242;
+	regs_at(&g, 0x400000, 0x7000, 0x1);
+	CHECK_INT(fg_cfi_step(&e, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x4242);
+	CHECK(!(g.valid & FG_CFI_BIT(FG_CFI_RBP)));
+}
+
+TEST(step_signal_frame_and_frame_pointer)
+{
+	struct fg_cfi_rule s = {.kind = FG_CFI_SIGNAL};
+	struct fg_cfi_regs g;
+	/* struct sigcontext's order: r8-r15, rdi, rsi, rbp, rbx, rdx, rax, rcx, rsp, rip */
+	static const int dwarf[17] = {8, 9, 10, 11, 12, 13, 14, 15, 5, 4, 6, 3, 1, 0, 2, 7, 16};
+
+	mem_base = 0x7000;
+	memset(mem, 0, sizeof(mem));
+	for (int i = 0; i < 17; i++)
+		mem[5 + i] = 0x1000 + (uint64_t)i; /* gregs at byte 40 of the ucontext */
+	regs_at(&g, 0x400000, 0x7000, 0);
+	CHECK_INT(fg_cfi_step(&s, &g, &fake), FG_CFI_OK_EXACT);
+	CHECK_INT(g.valid, (1u << 17) - 1);
+	for (int i = 0; i < 17; i++)
+		CHECK_INT(g.r[dwarf[i]], 0x1000 + i);
+
+	/* frame pointers: caller's rbp at rbp, return address above it */
+	mem[2] = 0x7080;
+	mem[3] = 0x404040;
+	regs_at(&g, 0x400000, 0x7000, 0x7010);
+	CHECK_INT(fg_cfi_step_fp(&g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x404040);
+	CHECK_INT(g.r[FG_CFI_RSP], 0x7020);
+	CHECK_INT(g.r[FG_CFI_RBP], 0x7080);
+}
+
+TEST(regs_from_perf_order)
+{
+	/* ax bx cx dx si di bp sp ip, then r8-r15 */
+	uint64_t regs[17];
+	struct fg_cfi_regs g;
+
+	for (int i = 0; i < 17; i++)
+		regs[i] = 100 + (uint64_t)i;
+	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, regs, 17, &g), 0);
+	CHECK_INT(g.r[0], 100); /* rax */
+	CHECK_INT(g.r[3], 101); /* rbx */
+	CHECK_INT(g.r[2], 102); /* rcx */
+	CHECK_INT(g.r[1], 103); /* rdx */
+	CHECK_INT(g.r[FG_CFI_RBP], 106);
+	CHECK_INT(g.r[FG_CFI_RSP], 107);
+	CHECK_INT(g.r[FG_CFI_RIP], 108);
+	CHECK_INT(g.r[8], 109);
+	CHECK_INT(g.r[15], 116);
+	CHECK_INT(g.valid, (1u << 17) - 1);
+	/* ip and sp only */
+	uint64_t two[2] = {0x7000, 0x400000};
+	CHECK_INT(fg_unwind_regs_from_perf(1, (1u << 7) | (1u << 8), two, 2, &g), 0);
+	CHECK_INT(g.valid, FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RIP));
+	CHECK_INT(fg_unwind_regs_from_perf(2, 0xff01ff, regs, 17, &g), -EINVAL);
+	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, regs, 16, &g), -EINVAL);
+	CHECK_INT(fg_unwind_regs_from_perf(1, 1u << 7, regs, 1, &g), -EINVAL);
+}
+
+/* --- fg_unwind over a table made by hand --- */
+
+/*
+ * Code at 0x1000-0x1100: [0x1000, 0x1010) a function with CFA rsp+16 from
+ * 0x1001, a STOP function at 0x1080; 0x5000-0x6000: code without CFI.
+ */
+static struct fg_cfi_row rows[] = {
+    {0x000, 1}, {0x001, 2}, {0x010, 1}, {0x080, 3}, {0x100, 0},
+};
+static struct fg_cfi_rule rules[] = {
+    {.kind = FG_CFI_NONE},
+    {.kind = FG_CFI_NORMAL, .cfa_reg = FG_CFI_RSP, .cfa_off = 8, .ra = FG_CFI_AT_CFA, .ra_off = -8},
+    {.kind = FG_CFI_NORMAL,
+     .cfa_reg = FG_CFI_RSP,
+     .cfa_off = 16,
+     .ra = FG_CFI_AT_CFA,
+     .ra_off = -8},
+    {.kind = FG_CFI_STOP},
+};
+static struct fg_cfi table = {
+    .base = 0x1000,
+    .rows = rows,
+    .nrows = 5,
+    .rules = rules,
+    .nrules = 4,
+};
+
+static int find(void *arg, uint64_t pc, struct fg_unwind_map *m)
+{
+	(void)arg;
+	if (pc >= 0x1000 && pc < 0x1200) {
+		m->cfi = &table;
+		m->bias = 0;
+		return 0;
+	}
+	if (pc >= 0x5000 && pc < 0x6000) {
+		m->cfi = NULL;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+TEST(unwind_leaf_exact_callers_one_back)
+{
+	struct fg_unwind_ops ops = {.find = find};
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	uint64_t stack[8] = {0, 0x1010, 0, 0x5010, 0x7030, 0x1081, 0, 0};
+	size_t n;
+
+	/*
+	 * The leaf at 0x1000 (CFA rsp+8): its return address 0x1010 starts the
+	 * next row, but a caller is looked up one byte back, in the row of CFA
+	 * rsp+16.  Then JIT code at 0x5010 by frame pointer, then a STOP row.
+	 */
+	regs_at(&g, 0x1000, 0x7000, 0x7020);
+	stack[0] = 0x1010;
+	stack[1] = 0;
+	stack[2] = 0x5010; /* 0x7008 + 16 - 8 */
+	stack[4] = 0x7040; /* at rbp 0x7020: the next rbp */
+	stack[5] = 0x1081; /* at rbp + 8: the return address */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 4);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(f[0].pc, 0x1000);
+	CHECK_INT(f[0].flags, FG_UNWIND_F_EXACT);
+	CHECK_INT(f[1].pc, 0x1010);
+	CHECK_INT(f[1].flags, 0);
+	CHECK_INT(f[2].pc, 0x5010);
+	CHECK_INT(f[3].pc, 0x1081);
+	CHECK_INT(f[3].flags, FG_UNWIND_F_FP);
+
+	/* too deep */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 2, &end);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_MAXDEPTH);
+	/* the snapshot ends first */
+	n = fg_unwind(&ops, &g, 0x7000, stack, 16, f, 16, &end);
+	CHECK_INT(end, FG_UNWIND_END_TRUNCATED);
+	CHECK_INT(n, 2);
+	/* no mapping */
+	regs_at(&g, 0x9000, 0x7000, 0);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 1);
+	CHECK_INT(end, FG_UNWIND_END_NOMAP);
+	/* a file whose table says nothing there */
+	regs_at(&g, 0x1100, 0x7000, 0);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 1);
+	CHECK_INT(end, FG_UNWIND_END_NOINFO);
+}
+
+TEST(unwind_loop_and_zero)
+{
+	struct fg_unwind_ops ops = {.find = find};
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	/* frame pointers pointing at themselves */
+	uint64_t stack[4] = {0x7000, 0x5000, 0, 0};
+	size_t n;
+
+	regs_at(&g, 0x5000, 0x7000, 0x6ff0);
+	/* rbp 0x6ff0 is below the snapshot: unreadable */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(end, FG_UNWIND_END_UNREADABLE);
+	CHECK_INT(n, 1);
+	/* a frame pointer chain that does not go up: a loop */
+	stack[0] = 0x7000;
+	stack[1] = 0x5008;
+	regs_at(&g, 0x5000, 0x7010, 0x7000);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(end, FG_UNWIND_END_LOOP);
+	/* a return address of zero ends the stack without a frame for it */
+	stack[0] = 0x7100;
+	stack[1] = 0;
+	regs_at(&g, 0x5000, 0x7000, 0x7000);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 1);
+	CHECK_INT(end, FG_UNWIND_END_NOMAP);
+}
+
+/* --- this very process: its stack unwound by the tables and by libdwfl --- */
+
+struct self_map {
+	uint64_t start, end, pgoff;
+	char path[512];
+	struct fg_cfi *cfi;
+	int err;
+};
+
+static struct self_map maps[256];
+static size_t nmaps;
+
+static int self_map_fn(const struct fg_procmap *pm, void *arg)
+{
+	(void)arg;
+	if (!pm->exec || nmaps == 256)
+		return 0;
+	maps[nmaps].start = pm->start;
+	maps[nmaps].end = pm->end;
+	maps[nmaps].pgoff = pm->pgoff;
+	snprintf(maps[nmaps].path, sizeof(maps[nmaps].path), "%s", pm->path);
+	nmaps++;
+	return 0;
+}
+
+static int self_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
+{
+	(void)arg;
+	for (size_t i = 0; i < nmaps; i++) {
+		struct self_map *m = &maps[i];
+		uint64_t vaddr;
+
+		if (pc < m->start || pc >= m->end)
+			continue;
+		if (!m->cfi && !m->err) {
+			if (strcmp(m->path, "[vdso]") == 0) {
+				m->cfi = fg_cfi_open_mem((const void *)m->start, m->end - m->start);
+			} else {
+				int fd = fg_open_regular(m->path, 0, NULL);
+
+				m->cfi = fd >= 0 ? fg_cfi_open_fd(fd, -1) : NULL;
+				if (fd >= 0)
+					close(fd);
+			}
+			m->err = m->cfi ? 0 : -ENOENT;
+		}
+		if (!m->cfi)
+			return -EIO;
+		if (!fg_cfi_offset_to_vaddr(m->cfi, pc - m->start + m->pgoff, &vaddr))
+			return -ENOEXEC;
+		um->cfi = m->cfi;
+		um->bias = pc - vaddr;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static uint8_t snap_data[16384];
+
+/* The registers here and a copy of the stack from here up, as fg-sample would take them. */
+__attribute__((noinline)) static size_t snapshot(struct fg_cfi_regs *g)
+{
+	uint64_t ip, sp, bp;
+	struct iovec local = {snap_data, sizeof(snap_data)}, remote;
+	ssize_t n;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	regs_at(g, ip, sp, bp);
+	remote.iov_base = (void *)(uintptr_t)sp;
+	remote.iov_len = sizeof(snap_data);
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return n > 0 ? (size_t)n : 0;
+}
+
+__attribute__((noinline)) static size_t deeper(struct fg_cfi_regs *g, int n)
+{
+	size_t r = n ? deeper(g, n - 1) : snapshot(g);
+
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+TEST(unwind_this_process_as_libdwfl_does)
+{
+	struct fg_unwind_ops ops = {.find = self_find};
+	struct fg_unwind_frame f[128], d[128];
+	enum fg_unwind_end end, dend;
+	struct fg_cfi_regs g;
+	struct fg_unwind_dw *dw;
+	const char *msg;
+	size_t size, n, dn;
+	char *text;
+	size_t len;
+
+	CHECK(fg_read_file("/proc/self/maps", 1 << 20, &text, &len) == 0);
+	fg_procmaps_parse(text, len, self_map_fn, NULL, NULL);
+	free(text);
+	size = deeper(&g, 10);
+	CHECK(size > 256);
+	n = fg_unwind(&ops, &g, g.r[FG_CFI_RSP], snap_data, size, f, 128, &end);
+	/* snapshot, deeper x 11, this test, main, libc's start, _start */
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK(n >= 15);
+	dw = fg_unwind_dw_new();
+	CHECK(dw);
+	for (size_t i = 0; i < nmaps; i++) {
+		if (strcmp(maps[i].path, "[vdso]") == 0) {
+			fg_unwind_dw_map_image(dw, "[vdso]", (const void *)maps[i].start,
+					       maps[i].end - maps[i].start, maps[i].start);
+			continue;
+		}
+		int fd = fg_open_regular(maps[i].path, 0, NULL);
+		if (fd >= 0) {
+			fg_unwind_dw_map(dw, maps[i].path, fd, maps[i].start, maps[i].end,
+					 maps[i].pgoff);
+			close(fd);
+		}
+	}
+	dn = fg_unwind_dw(dw, (uint32_t)getpid(), &g, g.r[FG_CFI_RSP], snap_data, size, d, 128,
+			  &dend, &msg);
+	fg_unwind_dw_free(dw);
+	CHECK_INT(dend, FG_UNWIND_END_STOP);
+	CHECK_INT(dn, n);
+	for (size_t i = 0; i < n; i++)
+		CHECK_INT(d[i].pc, f[i].pc);
+	for (size_t i = 0; i < nmaps; i++)
+		fg_cfi_free(maps[i].cfi);
+}
+
+int main(void)
+{
+	RUN(step_cfa_rules);
+	RUN(step_ends);
+	RUN(step_signal_frame_and_frame_pointer);
+	RUN(regs_from_perf_order);
+	RUN(unwind_leaf_exact_callers_one_back);
+	RUN(unwind_loop_and_zero);
+	RUN(unwind_this_process_as_libdwfl_does);
+	return unit_done();
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The unwinding fixture: each mode keeps the CPU busy in a place where
+ * unwinding without frame pointers is hard, for MS milliseconds of CPU
+ * (argument 1, default 150), one mode after the other (or only those named
+ * after it).  Built by gcc and by clang at -O2 -fomit-frame-pointer, PIE,
+ * non-PIE and static (Makefile: build/unwind/); tests/unwind/snap.c takes the
+ * snapshots when FG_SNAP_OUT is set.
+ *
+ *	recurse  a recursion 64 calls deep, busy at the bottom
+ *	qsort    libc's qsort calling back a slow comparison
+ *	lib      a call through a shared library, which calls back
+ *	signal   a signal handler busy on the interrupted stack
+ *	plt      a hot loop of calls through the PLT
+ *	realign  alloca, a VLA and an over-aligned local (stack realignment)
+ *	threads  two threads busy in their own calls
+ *	vdso     clock_gettime() in a loop: the time goes to the kernel's vdso
+ */
+#define _GNU_SOURCE
+#include <alloca.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fixlib.h"
+
+#define DEPTH 64
+
+static volatile unsigned long sink;
+static double budget_ms = 150;
+
+#define NOINL __attribute__((noinline))
+/* keeps a call from being a tail call (and its frame from disappearing) */
+#define KEEP(x) __asm__ volatile("" : "+r"(x))
+
+static double cpu_ms(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+NOINL static void spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		sink += i * 7 + (sink >> 3);
+}
+
+/* --- recurse --- */
+NOINL static unsigned long rec_b(int n);
+NOINL static unsigned long rec_a(int n)
+{
+	unsigned long r;
+
+	if (n == 0) {
+		spin(200000);
+		return 1;
+	}
+	r = rec_b(n - 1);
+	KEEP(r);
+	return r + 1;
+}
+
+NOINL static unsigned long rec_b(int n)
+{
+	unsigned long r = rec_a(n - 1);
+
+	KEEP(r);
+	return r + 2;
+}
+
+NOINL static void mode_recurse(void)
+{
+	unsigned long r = rec_a(DEPTH);
+
+	KEEP(r);
+}
+
+/* --- qsort --- */
+NOINL static int slow_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	spin(40);
+	return (x > y) - (x < y);
+}
+
+NOINL static void mode_qsort(void)
+{
+	static int v[2048];
+
+	for (int i = 0; i < 2048; i++)
+		v[i] = (int)((i * 2654435761u) >> 7);
+	qsort(v, 2048, sizeof(v[0]), slow_cmp);
+}
+
+/* --- lib --- */
+NOINL static unsigned long lib_callback(unsigned long n)
+{
+	spin(n);
+	return n;
+}
+
+NOINL static void mode_lib(void)
+{
+	unsigned long r = fixlib_work(100000, lib_callback);
+
+	KEEP(r);
+}
+
+/* --- signal --- */
+static volatile int in_handler;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	in_handler = 1;
+	spin(300000);
+	in_handler = 0;
+}
+
+NOINL static void raise_it(void)
+{
+	raise(SIGUSR1);
+	KEEP(sink);
+}
+
+NOINL static void mode_signal(void)
+{
+	raise_it();
+	spin(1000); /* and some time in the interrupted code */
+}
+
+/* --- plt --- */
+NOINL static void mode_plt(void)
+{
+	static const char s[] = "unwind";
+	unsigned long acc = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		acc += fixlib_tiny((unsigned long)i);
+		acc += strlen(s + (i & 3));
+	}
+	sink += acc;
+}
+
+/* --- realign --- */
+NOINL static void use(volatile char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (char)i;
+}
+
+NOINL static void realigned(int n)
+{
+	char vla[n];
+	_Alignas(64) char aligned[64];
+	char *a = alloca((size_t)n * 2);
+
+	use(vla, (size_t)n);
+	use(aligned, sizeof(aligned));
+	use(a, (size_t)n * 2);
+	spin(20000);
+	KEEP(a);
+}
+
+NOINL static void with_alloca(int n)
+{
+	char *a = alloca((size_t)n);
+
+	use(a, (size_t)n);
+	spin(20000);
+	KEEP(a);
+}
+
+NOINL static void mode_realign(void)
+{
+	realigned(100 + (int)(sink & 15));
+	with_alloca(200 + (int)(sink & 31));
+}
+
+/* --- vdso --- */
+NOINL static void mode_vdso(void)
+{
+	struct timespec ts;
+
+	for (int i = 0; i < 2000; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sink += (unsigned long)ts.tv_nsec;
+	}
+}
+
+/* --- threads --- */
+NOINL static void *worker(void *arg)
+{
+	double end = cpu_ms(CLOCK_THREAD_CPUTIME_ID) + *(double *)arg;
+
+	while (cpu_ms(CLOCK_THREAD_CPUTIME_ID) < end) {
+		spin(20000);
+		mode_recurse();
+	}
+	return NULL;
+}
+
+NOINL static void mode_threads_run(void)
+{
+	pthread_t t[2];
+	double each = budget_ms / 2;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, &each);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} modes[] = {
+    {"recurse", mode_recurse},	   {"qsort", mode_qsort}, {"lib", mode_lib},
+    {"signal", mode_signal},	   {"plt", mode_plt},	  {"realign", mode_realign},
+    {"threads", mode_threads_run}, {"vdso", mode_vdso},
+};
+
+NOINL static void run_mode(int i)
+{
+	double end;
+
+	if (modes[i].fn == mode_threads_run) {
+		mode_threads_run();
+		return;
+	}
+	end = cpu_ms(CLOCK_PROCESS_CPUTIME_ID) + budget_ms;
+	while (cpu_ms(CLOCK_PROCESS_CPUTIME_ID) < end)
+		modes[i].fn();
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGUSR1, on_usr1);
+	if (argc > 1)
+		budget_ms = atof(argv[1]);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		int want = argc <= 2;
+
+		for (int a = 2; a < argc; a++)
+			want |= strcmp(argv[a], modes[i].name) == 0;
+		if (want)
+			run_mode((int)i);
+	}
+	printf("%lu\n", sink & 1);
+	return 0;
+}
