@@ -361,6 +361,10 @@ static void draw_header(struct app *a)
 	fg_buf_addf(&b, ", %zu frames", a->v->nnodes ? a->v->nnodes - 1 : 0);
 	if (st->bad_lines)
 		fg_buf_addf(&b, ", %llu bad lines", (unsigned long long)st->bad_lines);
+	if (st->refused + st->damaged)
+		fg_buf_addf(&b, ", %llu left out", (unsigned long long)(st->refused + st->damaged));
+	if (st->lost)
+		fg_buf_addf(&b, ", perf lost %llu", (unsigned long long)st->lost);
 	if (st->other_events)
 		fg_buf_addf(&b, ", %llu of other events", (unsigned long long)st->other_events);
 	put(a, 1, 0, COLS, b.data, b.len);
@@ -950,6 +954,21 @@ int main(int argc, char **argv)
 	if (fs->bad_lines)
 		fg_warnx("skipped %llu unrecognized line%s", (unsigned long long)fs->bad_lines,
 			 fs->bad_lines == 1 ? "" : "s");
+	if (fs->refused || fs->damaged)
+		fg_warnx(
+		    "left out %llu sample%s or line%s (a count past 2^64-1, or a line too long)",
+		    (unsigned long long)(fs->refused + fs->damaged),
+		    fs->refused + fs->damaged == 1 ? "" : "s",
+		    fs->refused + fs->damaged == 1 ? "" : "s");
+	if (fs->sideband || fs->extra_lines)
+		fg_warnx(
+		    "skipped %llu side-band record%s and %llu line%s perf script adds to samples",
+		    (unsigned long long)fs->sideband, fs->sideband == 1 ? "" : "s",
+		    (unsigned long long)fs->extra_lines, fs->extra_lines == 1 ? "" : "s");
+	if (fs->lost_records)
+		fg_warnx("perf lost %llu event%s (%llu PERF_RECORD_LOST record%s in the input)",
+			 (unsigned long long)fs->lost, fs->lost == 1 ? "" : "s",
+			 (unsigned long long)fs->lost_records, fs->lost_records == 1 ? "" : "s");
 	if (a.read_err) {
 		fg_warne(a.read_err, "cannot read '%s'", a.name);
 		status = FG_EXIT_FAIL;

@@ -25,9 +25,10 @@
 struct node {
 	uint32_t parent, name;
 	uint32_t child, sibling; /* first child; next sibling, by name */
-	uint64_t cur;		 /* this second */
-	uint64_t all, win, rst;	 /* since the start, the window, since the reset */
+	double cur;		 /* this second */
+	double all, win, rst;	 /* since the start, the window, since the reset */
 	double dec;		 /* decayed */
+	bool touched;		 /* on the list of this second's nodes */
 };
 
 struct name {
@@ -39,7 +40,7 @@ struct name {
 
 struct entry {
 	uint32_t id;
-	uint64_t w;
+	double w;
 };
 
 struct slot {
@@ -214,40 +215,42 @@ int fg_top_stack(struct fg_top *t, const char *stack, size_t len, uint32_t *id)
 	return 0;
 }
 
-int fg_top_add(struct fg_top *t, uint32_t id, uint64_t weight)
+int fg_top_add(struct fg_top *t, uint32_t id, double weight)
 {
 	struct node *n = &t->nodes[id];
-	uint64_t sum;
 
-	/* `all` is the largest count: once it cannot overflow, none can */
-	if (__builtin_add_overflow(n->all, n->cur, &sum) ||
-	    __builtin_add_overflow(sum, weight, &sum))
-		return -EOVERFLOW;
-	if (n->cur == 0 && weight) {
+	if (!(weight >= 0) || weight > 1e300)
+		return -EINVAL;
+	if (weight == 0)
+		return 0;
+	if (!n->touched) {
 		FG_ALLOC_GROW(t->touched, t->ntouched + 1, t->atouched);
 		t->touched[t->ntouched++] = id;
+		n->touched = true;
 	}
 	n->cur += weight;
 	return 0;
 }
 
 int fg_top_add_folded(struct fg_top *t, const char *text, size_t len, size_t *nstacks,
-		      uint32_t *last, uint64_t *last_weight)
+		      uint32_t *last, double *last_weight)
 {
 	size_t n = 0;
 	uint32_t id = 0;
-	uint64_t w = 0;
+	double w = 0;
 	int r = 0;
 
 	for (const char *p = text, *end = text + len; p < end && r == 0;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p)), *sp;
+		struct fg_count c;
 
 		nl = nl ? nl : end;
 		sp = nl;
 		while (sp > p && sp[-1] != ' ')
 			sp--;
-		if (sp <= p || fg_span_u64((struct fg_span){sp, (size_t)(nl - sp)}, &w) != 0)
+		if (sp <= p || fg_count_parse(sp, (size_t)(nl - sp), &c) != 0)
 			return -EINVAL;
+		w = (double)c.whole + (c.dec ? (double)c.frac / pow(10, c.dec) : 0);
 		r = fg_top_stack(t, p, (size_t)(sp - 1 - p), &id);
 		if (r == 0)
 			r = fg_top_add(t, id, w);
@@ -267,15 +270,20 @@ void fg_top_tick(struct fg_top *t)
 {
 	struct slot *s = &t->ring[t->st.ticks % t->secs];
 
-	/* the second that leaves the window */
-	for (size_t i = 0; i < s->n; i++)
-		t->nodes[s->v[i].id].win -= s->v[i].w;
+	/* the second that leaves the window (what rounding leaves of a sum is nothing) */
+	for (size_t i = 0; i < s->n; i++) {
+		struct node *n = &t->nodes[s->v[i].id];
+
+		n->win -= s->v[i].w;
+		if (n->win < 1e-9 * s->v[i].w)
+			n->win = 0;
+	}
 	s->n = 0;
 	for (size_t i = 0; i < t->nnodes; i++) {
 		struct node *n = &t->nodes[i];
 
 		if (n->dec != 0)
-			n->dec = n->dec * t->decay < 1e-3 ? 0 : n->dec * t->decay;
+			n->dec = n->dec * t->decay < 1e-9 ? 0 : n->dec * t->decay;
 	}
 	if (t->st.ticks % t->secs == 0)
 		for (size_t i = 0; i < t->nnodes; i++)
@@ -283,13 +291,14 @@ void fg_top_tick(struct fg_top *t)
 	FG_ALLOC_GROW(s->v, t->ntouched, s->alloc);
 	for (size_t i = 0; i < t->ntouched; i++) {
 		struct node *n = &t->nodes[t->touched[i]];
-		uint64_t w = n->cur;
+		double w = n->cur;
 
 		n->all += w;
 		n->win += w;
 		n->rst += w;
-		n->dec += (double)w;
+		n->dec += w;
 		n->cur = 0;
+		n->touched = false;
 		s->v[s->n++] = (struct entry){t->touched[i], w};
 	}
 	t->ntouched = 0;
@@ -317,13 +326,13 @@ static double value(const struct node *n, enum fg_top_mode m)
 {
 	switch (m) {
 	case FG_TOP_ACCUMULATE:
-		return (double)(n->all + n->cur);
+		return n->all + n->cur;
 	case FG_TOP_RESET:
-		return (double)(n->rst + n->cur);
+		return n->rst + n->cur;
 	case FG_TOP_DECAY:
-		return n->dec + (double)n->cur;
+		return n->dec + n->cur;
 	default:
-		return (double)(n->win + n->cur);
+		return n->win + n->cur;
 	}
 }
 

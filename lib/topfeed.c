@@ -22,6 +22,7 @@
 
 #include "fg/buf.h"
 #include "fg/diag.h"
+#include "fg/folded.h"
 #include "fg/hash.h"
 #include "fg/perfscript.h"
 #include "fg/topfeed.h"
@@ -197,9 +198,10 @@ static void cache_put(struct cache *c, const void *key, size_t len, uint64_t v)
 
 struct folded_piece {
 	uint64_t samples, other_events, filtered, bad_lines;
+	bool clean; /* fg_fold counted nothing else in it (side-band, lines perf adds, ...) */
 	size_t stacks;
 	uint32_t id;
-	uint64_t weight;
+	double weight;
 };
 
 /*
@@ -241,6 +243,16 @@ static int fold_piece(struct fg_top_feed *in, const char *data, size_t len,
 	res->other_events = st->other_events;
 	res->filtered = st->filtered;
 	res->bad_lines = st->bad_lines;
+	res->clean = !st->refused && !st->sideband && !st->extra_lines && !st->long_lines &&
+		     !st->damaged && !st->not_inlined;
+	in->st.refused += st->refused;
+	in->st.sideband += st->sideband;
+	in->st.extra_lines += st->extra_lines;
+	in->st.long_lines += st->long_lines;
+	in->st.damaged += st->damaged;
+	in->st.lost_records += st->lost_records;
+	if (__builtin_add_overflow(in->st.lost, st->lost, &in->st.lost))
+		in->st.lost = UINT64_MAX;
 	if (r == -EMEDIUMTYPE) {
 		const char *nul = memchr(data, '\0', len);
 		uint64_t at = in->consumed + (uint64_t)((nul ? nul : data) - in->buf);
@@ -283,8 +295,6 @@ static int fold_piece(struct fg_top_feed *in, const char *data, size_t len,
 	r = fg_top_add_folded(in->t, in->out, in->outlen, &res->stacks, &res->id, &res->weight);
 	if (r == -E2BIG)
 		say(in, "%s: more than 2^31 distinct frames", in->name);
-	else if (r == -EOVERFLOW)
-		say(in, "%s: the count of a stack overflows 64 bits", in->name);
 	else if (r == -EINVAL)
 		fg_die("fg_fold wrote a line that is not 'STACK COUNT'");
 	free(in->out);
@@ -303,8 +313,10 @@ out:
 
 /*
  * Whether fg_fold takes the line for a sample's header whatever its state
- * (see perf_line in lib/fold.c): a line that starts with a tab is a frame
- * of the sample before, or a line of a sample skipped, when there is one.
+ * (see perf_line in lib/fold.c): a "strong" header (with a CPU, a time or an
+ * event).  A line that starts with a tab is a frame of the sample before, or
+ * a line of a sample skipped, when there is one; a weak header is one only
+ * when a frame follows, and not after a strong one.
  */
 static bool is_header(const char *line, size_t len, struct fg_ps_header *h)
 {
@@ -312,7 +324,7 @@ static bool is_header(const char *line, size_t len, struct fg_ps_header *h)
 		len--;
 	if (len == 0 || line[0] == '#' || line[0] == '\t')
 		return false;
-	return fg_ps_parse_header(line, len, h) == 0;
+	return fg_ps_parse_header(line, len, h) == 0 && !h->weak;
 }
 
 #ifdef __SSE2__
@@ -463,7 +475,7 @@ static bool add_frame(struct fg_top_feed *in, const char *line, size_t len)
 	return true;
 }
 
-static int apply(struct fg_top_feed *in, uint64_t v, uint64_t w)
+static int apply(struct fg_top_feed *in, uint64_t v, double w)
 {
 	int r = 0;
 
@@ -472,8 +484,7 @@ static int apply(struct fg_top_feed *in, uint64_t v, uint64_t w)
 	switch (WHAT(v)) {
 	case RES_STACK:
 		in->st.samples++;
-		if ((r = fg_top_add(in->t, ID(v), w)) == -EOVERFLOW)
-			say(in, "%s: the count of a stack overflows 64 bits", in->name);
+		r = fg_top_add(in->t, ID(v), w);
 		break;
 	case RES_OTHER_EVENT:
 		in->st.other_events++;
@@ -501,7 +512,7 @@ static int perf_sample(struct fg_top_feed *in, struct cache *c, const char *data
 
 	/* keep the result when it is one sample's, and its weight is the header's */
 	enum result what = RES_FOLD;
-	if (res.samples + res.other_events + res.filtered == 1) {
+	if (res.clean && res.samples + res.other_events + res.filtered == 1) {
 		if (res.samples == 1 && res.stacks == 1 && res.weight == w)
 			what = RES_STACK;
 		else if (res.other_events == 1)
@@ -575,7 +586,7 @@ static int fast_sample(struct fg_top_feed *in, const char *piece, const char *en
 	if (v) {
 		*cut = nx;
 		*lines = 1 + HOT_FRAMES(v) + extra;
-		return apply(in, PACK(HOT_WHAT(v), 0, HOT_ID(v)), w) < 0 ? -EOVERFLOW : 1;
+		return apply(in, PACK(HOT_WHAT(v), 0, HOT_ID(v)), w) < 0 ? -EINVAL : 1;
 	}
 
 	/* every frame's number */
@@ -600,7 +611,7 @@ static int fast_sample(struct fg_top_feed *in, const char *piece, const char *en
 		if (!v || WHAT(v) == RES_FOLD || in->st.cache_resets != gen)
 			return 1;
 	} else if (apply(in, v, w) < 0) {
-		return -EOVERFLOW;
+		return -EINVAL;
 	}
 	if (in->nids < (1 << 24)) {
 		if (in->hot.bytes + in->hkey2.len + 64 > CACHE_MAX_BYTES / 4)
@@ -721,34 +732,33 @@ static int process_perf(struct fg_top_feed *in)
 
 /* --- folded stacks and bpftrace --- */
 
-/* trailing " DIGITS" of p[0, *n): true, and *n left before the space */
-static bool trailing_number(const char *p, size_t *n)
+static bool is_blank(char c)
 {
-	size_t d = *n;
-
-	while (d > 0 && p[d - 1] >= '0' && p[d - 1] <= '9')
-		d--;
-	if (d == *n || d == 0 || p[d - 1] != ' ')
-		return false;
-	*n = d - 1;
-	return true;
+	return c == ' ' || c == '\t' || c == '\r';
 }
 
 /*
  * Whether fg_fold, reading this line first, takes its input for a one-count
- * profile (lib/fold.c folded_line: trailing blanks dropped, a count after a
- * space, and no second one before it).  A piece that starts with such a line
- * is read as the whole input was.
+ * profile (lib/fold.c folded_line: trailing blanks dropped, the line parsed
+ * as lib/folded.c parses it, blanks between two counts still making two, and
+ * every count within 64 bits).  A piece that starts with such a line is read
+ * as the whole input was.
  */
 static bool one_count_line(const char *p, size_t n)
 {
-	while (n && (p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+	struct fg_folded fl, inner;
+	struct fg_count c;
+	size_t k;
+
+	while (n && is_blank(p[n - 1]))
 		n--;
-	if (!trailing_number(p, &n))
+	if (n == 0 || fg_folded_parse(p, n, &fl) != 0 || fl.diff)
 		return false;
-	while (n && p[n - 1] == ' ')
-		n--;
-	return !trailing_number(p, &n);
+	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
+		;
+	if (k < fl.stack_len && fg_folded_parse(p, k, &inner) == 0)
+		return false;
+	return fg_count_parse(fl.count_text, fl.count_text_len, &c) == 0;
 }
 
 static int fold_to(struct fg_top_feed *in, const char *cut)
@@ -778,9 +788,11 @@ static int process_folded(struct fg_top_feed *in)
 			return fold_to(in, ls);
 		last = ls;
 	}
-	if ((size_t)(end - piece) > MAX_PENDING &&
-	    (nl = memrchr(piece, '\n', (size_t)(end - piece))))
-		return fold_to(in, nl + 1);
+	if ((size_t)(end - piece) > MAX_PENDING) {
+		/* a line this long: fg_fold takes what there is as a line */
+		nl = memrchr(piece, '\n', (size_t)(end - piece));
+		return fold_to(in, nl ? nl + 1 : end);
+	}
 	return 0;
 }
 
@@ -803,58 +815,61 @@ static int process_bpftrace(struct fg_top_feed *in)
 			cut = b + 1;
 	}
 	if (!cut && (size_t)(end - piece) > MAX_PENDING)
-		cut = find_blank(piece, (size_t)(end - piece));
+		cut = last_blank(piece, end);
 	return cut ? fold_to(in, cut) : 0;
 }
 
 /* --- the format --- */
 
-/* a folded line as fg_fold's detection sees one: a count after a space */
+/* a folded line as fg_fold's detection sees one (lib/fold.c is_folded_line) */
 static bool looks_folded(const char *p, size_t n)
 {
-	size_t d = n;
+	struct fg_folded fl;
+	size_t k;
 
-	while (d > 0 && p[d - 1] >= '0' && p[d - 1] <= '9')
-		d--;
-	return d < n && d > 0 && p[d - 1] == ' ';
+	while (n && is_blank(p[n - 1]))
+		n--;
+	if (n == 0 || p[0] == ' ' || p[0] == '\t' || fg_folded_parse(p, n, &fl) != 0)
+		return false;
+	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
+		;
+	return k > 0;
 }
 
 /*
- * fg_fold's detection, on the lines of the input's first DETECT_BYTES: the
- * format, or FG_FOLD_AUTO while they have not come yet
+ * fg_fold's detection (lib/fold.c detect), on the first 32 lines that are
+ * neither blank nor comments, however long: the format, or FG_FOLD_AUTO
+ * while they have not all come
  */
 static enum fg_fold_input detect(const struct fg_top_feed *in)
 {
 	const char *p = in->buf + in->start, *end = in->buf + in->end;
-	bool full = in->end - in->start >= DETECT_BYTES;
-	int lines = 0;
+	int folded = 0, lines = 0;
 
-	if (full)
-		end = p + DETECT_BYTES;
 	while (p < end && lines < DETECT_LINES) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n;
+		size_t n = (size_t)((nl ? nl : end) - p);
 
-		if (!nl && full)
-			break; /* a partial line at the end of what decides */
+		if (p[0] == ' ' || p[0] == '\t')
+			return FG_FOLD_PERF; /* an indented line: a frame */
 		if (!nl && !in->eof)
 			return FG_FOLD_AUTO;
-		n = (size_t)((nl ? nl : end) - p);
-		while (n && (p[n - 1] == '\r' || p[n - 1] == ' '))
+		while (n && is_blank(p[n - 1]))
 			n--;
 		if (n && p[0] != '#') {
 			lines++;
 			if (lines == 1 &&
 			    (p[0] == '@' || (n >= 10 && !memcmp(p, "Attaching ", 10))))
 				return FG_FOLD_BPFTRACE;
-			if (p[0] == ' ' || p[0] == '\t' || !looks_folded(p, n))
+			if (!looks_folded(p, n))
 				return FG_FOLD_PERF;
+			folded++;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	if (lines < DETECT_LINES && !full && !in->eof)
+	if (lines < DETECT_LINES && !in->eof)
 		return FG_FOLD_AUTO;
-	return lines ? FG_FOLD_FOLDED : FG_FOLD_PERF;
+	return folded ? FG_FOLD_FOLDED : FG_FOLD_PERF;
 }
 
 int fg_top_feed_process(struct fg_top_feed *in)

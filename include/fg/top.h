@@ -69,16 +69,21 @@ void fg_top_free(struct fg_top *t);
  * 2^31 names.
  */
 int fg_top_stack(struct fg_top *t, const char *stack, size_t len, uint32_t *id);
-/* Add `weight` to a stack's node for the current second.  0, or -EOVERFLOW. */
-int fg_top_add(struct fg_top *t, uint32_t id, uint64_t weight);
+/*
+ * Add `weight` (a sample's period or count, perhaps fractional) to a stack's
+ * node for the current second.  0, or -EINVAL for a weight that is negative
+ * or not a number.  Weights are doubles: whole sums are exact up to 2^53.
+ */
+int fg_top_add(struct fg_top *t, uint32_t id, double weight);
 /*
  * Add what fg_fold_write() writes for a one-count profile ("STACK COUNT" a
- * line) as fg_top_stack() and fg_top_add() would.  0, or -EINVAL for a line
- * that is not so, or their errors.  Optional: *nstacks, the lines added, and
- * *last and *last_weight, the last line's node and count.
+ * line, the count perhaps with decimals) as fg_top_stack() and fg_top_add()
+ * would.  0, or -EINVAL for a line that is not so, or their errors.
+ * Optional: *nstacks, the lines added, and *last and *last_weight, the last
+ * line's node and count.
  */
 int fg_top_add_folded(struct fg_top *t, const char *text, size_t len, size_t *nstacks,
-		      uint32_t *last, uint64_t *last_weight);
+		      uint32_t *last, double *last_weight);
 /* One second passed: move the current second into the four counts. */
 void fg_top_tick(struct fg_top *t);
 

@@ -44,6 +44,13 @@ struct fg_top_feed_stats {
 	uint64_t other_events; /* samples of other events, skipped */
 	uint64_t filtered;     /* left out by fg_fold_opts' only_pids/only_comms */
 	uint64_t bad_lines;    /* lines fg_fold skipped */
+	uint64_t refused;      /* samples or lines left out: a count past 2^64-1 */
+	uint64_t sideband;     /* side-band records (PERF_RECORD_*) skipped */
+	uint64_t extra_lines;  /* lines perf adds to a sample (-F +insn, ...) skipped */
+	uint64_t long_lines;   /* lines too long for fg_fold, skipped */
+	uint64_t damaged;      /* samples left out for such a line */
+	uint64_t lost_records; /* PERF_RECORD_LOST records, and the events they say were lost */
+	uint64_t lost;
 	uint64_t bytes;	       /* read so far */
 	uint64_t folds;	       /* pieces given to fg_fold (cache misses and the rest) */
 	uint64_t hits;	       /* samples that reused a fold's result */
@@ -71,9 +78,9 @@ ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd);
 void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len);
 /*
  * Fold the whole samples, lines or entries buffered into the model.  0, or
- * -errno when the input cannot go on, after a message: -EOVERFLOW (a count
- * beyond 64 bits), -EMEDIUMTYPE (binary input), -EINVAL (a differential,
- * two-column profile), -E2BIG (more than 2^31 distinct frames).
+ * -errno when the input cannot go on, after a message: -EMEDIUMTYPE (binary
+ * input), -EINVAL (a differential, two-column profile), -E2BIG (more than
+ * 2^31 distinct frames).
  */
 int fg_top_feed_process(struct fg_top_feed *in);
 /* The input ended: fold what is left, as fg_top_feed_process does. */

@@ -128,22 +128,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r2 = fg_top_feed_finish(in);
 
 	const struct fg_top_feed_stats *st = fg_top_feed_stats(in);
+	/*
+	 * What the comparison leaves aside: a stack whose sum passes 2^64-1 in
+	 * the whole input (fg_fold refuses the sample; fg-top's model takes it),
+	 * and event names that look modified once without their modifiers.
+	 */
+	bool comparable = !odd_event(fst->event) && fst->refused == st->refused;
+
 	if (fst->columns == 2) {
 		if (r1 == 0 && r2 != -EINVAL)
 			abort(); /* a differential profile is refused */
-	} else if (r1 == 0 && r2 == 0 && !odd_event(fst->event)) {
+	} else if (r1 == 0 && r2 == 0 && comparable) {
 		size_t l1, l2;
 		char *s1 = folded(whole, &l1), *s2 = folded(t, &l2);
 
 		if (l1 != l2 || memcmp(s1, s2, l1) != 0)
 			abort(); /* other stacks than fg_fold's */
 		if (st->samples != fst->samples || st->other_events != fst->other_events ||
-		    st->filtered != fst->filtered || st->bad_lines != fst->bad_lines)
+		    st->filtered != fst->filtered || st->bad_lines != fst->bad_lines ||
+		    st->sideband != fst->sideband || st->extra_lines != fst->extra_lines ||
+		    st->long_lines != fst->long_lines || st->damaged != fst->damaged ||
+		    st->lost_records != fst->lost_records || st->lost != fst->lost)
 			abort(); /* other counts than fg_fold's */
 		free(s1);
 		free(s2);
-	} else if ((r1 < 0) != (r2 < 0) && !odd_event(fst->event)) {
-		abort(); /* bad input (binary, a count too large) is bad to both */
+	} else if ((r1 < 0) != (r2 < 0) && comparable) {
+		abort(); /* bad input (binary) is bad to both */
 	}
 	exercise(t, (a & 64) ? "a|b" : "(");
 	fg_top_feed_free(in);
