@@ -935,6 +935,11 @@ int main(int argc, char **argv)
 	}
 	/* a file is a finished profile; a pipe is live: the clock moves the counts */
 	a.live = fstat(a.fd, &st) != 0 || !S_ISREG(st.st_mode);
+	/* a large pipe: fewer, larger reads (and the writer waits less); as large as allowed */
+	if (a.live && S_ISFIFO(st.st_mode))
+		for (int size = 1 << 20; size >= 1 << 16 && fcntl(a.fd, F_SETPIPE_SZ, size) < 0;
+		     size /= 2)
+			;
 	a.t = fg_top_new(a.secs);
 	a.in = fg_top_feed_new(a.t, &a.fo, a.name, log_msg, &a);
 

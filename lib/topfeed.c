@@ -83,7 +83,7 @@ struct fg_top_feed {
 	 */
 	struct cache lines, frames, stacks;
 	struct cache exact; /* samples with other lines: their lines as they are */
-	struct cache hot;   /* the first frame's number and the other lines as they are */
+	struct cache hot;   /* the first frame's names and the other lines as they are */
 	struct fg_buf skey, fkey, hkey2;
 	uint32_t *ids; /* the frames of the sample being read */
 	size_t nids, aids;
@@ -532,8 +532,8 @@ static int perf_sample(struct fg_top_feed *in, struct cache *c, const char *data
 /*
  * The common case, fast: a header, frame lines, a blank line, then the next
  * header.  By the `hot` cache first: the naming fields, the first frame's
- * number and the other frame lines as they are (the first frame's address
- * moves the most, the callers' return addresses least); then by every
+ * symbol and module and the other frame lines as they are (the first frame's
+ * address moves the most, the callers' return addresses least); then by every
  * frame's number (`stacks`); then by fg_fold.  Returns 1 with *cut, *lines
  * and *next set when the sample was read; 0 when it is not such a sample (the
  * slow path reads it); -EAGAIN when it is not all there yet; or an error.
@@ -569,17 +569,20 @@ static int fast_sample(struct fg_top_feed *in, const char *piece, const char *en
 	if (!is_header(nx, (size_t)(nnl - nx), next))
 		return 0;
 
-	/* the frames: [fr, b), each line ending in '\n' */
+	/* the frames: [fr, b), each line ending in '\n'; the first by its symbol and module */
 	const char *fr = hnl + 1, *leaf_end = fr < b ? memchr(fr, '\n', (size_t)(b - fr)) : fr;
-	uint32_t leaf = fr < b ? frame_id(in, fr, (size_t)(leaf_end - fr)) : UINT32_MAX;
+	struct fg_ps_frame leaf = {{NULL, 0}, {NULL, 0}, 0, {NULL, 0}};
 
-	if (!leaf)
+	if (fr < b && (fr[0] != '\t' || leaf_end[-1] == '\r' ||
+		       fg_ps_parse_frame(fr, (size_t)(leaf_end - fr), &leaf) != 0))
 		return 0;
 	w = weight_of(in, h);
 	start_key(in, h);
 	fg_buf_reset(&in->hkey2);
 	fg_buf_add(&in->hkey2, in->skey.data, in->skey.len);
-	fg_buf_add(&in->hkey2, &leaf, sizeof(leaf));
+	fg_buf_addch(&in->hkey2, fr < b);
+	add_key_field(&in->hkey2, leaf.sym);
+	add_key_field(&in->hkey2, leaf.module);
 	if (fr < b)
 		fg_buf_add(&in->hkey2, leaf_end + 1, (size_t)(b - leaf_end - 1));
 	v = cache_get(&in->hot, in->hkey2.data, in->hkey2.len);
