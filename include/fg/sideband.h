@@ -7,10 +7,10 @@
  *    /proc/PID/maps, at the start of a run;
  *  - struct fg_sb: the kernel's mmap2/comm/task events during the run, from
  *    a dummy software perf event per CPU (as perf record does), with
- *    build-ids where the kernel supplies them;
- *  - struct fg_rq: a queue that puts samples and these events in time
- *    order before they are written, so a reader sees a process's mappings
- *    before its samples.
+ *    build-ids where the kernel supplies them.
+ *
+ * Both queue their records on a struct fg_rq (fg/reorder.h), which puts them
+ * in time order with the samples.
  */
 #ifndef FG_SIDEBAND_H
 #define FG_SIDEBAND_H
@@ -20,36 +20,7 @@
 #include <stdint.h>
 
 #include "fg/record.h"
-
-/* --- the time-ordering queue --- */
-
-struct fg_rq;
-
-struct fg_rq *fg_rq_new(void);
-void fg_rq_free(struct fg_rq *q);
-/* Queue a record: `type`, then the bytes of p1 and p2 as its payload. */
-void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
-	       const void *p2, size_t l2);
-/*
- * Which records to write, asked in time order (so that a fork is seen
- * before the events of the child it creates): the record type and payload.
- */
-typedef bool (*fg_rq_keep_fn)(void *ctx, uint32_t type, const void *payload, size_t len);
-/*
- * Write the queued records with a time <= upto, oldest first (records of
- * equal time in the order queued), those `keep` accepts (NULL: all).
- * 0 or the writer's -errno.
- */
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
-		void *ctx);
-size_t fg_rq_len(const struct fg_rq *q);
-/* Records written so far by type (index: enum fg_rec_type, up to FG_REC_TYPE_MAX). */
-uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type);
-/*
- * Sample records written so far with `flag` (one FG_SAMPLE_F_* bit) set: the
- * counters of a summary that can never exceed the samples written.
- */
-uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag);
+#include "fg/reorder.h"
 
 /* --- who processes run as --- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for the side-band helpers: /proc maps lines, the snapshot, time order. */
+/* Unit tests for the side-band helpers: /proc maps lines, the snapshot, creds. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -46,58 +46,6 @@ static int tmpfd(void)
 	if (fd >= 0)
 		unlink(path);
 	return fd;
-}
-
-static bool keep_odd_pids(void *ctx, uint32_t type, const void *payload, size_t len)
-{
-	uint32_t pid;
-
-	(*(int *)ctx)++;
-	if (type != FG_REC_EXIT || len < 4)
-		return true;
-	memcpy(&pid, payload, 4);
-	return pid & 1;
-}
-
-TEST(queue_orders_by_time_and_keeps_the_rest)
-{
-	struct fg_rq *q = fg_rq_new();
-	int fd = tmpfd();
-	struct fg_rec_writer *w = fg_rec_writer_new(fd);
-	struct fg_rec_header h;
-	uint64_t times[] = {50, 10, 30, 10, 70, 20};
-	int asked = 0;
-
-	fg_rec_header_init(&h);
-	fg_rec_write_header(w, &h);
-	for (uint32_t i = 0; i < 6; i++) {
-		struct fg_rec_task t = {.pid = i, .time_ns = times[i]};
-
-		fg_rq_add(q, times[i], FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	}
-	CHECK_INT(fg_rq_flush(q, 40, w, keep_odd_pids, &asked), 0);
-	CHECK_INT(asked, 4);			     /* 10, 10, 20, 30 */
-	CHECK_INT(fg_rq_len(q), 2);		     /* 50 and 70 wait */
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 3); /* pids 1, 3 and 5 */
-	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_len(q), 0);
-	CHECK_INT(fg_rec_writer_free(w), 0);
-
-	lseek(fd, 0, SEEK_SET);
-	struct fg_rec_reader *r = fg_rec_reader_new(fd, "q");
-	struct fg_rec rec;
-	uint32_t want_pid[] = {1, 3, 5, 0, 4}; /* times 10, 10 (queued later), 20, 50, 70 */
-	int n = 0;
-	while (fg_rec_next(r, &rec) > 0) {
-		CHECK(n < 5);
-		CHECK_INT(rec.task->pid, want_pid[n]);
-		n++;
-	}
-	CHECK_INT(n, 5);
-	fg_rec_reader_free(r);
-	close(fd);
-	fg_rq_free(q);
-	fg_rq_free(NULL);
 }
 
 TEST(snapshot_of_this_process)
@@ -162,7 +110,6 @@ TEST(creds_from_status)
 int main(void)
 {
 	RUN(maps_lines);
-	RUN(queue_orders_by_time_and_keeps_the_rest);
 	RUN(snapshot_of_this_process);
 	RUN(creds_from_status);
 	return unit_done();
