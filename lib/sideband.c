@@ -20,54 +20,18 @@
 
 /* --- the /proc snapshot --- */
 
-static const char *skip_field(const char *p, const char *end)
+void fg_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m)
 {
-	while (p < end && *p != ' ')
-		p++;
-	while (p < end && *p == ' ')
-		p++;
-	return p;
-}
-
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
-		       size_t *pathlen)
-{
-	const char *end = line + len, *p;
-	char perms[5] = "", buf[128];
-	unsigned long long start, stop, off, ino;
-	unsigned maj, min;
-	int n = 0;
-
-	/* the numbers fit in the first 128 bytes; the path is taken in place */
-	size_t head = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
-
-	memcpy(buf, line, head);
-	buf[head] = '\0';
-	if (sscanf(buf, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &stop, perms, &off, &maj, &min,
-		   &ino, &n) != 7 ||
-	    strlen(perms) != 4 || start >= stop)
-		return -EINVAL;
 	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = stop;
-	m->pgoff = off;
-	m->maj = maj;
-	m->min = min;
-	m->ino = ino;
-	m->prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | (perms[2] == 'x' ? 4 : 0);
-	m->mflags = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */;
+	m->start = pm->start;
+	m->end = pm->end;
+	m->pgoff = pm->pgoff;
+	m->maj = pm->dev_major;
+	m->min = pm->dev_minor;
+	m->ino = pm->inode;
+	m->prot = pm->prot;
+	m->mflags = pm->shared ? MAP_SHARED : MAP_PRIVATE;
 	m->flags = FG_MAP_F_SNAPSHOT;
-	/* the path: after the inode and its padding, to the end of the line */
-	p = line;
-	for (int i = 0; i < 5; i++)
-		p = skip_field(p, end);
-	if (n > 0 && (size_t)n <= head)
-		p = line + n;
-	while (p < end && *p == ' ')
-		p++;
-	*path = p;
-	*pathlen = (size_t)(end - p);
-	return perms[2] == 'x';
 }
 
 /* The numbers after "Uid:" or "Gid:" in /proc/PID/status text: the second is the effective one. */
@@ -129,13 +93,15 @@ static int queue_creds(struct fg_rq *q, const char *proc, uint32_t pid, uint64_t
 
 int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 {
+	static const char anon[] = "//anon";
 	char name[64];
 	struct fg_lines l;
+	struct fg_procmap pm;
 	struct fg_rec_mapping m;
-	const char *line, *path;
-	size_t len, plen;
+	const char *line;
+	size_t len;
 	int rc, n = 0;
-	struct fg_buf pb = FG_BUF_INIT;
+	struct fg_buf copy = FG_BUF_INIT; /* the line, which the parser cuts in place */
 
 	snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
 	rc = fg_lines_open(&l, name);
@@ -143,19 +109,21 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 		return rc;
 	queue_creds(q, proc, pid, 0);
 	while ((rc = fg_lines_next(&l, &line, &len)) == 1) {
-		if (fg_maps_parse_line(line, len, &m, &path, &plen) != 1)
+		fg_buf_reset(&copy);
+		fg_buf_add(&copy, line, len);
+		/* a line the kernel would not write, or a mapping no sample can be in */
+		if (fg_procmap_parse(copy.data, len, &pm) < 0 || !pm.exec || pm.end == pm.start)
 			continue;
+		fg_maps_record(&pm, &m);
 		m.pid = pid;
 		m.tid = pid;
-		fg_buf_reset(&pb);
-		if (plen)
-			fg_buf_add(&pb, path, plen);
+		if (pm.path_len)
+			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pm.path, pm.path_len + 1);
 		else
-			fg_buf_addstr(&pb, "//anon");
-		fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pb.data, pb.len + 1);
+			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), anon, sizeof(anon));
 		n++;
 	}
-	fg_buf_release(&pb);
+	fg_buf_release(&copy);
 	fg_lines_release(&l);
 	/* a process that exited while we read it: what we read is still true */
 	return rc < 0 && rc != -ESRCH ? rc : n;

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fg/procmaps.h"
 #include "fg/record.h"
 #include "fg/reorder.h"
 
@@ -41,12 +42,11 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid);
 /* The same for every process; returns the number of mappings. */
 int fg_maps_snapshot_all(struct fg_rq *q, const char *proc);
 /*
- * Parse one line of /proc/PID/maps into *m and *path (pointing into the
- * line).  1 for an executable mapping, 0 for another, -EINVAL for a line
- * that is not a maps line.
+ * The mapping record of a /proc/PID/maps line parsed by fg_procmap_parse()
+ * (the snapshot's: FG_MAP_F_SNAPSHOT, time 0; pid and tid left 0).  Its path
+ * is the parser's, without " (deleted)".
  */
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
-		       size_t *pathlen);
+void fg_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m);
 
 /* --- the kernel's events --- */
 

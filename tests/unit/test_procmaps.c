@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fg/procmaps.h"
 #include "unit.h"
@@ -19,14 +20,17 @@ TEST(procmaps_line)
 	CHECK(m.start == 0x5630fc5ba000 && m.end == 0x5630fc5bf000 && m.pgoff == 0x2000);
 	CHECK(m.dev_major == 0xfe && m.dev_minor == 0 && m.inode == 247134 && m.exec);
 	CHECK_STR(m.path, "/usr/bin/cat");
+	CHECK(m.prot == (PROT_READ | PROT_EXEC) && !m.shared && !m.deleted);
 	CHECK_INT(fg_procmap_parse(l2, strlen(l2), &m), 0);
 	CHECK_STR(m.path, "[vdso]");
 	CHECK_INT(fg_procmap_parse(l3, strlen(l3), &m), 0);
 	CHECK_STR(m.path, "");
 	CHECK(!m.exec);
+	CHECK_INT(m.prot, PROT_READ | PROT_WRITE);
 	CHECK_INT(fg_procmap_parse(l4, strlen(l4), &m), 0);
 	CHECK_STR(m.path, "/tmp/my file");
 	CHECK(m.deleted && m.dev_major == 0x103 && m.dev_minor == 2);
+	CHECK(m.shared && m.prot == (PROT_READ | PROT_EXEC));
 }
 
 TEST(procmaps_bad)
