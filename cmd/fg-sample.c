@@ -26,9 +26,9 @@
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
+#include "fg/bpf_event.h"
 #include "fg/hash.h"
 #include "fg/record.h"
-#include "fg/sample.h"
 #include "fg/sideband.h"
 #include "fg/task.h"
 #include "fg/util.h"
@@ -37,29 +37,29 @@
 #define MAX_CPUS 4096
 
 static const char usage_text[] =
-	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
-	"                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
-	"  -F hz           samples a second on each CPU (default 99)\n"
-	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
-	"  -p pid          sample only this process (repeatable)\n"
-	"  -t tid          sample only this thread (repeatable)\n"
-	"  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
-	"  -I              sample the idle task (pid 0) too\n"
-	"  --call-graph fp | dwarf[,bytes]\n"
-	"                  fp (default): walk the user stack by frame pointers;\n"
-	"                  dwarf: also record the user registers and bytes of user stack\n"
-	"                  (default 8192, at most 65528) for unwinding by CFI later\n"
-	"  --user-only     user stacks only\n"
-	"  --kernel-only   kernel stacks only\n"
-	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
-	"  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
-	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-	"                  one second of the largest samples)\n"
-	"  -o file         write the records to file (default: standard output, not a terminal)\n"
-	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
-	"  -h              show this help;  -V  show the version\n"
-	"  command         run it, sample it and its children, stop when it exits\n";
+    "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
+    "                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+    "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
+    "  -F hz           samples a second on each CPU (default 99)\n"
+    "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
+    "  -p pid          sample only this process (repeatable)\n"
+    "  -t tid          sample only this thread (repeatable)\n"
+    "  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
+    "  -I              sample the idle task (pid 0) too\n"
+    "  --call-graph fp | dwarf[,bytes]\n"
+    "                  fp (default): walk the user stack by frame pointers;\n"
+    "                  dwarf: also record the user registers and bytes of user stack\n"
+    "                  (default 8192, at most 65528) for unwinding by CFI later\n"
+    "  --user-only     user stacks only\n"
+    "  --kernel-only   kernel stacks only\n"
+    "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
+    "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
+    "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
+    "                  one second of the largest samples)\n"
+    "  -o file         write the records to file (default: standard output, not a terminal)\n"
+    "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+    "  -h              show this help;  -V  show the version\n"
+    "  command         run it, sample it and its children, stop when it exits\n";
 
 static struct opts {
 	unsigned freq;
@@ -75,9 +75,7 @@ static struct opts {
 	const char *output;
 	char **command;
 } opts = {
-	.freq = 99,
-	.depth = MAX_STACK_DEPTH,
-	.pages = 0, /* by the rate: default_pages() */
+    .freq = 99, .depth = MAX_STACK_DEPTH, .pages = 0, /* by the rate: default_pages() */
 };
 
 static volatile sig_atomic_t stop_signal, child_exited;
@@ -171,22 +169,22 @@ static void parse_call_graph(const char *arg)
 static void parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "idle", no_argument, NULL, 'I' },
-		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
-		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
-		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
-		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"freq", required_argument, NULL, 'F'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"tid", required_argument, NULL, 't'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"idle", no_argument, NULL, 'I'},
+	    {"user-only", no_argument, NULL, OPT_USER_ONLY},
+	    {"kernel-only", no_argument, NULL, OPT_KERNEL_ONLY},
+	    {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
+	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+	    {"mmap-pages", required_argument, NULL, 'm'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	int c;
@@ -215,7 +213,8 @@ static void parse_options(int argc, char **argv)
 			break;
 		case 'm':
 			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
-				usage_error("invalid buffer size '%s' (pages, a power of two)", optarg);
+				usage_error("invalid buffer size '%s' (pages, a power of two)",
+					    optarg);
 			opts.pages = (unsigned)v;
 			break;
 		case 'o':
@@ -316,13 +315,16 @@ static void check_privileges(void)
 		return;
 	fg_diex("permission denied: run as root, or with the capabilities CAP_BPF and "
 		"CAP_PERFMON (missing: %s)",
-		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON");
+		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON"
+		: !bpf		 ? "CAP_BPF"
+				 : "CAP_PERFMON");
 }
 
 static void check_kernel(void)
 {
 	/* FG_SAMPLE_BTF: another path to check, so that the tests can see this message */
-	const char *btf = getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
+	const char *btf =
+	    getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
 
 	if (access(btf, R_OK) < 0)
 		fg_diex("the kernel has no BTF ('%s' is missing): it needs CONFIG_DEBUG_INFO_BTF=y",
@@ -364,7 +366,7 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	const void *ips, *regs, *stack;
 	size_t nips;
 
-	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
+	if (fg_bpf_event_sample(data, size, &s, &ips) < 0) {
 		r->bad_events++;
 		return;
 	}
@@ -374,7 +376,7 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		return;
 	}
 	/* the snapshot comes before the IPs in the event, after them in the record */
-	if (fg_rec_ustack_from_event(data, size, &u, &regs, &stack) < 0) {
+	if (fg_bpf_event_ustack(data, size, &u, &regs, &stack) < 0) {
 		r->bad_events++;
 		return;
 	}
@@ -391,69 +393,6 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	on_sample(ctx, data, size);
 	return 0;
-}
-
-/*
- * The ring buffer's default size, pages per CPU: about 25 samples of each CPU
- * a page, 4 to 16 pages.  A ring larger than needed costs time in each sample
- * at low rates: its pages are revisited seldom, and in a shadow-paged guest
- * the first write to a page not written for a while is slow (at 99 Hz the
- * output step took about 1.7 us a sample with 16 pages a CPU, 1.0 us with 4;
- * README, Benchmarks).  The ring is drained every 100 ms, so 4 pages at
- * 100 Hz hold 1.6 KiB a sample, twice the room 16 pages give at 1000 Hz.
- */
-static unsigned default_pages(unsigned hz)
-{
-	unsigned pages = 4;
-
-	while (pages < 16 && pages * 25 < hz)
-		pages <<= 1;
-	return pages;
-}
-
-/*
- * The ring buffer's size in bytes: -m pages for each CPU sampled, rounded up
- * to a power of two as the kernel wants; 0 when too large.
- */
-static uint32_t ring_size(unsigned pages, int ncpus)
-{
-	uint64_t want = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)ncpus;
-	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	while (size < want)
-		size <<= 1;
-	return size > (1u << 30) ? 0 : (uint32_t)size;
-}
-
-/* the largest sample with a snapshot, in the ring (its 8-byte header included) */
-static uint64_t snapshot_sample_max(void)
-{
-	return 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + opts.snapshot +
-	       16 * (uint64_t)opts.depth;
-}
-
-/*
- * With --call-graph dwarf a sample is the size of its snapshot and more (8
- * KiB and more by default): the ring holds one second of the largest
- * samples of each CPU (at 99 Hz and 8192 bytes, 256 pages, 1 MiB), at least
- * the default above.  Less is not enough on a busy machine: writing the
- * output file there may stall for half a second (dirty pages written back
- * under other jobs' I/O), the ring is not read meanwhile, and with 200 ms
- * of room 11 to 67 samples were lost in such runs, none with one second
- * (README, Benchmarks).  Its pages are cold whatever its size (100 ms of
- * samples pass between two writes to a page), so a larger ring costs no
- * more a sample: 64, 256 pages a CPU measured the same.  The whole ring
- * stays within the 1 GiB ring_size() allows.
- */
-static unsigned default_pages_snapshot(unsigned hz, int ncpus)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t want = (uint64_t)hz * snapshot_sample_max();
-	unsigned pages = default_pages(hz);
-
-	while ((uint64_t)pages * page < want && ring_size(pages * 2, ncpus))
-		pages <<= 1;
-	return pages;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -510,8 +449,8 @@ static void check_lost(struct run *r, uint64_t now)
 	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
 	for (int i = 0; i < r->ncpus_possible; i++) {
 		if (percpu[i] > r->ringbuf_full_seen[i]) {
-			struct fg_rec_lost l = { now, percpu[i] - r->ringbuf_full_seen[i],
-						 (uint32_t)i, FG_LOST_RINGBUF_FULL };
+			struct fg_rec_lost l = {now, percpu[i] - r->ringbuf_full_seen[i],
+						(uint32_t)i, FG_LOST_RINGBUF_FULL};
 
 			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
 			r->ringbuf_full_seen[i] = percpu[i];
@@ -527,7 +466,7 @@ static void check_offline(struct run *r, uint64_t now)
 	for (int i = 0; i < opts.ncpus && n > 0; i++) {
 		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
 			continue;
-		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
+		struct fg_rec_lost l = {now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE};
 
 		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
 		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
@@ -598,19 +537,6 @@ static int open_cpu_clock(int cpu)
 /* -v: the BPF program's counters CPU by CPU */
 static void print_per_cpu(struct run *r)
 {
-	static const char *const names[FG_STAT_MAX] = {
-		[FG_STAT_SAMPLES] = "samples",
-		[FG_STAT_RINGBUF_FULL] = "lost",
-		[FG_STAT_KSTACK_FAILED] = "kstack-failed",
-		[FG_STAT_USTACK_FAILED] = "ustack-failed",
-		[FG_STAT_USTACK_CUT] = "ustack-cut",
-		[FG_STAT_FILTERED] = "filtered",
-		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
-		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
-		[FG_STAT_SNAPSHOTS] = "snapshots",
-		[FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
-		[FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
-	};
 	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
 
 	for (int k = 0; k < FG_STAT_MAX; k++)
@@ -621,7 +547,7 @@ static void print_per_cpu(struct run *r)
 
 		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
 			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
-					names[k], v[k][c]);
+					fg_bpf_stat_name((unsigned)k), v[k][c]);
 		fprintf(stderr, "%s\n", line);
 	}
 }
@@ -697,7 +623,8 @@ static noreturn void refuse_denied(struct run *r, int err, const char *call, con
 			 paranoid);
 	else if (paranoid != -1000)
 		snprintf(note, sizeof(note),
-			 " (kernel.perf_event_paranoid is %ld, which does not limit them)", paranoid);
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)",
+			 paranoid);
 	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
 		"filter (a container's default profile) or a security module forbids it; run "
 		"fg-sample outside the container, or allow bpf and perf_event_open "
@@ -721,7 +648,7 @@ static noreturn void fail_setup(struct run *r, int err, const char *what)
 
 int main(int argc, char **argv)
 {
-	struct run r = { .child = -1, .child_status = -1 };
+	struct run r = {.child = -1, .child_status = -1};
 	struct fg_rec_header h;
 	struct fg_rec_summary sum;
 	struct sigaction sa;
@@ -742,7 +669,8 @@ int main(int argc, char **argv)
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
-			fg_diex("cannot read the online CPUs from '/sys/devices/system/cpu/online'");
+			fg_diex(
+			    "cannot read the online CPUs from '/sys/devices/system/cpu/online'");
 	}
 	r.ncpus_possible = libbpf_num_possible_cpus();
 	if (r.ncpus_possible <= 0 || r.ncpus_possible > MAX_CPUS)
@@ -788,18 +716,21 @@ int main(int argc, char **argv)
 	r.skel->rodata->snapshot_bytes = opts.snapshot;
 	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
 	if (!opts.pages)
-		opts.pages = opts.snapshot ? default_pages_snapshot(opts.freq, opts.ncpus)
-					   : default_pages(opts.freq);
-	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
+		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
+					       (size_t)sysconf(_SC_PAGESIZE));
+	ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
 	if (!ringbuf_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
-			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    opts.pages,
 			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
-				    (uint64_t)opts.ncpus >> 20);
-	if (opts.snapshot && ringbuf_bytes && ringbuf_bytes < snapshot_sample_max())
+				    (uint64_t)opts.ncpus >>
+				20);
+	if (opts.snapshot && ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
 		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
 			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
-			    opts.pages, opts.snapshot, (snapshot_sample_max() + 1023) >> 10,
+			    opts.pages, opts.snapshot,
+			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
 			    ringbuf_bytes >> 10);
 	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
 	err = fg_sample_bpf__load(r.skel);
@@ -836,8 +767,8 @@ int main(int argc, char **argv)
 
 		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
 		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
-			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU",
-				what, strerror(-err));
+			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU", what,
+				strerror(-err));
 		if (denied(err))
 			refuse_denied(&r, err, "perf_event_open", what);
 		fail_setup(&r, err, what);
@@ -929,7 +860,7 @@ int main(int argc, char **argv)
 		bool last = stop_signal || child_exited;
 
 		if (!last) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			struct timespec ts = {0, 100 * 1000 * 1000};
 
 			nanosleep(&ts, NULL);
 		}
@@ -1033,7 +964,8 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
 				" ns each on average (kernel.bpf_stats_enabled)\n",
-				(uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
+				(uint64_t)info.run_cnt,
+				(uint64_t)(info.run_time_ns / info.run_cnt));
 		if (r.bad_events)
 			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
 				 r.bad_events);
