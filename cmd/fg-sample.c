@@ -27,9 +27,10 @@
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/bpf_event.h"
-#include "fg/hash.h"
 #include "fg/record.h"
+#include "fg/reorder.h"
 #include "fg/sideband.h"
+#include "fg/targets.h"
 #include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
@@ -339,24 +340,143 @@ static void check_kernel(void)
 struct run {
 	struct fg_sample_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	struct bpf_link **links; /* every program attached, each with its perf event or -1 */
 	int *pfds;
 	int nlinks;
+	size_t alinks;
+	uint32_t ringbuf_bytes;
 	struct fg_sb *sb;
 	struct fg_rq *q;
 	struct fg_rec_writer *w;
-	struct fg_hmap *targets; /* tgids whose side-band events are kept */
-	bool filtering, follow;
+	struct fg_targets *targets; /* the processes whose side-band events are kept */
+	bool filtering;
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
 	bool *offline_warned;	     /* per sampled CPU */
 	pid_t child;
 	int child_status;
 	bool child_done;
+	int go_fd, err_fd; /* the command's start and exec-error pipes */
+	int out_fd;
 	uint64_t bad_events;
 	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
+	struct fg_rec_header header;
+	struct fg_rec_summary sum;
+	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	int werr;
+	bool epipe;
+	int status;
 };
+
+static void cleanup(struct run *r)
+{
+	for (int i = 0; i < r->nlinks; i++) {
+		bpf_link__destroy(r->links[i]);
+		if (r->pfds[i] >= 0)
+			close(r->pfds[i]);
+	}
+	free(r->links);
+	free(r->pfds);
+	ring_buffer__free(r->rb);
+	fg_sample_bpf__destroy(r->skel);
+	fg_sb_close(r->sb);
+	r->links = NULL;
+	r->pfds = NULL;
+	r->rb = NULL;
+	r->skel = NULL;
+	r->sb = NULL;
+	r->nlinks = r->alinks = 0;
+}
+
+/* kernel.perf_event_paranoid, or -1000 when it cannot be read */
+static long perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	long v = -1000;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1000;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * A system call that fg-sample has the privileges for failed with EPERM,
+ * EACCES or ENOSYS: something above the permission checks refuses it, most
+ * often a seccomp filter (Docker's default profile denies both bpf() and
+ * perf_event_open()).  One line: what failed, why, and what to do.
+ */
+static noreturn void refuse_denied(struct run *r, int err, const char *call, const char *what)
+{
+	bool perf = strcmp(call, "perf_event_open") == 0;
+	long paranoid = perf ? perf_paranoid() : -1000;
+	char note[96] = "", hint[96] = "";
+
+	cleanup(r);
+	if (err == -ENOSYS)
+		fg_diex("%s: %s: the kernel lacks %s, or a seccomp filter (as in a container) "
+			"hides the call; run fg-sample outside the container, or allow %s",
+			what, strerror(-err), perf ? "CONFIG_PERF_EVENTS" : "CONFIG_BPF_SYSCALL",
+			call);
+	if (paranoid > 2)
+		snprintf(hint, sizeof(hint), "; or lower kernel.perf_event_paranoid (now %ld) to 2",
+			 paranoid);
+	else if (paranoid != -1000)
+		snprintf(note, sizeof(note),
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)",
+			 paranoid);
+	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
+		"filter (a container's default profile) or a security module forbids it; run "
+		"fg-sample outside the container, or allow bpf and perf_event_open "
+		"(docker run --security-opt seccomp=unconfined)%s",
+		what, strerror(-err), call, note, hint);
+}
+
+static noreturn void fail_setup(struct run *r, int err, const char *what)
+{
+	cleanup(r);
+	if (err == -EPERM)
+		fg_diex("%s: %s: run as root, or with CAP_BPF and CAP_PERFMON", what,
+			strerror(-err));
+	fg_diex("%s: %s", what, strerror(-err));
+}
+
+/*
+ * perf_event_open() failed with `err` for an event on `cpu` (`what` says
+ * which): say why in one line, and stop.  `rate`: the event samples at -F,
+ * which the kernel refuses above its limit.
+ */
+static noreturn void fail_perf_event(struct run *r, int err, int cpu, bool rate, const char *what)
+{
+	if (err == -ENODEV && !cpu_online(cpu)) {
+		cleanup(r);
+		fg_diex("%s: the CPU is offline", what);
+	}
+	if (err == -EINVAL && rate) {
+		cleanup(r);
+		fg_diex("%s: %s: is -F %u above /proc/sys/kernel/perf_event_max_sample_rate?", what,
+			strerror(-err), opts.freq);
+	}
+	if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP) {
+		cleanup(r);
+		fg_diex("%s: %s: perf events are unavailable on this kernel or CPU", what,
+			strerror(-err));
+	}
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		refuse_denied(r, err, "perf_event_open", what);
+	fail_setup(r, err, what);
+}
+
+/* Keep a program attached (and the perf event it is attached to, or -1), for cleanup(). */
+static void keep_link(struct run *r, struct bpf_link *link, int pfd)
+{
+	FG_ALLOC_GROW(r->links, (size_t)r->nlinks + 1, r->alinks);
+	r->pfds = fg_xreallocarray(r->pfds, r->alinks, sizeof(int));
+	r->links[r->nlinks] = link;
+	r->pfds[r->nlinks++] = pfd;
+}
 
 /* One sample from the BPF program, into the queue. */
 static void on_sample(struct run *r, const uint8_t *data, size_t size)
@@ -393,39 +513,6 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 {
 	on_sample(ctx, data, size);
 	return 0;
-}
-
-static bool target_has(const struct run *r, uint32_t pid)
-{
-	return fg_hmap_get(r->targets, &pid, sizeof(pid)) != NULL;
-}
-
-static void target_add(struct run *r, uint32_t pid)
-{
-	fg_hmap_upsert(r->targets, &pid, sizeof(pid), NULL);
-}
-
-/*
- * Which records to write, asked in time order: samples (the BPF program
- * filtered them) and the side-band events of the targets and, for a
- * command, of the children they fork.
- */
-static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t len)
-{
-	struct run *r = ctx;
-	uint32_t pid;
-
-	if (!r->filtering || type == FG_REC_SAMPLE || type == FG_REC_LOST || len < 4)
-		return true;
-	memcpy(&pid, payload, 4); /* every side-band record starts with the pid */
-	if (type == FG_REC_FORK && r->follow && len >= sizeof(struct fg_rec_task)) {
-		struct fg_rec_task t;
-
-		memcpy(&t, payload, sizeof(t));
-		if (target_has(r, t.ppid))
-			target_add(r, t.pid);
-	}
-	return target_has(r, pid);
 }
 
 static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
@@ -488,8 +575,92 @@ static bool targets_gone(void)
 	return true;
 }
 
-/* fork the command, stopped on a pipe until sampling runs; returns the pipe to release it */
-static int start_command(struct run *r, int *errpipe)
+/* --- the steps of a run, in order --- */
+
+/* What a run needs before anything is opened: the CPUs, the counters, the signals. */
+static void prepare(struct run *r)
+{
+	struct sigaction sa;
+
+	if (!opts.output && isatty(STDOUT_FILENO))
+		fg_diex("refusing to write binary records to a terminal: redirect standard "
+			"output or use -o FILE");
+	check_privileges();
+	check_kernel();
+	clamp_rate();
+	if (!opts.ncpus) {
+		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
+		if (opts.ncpus <= 0)
+			fg_diex(
+			    "cannot read the online CPUs from '/sys/devices/system/cpu/online'");
+	}
+	r->ncpus_possible = libbpf_num_possible_cpus();
+	if (r->ncpus_possible <= 0 || r->ncpus_possible > MAX_CPUS)
+		fg_diex("cannot count the possible CPUs");
+	r->ringbuf_full_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	libbpf_set_print(libbpf_print);
+	r->q = fg_rq_new();
+	r->filtering = opts.npids || opts.ntids || opts.command;
+	r->targets = fg_targets_new(opts.command != NULL);
+}
+
+/* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
+static void setup_bpf(struct run *r)
+{
+	int err;
+
+	r->skel = fg_sample_bpf__open();
+	if (!r->skel)
+		fail_setup(r, -errno, "cannot open the BPF program");
+	r->skel->rodata->kernel_stacks = !opts.user_only;
+	r->skel->rodata->user_stacks = !opts.kernel_only;
+	r->skel->rodata->filter = r->filtering;
+	r->skel->rodata->follow_children = opts.command != NULL;
+	r->skel->rodata->include_idle = opts.idle;
+	r->skel->rodata->kernel_depth = opts.depth;
+	r->skel->rodata->user_depth = opts.depth;
+	r->skel->rodata->snapshot_bytes = opts.snapshot;
+	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
+	if (!opts.pages)
+		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
+					       (size_t)sysconf(_SC_PAGESIZE));
+	r->ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
+	if (!r->ringbuf_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    opts.pages,
+			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+				    (uint64_t)opts.ncpus >>
+				20);
+	if (opts.snapshot && r->ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
+		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
+			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
+			    opts.pages, opts.snapshot,
+			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
+			    r->ringbuf_bytes >> 10);
+	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	err = fg_sample_bpf__load(r->skel);
+	if (err == -EPERM || err == -ENOSYS)
+		refuse_denied(r, err, "bpf", "cannot load the BPF program");
+	if (err == -EACCES || err == -EINVAL)
+		fail_setup(r, err, "the kernel refused the BPF program (-v shows its log)");
+	if (err)
+		fail_setup(r, err, "cannot load the BPF program");
+	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
+	if (!r->rb)
+		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+}
+
+/* fork the command, stopped on a pipe until sampling runs (start_command() releases it) */
+static void fork_command(struct run *r)
 {
 	int go[2], er[2];
 
@@ -517,8 +688,67 @@ static int start_command(struct run *r, int *errpipe)
 	}
 	close(go[0]);
 	close(er[1]);
-	*errpipe = er[0];
-	return go[1];
+	r->go_fd = go[1];
+	r->err_fd = er[0];
+}
+
+/*
+ * One target: the BPF program samples it (its `targets` map: `id` is a
+ * thread group id for FG_TARGET_PID, a thread id for FG_TARGET_TID), and
+ * the side-band records of its process are kept.
+ */
+static void add_target(struct run *r, uint32_t id, uint32_t kind)
+{
+	uint32_t tgid = kind == FG_TARGET_TID ? fg_task_tgid("/proc", id) : id;
+	int err = bpf_map__update_elem(r->skel->maps.targets, &id, sizeof(id), &kind, sizeof(kind),
+				       BPF_ANY);
+
+	if (err) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "cannot add %s %" PRIu32 " to the BPF program's targets",
+			 kind == FG_TARGET_TID ? "tid" : "pid", id);
+		fail_setup(r, err, what);
+	}
+	if (tgid)
+		fg_targets_add(r->targets, tgid);
+}
+
+/* The processes and threads to sample, with -p, -t or a command (forked here). */
+static void add_targets(struct run *r)
+{
+	for (size_t i = 0; i < opts.npids; i++)
+		add_target(r, opts.pids[i], FG_TARGET_PID);
+	for (size_t i = 0; i < opts.ntids; i++)
+		add_target(r, opts.tids[i], FG_TARGET_TID);
+	if (opts.command) {
+		fork_command(r);
+		add_target(r, (uint32_t)r->child, FG_TARGET_PID);
+	}
+}
+
+/*
+ * The side-band events on every CPU, then the mappings of the processes
+ * already running: in that order, so nothing between the two is missed.
+ */
+static void open_sideband(struct run *r)
+{
+	int failed_cpu = -1;
+	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
+
+	if (err) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
+		fail_perf_event(r, err, failed_cpu, false, what);
+	}
+	if (!r->filtering) {
+		fg_maps_snapshot_all(r->q, "/proc");
+		return;
+	}
+	for (size_t i = 0; i < fg_targets_count(r->targets); i++)
+		fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
 }
 
 static int open_cpu_clock(int cpu)
@@ -534,327 +764,92 @@ static int open_cpu_clock(int cpu)
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* -v: the BPF program's counters CPU by CPU */
-static void print_per_cpu(struct run *r)
+/* Sampling: a CPU-clock event on every CPU, the program attached to each. */
+static void attach_cpus(struct run *r)
 {
-	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
-
-	for (int k = 0; k < FG_STAT_MAX; k++)
-		stat_total(r, (enum fg_stat)k, v[k]);
-	for (int c = 0; c < r->ncpus_possible; c++) {
-		char line[512];
-		int len = snprintf(line, sizeof(line), "fg-sample: CPU %d:", c);
-
-		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
-					fg_bpf_stat_name((unsigned)k), v[k][c]);
-		fprintf(stderr, "%s\n", line);
-	}
-}
-
-static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
-{
-	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
-
-	fprintf(stderr,
-		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
-		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
-		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
-		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq, ncpus,
-		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
-		s->mappings);
-}
-
-static void cleanup(struct run *r)
-{
-	for (int i = 0; i < r->nlinks; i++) {
-		bpf_link__destroy(r->links[i]);
-		if (r->pfds[i] >= 0)
-			close(r->pfds[i]);
-	}
-	free(r->links);
-	free(r->pfds);
-	ring_buffer__free(r->rb);
-	fg_sample_bpf__destroy(r->skel);
-	fg_sb_close(r->sb);
-	r->links = NULL;
-	r->pfds = NULL;
-	r->rb = NULL;
-	r->skel = NULL;
-	r->sb = NULL;
-	r->nlinks = 0;
-}
-
-/* kernel.perf_event_paranoid, or -1000 when it cannot be read */
-static long perf_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	long v = -1000;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1000;
-		fclose(f);
-	}
-	return v;
-}
-
-/*
- * A system call that fg-sample has the privileges for failed with EPERM,
- * EACCES or ENOSYS: something above the permission checks refuses it, most
- * often a seccomp filter (Docker's default profile denies both bpf() and
- * perf_event_open()).  One line: what failed, why, and what to do.
- */
-static noreturn void refuse_denied(struct run *r, int err, const char *call, const char *what)
-{
-	bool perf = strcmp(call, "perf_event_open") == 0;
-	long paranoid = perf ? perf_paranoid() : -1000;
-	char note[96] = "", hint[96] = "";
-
-	cleanup(r);
-	if (err == -ENOSYS)
-		fg_diex("%s: %s: the kernel lacks %s, or a seccomp filter (as in a container) "
-			"hides the call; run fg-sample outside the container, or allow %s",
-			what, strerror(-err), perf ? "CONFIG_PERF_EVENTS" : "CONFIG_BPF_SYSCALL",
-			call);
-	if (paranoid > 2)
-		snprintf(hint, sizeof(hint), "; or lower kernel.perf_event_paranoid (now %ld) to 2",
-			 paranoid);
-	else if (paranoid != -1000)
-		snprintf(note, sizeof(note),
-			 " (kernel.perf_event_paranoid is %ld, which does not limit them)",
-			 paranoid);
-	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
-		"filter (a container's default profile) or a security module forbids it; run "
-		"fg-sample outside the container, or allow bpf and perf_event_open "
-		"(docker run --security-opt seccomp=unconfined)%s",
-		what, strerror(-err), call, note, hint);
-}
-
-static bool denied(int err)
-{
-	return err == -EPERM || err == -EACCES || err == -ENOSYS;
-}
-
-static noreturn void fail_setup(struct run *r, int err, const char *what)
-{
-	cleanup(r);
-	if (err == -EPERM)
-		fg_diex("%s: %s: run as root, or with CAP_BPF and CAP_PERFMON", what,
-			strerror(-err));
-	fg_diex("%s: %s", what, strerror(-err));
-}
-
-int main(int argc, char **argv)
-{
-	struct run r = {.child = -1, .child_status = -1};
-	struct fg_rec_header h;
-	struct fg_rec_summary sum;
-	struct sigaction sa;
-	int out_fd = STDOUT_FILENO, go_fd = -1, err_fd = -1, err, failed_cpu = -1;
-	uint64_t start, deadline = 0, percpu_stats[MAX_CPUS];
-	uint32_t ringbuf_bytes;
-	int status = FG_EXIT_OK;
-	bool epipe = false;
-
-	fg_set_progname(argv[0]);
-	parse_options(argc, argv);
-	if (!opts.output && isatty(STDOUT_FILENO))
-		fg_diex("refusing to write binary records to a terminal: redirect standard "
-			"output or use -o FILE");
-	check_privileges();
-	check_kernel();
-	clamp_rate();
-	if (!opts.ncpus) {
-		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
-		if (opts.ncpus <= 0)
-			fg_diex(
-			    "cannot read the online CPUs from '/sys/devices/system/cpu/online'");
-	}
-	r.ncpus_possible = libbpf_num_possible_cpus();
-	if (r.ncpus_possible <= 0 || r.ncpus_possible > MAX_CPUS)
-		fg_diex("cannot count the possible CPUs");
-	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
-	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
-	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	libbpf_set_print(libbpf_print);
-
-	r.targets = fg_hmap_new(0);
-	r.q = fg_rq_new();
-	r.filtering = opts.npids || opts.ntids || opts.command;
-	r.follow = opts.command != NULL;
-	if (opts.command)
-		go_fd = start_command(&r, &err_fd);
-	for (size_t i = 0; i < opts.npids; i++)
-		target_add(&r, opts.pids[i]);
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t tgid = fg_task_tgid("/proc", opts.tids[i]);
-
-		if (tgid)
-			target_add(&r, tgid);
-	}
-	if (opts.command)
-		target_add(&r, (uint32_t)r.child);
-
-	/* the BPF program */
-	r.skel = fg_sample_bpf__open();
-	if (!r.skel)
-		fail_setup(&r, -errno, "cannot open the BPF program");
-	r.skel->rodata->kernel_stacks = !opts.user_only;
-	r.skel->rodata->user_stacks = !opts.kernel_only;
-	r.skel->rodata->filter = r.filtering;
-	r.skel->rodata->follow_children = r.follow;
-	r.skel->rodata->include_idle = opts.idle;
-	r.skel->rodata->kernel_depth = opts.depth;
-	r.skel->rodata->user_depth = opts.depth;
-	r.skel->rodata->snapshot_bytes = opts.snapshot;
-	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
-	if (!opts.pages)
-		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
-					       (size_t)sysconf(_SC_PAGESIZE));
-	ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
-	if (!ringbuf_bytes)
-		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
-			    " MiB (pages x CPUs sampled), 1 GiB at most",
-			    opts.pages,
-			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
-				    (uint64_t)opts.ncpus >>
-				20);
-	if (opts.snapshot && ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
-		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
-			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
-			    opts.pages, opts.snapshot,
-			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
-			    ringbuf_bytes >> 10);
-	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
-	err = fg_sample_bpf__load(r.skel);
-	if (err == -EPERM || err == -ENOSYS)
-		refuse_denied(&r, err, "bpf", "cannot load the BPF program");
-	if (err == -EACCES || err == -EINVAL)
-		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
-	if (err)
-		fail_setup(&r, err, "cannot load the BPF program");
-	for (size_t i = 0; i < opts.npids; i++) {
-		uint32_t v = FG_TARGET_PID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.pids[i], 4, &v, 4, BPF_ANY);
-	}
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t v = FG_TARGET_TID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.tids[i], 4, &v, 4, BPF_ANY);
-	}
-	if (opts.command) {
-		uint32_t v = FG_TARGET_PID, pid = (uint32_t)r.child;
-
-		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
-	}
-	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
-	if (!r.rb)
-		fail_setup(&r, -errno, "cannot map the BPF ring buffer for samples");
-
-	/* the side-band events first, so nothing between the snapshot and the samples is missed */
-	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
-	if (err) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
-		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
-			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU", what,
-				strerror(-err));
-		if (denied(err))
-			refuse_denied(&r, err, "perf_event_open", what);
-		fail_setup(&r, err, what);
-	}
-	fg_rec_header_init(&h);
-	h.freq = opts.freq;
-	h.ncpus = (uint32_t)opts.ncpus;
-	h.flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
-		  (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
-		  (r.filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
-		  (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
-	if (r.filtering) {
-		for (size_t i = 0; i < fg_hmap_count(r.targets); i++) {
-			uint32_t pid;
-
-			memcpy(&pid, fg_hmap_at(r.targets, i)->key, 4);
-			fg_maps_snapshot_pid(r.q, "/proc", pid);
-		}
-	} else {
-		fg_maps_snapshot_all(r.q, "/proc");
-	}
-
-	/* sampling: a CPU-clock event on every CPU, the program attached to each */
-	r.links = fg_xcalloc((size_t)opts.ncpus, sizeof(*r.links));
-	r.pfds = fg_xcalloc((size_t)opts.ncpus, sizeof(int));
 	for (int i = 0; i < opts.ncpus; i++) {
 		int fd = open_cpu_clock(opts.cpus[i]);
+		struct bpf_link *link;
 		char what[96];
+		int err;
 
 		if (fd < 0) {
-			err = -errno;
 			snprintf(what, sizeof(what), "cannot open a CPU-clock perf event on CPU %d",
 				 opts.cpus[i]);
-			if (err == -ENODEV && !cpu_online(opts.cpus[i]))
-				fg_diex("%s: the CPU is offline", what);
-			if (err == -EINVAL)
-				fg_diex("%s: %s: is -F %u above "
-					"/proc/sys/kernel/perf_event_max_sample_rate?",
-					what, strerror(-err), opts.freq);
-			if (err == -ENOENT || err == -EOPNOTSUPP)
-				fg_diex("%s: %s: perf events are unavailable", what,
-					strerror(-err));
-			if (denied(err))
-				refuse_denied(&r, err, "perf_event_open", what);
-			fail_setup(&r, err, what);
+			fail_perf_event(r, -errno, opts.cpus[i], true, what);
 		}
-		r.pfds[i] = fd;
-		r.nlinks = i + 1;
-		r.links[i] = bpf_program__attach_perf_event(r.skel->progs.fg_sample, fd);
-		if (!r.links[i]) {
-			err = -errno;
+		link = bpf_program__attach_perf_event(r->skel->progs.fg_sample, fd);
+		err = link ? 0 : -errno;
+		keep_link(r, link, fd);
+		if (err) {
 			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
 				 opts.cpus[i]);
-			fail_setup(&r, err, what);
+			fail_setup(r, err, what);
 		}
 	}
-	if (opts.output) {
-		/* only now, so that a refusal above leaves an existing file as it was */
-		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			err = errno;
-			cleanup(&r);
-			errno = err;
-			fg_die("cannot open '%s'", opts.output);
-		}
+}
+
+/* The output, opened only now: a refusal above leaves a file already there as it was. */
+static void open_output(struct run *r)
+{
+	int err;
+
+	r->out_fd = STDOUT_FILENO;
+	if (!opts.output)
+		return;
+	r->out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0) {
+		err = errno;
+		cleanup(r);
+		errno = err;
+		fg_die("cannot open '%s'", opts.output);
 	}
-	start = now_ns(CLOCK_MONOTONIC);
-	h.start_ns = start;
-	h.start_realtime_ns = now_ns(CLOCK_REALTIME);
+}
+
+/* The stream's header, and the command released: sampling has begun. */
+static void start_stream(struct run *r)
+{
+	struct fg_rec_header *h = &r->header;
+	int cerr;
+
+	fg_rec_header_init(h);
+	h->freq = opts.freq;
+	h->ncpus = (uint32_t)opts.ncpus;
+	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
+		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
+		   (r->filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
+		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
+	h->start_ns = now_ns(CLOCK_MONOTONIC);
+	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
+	r->w = fg_rec_writer_new(r->out_fd);
+	fg_rec_write_header(r->w, h);
+	if (r->go_fd < 0)
+		return;
+	(void)!write(r->go_fd, "g", 1);
+	close(r->go_fd);
+	if (read(r->err_fd, &cerr, sizeof(cerr)) == sizeof(cerr)) {
+		fg_warne(cerr, "cannot run '%s'", opts.command[0]);
+		r->status = FG_EXIT_FAIL;
+	}
+	close(r->err_fd);
+}
+
+/* Write what is queued up to `upto`: 0, or the write error (also kept in r->werr). */
+static int flush(struct run *r, uint64_t upto)
+{
+	if (fg_rq_flush(r->q, upto, r->w, r->filtering ? fg_targets_keep : NULL, r->targets) < 0 ||
+	    fg_rec_writer_flush(r->w) < 0)
+		r->werr = fg_rec_writer_error(r->w);
+	return r->werr;
+}
+
+/* The loop: every 100 ms, side-band events and samples into time order, then out. */
+static void run_loop(struct run *r)
+{
+	uint64_t deadline = 0;
+
 	if (opts.duration > 0)
-		deadline = start + (uint64_t)llround(opts.duration * 1e9);
-	r.w = fg_rec_writer_new(out_fd);
-	fg_rec_write_header(r.w, &h);
-	if (go_fd >= 0) {
-		int cerr;
-
-		(void)!write(go_fd, "g", 1);
-		close(go_fd);
-		if (read(err_fd, &cerr, sizeof(cerr)) == sizeof(cerr)) {
-			fg_warne(cerr, "cannot run '%s'", opts.command[0]);
-			status = FG_EXIT_FAIL;
-		}
-		close(err_fd);
-	}
-
-	/* the loop: every 100 ms, side-band events and samples into time order, then out */
+		deadline = r->header.start_ns + (uint64_t)llround(opts.duration * 1e9);
 	for (;;) {
 		uint64_t cut;
 		bool last = stop_signal || child_exited;
@@ -864,131 +859,183 @@ int main(int argc, char **argv)
 
 			nanosleep(&ts, NULL);
 		}
-		if (opts.command && !r.child_done) {
+		if (opts.command && !r->child_done) {
 			int st;
 
-			if (waitpid(r.child, &st, WNOHANG) == r.child) {
-				r.child_done = true;
-				r.child_status = st;
+			if (waitpid(r->child, &st, WNOHANG) == r->child) {
+				r->child_done = true;
+				r->child_status = st;
 			}
 		}
 		cut = now_ns(CLOCK_MONOTONIC);
 		if (deadline && cut >= deadline)
 			last = true;
-		if (r.child_done || stop_signal || targets_gone())
+		if (r->child_done || stop_signal || targets_gone())
 			last = true;
-		fg_sb_drain(r.sb, r.q);
-		ring_buffer__consume(r.rb);
-		check_lost(&r, cut);
-		check_offline(&r, cut);
-		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
-		    fg_rec_writer_flush(r.w) < 0) {
-			r.werr = fg_rec_writer_error(r.w);
-			break;
-		}
-		if (last)
+		fg_sb_drain(r->sb, r->q);
+		ring_buffer__consume(r->rb);
+		check_lost(r, cut);
+		check_offline(r, cut);
+		if (flush(r, last ? UINT64_MAX : cut) < 0 || last)
 			break;
 	}
-	/* detach first, then the last counters */
-	uint64_t end = now_ns(CLOCK_MONOTONIC);
+}
 
-	for (int i = 0; i < r.nlinks; i++) {
-		bpf_link__destroy(r.links[i]);
-		r.links[i] = NULL;
+/* Detach, take the last samples and events, and close the stream with its summary record. */
+static void finish(struct run *r)
+{
+	struct fg_rec_summary *sum = &r->sum;
+	uint64_t percpu[MAX_CPUS], end = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < r->nlinks; i++) {
+		bpf_link__destroy(r->links[i]);
+		r->links[i] = NULL;
 	}
-	if (r.werr == -EPIPE) {
-		epipe = true;
-	} else if (!r.werr) {
-		ring_buffer__consume(r.rb);
-		fg_sb_drain(r.sb, r.q);
-		check_lost(&r, end);
-		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
+	if (r->werr == -EPIPE) {
+		r->epipe = true;
+	} else if (!r->werr) {
+		ring_buffer__consume(r->rb);
+		fg_sb_drain(r->sb, r->q);
+		check_lost(r, end);
+		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
+			    r->targets);
 	}
-	memset(&sum, 0, sizeof(sum));
-	sum.start_ns = start;
-	sum.end_ns = end;
-	sum.samples = fg_rq_written(r.q, FG_REC_SAMPLE);
-	sum.mappings = fg_rq_written(r.q, FG_REC_MAPPING);
-	sum.lost = stat_total(&r, FG_STAT_RINGBUF_FULL, percpu_stats);
+	memset(sum, 0, sizeof(*sum));
+	sum->start_ns = r->header.start_ns;
+	sum->end_ns = end;
+	sum->samples = fg_rq_written(r->q, FG_REC_SAMPLE);
+	sum->mappings = fg_rq_written(r->q, FG_REC_MAPPING);
+	sum->lost = stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
 	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
-	sum.kstack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_KSTACK_FAILED);
-	sum.ustack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_FAILED);
-	sum.ustack_cut = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_CUT);
-	uint64_t nofp = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_NOFP);
-	uint64_t snaps = stat_total(&r, FG_STAT_SNAPSHOTS, percpu_stats);
-	uint64_t snap_bytes = stat_total(&r, FG_STAT_SNAPSHOT_BYTES, percpu_stats);
-	uint64_t snap_whole = stat_total(&r, FG_STAT_SNAPSHOT_WHOLE, percpu_stats);
-	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
-	if (opts.verbose && !epipe)
-		print_per_cpu(&r);
-	sum.sideband_lost = fg_sb_lost(r.sb);
-	sum.command_status = r.child_done ? r.child_status : -1;
-	sum.flags = r.child_done ? FG_SUM_F_COMMAND : 0;
-	if (!epipe && !r.werr) {
-		fg_rec_write(r.w, FG_REC_SUMMARY, &sum, sizeof(sum));
-		r.werr = fg_rec_writer_flush(r.w);
-		if (r.werr == -EPIPE)
-			epipe = true;
+	sum->kstack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum->ustack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_FAILED);
+	sum->ustack_cut = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
+	r->nofp = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
+	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
+	sum->sideband_lost = fg_sb_lost(r->sb);
+	sum->command_status = r->child_done ? r->child_status : -1;
+	sum->flags = r->child_done ? FG_SUM_F_COMMAND : 0;
+	if (!r->epipe && !r->werr) {
+		fg_rec_write(r->w, FG_REC_SUMMARY, sum, sizeof(*sum));
+		r->werr = fg_rec_writer_flush(r->w);
+		if (r->werr == -EPIPE)
+			r->epipe = true;
 	}
-	fg_rec_writer_free(r.w);
-	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	fg_rec_writer_free(r->w);
+	r->w = NULL;
+}
+
+/* -v: the BPF program's counters CPU by CPU */
+static void report_per_cpu(struct run *r)
+{
+	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
+
+	for (int k = 0; k < FG_STAT_MAX; k++)
+		stat_total(r, (enum fg_stat)k, v[k]);
+	for (int c = 0; c < r->ncpus_possible; c++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "CPU %d:", c);
+
+		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
+					fg_bpf_stat_name((unsigned)k), v[k][c]);
+		fg_warnx("%s", line);
+	}
+}
+
+/* What the run took, on standard error; nothing when the reader of the records went away. */
+static void report(struct run *r)
+{
+	const struct fg_rec_summary *s = &r->sum;
+	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
+	uint64_t percpu[MAX_CPUS];
 	struct bpf_prog_info info;
 	uint32_t info_len = sizeof(info);
 
+	if (r->epipe)
+		return;
+	if (opts.verbose)
+		report_per_cpu(r);
+	if (r->werr) {
+		/* the disk filled: what was taken is still worth knowing */
+		fg_warne(-r->werr, "write error");
+		fg_warnx("'%s' ends there, without its summary record; what was sampled:",
+			 opts.output ? opts.output : "<stdout>");
+		r->status = FG_EXIT_FAIL;
+	}
+	fg_warnx("%" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
+		 "; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
+		 ", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
+		 "; events lost %" PRIu64 "; %" PRIu64 " mappings",
+		 s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq,
+		 (unsigned)opts.ncpus, s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut,
+		 r->nofp, s->sideband_lost, s->mappings);
+	if (opts.snapshot) {
+		uint64_t snaps = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
+		uint64_t bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
+
+		fg_warnx("%" PRIu64 " user stack snapshots, %" PRIu64 " bytes each on average (at "
+			 "most %u), %" PRIu64 " of them whole stacks (the stack ended first)",
+			 snaps, snaps ? bytes / snaps : 0, opts.snapshot,
+			 stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu));
+	}
+	if (s->lost)
+		fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
+			 "raise -m above %u (pages per CPU) to keep them",
+			 s->lost, r->ringbuf_bytes >> 10, opts.pages);
+	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(r.skel->progs.fg_sample), &info, &info_len) < 0)
-		info.run_cnt = 0;
-	cleanup(&r);
-	if (epipe) {
-		/* the reader went away: stop quietly */
-	} else {
-		if (r.werr) {
-			/* the disk filled: what was taken is still worth knowing */
-			fg_warne(-r.werr, "write error");
-			fg_warnx("'%s' ends there, without its summary record; what was sampled:",
-				 opts.output ? opts.output : "<stdout>");
-			status = FG_EXIT_FAIL;
-		}
-		print_summary(&sum, (unsigned)opts.ncpus, nofp);
-		if (opts.snapshot)
-			fprintf(stderr,
-				"fg-sample: %" PRIu64 " user stack snapshots, %" PRIu64
-				" bytes each on average (at most %u), %" PRIu64
-				" of them whole stacks (the stack ended first)\n",
-				snaps, snaps ? snap_bytes / snaps : 0, opts.snapshot, snap_whole);
-		if (sum.lost)
-			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
-				 "raise -m above %u (pages per CPU) to keep them",
-				 sum.lost, ringbuf_bytes >> 10, opts.pages);
-		if (info.run_cnt)
-			fprintf(stderr,
-				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
-				" ns each on average (kernel.bpf_stats_enabled)\n",
-				(uint64_t)info.run_cnt,
-				(uint64_t)(info.run_time_ns / info.run_cnt));
-		if (r.bad_events)
-			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
-				 r.bad_events);
-		if (r.child_done && status == FG_EXIT_OK) {
-			if (WIFEXITED(r.child_status))
-				fprintf(stderr, "fg-sample: command exited with status %d\n",
-					WEXITSTATUS(r.child_status));
-			else if (WIFSIGNALED(r.child_status))
-				fprintf(stderr, "fg-sample: command killed by signal %d (%s)\n",
-					WTERMSIG(r.child_status),
-					strsignal(WTERMSIG(r.child_status)));
-		}
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_sample), &info, &info_len) ==
+		0 &&
+	    info.run_cnt)
+		fg_warnx("the BPF program ran %" PRIu64 " times, %" PRIu64
+			 " ns each on average (kernel.bpf_stats_enabled)",
+			 (uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
+	if (r->bad_events)
+		fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
+			 r->bad_events);
+	if (r->child_done && r->status == FG_EXIT_OK) {
+		if (WIFEXITED(r->child_status))
+			fg_warnx("command exited with status %d", WEXITSTATUS(r->child_status));
+		else if (WIFSIGNALED(r->child_status))
+			fg_warnx("command killed by signal %d (%s)", WTERMSIG(r->child_status),
+				 strsignal(WTERMSIG(r->child_status)));
 	}
-	if (opts.output && close(out_fd) < 0 && !epipe && !r.werr) {
+}
+
+/* Everything released; the exit status. */
+static int release(struct run *r)
+{
+	cleanup(r);
+	if (opts.output && close(r->out_fd) < 0 && !r->epipe && !r->werr) {
 		fg_warn("write error on '%s'", opts.output);
-		status = FG_EXIT_FAIL;
+		r->status = FG_EXIT_FAIL;
 	}
-	fg_rq_free(r.q);
-	fg_hmap_free(r.targets);
-	free(r.ringbuf_full_seen);
-	free(r.offline_warned);
-	fg_buf_release(&r.rest);
+	fg_rq_free(r->q);
+	fg_targets_free(r->targets);
+	free(r->ringbuf_full_seen);
+	free(r->offline_warned);
+	fg_buf_release(&r->rest);
 	free(opts.pids);
 	free(opts.tids);
-	return status;
+	return r->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.child = -1, .child_status = -1, .go_fd = -1, .err_fd = -1};
+
+	fg_set_progname(argv[0]);
+	parse_options(argc, argv);
+	prepare(&r);
+	setup_bpf(&r);
+	add_targets(&r);
+	open_sideband(&r);
+	attach_cpus(&r);
+	open_output(&r);
+	start_stream(&r);
+	run_loop(&r);
+	finish(&r);
+	report(&r);
+	return release(&r);
 }
