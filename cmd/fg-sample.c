@@ -2,6 +2,15 @@
 /*
  * fg-sample: sample the stacks of every CPU (or of some processes) with an
  * eBPF program and write them as a record stream (fg-record(5)).
+ *
+ * main() is the run's steps in order (see there).  This file keeps what
+ * touches the BPF skeleton (opening, sizing, loading and attaching the
+ * program, reading its ring buffer and counters) and the tool's speech;
+ * the rest is in lib/: bpf_event (events into records, ring sizing),
+ * sample_opts, targets, spawn, sideband, reorder, sample_summary.  Another
+ * kind of BPF program (a tracepoint, a uprobe) is another setup and attach
+ * step: its links go through keep_link(), its perf events' failures through
+ * fail_perf_event().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,12 +18,10 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,19 +30,22 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
-#include "fg/bpf_event.h"
 #include "fg/record.h"
 #include "fg/reorder.h"
+#include "fg/sample_opts.h"
+#include "fg/sample_summary.h"
 #include "fg/sideband.h"
+#include "fg/spawn.h"
 #include "fg/targets.h"
 #include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
 
-#define MAX_CPUS 4096
+#define MAX_CPUS FG_SAMPLE_MAX_CPUS
 
 static const char usage_text[] =
     "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
@@ -62,22 +72,7 @@ static const char usage_text[] =
     "  -h              show this help;  -V  show the version\n"
     "  command         run it, sample it and its children, stop when it exits\n";
 
-static struct opts {
-	unsigned freq;
-	double duration;
-	uint32_t *pids, *tids;
-	size_t npids, ntids, apids, atids;
-	int cpus[MAX_CPUS];
-	int ncpus;
-	bool idle, user_only, kernel_only, verbose;
-	unsigned depth;
-	unsigned pages;
-	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
-	const char *output;
-	char **command;
-} opts = {
-    .freq = 99, .depth = MAX_STACK_DEPTH, .pages = 0, /* by the rate: default_pages() */
-};
+static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -130,136 +125,29 @@ static bool cpu_online(int cpu)
 	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
-static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what)
-{
-	uint64_t id;
-
-	if (fg_parse_u64(arg, 1, INT32_MAX, &id) < 0)
-		usage_error("invalid %s '%s'", what, arg);
-	FG_ALLOC_GROW(*v, *n + 1, *alloc);
-	(*v)[(*n)++] = (uint32_t)id;
-}
-
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH };
-
-/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
-static void parse_call_graph(const char *arg)
-{
-	const char *size;
-	uint64_t v;
-
-	if (strcmp(arg, "fp") == 0) {
-		opts.snapshot = 0;
-		return;
-	}
-	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
-		usage_error("invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
-#ifndef __x86_64__
-	usage_error("--call-graph dwarf: stack snapshots are written on x86-64 only");
-#endif
-	opts.snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
-	if (arg[5] == '\0')
-		return;
-	size = arg + 6;
-	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
-		usage_error("invalid stack dump size '%s' (1 to %u bytes)", size,
-			    FG_USTACK_SNAPSHOT_MAX);
-	opts.snapshot = (unsigned)((v + 7) & ~7ull);
-}
-
 static void parse_options(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"freq", required_argument, NULL, 'F'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"tid", required_argument, NULL, 't'},
-	    {"cpu", required_argument, NULL, 'C'},
-	    {"idle", no_argument, NULL, 'I'},
-	    {"user-only", no_argument, NULL, OPT_USER_ONLY},
-	    {"kernel-only", no_argument, NULL, OPT_KERNEL_ONLY},
-	    {"max-depth", required_argument, NULL, OPT_MAX_DEPTH},
-	    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
-	    {"mmap-pages", required_argument, NULL, 'm'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
-	};
-	uint64_t v;
-	int c;
+	char why[512];
+	int c, err;
 
-	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:d:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
-				usage_error("invalid CPU list '%s'", optarg);
-			break;
-		case 'd':
-			if (fg_parse_double(optarg, 0.001, 1e7, &opts.duration) < 0)
-				usage_error("invalid duration '%s'", optarg);
-			break;
-		case 'F':
-			if (fg_parse_u64(optarg, 1, 100000, &v) < 0)
-				usage_error("invalid frequency '%s'", optarg);
-			opts.freq = (unsigned)v;
-			break;
-		case 'h':
+	while ((c = getopt_long(argc, argv, FG_SAMPLE_SHORTOPTS, fg_sample_longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage_text, stdout);
 			exit(fg_close_stdout());
-		case 'I':
-			opts.idle = true;
-			break;
-		case 'm':
-			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
-				usage_error("invalid buffer size '%s' (pages, a power of two)",
-					    optarg);
-			opts.pages = (unsigned)v;
-			break;
-		case 'o':
-			opts.output = optarg;
-			break;
-		case 'p':
-			add_id(&opts.pids, &opts.npids, &opts.apids, optarg, "pid");
-			break;
-		case 't':
-			add_id(&opts.tids, &opts.ntids, &opts.atids, optarg, "tid");
-			break;
-		case 'V':
+		}
+		if (c == 'V') {
 			fg_print_version();
 			exit(fg_close_stdout());
-		case 'v':
-			opts.verbose = true;
-			break;
-		case OPT_USER_ONLY:
-			opts.user_only = true;
-			break;
-		case OPT_KERNEL_ONLY:
-			opts.kernel_only = true;
-			break;
-		case OPT_CALL_GRAPH:
-			parse_call_graph(optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			if (fg_parse_u64(optarg, 1, MAX_STACK_DEPTH, &v) < 0)
-				usage_error("invalid stack depth '%s' (1 to %d)", optarg,
-					    MAX_STACK_DEPTH);
-			opts.depth = (unsigned)v;
-			break;
-		default:
-			usage_error(NULL);
 		}
+		err = fg_sample_opt(&opts, c, optarg, why, sizeof(why));
+		if (err == -ENOENT)
+			usage_error(NULL); /* getopt said why */
+		if (err < 0)
+			usage_error("%s", why);
 	}
-	if (opts.user_only && opts.kernel_only)
-		usage_error("--user-only and --kernel-only exclude each other");
-	if (opts.kernel_only && opts.snapshot)
-		usage_error("--call-graph dwarf and --kernel-only exclude each other");
-	if (optind < argc)
-		opts.command = argv + optind;
-	if (opts.command && (opts.npids || opts.ntids))
-		usage_error("a command and -p/-t exclude each other");
+	if (fg_sample_opts_check(&opts, argv + optind, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+	/* what the options name must be there */
 	for (size_t i = 0; i < opts.npids; i++)
 		if (kill((pid_t)opts.pids[i], 0) < 0 && errno == ESRCH)
 			usage_error("no process with pid %" PRIu32, opts.pids[i]);
@@ -270,11 +158,9 @@ static void parse_options(int argc, char **argv)
 		if (access(path, F_OK) < 0)
 			usage_error("no thread with tid %" PRIu32, opts.tids[i]);
 	}
-	if (opts.ncpus) {
-		for (int i = 0; i < opts.ncpus; i++)
-			if (!cpu_online(opts.cpus[i]))
-				usage_error("CPU %d is not online", opts.cpus[i]);
-	}
+	for (int i = 0; i < opts.ncpus; i++)
+		if (!cpu_online(opts.cpus[i]))
+			usage_error("CPU %d is not online", opts.cpus[i]);
 }
 
 /*
@@ -353,10 +239,9 @@ struct run {
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
 	bool *offline_warned;	     /* per sampled CPU */
-	pid_t child;
+	struct fg_spawn cmd;	     /* the command, if any */
 	int child_status;
 	bool child_done;
-	int go_fd, err_fd; /* the command's start and exec-error pipes */
 	int out_fd;
 	uint64_t bad_events;
 	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
@@ -659,39 +544,6 @@ static void setup_bpf(struct run *r)
 		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
 }
 
-/* fork the command, stopped on a pipe until sampling runs (start_command() releases it) */
-static void fork_command(struct run *r)
-{
-	int go[2], er[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0)
-		fg_die("cannot create a pipe");
-	r->child = fork();
-	if (r->child < 0)
-		fg_die("cannot fork");
-	if (r->child == 0) {
-		char c;
-		int err;
-
-		close(go[1]);
-		close(er[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		/* the command's standard output must not mix with the records */
-		if (!opts.output)
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		execvp(opts.command[0], opts.command);
-		err = errno;
-		(void)!write(er[1], &err, sizeof(err));
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	r->go_fd = go[1];
-	r->err_fd = er[0];
-}
-
 /*
  * One target: the BPF program samples it (its `targets` map: `id` is a
  * thread group id for FG_TARGET_PID, a thread id for FG_TARGET_TID), and
@@ -723,8 +575,12 @@ static void add_targets(struct run *r)
 	for (size_t i = 0; i < opts.ntids; i++)
 		add_target(r, opts.tids[i], FG_TARGET_TID);
 	if (opts.command) {
-		fork_command(r);
-		add_target(r, (uint32_t)r->child, FG_TARGET_PID);
+		/* held until sampling runs (start_stream()) */
+		int err = fg_spawn_held(&r->cmd, opts.command, !opts.output);
+
+		if (err)
+			fail_setup(r, err, "cannot start the command");
+		add_target(r, (uint32_t)r->cmd.pid, FG_TARGET_PID);
 	}
 }
 
@@ -810,7 +666,7 @@ static void open_output(struct run *r)
 static void start_stream(struct run *r)
 {
 	struct fg_rec_header *h = &r->header;
-	int cerr;
+	int err;
 
 	fg_rec_header_init(h);
 	h->freq = opts.freq;
@@ -823,15 +679,13 @@ static void start_stream(struct run *r)
 	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
 	r->w = fg_rec_writer_new(r->out_fd);
 	fg_rec_write_header(r->w, h);
-	if (r->go_fd < 0)
+	if (!opts.command)
 		return;
-	(void)!write(r->go_fd, "g", 1);
-	close(r->go_fd);
-	if (read(r->err_fd, &cerr, sizeof(cerr)) == sizeof(cerr)) {
-		fg_warne(cerr, "cannot run '%s'", opts.command[0]);
+	err = fg_spawn_release(&r->cmd);
+	if (err) {
+		fg_warne(-err, "cannot run '%s'", opts.command[0]);
 		r->status = FG_EXIT_FAIL;
 	}
-	close(r->err_fd);
 }
 
 /* Write what is queued up to `upto`: 0, or the write error (also kept in r->werr). */
@@ -862,7 +716,7 @@ static void run_loop(struct run *r)
 		if (opts.command && !r->child_done) {
 			int st;
 
-			if (waitpid(r->child, &st, WNOHANG) == r->child) {
+			if (waitpid(r->cmd.pid, &st, WNOHANG) == r->cmd.pid) {
 				r->child_done = true;
 				r->child_status = st;
 			}
@@ -946,11 +800,18 @@ static void report_per_cpu(struct run *r)
 /* What the run took, on standard error; nothing when the reader of the records went away. */
 static void report(struct run *r)
 {
-	const struct fg_rec_summary *s = &r->sum;
-	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
+	struct fg_sample_stats st = {.sum = r->sum,
+				     .freq = opts.freq,
+				     .ncpus = (unsigned)opts.ncpus,
+				     .nofp = r->nofp,
+				     .snapshot = opts.snapshot,
+				     .ring_bytes = r->ringbuf_bytes,
+				     .pages = opts.pages,
+				     .bad_events = r->bad_events};
 	uint64_t percpu[MAX_CPUS];
 	struct bpf_prog_info info;
 	uint32_t info_len = sizeof(info);
+	struct fg_buf text = FG_BUF_INIT;
 
 	if (r->epipe)
 		return;
@@ -963,44 +824,20 @@ static void report(struct run *r)
 			 opts.output ? opts.output : "<stdout>");
 		r->status = FG_EXIT_FAIL;
 	}
-	fg_warnx("%" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
-		 "; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		 ", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
-		 "; events lost %" PRIu64 "; %" PRIu64 " mappings",
-		 s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq,
-		 (unsigned)opts.ncpus, s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut,
-		 r->nofp, s->sideband_lost, s->mappings);
-	if (opts.snapshot) {
-		uint64_t snaps = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
-		uint64_t bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
-
-		fg_warnx("%" PRIu64 " user stack snapshots, %" PRIu64 " bytes each on average (at "
-			 "most %u), %" PRIu64 " of them whole stacks (the stack ended first)",
-			 snaps, snaps ? bytes / snaps : 0, opts.snapshot,
-			 stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu));
-	}
-	if (s->lost)
-		fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
-			 "raise -m above %u (pages per CPU) to keep them",
-			 s->lost, r->ringbuf_bytes >> 10, opts.pages);
+	st.snapshots = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
+	st.snapshot_bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
+	st.snapshot_whole = stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu);
 	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_sample), &info, &info_len) ==
-		0 &&
-	    info.run_cnt)
-		fg_warnx("the BPF program ran %" PRIu64 " times, %" PRIu64
-			 " ns each on average (kernel.bpf_stats_enabled)",
-			 (uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
-	if (r->bad_events)
-		fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
-			 r->bad_events);
-	if (r->child_done && r->status == FG_EXIT_OK) {
-		if (WIFEXITED(r->child_status))
-			fg_warnx("command exited with status %d", WEXITSTATUS(r->child_status));
-		else if (WIFSIGNALED(r->child_status))
-			fg_warnx("command killed by signal %d (%s)", WTERMSIG(r->child_status),
-				 strsignal(WTERMSIG(r->child_status)));
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_sample), &info, &info_len)) {
+		st.prog_runs = info.run_cnt;
+		st.prog_run_ns = info.run_time_ns;
 	}
+	st.command_done = r->child_done && r->status == FG_EXIT_OK;
+	fg_sample_summary(&text, &st);
+	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+		fg_warnx("%.*s", (int)(nl - line), line);
+	fg_buf_release(&text);
 }
 
 /* Everything released; the exit status. */
@@ -1016,17 +853,17 @@ static int release(struct run *r)
 	free(r->ringbuf_full_seen);
 	free(r->offline_warned);
 	fg_buf_release(&r->rest);
-	free(opts.pids);
-	free(opts.tids);
+	fg_sample_opts_release(&opts);
 	return r->status;
 }
 
 int main(int argc, char **argv)
 {
-	struct run r = {.child = -1, .child_status = -1, .go_fd = -1, .err_fd = -1};
+	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1}, .child_status = -1};
 
 	fg_set_progname(argv[0]);
 	parse_options(argc, argv);
+	/* each step stops the tool with one line saying why, releasing what was set up */
 	prepare(&r);
 	setup_bpf(&r);
 	add_targets(&r);
