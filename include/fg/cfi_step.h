@@ -2,7 +2,7 @@
 /*
  * The layout of a compact unwind table (lib/cfi.c builds it) and the step
  * function that applies one of its rules to a register set.  This header is
- * shared by user space (lib/unwind.c) and, later, the BPF program: it uses
+ * shared by user space (lib/unwind.c) and the BPF program (bpf/cfi_unwind.h): it uses
  * only __u8..__u64 types, no libc, no loops without a fixed bound and no
  * function pointers, so that both unwinders run the very same code.
  *
@@ -139,6 +139,11 @@ struct fg_cfi_mem {
 
 #define FG_CFI_BIT(r) (1u << (r))
 
+/* how the functions below are declared: BPF wants them inlined (a BPF call takes 5 arguments) */
+#ifndef FG_CFI_INLINE
+#define FG_CFI_INLINE static inline
+#endif
+
 /*
  * The registers saved by the kernel in a signal frame: struct ucontext at rsp
  * (the trampoline's rsp once the handler returned), its mcontext gregs from
@@ -149,7 +154,7 @@ struct fg_cfi_mem {
 static const __u8 fg_cfi_uc_order[FG_CFI_NREGS] = {8, 9, 10, 11, 12, 13, 14, 15, 5,
 						   4, 6, 3,  1,	 0,  2,	 7,  16};
 
-static inline int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+FG_CFI_INLINE int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 {
 	struct fg_cfi_regs n;
 	__u64 uc;
@@ -178,7 +183,7 @@ static inline int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
  * it (outside a snapshot taken from rsp), and only a caller that needs rbp
  * suffers.
  */
-static inline int fg_cfi_restore(__u8 how, __s16 off, __u8 at_reg, int reg,
+FG_CFI_INLINE int fg_cfi_restore(__u8 how, __s16 off, __u8 at_reg, int reg,
 				 const struct fg_cfi_regs *g, __u64 cfa, __u64 *val,
 				 FG_CFI_CTX *ctx)
 {
@@ -206,7 +211,7 @@ static inline int fg_cfi_restore(__u8 how, __s16 off, __u8 at_reg, int reg,
  * rbx when known; every register after a signal frame).  On an end result g
  * is unchanged.
  */
-static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+FG_CFI_INLINE int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 {
 	__u64 base, cfa, ra, rbp = 0, rbx = 0;
 	int e, known_rbp, known_rbx;
@@ -264,7 +269,7 @@ static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g
  * A frame-pointer step, for code without unwind information (JIT code):
  * the caller's rbp at rbp, its return address at rbp + 8, its rsp rbp + 16.
  */
-static inline int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
+FG_CFI_INLINE int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 {
 	__u64 fp, ra, nfp;
 	int e;
@@ -285,23 +290,49 @@ static inline int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 	return FG_CFI_OK;
 }
 
+/*
+ * The rows are read through FG_CFI_ROW_PC(rows, i), the pc of row i, and
+ * FG_CFI_ROWS, the type `rows` points to: by default an array of struct
+ * fg_cfi_row; the BPF program defines them to read the rows of a table from
+ * its map.
+ */
+#ifndef FG_CFI_ROW_PC
+#define FG_CFI_ROWS const struct fg_cfi_row
+#define FG_CFI_ROW_PC(rows, i) ((rows)[i].pc)
+#endif
+
+/*
+ * One halving of the search for the row holding `pc` in [*lo, *hi): 1 when
+ * the search is over (the row is *lo - 1), 0 to go on.  A step of its own,
+ * so that the BPF program runs it in a bpf_loop() (a loop inside its walk's
+ * loop would make the verifier explore every path of both).
+ */
+FG_CFI_INLINE int fg_cfi_find_halve(FG_CFI_ROWS *rows, __u32 nrows, __u32 pc, __u32 *lo, __u32 *hi)
+{
+	__u32 mid;
+
+	if (*lo >= *hi)
+		return 1;
+	mid = *lo + (*hi - *lo) / 2;
+	if (mid >= nrows) /* never true; tells the BPF verifier the index is in bounds */
+		return 1;
+	if (FG_CFI_ROW_PC(rows, mid) <= pc)
+		*lo = mid + 1;
+	else
+		*hi = mid;
+	return 0;
+}
+
 /* The row holding `pc` (relative to the table's base): its index, or -1 before the first. */
-static inline long fg_cfi_find_row(const struct fg_cfi_row *rows, __u32 nrows, __u32 pc)
+FG_CFI_INLINE long fg_cfi_find_row(FG_CFI_ROWS *rows, __u32 nrows, __u32 pc)
 {
 	__u32 lo = 0, hi = nrows;
 	int i;
 
 	/* 32 halvings cover any __u32 count */
-	for (i = 0; i < 32 && lo < hi; i++) {
-		__u32 mid = lo + (hi - lo) / 2;
-
-		if (mid >= nrows) /* never true; tells the BPF verifier the index is in bounds */
+	for (i = 0; i < 32; i++)
+		if (fg_cfi_find_halve(rows, nrows, pc, &lo, &hi))
 			break;
-		if (rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return (long)lo - 1;
 }
 
