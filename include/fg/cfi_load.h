@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * --call-graph cfi: the unwind tables of the processes fg-sample samples,
+ * kept loaded in the BPF program's maps (fg/bpf_cfi.h) as processes map,
+ * exec, fork and exit.
+ *
+ * A table is built (lib/cfi) once per file, identified by the device and
+ * inode of the very file mapped (opened through /proc/PID/map_files), loaded
+ * into a slot of the maps, and shared by every process that maps the file;
+ * it is freed when the last mapping of it goes.  Each process' executable
+ * mappings go to the program as one sorted array (struct fg_cfi_proc), which
+ * it searches in log2(FG_CFI_PROC_MAPS) steps.  Every limit (bytes of
+ * tables, rows of one table, tables, mappings of a process, processes) is
+ * counted when hit; a mapping without its table makes the program fall
+ * back to a snapshot, so that nothing is lost.
+ *
+ * The maps are written through `ops`, so that tests can watch them without
+ * BPF (fg_cfi_load_bpf_ops() writes the real maps).
+ *
+ *	struct fg_cfi_loader *l = fg_cfi_loader_new("/proc", &limits, &ops);
+ *	fg_cfi_loader_scan(l, pid);			// a running process
+ *	fg_cfi_loader_record(l, type, payload, len);	// each record of the stream
+ *	fg_cfi_loader_sync(l);				// the processes changed, to the maps
+ *	fg_cfi_loader_free(l);
+ */
+#ifndef FG_CFI_LOAD_H
+#define FG_CFI_LOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/bpf_cfi.h"
+#include "fg/buf.h"
+#include "fg/cfi.h"
+
+struct fg_cfi_load_ops {
+	/* Put table `c` into slot `slot` of the maps.  0 or -errno. */
+	int (*load)(void *arg, uint32_t slot, const struct fg_cfi *c);
+	/* Empty slot `slot`. */
+	void (*unload)(void *arg, uint32_t slot);
+	/* The mappings of process `pid` (p NULL: it is gone).  0 or -errno (-E2BIG: map full). */
+	int (*set_proc)(void *arg, uint32_t pid, const struct fg_cfi_proc *p);
+	void *arg;
+};
+
+struct fg_cfi_load_limits {
+	uint64_t max_bytes; /* of tables in the maps (--cfi-max-mib) */
+	uint32_t max_rows;  /* of one table (--cfi-max-rows) */
+	uint32_t max_files; /* tables loaded at once (--cfi-max-files): the slots */
+	uint32_t max_procs; /* processes (--cfi-max-procs) */
+};
+
+#define FG_CFI_LOAD_LIMITS_DEFAULT                                                                 \
+	{                                                                                          \
+		256ull << 20, 4u << 20, 4096, 8192                                                 \
+	}
+
+struct fg_cfi_load_stats {
+	uint64_t tables;      /* loaded now */
+	uint64_t bytes;	      /* of those tables in the maps, now */
+	uint64_t bytes_peak;  /* the most at once */
+	uint64_t procs;	      /* processes with mappings in the maps, now */
+	uint64_t procs_peak;  /* the most at once */
+	uint64_t proc_bytes;  /* of their mapping arrays, now */
+	uint64_t loaded;      /* tables built and loaded during the run */
+	uint64_t freed;	      /* tables freed: no process maps their file any more */
+	uint64_t shared;      /* mappings that found their table already loaded */
+	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
+	uint64_t unreadable;  /* mapped files that could not be opened or read */
+	uint64_t bad_entries; /* CIEs and FDEs skipped in the files read (corrupt, unsupported) */
+	uint64_t
+	    over_rows; /* files whose table has more rows than max_rows (or lib/cfi's bounds) */
+	uint64_t over_bytes; /* tables not loaded: max_bytes reached */
+	uint64_t over_files; /* tables not loaded: max_files reached */
+	uint64_t over_maps;  /* mappings left out: a process with more than FG_CFI_PROC_MAPS */
+	uint64_t over_procs; /* processes left out: max_procs reached */
+	uint64_t map_errors; /* other failures to write the maps */
+	uint64_t build_ns;   /* time spent building and loading tables */
+};
+
+struct fg_cfi_loader;
+
+/* `proc`: "/proc" unless testing.  Never NULL. */
+struct fg_cfi_loader *fg_cfi_loader_new(const char *proc, const struct fg_cfi_load_limits *lim,
+					const struct fg_cfi_load_ops *ops);
+void fg_cfi_loader_free(struct fg_cfi_loader *l);
+/* The executable mappings of a running process, from PROC/PID/maps.  0 or -errno. */
+int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid);
+/* The same for every process in PROC; returns how many were read. */
+int fg_cfi_loader_scan_all(struct fg_cfi_loader *l);
+/*
+ * A record of the stream (type, payload, len as fg_rq_keep_fn has them): a
+ * mapping adds to its process, an exec empties it, a fork copies the
+ * parent's, an exit drops it.  Others are ignored.
+ */
+void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *payload, size_t len);
+/* Write the processes changed since the last sync to the maps. */
+void fg_cfi_loader_sync(struct fg_cfi_loader *l);
+void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);
+
+/* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */
+struct fg_cfi_bpf_maps {
+	int rows, rules, files, procs; /* cfi_rows, cfi_rules, cfi_files, cfi_procs */
+	uint32_t *keys;		       /* 0, 1, 2...: for batch updates */
+	size_t nkeys;
+};
+/* ops that write those maps; free with fg_cfi_bpf_maps_release(). */
+void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops);
+void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m);
+
+/*
+ * The lines of fg-sample's summary on --call-graph cfi: `bpf` the program's
+ * counters (enum fg_cfi_stat), `fallbacks` the samples written with a
+ * snapshot instead, `start_ns` what loading the running processes' tables took.
+ * Each limit hit names the option that raises it.
+ */
+void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
+			const struct fg_cfi_load_limits *lim, const uint64_t *bpf,
+			uint64_t fallbacks, uint64_t start_ns);
+
+/* Bytes the maps hold for a table of `nrows` rows and `nrules` rules. */
+uint64_t fg_cfi_load_table_bytes(uint32_t nrows, uint32_t nrules);
+
+#endif

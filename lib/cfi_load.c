@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "fg/cfi_load.h"
+#include "fg/diag.h"
+#include "fg/hash.h"
+#include "fg/procmaps.h"
+#include "fg/record.h"
+#include "fg/safeio.h"
+#include "fg/sideband.h"
+#include "fg/util.h"
+
+/* A file's table, shared by the mappings of it. */
+struct cfile {
+	uint32_t slot; /* in the maps, or FG_CFI_TABLE_FP / FG_CFI_TABLE_PENDING */
+	uint32_t refs; /* mappings of it */
+	uint64_t bytes;
+	uint64_t base; /* the table's rows are relative to this file address */
+	struct fg_elf_load *loads;
+	size_t nloads;
+	struct fg_hent *ent; /* its entry in files: val.p NULL once freed */
+};
+
+/* One executable mapping of a process. */
+struct cmap {
+	uint64_t start, end, sub;
+	struct cfile *f;  /* NULL: code without a file (anonymous, JIT): frame pointers */
+	uint32_t pending; /* no table to use: the program falls back */
+};
+
+struct cproc {
+	uint32_t pid;
+	struct cmap *maps; /* sorted by start, not overlapping */
+	size_t n, alloc;
+	bool dirty, partial, in_maps, refused;
+};
+
+struct fg_cfi_loader {
+	char proc[256];
+	struct fg_cfi_load_limits lim;
+	struct fg_cfi_load_ops ops;
+	struct fg_hmap *files; /* identity key -> struct cfile * */
+	struct fg_hmap *procs; /* pid -> struct cproc * */
+	uint32_t *free_slots;
+	size_t nfree;
+	uint32_t next_slot;
+	uint32_t *dirty;
+	size_t ndirty, adirty;
+	struct fg_cfi_proc *buf; /* what set_proc sends */
+	struct fg_cfi_load_stats st;
+};
+
+uint64_t fg_cfi_load_table_bytes(uint32_t nrows, uint32_t nrules)
+{
+	/* array maps hold their values 8-aligned */
+	return (uint64_t)nrows * sizeof(struct fg_cfi_row) +
+	       (uint64_t)nrules * ((sizeof(struct fg_cfi_rule) + 7) & ~(size_t)7);
+}
+
+struct fg_cfi_loader *fg_cfi_loader_new(const char *proc, const struct fg_cfi_load_limits *lim,
+					const struct fg_cfi_load_ops *ops)
+{
+	struct fg_cfi_loader *l = fg_xcalloc(1, sizeof(*l));
+
+	snprintf(l->proc, sizeof(l->proc), "%s", proc);
+	l->lim = *lim;
+	l->ops = *ops;
+	l->files = fg_hmap_new(0);
+	l->procs = fg_hmap_new(0);
+	l->buf = fg_xmalloc(sizeof(*l->buf));
+	return l;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void file_put(struct fg_cfi_loader *l, struct cfile *f)
+{
+	if (!f || --f->refs)
+		return;
+	if (f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING) {
+		l->ops.unload(l->ops.arg, f->slot);
+		l->free_slots = fg_xreallocarray(l->free_slots, l->nfree + 1, sizeof(uint32_t));
+		l->free_slots[l->nfree++] = f->slot;
+		l->st.tables--;
+		l->st.bytes -= f->bytes;
+		l->st.freed++;
+	}
+	f->ent->val.p = NULL;
+	free(f->loads);
+	free(f);
+}
+
+static bool take_slot(struct fg_cfi_loader *l, uint32_t *slot)
+{
+	if (l->nfree) {
+		*slot = l->free_slots[--l->nfree];
+		return true;
+	}
+	if (l->next_slot >= l->lim.max_files)
+		return false;
+	*slot = l->next_slot++;
+	return true;
+}
+
+/* Into the maps, within the limits: c's slot, or FG_CFI_TABLE_PENDING (counted). */
+static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint64_t *bytes)
+{
+	uint32_t slot;
+
+	*bytes = fg_cfi_load_table_bytes(c->nrows, c->nrules);
+	if (c->nrows > l->lim.max_rows) {
+		l->st.over_rows++;
+		return FG_CFI_TABLE_PENDING;
+	}
+	if (l->st.bytes + *bytes > l->lim.max_bytes) {
+		l->st.over_bytes++;
+		return FG_CFI_TABLE_PENDING;
+	}
+	if (!take_slot(l, &slot)) {
+		l->st.over_files++;
+		return FG_CFI_TABLE_PENDING;
+	}
+	if (l->ops.load(l->ops.arg, slot, c) < 0) {
+		l->st.map_errors++;
+		l->free_slots = fg_xreallocarray(l->free_slots, l->nfree + 1, sizeof(uint32_t));
+		l->free_slots[l->nfree++] = slot;
+		return FG_CFI_TABLE_PENDING;
+	}
+	l->st.loaded++;
+	l->st.tables++;
+	l->st.bytes += *bytes;
+	if (l->st.bytes > l->st.bytes_peak)
+		l->st.bytes_peak = l->st.bytes;
+	return slot;
+}
+
+/* The table of the file open on fd (or of the image), built and loaded: a new struct cfile. */
+static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *image, size_t size)
+{
+	struct cfile *f = fg_xcalloc(1, sizeof(*f));
+	uint64_t t0 = now_ns();
+	struct fg_cfi *c = image ? fg_cfi_open_mem(image, size) : fg_cfi_open_fd(fd, -1);
+	int err = c ? 0 : errno;
+
+	f->slot = FG_CFI_TABLE_PENDING;
+	if (!c) {
+		if (err == ENODATA || err == ENOEXEC) {
+			f->slot = FG_CFI_TABLE_FP; /* no CFI, or not ELF: frame pointers */
+			l->st.fp_files++;
+		} else if (err == EFBIG) {
+			l->st.over_rows++;
+		} else {
+			l->st.unreadable++;
+		}
+	} else {
+		l->st.bad_entries += c->st.bad_entries;
+		f->base = c->base;
+		f->nloads = c->nloads;
+		f->loads = fg_xreallocarray(NULL, c->nloads ? c->nloads : 1, sizeof(*f->loads));
+		memcpy(f->loads, c->loads, c->nloads * sizeof(*f->loads));
+		f->slot = load_table(l, c, &f->bytes);
+		fg_cfi_free(c);
+	}
+	l->st.build_ns += now_ns() - t0;
+	return f;
+}
+
+/* The file of key, found or built (fd or image); a reference taken. */
+static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t klen, int fd,
+			      const void *image, size_t size)
+{
+	bool inserted;
+	struct fg_hent *e = fg_hmap_upsert(l->files, key, klen, &inserted);
+	struct cfile *f = e->val.p;
+
+	if (f) {
+		if (f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING)
+			l->st.shared++;
+	} else {
+		f = file_build(l, fd, image, size);
+		f->ent = e;
+		e->val.p = f;
+	}
+	f->refs++;
+	return f;
+}
+
+/* The kernel's vdso, the same in every process: this process' own. */
+static struct cfile *vdso_get(struct fg_cfi_loader *l)
+{
+	uint64_t start = getauxval(AT_SYSINFO_EHDR), size = 0;
+	char *data = NULL;
+	size_t len;
+
+	if (!start)
+		return NULL;
+	if (fg_read_file("/proc/self/maps", 1u << 24, &data, &len) == 0) {
+		for (char *line = data, *nl; line < data + len; line = nl + 1) {
+			struct fg_procmap pm;
+
+			nl = memchr(line, '\n', (size_t)(data + len - line));
+			if (!nl)
+				nl = data + len;
+			if (fg_procmap_parse(line, (size_t)(nl - line), &pm) == 0 &&
+			    pm.start == start && strcmp(pm.path, "[vdso]") == 0)
+				size = pm.end - pm.start;
+		}
+	}
+	free(data);
+	if (!size)
+		return NULL;
+	return file_get(l, "vdso", 4, -1, (const void *)(uintptr_t)start, size);
+}
+
+/*
+ * The file mapping m of process pid, opened where it is certainly the file
+ * mapped: /proc/PID/map_files/START-END, else PROC/PID/root/PATH when its
+ * device and inode are the mapping's.  -1 when neither.
+ */
+static int open_mapped(struct fg_cfi_loader *l, const struct fg_rec_mapping *m, const char *path,
+		       struct stat *st)
+{
+	char name[PATH_MAX + 300];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%u/map_files/%llx-%llx", l->proc, m->pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, st) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!m->ino || path[0] != '/')
+		return -1;
+	snprintf(name, sizeof(name), "%s/%u/root%s", l->proc, m->pid, path);
+	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) == 0 && st->st_ino == m->ino && major(st->st_dev) == m->maj &&
+	    minor(st->st_dev) == m->min)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/* What the mapping is: its table (a reference), or NULL and *pending. */
+static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
+			     const char *path, uint32_t *pending)
+{
+	char key[FG_CFI_KEY_MAX];
+	struct cfile *f;
+	struct stat st;
+	size_t klen;
+	int fd;
+
+	*pending = 0;
+	if (strcmp(path, "[vdso]") == 0) {
+		f = vdso_get(l);
+		*pending = !f;
+		return f;
+	}
+	if (path[0] != '/')
+		return NULL; /* anonymous memory, JIT code: frame pointers */
+	fd = open_mapped(l, m, path, &st);
+	if (fd < 0) {
+		l->st.unreadable++;
+		*pending = 1;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	klen = fg_cfi_key(key, NULL, 0, major(st.st_dev), minor(st.st_dev), st.st_ino);
+	f = file_get(l, key, klen, fd, NULL, 0);
+	close(fd);
+	return f;
+}
+
+static struct cproc *proc_get(struct fg_cfi_loader *l, uint32_t pid, bool create)
+{
+	struct fg_hent *e = create ? fg_hmap_upsert(l->procs, &pid, sizeof(pid), NULL)
+				   : fg_hmap_get(l->procs, &pid, sizeof(pid));
+	struct cproc *p;
+
+	if (!e)
+		return NULL;
+	p = e->val.p;
+	if (!p && create) {
+		p = fg_xcalloc(1, sizeof(*p));
+		p->pid = pid;
+		e->val.p = p;
+	}
+	return p;
+}
+
+static void mark_dirty(struct fg_cfi_loader *l, struct cproc *p)
+{
+	if (p->dirty)
+		return;
+	p->dirty = true;
+	FG_ALLOC_GROW(l->dirty, l->ndirty + 1, l->adirty);
+	l->dirty[l->ndirty++] = p->pid;
+}
+
+/* Drop the mappings [from, to) of p. */
+static void drop_maps(struct fg_cfi_loader *l, struct cproc *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		file_put(l, p->maps[i].f);
+	memmove(p->maps + from, p->maps + to, (p->n - to) * sizeof(*p->maps));
+	p->n -= to - from;
+}
+
+static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m, const char *path)
+{
+	struct cproc *p = proc_get(l, m->pid, true);
+	struct cmap cm = {m->start, m->end, 0, NULL, 0};
+	size_t lo = 0, hi;
+	uint64_t v0;
+
+	if (m->end <= m->start)
+		return;
+	/* the first mapping ending after start, then those overlapping: replaced */
+	while (lo < p->n && p->maps[lo].end <= m->start)
+		lo++;
+	hi = lo;
+	while (hi < p->n && p->maps[hi].start < m->end)
+		hi++;
+	cm.f = resolve(l, m, path, &cm.pending);
+	if (cm.f && cm.f->slot == FG_CFI_TABLE_PENDING) {
+		cm.pending = 1;
+	} else if (cm.f && cm.f->slot != FG_CFI_TABLE_FP) {
+		/*
+		 * pc - sub: the pc of the table's rows, on 32 bits over the whole
+		 * mapping.  Addresses below the table's base wrap to the top of
+		 * the 32 bits, past its closing row: no information, as for
+		 * lib/cfi.
+		 */
+		uint64_t sub;
+
+		if (!fg_elf_offset_to_addr(cm.f->loads, cm.f->nloads, m->pgoff, &v0)) {
+			cm.pending = 1;
+		} else {
+			sub = m->start - v0 + cm.f->base;
+			if ((int64_t)(m->end - 1 - sub) >= (int64_t)UINT32_MAX ||
+			    (int64_t)(m->start - sub) < -(int64_t)INT32_MAX)
+				cm.pending = 1;
+			else
+				cm.sub = sub;
+		}
+	}
+	drop_maps(l, p, lo, hi);
+	if (p->n >= FG_CFI_PROC_MAPS) {
+		file_put(l, cm.f);
+		if (!p->partial)
+			l->st.over_maps++;
+		p->partial = true;
+		mark_dirty(l, p);
+		return;
+	}
+	FG_ALLOC_GROW(p->maps, p->n + 1, p->alloc);
+	memmove(p->maps + lo + 1, p->maps + lo, (p->n - lo) * sizeof(*p->maps));
+	p->maps[lo] = cm;
+	p->n++;
+	mark_dirty(l, p);
+}
+
+static void proc_clear(struct fg_cfi_loader *l, struct cproc *p)
+{
+	drop_maps(l, p, 0, p->n);
+	p->partial = false;
+	mark_dirty(l, p);
+}
+
+static void proc_fork(struct fg_cfi_loader *l, uint32_t child, uint32_t parent)
+{
+	struct cproc *pp = proc_get(l, parent, false), *c;
+
+	if (!pp || child == parent)
+		return;
+	c = proc_get(l, child, true);
+	proc_clear(l, c);
+	FG_ALLOC_GROW(c->maps, pp->n, c->alloc);
+	for (size_t i = 0; i < pp->n; i++) {
+		c->maps[i] = pp->maps[i];
+		if (c->maps[i].f)
+			c->maps[i].f->refs++;
+	}
+	c->n = pp->n;
+	c->partial = pp->partial;
+}
+
+static void proc_exit(struct fg_cfi_loader *l, uint32_t pid)
+{
+	struct cproc *p = proc_get(l, pid, false);
+
+	if (!p)
+		return;
+	drop_maps(l, p, 0, p->n);
+	if (p->in_maps) {
+		l->ops.set_proc(l->ops.arg, pid, NULL);
+		l->st.procs--;
+		l->st.proc_bytes -= sizeof(struct fg_cfi_proc);
+	}
+	if (p->dirty) /* no longer: its pid stays in the dirty list, found gone */
+		p->dirty = false;
+	free(p->maps);
+	free(p);
+	fg_hmap_get(l->procs, &pid, sizeof(pid))->val.p = NULL;
+}
+
+void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *payload, size_t len)
+{
+	switch (type) {
+	case FG_REC_MAPPING: {
+		struct fg_rec_mapping m;
+		const char *path = (const char *)payload + sizeof(m);
+
+		if (len <= sizeof(m) || !memchr(path, 0, len - sizeof(m)))
+			return;
+		memcpy(&m, payload, sizeof(m));
+		add_mapping(l, &m, path);
+		break;
+	}
+	case FG_REC_COMM: {
+		struct fg_rec_comm c;
+		struct cproc *p;
+
+		if (len < sizeof(c))
+			return;
+		memcpy(&c, payload, sizeof(c));
+		if ((c.flags & FG_COMM_F_EXEC) && (p = proc_get(l, c.pid, false)))
+			proc_clear(l, p);
+		break;
+	}
+	case FG_REC_FORK:
+	case FG_REC_EXIT: {
+		struct fg_rec_task t;
+
+		if (len < sizeof(t))
+			return;
+		memcpy(&t, payload, sizeof(t));
+		if (t.pid != t.tid)
+			return; /* a thread: its process' mappings stay */
+		if (type == FG_REC_FORK)
+			proc_fork(l, t.pid, t.ppid);
+		else
+			proc_exit(l, t.pid);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int scan_one(const struct fg_procmap *pm, void *arg)
+{
+	struct fg_cfi_loader *l = ((void **)arg)[0];
+	uint32_t pid = *(uint32_t *)((void **)arg)[1];
+	struct fg_rec_mapping m;
+
+	if (!pm->exec || pm->end == pm->start)
+		return 0;
+	fg_maps_record(pm, &m);
+	m.pid = m.tid = pid;
+	add_mapping(l, &m, pm->path_len ? pm->path : "//anon");
+	return 0;
+}
+
+int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid)
+{
+	char name[300], *data = NULL;
+	void *arg[2] = {l, &pid};
+	uint64_t bad;
+	size_t len;
+	int err;
+
+	snprintf(name, sizeof(name), "%s/%u/maps", l->proc, pid);
+	err = fg_read_file(name, 64u << 20, &data, &len);
+	if (err)
+		return err;
+	err = fg_procmaps_parse(data, len, scan_one, arg, &bad);
+	free(data);
+	return err < 0 ? err : 0;
+}
+
+int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
+{
+	DIR *d = opendir(l->proc);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		uint64_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]) ||
+		    fg_parse_u64(de->d_name, 1, INT32_MAX, &pid) < 0)
+			continue;
+		if (fg_cfi_loader_scan(l, (uint32_t)pid) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+void fg_cfi_loader_sync(struct fg_cfi_loader *l)
+{
+	for (size_t i = 0; i < l->ndirty; i++) {
+		struct cproc *p = proc_get(l, l->dirty[i], false);
+		struct fg_cfi_proc *v = l->buf;
+		int err;
+
+		if (!p || !p->dirty)
+			continue;
+		p->dirty = false;
+		memset(v, 0, sizeof(*v));
+		v->n = (uint32_t)p->n;
+		v->flags = p->partial ? FG_CFI_PROC_F_PARTIAL : 0;
+		for (size_t k = 0; k < p->n; k++) {
+			const struct cmap *cm = &p->maps[k];
+
+			v->maps[k].start = cm->start;
+			v->maps[k].end = cm->end;
+			v->maps[k].sub = cm->sub;
+			v->maps[k].table = cm->pending ? FG_CFI_TABLE_PENDING
+					   : cm->f     ? cm->f->slot
+						       : FG_CFI_TABLE_FP;
+		}
+		err = l->ops.set_proc(l->ops.arg, p->pid, v);
+		if (err == -E2BIG || err == -ENOMEM) {
+			if (!p->refused)
+				l->st.over_procs++;
+			p->refused = true;
+		} else if (err) {
+			l->st.map_errors++;
+		} else if (!p->in_maps) {
+			p->in_maps = true;
+			l->st.procs++;
+			l->st.proc_bytes += sizeof(struct fg_cfi_proc);
+			if (l->st.procs > l->st.procs_peak)
+				l->st.procs_peak = l->st.procs;
+		}
+	}
+	l->ndirty = 0;
+}
+
+void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st)
+{
+	*st = l->st;
+}
+
+void fg_cfi_loader_free(struct fg_cfi_loader *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < fg_hmap_count(l->procs); i++) {
+		struct cproc *p = fg_hmap_at(l->procs, i)->val.p;
+
+		if (p)
+			proc_exit(l, p->pid);
+	}
+	fg_hmap_free(l->procs);
+	fg_hmap_free(l->files);
+	free(l->free_slots);
+	free(l->dirty);
+	free(l->buf);
+	free(l);
+}
+
+static const char *const end_names[FG_CFI_STAT_MAX] = {
+    [FG_CFI_STAT_END_NOINFO] = "no unwind information",
+    [FG_CFI_STAT_END_INVALID] = "unsupported rule",
+    [FG_CFI_STAT_END_NOREG] = "register unknown",
+    [FG_CFI_STAT_END_UNREAD] = "unreadable",
+    [FG_CFI_STAT_END_LOOP] = "loop",
+    [FG_CFI_STAT_END_DEPTH] = "too deep",
+};
+
+static double mib(uint64_t b)
+{
+	return (double)b / (1 << 20);
+}
+
+void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
+			const struct fg_cfi_load_limits *lim, const uint64_t *bpf,
+			uint64_t fallbacks, uint64_t start_ns)
+{
+	uint64_t walks = bpf[FG_CFI_STAT_WALKS];
+	const char *sep = "";
+
+	fg_buf_addf(out,
+		    "cfi: %" PRIu64 " user stacks unwound in BPF, %.1f frames on average, %" PRIu64
+		    " whole (%.1f%%); %" PRIu64
+		    " samples fell back to a snapshot (no table yet: %" PRIu64
+		    " of a process not loaded yet)\n",
+		    walks, walks ? (double)bpf[FG_CFI_STAT_FRAMES] / (double)walks : 0.0,
+		    bpf[FG_CFI_STAT_END_STOP],
+		    walks ? 100.0 * (double)bpf[FG_CFI_STAT_END_STOP] / (double)walks : 0.0,
+		    fallbacks, bpf[FG_CFI_STAT_FALLBACK_NOPROC]);
+	if (walks > bpf[FG_CFI_STAT_END_STOP]) {
+		fg_buf_addf(out, "cfi: stacks ended early: ");
+		for (int k = 0; k < FG_CFI_STAT_MAX; k++)
+			if (end_names[k] && bpf[k]) {
+				fg_buf_addf(out, "%s%" PRIu64 " %s", sep, bpf[k], end_names[k]);
+				sep = ", ";
+			}
+		fg_buf_addf(out, "\n");
+	}
+	fg_buf_addf(out,
+		    "cfi: %" PRIu64 " tables in BPF maps, %.1f MiB (at most %.1f), and %" PRIu64
+		    " processes' mappings, %.1f MiB; %" PRIu64 " tables loaded, %" PRIu64
+		    " freed, %" PRIu64 " mappings shared one; %" PRIu64
+		    " files without CFI (frame pointers); %" PRIu64 " ms building tables, %" PRIu64
+		    " ms at start\n",
+		    st->tables, mib(st->bytes), mib(st->bytes_peak), st->procs, mib(st->proc_bytes),
+		    st->loaded, st->freed, st->shared, st->fp_files, st->build_ns / 1000000,
+		    start_ns / 1000000);
+	if (st->unreadable)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " mapped files could not be read: their samples "
+			    "fell back to snapshots\n",
+			    st->unreadable);
+	if (st->bad_entries)
+		fg_buf_addf(out, "cfi: %" PRIu64 " CIEs and FDEs skipped: corrupt or unsupported\n",
+			    st->bad_entries);
+	const struct {
+		uint64_t n;
+		const char *what, *opt;
+		uint64_t limit;
+	} over[] = {
+	    {st->over_rows, "tables not loaded: over the rows of one table", "rows", lim->max_rows},
+	    {st->over_bytes, "tables not loaded: over the MiB of tables", "mib",
+	     lim->max_bytes >> 20},
+	    {st->over_files, "tables not loaded: over the tables at once", "files", lim->max_files},
+	    {st->over_procs, "processes not loaded: over the processes", "procs", lim->max_procs},
+	};
+	for (size_t i = 0; i < sizeof(over) / sizeof(over[0]); i++)
+		if (over[i].n)
+			fg_buf_addf(out,
+				    "cfi: %" PRIu64 " %s, %" PRIu64
+				    " (raise with --cfi-max-%s); their samples fell back to "
+				    "snapshots\n",
+				    over[i].n, over[i].what, over[i].limit, over[i].opt);
+	if (st->over_maps)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " processes have more than %d executable mappings: "
+			    "samples in the others fell back to snapshots (a fixed bound)\n",
+			    st->over_maps, FG_CFI_PROC_MAPS);
+	if (st->map_errors)
+		fg_buf_addf(out, "cfi: %" PRIu64 " updates of the BPF maps failed\n",
+			    st->map_errors);
+}
+
+/* --- the BPF program's maps --- */
+
+static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
+	uint32_t n = c->nrows > c->nrules ? c->nrows : c->nrules, count;
+	struct fg_cfi_file file = {c->nrows, c->nrules};
+	int rows = -1, rules = -1, err = 0;
+
+	if (!c->nrows || !c->nrules)
+		return -EINVAL;
+	if (m->nkeys < n) {
+		m->keys = fg_xreallocarray(m->keys, n, sizeof(uint32_t));
+		for (size_t i = m->nkeys; i < n; i++)
+			m->keys[i] = (uint32_t)i;
+		m->nkeys = n;
+	}
+	rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rows", 4, sizeof(struct fg_cfi_row),
+			      c->nrows, &o);
+	rules = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rules", 4, sizeof(struct fg_cfi_rule),
+			       c->nrules, &o);
+	if (rows < 0 || rules < 0) {
+		err = -errno;
+		goto out;
+	}
+	count = c->nrows;
+	if (bpf_map_update_batch(rows, m->keys, c->rows, &count, NULL) < 0 ||
+	    (count = c->nrules, bpf_map_update_batch(rules, m->keys, c->rules, &count, NULL) < 0) ||
+	    bpf_map_update_elem(m->rows, &slot, &rows, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(m->rules, &slot, &rules, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(m->files, &slot, &file, BPF_ANY) < 0)
+		err = -errno;
+out:
+	/* the outer maps hold the tables now */
+	if (rows >= 0)
+		close(rows);
+	if (rules >= 0)
+		close(rules);
+	return err;
+}
+
+static void bpf_unload(void *arg, uint32_t slot)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+	struct fg_cfi_file none = {0, 0};
+
+	bpf_map_update_elem(m->files, &slot, &none, BPF_ANY);
+	bpf_map_delete_elem(m->rows, &slot);
+	bpf_map_delete_elem(m->rules, &slot);
+}
+
+static int bpf_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+
+	if (!p)
+		return bpf_map_delete_elem(m->procs, &pid) < 0 ? -errno : 0;
+	return bpf_map_update_elem(m->procs, &pid, p, BPF_ANY) < 0 ? -errno : 0;
+}
+
+void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops)
+{
+	ops->load = bpf_load;
+	ops->unload = bpf_unload;
+	ops->set_proc = bpf_set_proc;
+	ops->arg = m;
+}
+
+void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m)
+{
+	free(m->keys);
+	m->keys = NULL;
+	m->nkeys = 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * lib/cfi_load: the tables of this very process, through ops that keep the
+ * "maps" in memory, looked up as the BPF program looks them up (a mapping by
+ * binary search, the row by fg_cfi_find_row): the same rules as lib/cfi
+ * gives for the file; tables shared across processes, freed with the last
+ * one, and each limit counted.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "fg/cfi_load.h"
+#include "fg/record.h"
+#include "unit.h"
+
+#define SLOTS 64
+#define PROCS 16
+
+struct fake {
+	struct fg_cfi_row *rows[SLOTS];
+	struct fg_cfi_rule *rules[SLOTS];
+	uint32_t nrows[SLOTS];
+	uint32_t pids[PROCS];
+	struct fg_cfi_proc procs[PROCS];
+	int nprocs;
+	int loads, unloads;
+};
+
+static int fake_load(void *arg, uint32_t slot, const struct fg_cfi *c)
+{
+	struct fake *f = arg;
+
+	if (slot >= SLOTS || f->rows[slot])
+		return -EINVAL;
+	f->rows[slot] = malloc(c->nrows * sizeof(*c->rows));
+	f->rules[slot] = malloc(c->nrules * sizeof(*c->rules));
+	memcpy(f->rows[slot], c->rows, c->nrows * sizeof(*c->rows));
+	memcpy(f->rules[slot], c->rules, c->nrules * sizeof(*c->rules));
+	f->nrows[slot] = c->nrows;
+	f->loads++;
+	return 0;
+}
+
+static void fake_unload(void *arg, uint32_t slot)
+{
+	struct fake *f = arg;
+
+	free(f->rows[slot]);
+	free(f->rules[slot]);
+	f->rows[slot] = NULL;
+	f->rules[slot] = NULL;
+	f->unloads++;
+}
+
+static int fake_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
+{
+	struct fake *f = arg;
+	int i;
+
+	for (i = 0; i < f->nprocs && f->pids[i] != pid; i++)
+		;
+	if (!p) {
+		if (i < f->nprocs) {
+			f->pids[i] = f->pids[--f->nprocs];
+			f->procs[i] = f->procs[f->nprocs];
+		}
+		return 0;
+	}
+	if (i == f->nprocs) {
+		if (f->nprocs == PROCS)
+			return -E2BIG;
+		f->nprocs++;
+	}
+	f->pids[i] = pid;
+	f->procs[i] = *p;
+	return 0;
+}
+
+static const struct fg_cfi_proc *fake_proc(struct fake *f, uint32_t pid)
+{
+	for (int i = 0; i < f->nprocs; i++)
+		if (f->pids[i] == pid)
+			return &f->procs[i];
+	return NULL;
+}
+
+/* As the BPF program does: the rule for pc in process pid; NULL when it would fall back. */
+static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint64_t pc,
+					     uint32_t *table)
+{
+	const struct fg_cfi_proc *p = fake_proc(f, pid);
+	uint32_t lo = 0, hi;
+	long i;
+
+	if (!p)
+		return NULL;
+	for (hi = p->n; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= p->maps[lo - 1].end)
+		return NULL;
+	*table = p->maps[lo - 1].table;
+	if (*table >= SLOTS)
+		return NULL;
+	i = fg_cfi_find_row(f->rows[*table], f->nrows[*table],
+			    (uint32_t)(pc - p->maps[lo - 1].sub));
+	if (i < 0)
+		return NULL;
+	return &f->rules[*table][f->rows[*table][i].rule];
+}
+
+static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
+{
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, f};
+
+	memset(f, 0, sizeof(*f));
+	return fg_cfi_loader_new("/proc", lim, &ops);
+}
+
+__attribute__((noinline)) static int here(void)
+{
+	return 0;
+}
+
+TEST(own_process_rules_match_the_files)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	uint32_t pid = (uint32_t)getpid(), table = 0;
+	const struct fg_cfi_rule *r;
+	struct fg_cfi_load_stats st;
+	struct fg_cfi *c;
+
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 1);
+	CHECK(st.tables >= 2); /* this program and libc at least */
+	CHECK(st.bytes > 0 && st.bytes == st.bytes_peak);
+	/* the rule for a function of ours, and for libc's memcpy, as lib/cfi gives it */
+	r = fake_lookup(f, pid, (uint64_t)(uintptr_t)here, &table);
+	CHECK(r != NULL);
+	c = fg_cfi_open_fd(open("/proc/self/exe", O_RDONLY | O_CLOEXEC), -1);
+	CHECK(c != NULL);
+	if (r && c) {
+		/* the file address of here(): through the mapping, as fg-sym finds it */
+		const struct fg_cfi_rule *want = NULL;
+		FILE *maps = fopen("/proc/self/maps", "r");
+		char line[512];
+		unsigned long long lo, hi, off;
+
+		while (maps && fgets(line, sizeof(line), maps))
+			if (sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
+			    (uintptr_t)here >= lo && (uintptr_t)here < hi) {
+				uint64_t v0;
+
+				CHECK(fg_cfi_offset_to_vaddr(c, off, &v0));
+				want = fg_cfi_lookup(c, (uintptr_t)here - lo + v0);
+			}
+		if (maps)
+			fclose(maps);
+		CHECK(want && memcmp(want, r, sizeof(*r)) == 0);
+	}
+	fg_cfi_free(c);
+	r = fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table);
+	CHECK(r != NULL && r->kind == FG_CFI_NORMAL);
+	/* the vdso has its table too */
+	r = fake_lookup(f, pid, (uint64_t)(uintptr_t)getauxval(AT_SYSINFO_EHDR) + 0x800, &table);
+	(void)r; /* a gap, maybe; but the mapping holds a table, not a fallback */
+	{
+		const struct fg_cfi_proc *p = fake_proc(f, pid);
+		int pending = 0;
+
+		for (uint32_t i = 0; p && i < p->n; i++)
+			pending += p->maps[i].table == FG_CFI_TABLE_PENDING;
+		CHECK(p && pending == 0);
+	}
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+TEST(shared_by_fork_freed_with_the_last)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	uint32_t pid = (uint32_t)getpid(), child = 4000000, table;
+	struct fg_rec_task t = {child, child, pid, pid, 1};
+	struct fg_rec_comm cm = {child, child, 2, FG_COMM_F_EXEC, 0, "x"};
+	struct fg_cfi_load_stats st0, st;
+
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	/* a fork: the child maps the same files, no table loaded again */
+	fg_cfi_loader_record(l, FG_REC_FORK, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 2 && st.loaded == st0.loaded && st.bytes == st0.bytes);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	/* the child execs: its mappings are gone, the parent's stay */
+	fg_cfi_loader_record(l, FG_REC_COMM, &cm, sizeof(cm));
+	fg_cfi_loader_sync(l);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) == NULL);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	/* both exit: every table freed, nothing left in the maps */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	t.pid = t.tid = pid;
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 0 && st.tables == 0 && st.bytes == 0 && st.freed == st0.loaded);
+	CHECK(f->nprocs == 0 && f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	free(f);
+}
+
+TEST(limits_are_counted)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	struct fg_cfi_load_stats st;
+	struct fg_buf text = FG_BUF_INIT;
+	uint64_t bpf[FG_CFI_STAT_MAX] = {0};
+
+	/* one table at most: the others are counted, and their mappings fall back */
+	lim.max_files = 1;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, (uint32_t)getpid()) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 1 && st.over_files >= 1);
+	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0);
+	CHECK(strstr(text.data, "over the tables at once, 1 (raise with --cfi-max-files)") != NULL);
+	fg_cfi_loader_free(l);
+	/* rows: no table of this process has fewer than 2 */
+	lim = (struct fg_cfi_load_limits)FG_CFI_LOAD_LIMITS_DEFAULT;
+	lim.max_rows = 1;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, (uint32_t)getpid()) == 0);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.over_rows >= 2);
+	fg_buf_reset(&text);
+	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0);
+	CHECK(strstr(text.data, "over the rows of one table, 1 (raise with --cfi-max-rows)") !=
+	      NULL);
+	fg_cfi_loader_free(l);
+	/* bytes */
+	lim = (struct fg_cfi_load_limits)FG_CFI_LOAD_LIMITS_DEFAULT;
+	lim.max_bytes = 64;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, (uint32_t)getpid()) == 0);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.over_bytes >= 2);
+	fg_cfi_loader_free(l);
+	fg_buf_release(&text);
+	free(f);
+}
+
+TEST(bad_records_are_ignored)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	char buf[sizeof(struct fg_rec_mapping) + 8];
+	struct fg_cfi_load_stats st;
+
+	/* a path without its NUL, short records: nothing happens */
+	memset(buf, 'a', sizeof(buf));
+	fg_cfi_loader_record(l, FG_REC_MAPPING, buf, sizeof(buf));
+	fg_cfi_loader_record(l, FG_REC_MAPPING, buf, 3);
+	fg_cfi_loader_record(l, FG_REC_EXIT, buf, 3);
+	fg_cfi_loader_record(l, FG_REC_FORK, buf, 3);
+	fg_cfi_loader_record(l, FG_REC_COMM, buf, 3);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 0 && st.tables == 0);
+	CHECK(fg_cfi_loader_scan(l, 0x7ffffff0) < 0);
+	fg_cfi_loader_free(l);
+	free(f);
+}
+
+int main(void)
+{
+	RUN(own_process_rules_match_the_files);
+	RUN(shared_by_fork_freed_with_the_last);
+	RUN(limits_are_counted);
+	RUN(bad_records_are_ignored);
+	return unit_done();
+}
