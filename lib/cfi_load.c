@@ -56,6 +56,8 @@ struct fg_cfi_loader {
 	struct fg_hmap *procs; /* pid -> struct cproc * */
 	uint32_t *free_slots;
 	size_t nfree;
+	uint32_t *quarantine; /* slots unloaded since the last sync: free after it */
+	size_t nquarantine;
 	uint32_t next_slot;
 	uint32_t *dirty;
 	size_t ndirty, adirty;
@@ -98,8 +100,9 @@ static void file_put(struct fg_cfi_loader *l, struct cfile *f)
 		return;
 	if (f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING) {
 		l->ops.unload(l->ops.arg, f->slot);
-		l->free_slots = fg_xreallocarray(l->free_slots, l->nfree + 1, sizeof(uint32_t));
-		l->free_slots[l->nfree++] = f->slot;
+		l->quarantine =
+		    fg_xreallocarray(l->quarantine, l->nquarantine + 1, sizeof(uint32_t));
+		l->quarantine[l->nquarantine++] = f->slot;
 		l->st.tables--;
 		l->st.bytes -= f->bytes;
 		l->st.freed++;
@@ -162,6 +165,13 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 	int err = c ? 0 : errno;
 
 	f->slot = FG_CFI_TABLE_PENDING;
+	if (c && !c->nrows) {
+		/* a table of nothing (every entry corrupt): as a file without CFI */
+		l->st.bad_entries += c->st.bad_entries;
+		fg_cfi_free(c);
+		c = NULL;
+		err = ENODATA;
+	}
 	if (!c) {
 		if (err == ENODATA || err == ENOEXEC) {
 			f->slot = FG_CFI_TABLE_FP; /* no CFI, or not ELF: frame pointers */
@@ -527,6 +537,8 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
 
 void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 {
+	if (l->ops.commit_loads && l->ops.commit_loads(l->ops.arg) < 0)
+		l->st.map_errors++;
 	for (size_t i = 0; i < l->ndirty; i++) {
 		struct cproc *p = proc_get(l, l->dirty[i], false);
 		struct fg_cfi_proc *v = l->buf;
@@ -564,6 +576,14 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 		}
 	}
 	l->ndirty = 0;
+	if (l->ops.commit_unloads && l->ops.commit_unloads(l->ops.arg) < 0)
+		l->st.map_errors++;
+	/* no process uses them any more: free for other tables */
+	l->free_slots =
+	    fg_xreallocarray(l->free_slots, l->nfree + l->nquarantine + 1, sizeof(uint32_t));
+	memcpy(l->free_slots + l->nfree, l->quarantine, l->nquarantine * sizeof(uint32_t));
+	l->nfree += l->nquarantine;
+	l->nquarantine = 0;
 }
 
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st)
@@ -584,6 +604,7 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l)
 	fg_hmap_free(l->procs);
 	fg_hmap_free(l->files);
 	free(l->free_slots);
+	free(l->quarantine);
 	free(l->dirty);
 	free(l->buf);
 	free(l);
@@ -675,12 +696,15 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 
 /* --- the BPF program's maps --- */
 
+/*
+ * A table's rows and rules into maps of their own, filled in one batch
+ * each; they go into the arrays of maps at the next commit.
+ */
 static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
 {
 	struct fg_cfi_bpf_maps *m = arg;
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
 	uint32_t n = c->nrows > c->nrules ? c->nrows : c->nrules, count;
-	struct fg_cfi_file file = {c->nrows, c->nrules};
 	int rows = -1, rules = -1, err = 0;
 
 	if (!c->nrows || !c->nrules)
@@ -695,34 +719,87 @@ static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
 			      c->nrows, &o);
 	rules = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rules", 4, sizeof(struct fg_cfi_rule),
 			       c->nrules, &o);
-	if (rows < 0 || rules < 0) {
-		err = -errno;
-		goto out;
-	}
 	count = c->nrows;
-	if (bpf_map_update_batch(rows, m->keys, c->rows, &count, NULL) < 0 ||
-	    (count = c->nrules, bpf_map_update_batch(rules, m->keys, c->rules, &count, NULL) < 0) ||
-	    bpf_map_update_elem(m->rows, &slot, &rows, BPF_ANY) < 0 ||
-	    bpf_map_update_elem(m->rules, &slot, &rules, BPF_ANY) < 0 ||
-	    bpf_map_update_elem(m->files, &slot, &file, BPF_ANY) < 0)
+	if (rows < 0 || rules < 0 ||
+	    bpf_map_update_batch(rows, m->keys, c->rows, &count, NULL) < 0 ||
+	    (count = c->nrules, bpf_map_update_batch(rules, m->keys, c->rules, &count, NULL) < 0)) {
 		err = -errno;
-out:
-	/* the outer maps hold the tables now */
-	if (rows >= 0)
-		close(rows);
-	if (rules >= 0)
-		close(rules);
-	return err;
+		if (rows >= 0)
+			close(rows);
+		if (rules >= 0)
+			close(rules);
+		return err;
+	}
+	if (m->nloads == m->aloads) {
+		m->aloads = m->aloads ? 2 * m->aloads : 16;
+		m->load_slots = fg_xreallocarray(m->load_slots, m->aloads, sizeof(uint32_t));
+		m->load_rows = fg_xreallocarray(m->load_rows, m->aloads, sizeof(int));
+		m->load_rules = fg_xreallocarray(m->load_rules, m->aloads, sizeof(int));
+		m->load_files =
+		    fg_xreallocarray(m->load_files, m->aloads, sizeof(struct fg_cfi_file));
+	}
+	m->load_slots[m->nloads] = slot;
+	m->load_rows[m->nloads] = rows;
+	m->load_rules[m->nloads] = rules;
+	m->load_files[m->nloads++] = (struct fg_cfi_file){c->nrows, c->nrules};
+	return 0;
 }
 
 static void bpf_unload(void *arg, uint32_t slot)
 {
 	struct fg_cfi_bpf_maps *m = arg;
-	struct fg_cfi_file none = {0, 0};
 
-	bpf_map_update_elem(m->files, &slot, &none, BPF_ANY);
-	bpf_map_delete_elem(m->rows, &slot);
-	bpf_map_delete_elem(m->rules, &slot);
+	FG_ALLOC_GROW(m->unload_slots, m->nunloads + 1, m->aunloads);
+	m->unload_slots[m->nunloads++] = slot;
+}
+
+static int bpf_commit_loads(void *arg)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+	uint32_t n = (uint32_t)m->nloads;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	/* the sizes first: a slot without its maps reads as no table (a fallback) */
+	if (bpf_map_update_batch(m->files, m->load_slots, m->load_files, &n, NULL) < 0 ||
+	    (n = (uint32_t)m->nloads,
+	     bpf_map_update_batch(m->rows, m->load_slots, m->load_rows, &n, NULL) < 0) ||
+	    (n = (uint32_t)m->nloads,
+	     bpf_map_update_batch(m->rules, m->load_slots, m->load_rules, &n, NULL) < 0))
+		err = -errno;
+	/* the arrays of maps hold the tables now */
+	for (size_t i = 0; i < m->nloads; i++) {
+		close(m->load_rows[i]);
+		close(m->load_rules[i]);
+	}
+	m->nloads = 0;
+	return err;
+}
+
+static int bpf_commit_unloads(void *arg)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+	uint32_t n = (uint32_t)m->nunloads;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	/*
+	 * One by one: arrays of maps have no batch delete (each waits for a
+	 * grace period).  The sizes first: the slot then reads as no table.
+	 */
+	for (size_t i = 0; i < m->nunloads; i++) {
+		struct fg_cfi_file none = {0, 0};
+		uint32_t slot = m->unload_slots[i];
+
+		if (bpf_map_update_elem(m->files, &slot, &none, BPF_ANY) < 0 ||
+		    bpf_map_delete_elem(m->rows, &slot) < 0 ||
+		    bpf_map_delete_elem(m->rules, &slot) < 0)
+			err = -errno;
+	}
+	m->nunloads = 0;
+	return err;
 }
 
 static int bpf_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
@@ -739,12 +816,22 @@ void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops)
 	ops->load = bpf_load;
 	ops->unload = bpf_unload;
 	ops->set_proc = bpf_set_proc;
+	ops->commit_loads = bpf_commit_loads;
+	ops->commit_unloads = bpf_commit_unloads;
 	ops->arg = m;
 }
 
 void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m)
 {
+	for (size_t i = 0; i < m->nloads; i++) {
+		close(m->load_rows[i]);
+		close(m->load_rules[i]);
+	}
 	free(m->keys);
-	m->keys = NULL;
-	m->nkeys = 0;
+	free(m->load_slots);
+	free(m->load_rows);
+	free(m->load_rules);
+	free(m->load_files);
+	free(m->unload_slots);
+	memset(m, 0, sizeof(*m));
 }
