@@ -103,12 +103,18 @@ struct {
 	__type(value, struct ustack_copy);
 } ustack SEC(".maps");
 
-static __always_inline void count(__u32 which, __u64 n)
+/* Add n to counter `which` of a per-CPU array of counters. */
+static __always_inline void map_add(void *counters, __u32 which, __u64 n)
 {
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+	__u64 *v = bpf_map_lookup_elem(counters, &which);
 
 	if (v)
 		*v += n;
+}
+
+static __always_inline void count(__u32 which, __u64 n)
+{
+	map_add(&stats, which, n);
 }
 
 static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32 tid)
@@ -231,6 +237,8 @@ static long walk_step(__u32 i, void *arg)
 	return 0;
 }
 
+#include "cfi_unwind.h"
+
 #ifdef __TARGET_ARCH_x86
 /*
  * The user registers into the snapshot, in perf_regs order: those the task
@@ -285,6 +293,7 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	    .cpu = cpu,
 	};
 	__u32 len;
+	bool cfi_done = false;
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
@@ -305,7 +314,13 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	}
 	c->copied = len;
 	c->ended = 0;
-	if (snapshot_bytes) {
+	/* --call-graph cfi: unwound here; a snapshot only to fall back (or to check) */
+	if (cfi_unwind && cfi_walk(regs, c, &w, c->ev.pid)) {
+		cfi_done = true;
+		if (!cfi_check)
+			c->ev.flags &= ~FG_SAMPLE_F_USTACK_SNAPSHOT;
+	}
+	if (snapshot_bytes && (c->ev.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		__u32 size;
 
 		/* the rest of the snapshot, page by page, before the walk uses it */
@@ -313,9 +328,12 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 		size = c->copied < snapshot_bytes ? c->copied : snapshot_bytes;
 		c->snap.size = size & ~7u; /* the IPs follow, 8-aligned */
 	}
+	if (cfi_done)
+		goto done;
 	/* frames, plus a page read now and then */
 	bpf_loop(MAX_STACK_DEPTH + FG_USTACK_COPY_MAX / PAGE + 1, walk_step, &w, 0);
 	c->ev.flags |= w.flags;
+done:
 	count(FG_STAT_USTACK_BYTES, c->copied);
 	if (w.flags & FG_SAMPLE_F_USTACK_CUT)
 		count(FG_STAT_USTACK_CUT, 1);

@@ -32,6 +32,7 @@
 
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
+#include "fg/cfi_load.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/record.h"
@@ -49,18 +50,27 @@
 
 static const char usage_text[] =
     "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-    "                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
-    "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
+    "                 [--call-graph fp | dwarf[,bytes] | cfi[,bytes]] [--cfi-check]\n"
+    "                 [--cfi-max-mib n] [--cfi-max-rows n] [--cfi-max-files n]\n"
+    "                 [--cfi-max-procs n] [--user-only | --kernel-only] [--max-depth n]\n"
+    "                 [-m pages] [-o file] [-- command [arg ...]]\n"
     "  -F hz           samples a second on each CPU (default 99)\n"
     "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
     "  -p pid          sample only this process (repeatable)\n"
     "  -t tid          sample only this thread (repeatable)\n"
     "  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
     "  -I              sample the idle task (pid 0) too\n"
-    "  --call-graph fp | dwarf[,bytes]\n"
+    "  --call-graph fp | dwarf[,bytes] | cfi[,bytes]\n"
     "                  fp (default): walk the user stack by frame pointers;\n"
     "                  dwarf: also record the user registers and bytes of user stack\n"
-    "                  (default 8192, at most 65528) for unwinding by CFI later\n"
+    "                  (default 8192, at most 65528) for unwinding by CFI later;\n"
+    "                  cfi: unwind by CFI in the kernel, with the files' tables loaded\n"
+    "                  into BPF maps; a sample whose table is not loaded yet carries\n"
+    "                  a snapshot of bytes instead, as with dwarf\n"
+    "  --cfi-check     with cfi: a snapshot with every sample too (to compare)\n"
+    "  --cfi-max-mib n, --cfi-max-rows n, --cfi-max-files n, --cfi-max-procs n\n"
+    "                  with cfi: MiB of tables (default 256), rows of one table\n"
+    "                  (4194304), tables (4096), processes (8192) in the maps\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
@@ -73,6 +83,7 @@ static const char usage_text[] =
     "  command         run it, sample it and its children, stop when it exits\n";
 
 static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
+static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -147,6 +158,14 @@ static void parse_options(int argc, char **argv)
 	}
 	if (fg_sample_opts_check(&opts, argv + optind, why, sizeof(why)) < 0)
 		usage_error("%s", why);
+	if (opts.cfi_max_mib)
+		cfi_limits.max_bytes = (uint64_t)opts.cfi_max_mib << 20;
+	if (opts.cfi_max_rows)
+		cfi_limits.max_rows = opts.cfi_max_rows;
+	if (opts.cfi_max_files)
+		cfi_limits.max_files = opts.cfi_max_files;
+	if (opts.cfi_max_procs)
+		cfi_limits.max_procs = opts.cfi_max_procs;
 	/* what the options name must be there */
 	for (size_t i = 0; i < opts.npids; i++)
 		if (kill((pid_t)opts.pids[i], 0) < 0 && errno == ESRCH)
@@ -248,6 +267,9 @@ struct run {
 	struct fg_rec_header header;
 	struct fg_rec_summary sum;
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
+	struct fg_cfi_loader *cfi; /* --call-graph cfi: the tables in the maps */
+	struct fg_cfi_bpf_maps cfi_maps;
+	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	int werr;
 	bool epipe;
 	int status;
@@ -263,8 +285,11 @@ static void cleanup(struct run *r)
 	free(r->links);
 	free(r->pfds);
 	ring_buffer__free(r->rb);
+	fg_cfi_loader_free(r->cfi);
+	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_sample_bpf__destroy(r->skel);
 	fg_sb_close(r->sb);
+	r->cfi = NULL;
 	r->links = NULL;
 	r->pfds = NULL;
 	r->rb = NULL;
@@ -512,7 +537,15 @@ static void setup_bpf(struct run *r)
 	r->skel->rodata->kernel_depth = opts.depth;
 	r->skel->rodata->user_depth = opts.depth;
 	r->skel->rodata->snapshot_bytes = opts.snapshot;
+	r->skel->rodata->cfi_unwind = opts.cfi;
+	r->skel->rodata->cfi_check = opts.cfi_check;
 	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
+	if (opts.cfi) {
+		bpf_map__set_max_entries(r->skel->maps.cfi_rows, cfi_limits.max_files);
+		bpf_map__set_max_entries(r->skel->maps.cfi_rules, cfi_limits.max_files);
+		bpf_map__set_max_entries(r->skel->maps.cfi_files, cfi_limits.max_files);
+		bpf_map__set_max_entries(r->skel->maps.cfi_procs, cfi_limits.max_procs);
+	}
 	if (!opts.pages)
 		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
 					       (size_t)sysconf(_SC_PAGESIZE));
@@ -542,6 +575,16 @@ static void setup_bpf(struct run *r)
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
 	if (!r->rb)
 		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+	if (opts.cfi) {
+		struct fg_cfi_load_ops ops;
+
+		r->cfi_maps.rows = bpf_map__fd(r->skel->maps.cfi_rows);
+		r->cfi_maps.rules = bpf_map__fd(r->skel->maps.cfi_rules);
+		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
+		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
+		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
+		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
+	}
 }
 
 /*
@@ -599,12 +642,23 @@ static void open_sideband(struct run *r)
 		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
 		fail_perf_event(r, err, failed_cpu, false, what);
 	}
-	if (!r->filtering) {
+	if (!r->filtering)
 		fg_maps_snapshot_all(r->q, "/proc");
-		return;
+	else
+		for (size_t i = 0; i < fg_targets_count(r->targets); i++)
+			fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
+	if (r->cfi) {
+		/* the tables of the processes running, before sampling starts */
+		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+
+		if (!r->filtering)
+			fg_cfi_loader_scan_all(r->cfi);
+		else
+			for (size_t i = 0; i < fg_targets_count(r->targets); i++)
+				fg_cfi_loader_scan(r->cfi, fg_targets_at(r->targets, i));
+		fg_cfi_loader_sync(r->cfi);
+		r->cfi_start_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	}
-	for (size_t i = 0; i < fg_targets_count(r->targets); i++)
-		fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
 }
 
 static int open_cpu_clock(int cpu)
@@ -688,11 +742,35 @@ static void start_stream(struct run *r)
 	}
 }
 
+/*
+ * Which records to write (the targets' only, when filtering); with
+ * --call-graph cfi, those written also keep the tables in the maps.
+ */
+static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t len)
+{
+	struct run *r = ctx;
+
+	if (r->filtering && !fg_targets_keep(r->targets, type, payload, len))
+		return false;
+	if (r->cfi)
+		fg_cfi_loader_record(r->cfi, type, payload, len);
+	return true;
+}
+
+/* Write what is queued up to `upto`: 0 or the writer's -errno. */
+static int write_queued(struct run *r, uint64_t upto)
+{
+	int err = fg_rq_flush(r->q, upto, r->w, keep_record, r);
+
+	if (r->cfi)
+		fg_cfi_loader_sync(r->cfi);
+	return err;
+}
+
 /* Write what is queued up to `upto`: 0, or the write error (also kept in r->werr). */
 static int flush(struct run *r, uint64_t upto)
 {
-	if (fg_rq_flush(r->q, upto, r->w, r->filtering ? fg_targets_keep : NULL, r->targets) < 0 ||
-	    fg_rec_writer_flush(r->w) < 0)
+	if (write_queued(r, upto) < 0 || fg_rec_writer_flush(r->w) < 0)
 		r->werr = fg_rec_writer_error(r->w);
 	return r->werr;
 }
@@ -751,8 +829,7 @@ static void finish(struct run *r)
 		ring_buffer__consume(r->rb);
 		fg_sb_drain(r->sb, r->q);
 		check_lost(r, end);
-		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
-			    r->targets);
+		write_queued(r, UINT64_MAX);
 	}
 	memset(sum, 0, sizeof(*sum));
 	sum->start_ns = r->header.start_ns;
@@ -797,6 +874,24 @@ static void report_per_cpu(struct run *r)
 	}
 }
 
+/* --call-graph cfi: how the walks ended, the tables and the limits hit */
+static void report_cfi(struct run *r, struct fg_buf *text)
+{
+	uint64_t percpu[MAX_CPUS], bpf[FG_CFI_STAT_MAX];
+	struct fg_cfi_load_stats st;
+
+	for (uint32_t k = 0; k < FG_CFI_STAT_MAX; k++) {
+		bpf[k] = 0;
+		if (bpf_map__lookup_elem(r->skel->maps.cfi_stats, &k, sizeof(k), percpu,
+					 sizeof(uint64_t) * (size_t)r->ncpus_possible, 0) == 0)
+			for (int i = 0; i < r->ncpus_possible; i++)
+				bpf[k] += percpu[i];
+	}
+	fg_cfi_loader_stats(r->cfi, &st);
+	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
+			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns);
+}
+
 /* What the run took, on standard error; nothing when the reader of the records went away. */
 static void report(struct run *r)
 {
@@ -835,6 +930,8 @@ static void report(struct run *r)
 	}
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
 	fg_sample_summary(&text, &st);
+	if (r->cfi)
+		report_cfi(r, &text);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		fg_warnx("%.*s", (int)(nl - line), line);
 	fg_buf_release(&text);

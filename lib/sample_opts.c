@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* fg-sample's options, checked. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,11 @@ const struct option fg_sample_longopts[] = {
     {"kernel-only", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_ONLY},
     {"max-depth", required_argument, NULL, FG_SAMPLE_OPT_MAX_DEPTH},
     {"call-graph", required_argument, NULL, FG_SAMPLE_OPT_CALL_GRAPH},
+    {"cfi-check", no_argument, NULL, FG_SAMPLE_OPT_CFI_CHECK},
+    {"cfi-max-files", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_FILES},
+    {"cfi-max-mib", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_MIB},
+    {"cfi-max-procs", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_PROCS},
+    {"cfi-max-rows", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_ROWS},
     {"mmap-pages", required_argument, NULL, 'm'},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
@@ -54,29 +60,50 @@ static int add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const
 	return 0;
 }
 
-/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
+/*
+ * --call-graph fp | dwarf[,BYTES] | cfi[,BYTES], as perf spells the first two:
+ * BYTES rounded up to 8, as perf does (with cfi: the snapshot of a fallback)
+ */
 static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
 {
 	const char *size;
+	size_t k;
 	uint64_t v;
 
+	o->cfi = false;
 	if (strcmp(arg, "fp") == 0) {
 		o->snapshot = 0;
 		return 0;
 	}
-	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
-		return refuse(why, len, "invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
+	k = strncmp(arg, "dwarf", 5) == 0 ? 5 : strncmp(arg, "cfi", 3) == 0 ? 3 : 0;
+	if (!k || (arg[k] != '\0' && arg[k] != ','))
+		return refuse(why, len,
+			      "invalid --call-graph '%s' (fp, dwarf[,bytes] or cfi[,bytes])", arg);
 #ifndef __x86_64__
-	return refuse(why, len, "--call-graph dwarf: stack snapshots are written on x86-64 only");
+	return refuse(why, len, "--call-graph %s: x86-64 only", arg);
 #endif
+	o->cfi = k == 3;
 	o->snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
-	if (arg[5] == '\0')
+	if (arg[k] == '\0')
 		return 0;
-	size = arg + 6;
+	size = arg + k + 1;
 	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
 		return refuse(why, len, "invalid stack dump size '%s' (1 to %u bytes)", size,
 			      FG_USTACK_SNAPSHOT_MAX);
 	o->snapshot = (unsigned)((v + 7) & ~7ull);
+	return 0;
+}
+
+/* a limit of --call-graph cfi: `what` between min and max */
+static int cfi_limit(unsigned *out, const char *arg, const char *what, uint64_t min, uint64_t max,
+		     char *why, size_t len)
+{
+	uint64_t v;
+
+	if (fg_parse_u64(arg, min, max, &v) < 0)
+		return refuse(why, len, "invalid limit '%s' (%" PRIu64 " to %" PRIu64 " %s)", arg,
+			      min, max, what);
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -125,6 +152,17 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return 0;
 	case FG_SAMPLE_OPT_CALL_GRAPH:
 		return call_graph(o, arg, why, len);
+	case FG_SAMPLE_OPT_CFI_CHECK:
+		o->cfi_check = true;
+		return 0;
+	case FG_SAMPLE_OPT_CFI_MAX_FILES:
+		return cfi_limit(&o->cfi_max_files, arg, "tables", 1, 1u << 20, why, len);
+	case FG_SAMPLE_OPT_CFI_MAX_MIB:
+		return cfi_limit(&o->cfi_max_mib, arg, "MiB of tables", 1, 1u << 16, why, len);
+	case FG_SAMPLE_OPT_CFI_MAX_PROCS:
+		return cfi_limit(&o->cfi_max_procs, arg, "processes", 1, 1u << 22, why, len);
+	case FG_SAMPLE_OPT_CFI_MAX_ROWS:
+		return cfi_limit(&o->cfi_max_rows, arg, "rows", 2, 1u << 24, why, len);
 	case FG_SAMPLE_OPT_MAX_DEPTH:
 		if (fg_parse_u64(arg, 1, MAX_STACK_DEPTH, &v) < 0)
 			return refuse(why, len, "invalid stack depth '%s' (1 to %d)", arg,
@@ -140,7 +178,10 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 	if (o->user_only && o->kernel_only)
 		return refuse(why, len, "--user-only and --kernel-only exclude each other");
 	if (o->kernel_only && o->snapshot)
-		return refuse(why, len, "--call-graph dwarf and --kernel-only exclude each other");
+		return refuse(why, len, "--call-graph %s and --kernel-only exclude each other",
+			      o->cfi ? "cfi" : "dwarf");
+	if (o->cfi_check && !o->cfi)
+		return refuse(why, len, "--cfi-check needs --call-graph cfi");
 	if (rest && rest[0])
 		o->command = rest;
 	if (o->command && (o->npids || o->ntids))

@@ -290,7 +290,7 @@ check_snapshots() {
 		[ -z "$output" ]
 		case $bad in
 		dwarf,*) [[ $stderr == "fg-sample: invalid stack dump size '${bad#dwarf,}' (1 to 65528 bytes)"* ]] ;;
-		*) [[ $stderr == "fg-sample: invalid --call-graph '$bad' (fp, or dwarf[,bytes])"* ]] ;;
+		*) [[ $stderr == "fg-sample: invalid --call-graph '$bad' (fp, dwarf[,bytes] or cfi[,bytes])"* ]] ;;
 		esac
 		[[ $stderr == *"usage: fg-sample "* ]]
 	done

@@ -35,7 +35,10 @@ struct fg_sample_opts {
 	bool idle, user_only, kernel_only, verbose;
 	unsigned depth;	   /* --max-depth */
 	unsigned pages;	   /* -m; 0: by the rate (fg_bpf_ring_pages()) */
-	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
+	unsigned snapshot; /* --call-graph dwarf,BYTES (cfi,BYTES: a fallback's); 0 for fp */
+	bool cfi;	   /* --call-graph cfi: unwound in BPF */
+	bool cfi_check;	   /* --cfi-check: and a snapshot with every sample */
+	unsigned cfi_max_files, cfi_max_mib, cfi_max_procs, cfi_max_rows; /* 0: the defaults */
 	const char *output;
 	char **command; /* NULL, or the command and its arguments */
 };
@@ -51,6 +54,11 @@ enum {
 	FG_SAMPLE_OPT_KERNEL_ONLY,
 	FG_SAMPLE_OPT_MAX_DEPTH,
 	FG_SAMPLE_OPT_CALL_GRAPH,
+	FG_SAMPLE_OPT_CFI_CHECK,
+	FG_SAMPLE_OPT_CFI_MAX_FILES,
+	FG_SAMPLE_OPT_CFI_MAX_MIB,
+	FG_SAMPLE_OPT_CFI_MAX_PROCS,
+	FG_SAMPLE_OPT_CFI_MAX_ROWS,
 };
 
 /* '+': the options end at the command */

@@ -62,9 +62,9 @@ TEST(bad_values_say_what)
 	CHECK_STR(refused('m', "3"), "invalid buffer size '3' (pages, a power of two)");
 	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_DEPTH, "128"), "invalid stack depth '128' (1 to 127)");
 	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "lbr"),
-		  "invalid --call-graph 'lbr' (fp, or dwarf[,bytes])");
+		  "invalid --call-graph 'lbr' (fp, dwarf[,bytes] or cfi[,bytes])");
 	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "dwarfs"),
-		  "invalid --call-graph 'dwarfs' (fp, or dwarf[,bytes])");
+		  "invalid --call-graph 'dwarfs' (fp, dwarf[,bytes] or cfi[,bytes])");
 	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "dwarf,65529"),
 		  "invalid stack dump size '65529' (1 to 65528 bytes)");
 }
@@ -90,6 +90,46 @@ TEST(combinations)
 	o.snapshot = 8192;
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "--call-graph dwarf and --kernel-only exclude each other");
+	o.kernel_only = false;
+	o.snapshot = 0;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_CHECK, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--cfi-check needs --call-graph cfi");
+}
+
+TEST(call_graph_cfi)
+{
+	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
+	char why[256], *none[] = {NULL};
+
+	/* cfi: a snapshot of 8192 bytes for the samples that fall back, or BYTES */
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "cfi", why, sizeof(why)), 0);
+	CHECK(o.cfi && o.snapshot == 8192);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "cfi,1001", why, sizeof(why)), 0);
+	CHECK(o.cfi && o.snapshot == 1008);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_CHECK, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_MAX_MIB, "64", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_MAX_ROWS, "1000", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_MAX_FILES, "10", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_MAX_PROCS, "20", why, sizeof(why)), 0);
+	CHECK(o.cfi_max_mib == 64 && o.cfi_max_rows == 1000 && o.cfi_max_files == 10 &&
+	      o.cfi_max_procs == 20);
+	CHECK_STR(refused(FG_SAMPLE_OPT_CFI_MAX_MIB, "0"),
+		  "invalid limit '0' (1 to 65536 MiB of tables)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_CFI_MAX_ROWS, "1"),
+		  "invalid limit '1' (2 to 16777216 rows)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "cfi,0"),
+		  "invalid stack dump size '0' (1 to 65528 bytes)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "cfis"),
+		  "invalid --call-graph 'cfis' (fp, dwarf[,bytes] or cfi[,bytes])");
+	/* fp and dwarf undo it */
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "dwarf", why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 8192);
+	o.kernel_only = true;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "cfi", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--call-graph cfi and --kernel-only exclude each other");
 }
 
 int main(void)
@@ -97,5 +137,6 @@ int main(void)
 	RUN(values);
 	RUN(bad_values_say_what);
 	RUN(combinations);
+	RUN(call_graph_cfi);
 	return unit_done();
 }

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * --call-graph cfi: the user stack unwound here, with the tables lib/cfi
+ * builds, which fg-sample loads into the maps of fg/bpf_cfi.h.  Included by
+ * fg_sample.bpf.c once its stack copy (struct ustack_copy, copy_page) and
+ * struct walk are defined.
+ *
+ * Each frame, in a bpf_loop() callback (up to --max-depth frames): the
+ * process' mapping holding the pc (a binary search of its sorted array),
+ * the row of the mapping's table (fg_cfi_find_row, through the table's
+ * inner map), then the rule applied by fg_cfi_step, the very step fg-sym
+ * runs on snapshots (include/fg/cfi_step.h).  The stack is read inside the
+ * copy of its top that the frame-pointer walk uses, extended a page at a
+ * time as the CFA climbs; words outside it are read one by one.  Code
+ * without CFI (a mapping without a table) and gaps of a table are walked by
+ * frame pointers, as lib/unwind does; SIGNAL rows read the ucontext, STOP
+ * rows end the walk.
+ *
+ * A pc in no loaded table (a process or a mapping fg-sample has not loaded
+ * yet: just started, a dlopen) makes the sample fall back: it carries the
+ * snapshot of --call-graph dwarf instead, for fg-sym to unwind.
+ */
+#include "fg/bpf_cfi.h"
+
+/* the step reads the stack and the rows as defined below */
+struct cfi_mem;
+static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val);
+static __always_inline __u32 cfi_row_pc(void *rows, __u32 i);
+#define FG_CFI_CTX struct cfi_mem
+#define FG_CFI_READ(ctx, addr, val) cfi_read((ctx), (addr), (val))
+#define FG_CFI_ROWS void
+#define FG_CFI_ROW_PC(rows, i) cfi_row_pc((rows), (i))
+#define FG_CFI_INLINE static __always_inline
+#include "fg/cfi_step.h"
+
+const volatile bool cfi_unwind = false; /* --call-graph cfi */
+const volatile bool cfi_check = false;	/* and a snapshot with every sample (tests) */
+
+struct cfi_rows_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size,
+	       sizeof(struct fg_cfi_row)); /* (a __type here would be a mere FWD in BTF) */
+};
+
+struct cfi_rules_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct fg_cfi_rule));
+};
+
+/* table slot -> its rows, its rules; fg-sample sets the slots (--cfi-max-files) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct cfi_rows_inner);
+} cfi_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct cfi_rules_inner);
+} cfi_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fg_cfi_file);
+} cfi_files SEC(".maps");
+
+/* pid -> its executable mappings; fg-sample sets the size (--cfi-max-procs) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct fg_cfi_proc);
+} cfi_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FG_CFI_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} cfi_stats SEC(".maps");
+
+/* the walk's registers, per CPU: in a map, so that the verifier tracks none of their values */
+struct cfi_state {
+	struct fg_cfi_regs g;
+	__u32 pid;
+	__u32 exact; /* the pc is exact (the leaf, or after a signal frame) */
+	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cfi_state);
+} cfi_state SEC(".maps");
+
+static __always_inline void cfi_count(__u32 which, __u64 n)
+{
+	map_add(&cfi_stats, which, n);
+}
+
+/* The step's memory: the copy of the stack's top, extended as the walk climbs. */
+struct cfi_mem {
+	struct walk *w;
+	struct ustack_copy *c;
+};
+
+/* One more page at the end of the copy (copy_page(), with its bounds where the verifier sees them).
+ */
+static __always_inline void cfi_more(struct cfi_mem *m)
+{
+	struct ustack_copy *c = m->c;
+	__u64 at = c->copied;
+
+	barrier_var(at);
+	if (c->ended || at > COPY_CAP - PAGE)
+		return;
+	if (bpf_probe_read_user(c->data + at, PAGE, (void *)(m->w->sp + at)) < 0) {
+		c->ended = 1;
+		return;
+	}
+	c->copied = at + PAGE;
+}
+
+static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val)
+{
+	struct ustack_copy *c = m->c;
+	__u64 off = addr - m->w->sp;
+
+	if (addr >= m->w->sp && off < COPY_CAP - PAGE) {
+		/* a CFA a page or two above the copy: the pages in between are stack too */
+		if (off + 8 > c->copied)
+			cfi_more(m);
+		if (off + 8 > c->copied)
+			cfi_more(m);
+		barrier_var(off); /* or clang computes it again, out of the verifier's sight */
+		if (off <= COPY_CAP - 8 && off + 8 <= c->copied) {
+			*val = *(__u64 *)(c->data + off);
+			return 0;
+		}
+	}
+	if (bpf_probe_read_user(val, 8, (void *)addr) < 0)
+		return FG_CFI_END_UNREADABLE;
+	return 0;
+}
+
+static __always_inline __u32 cfi_row_pc(void *rows, __u32 i)
+{
+	struct fg_cfi_row *r = bpf_map_lookup_elem(rows, &i);
+
+	return r ? r->pc : 0xffffffffu;
+}
+
+/* a binary search, one halving per bpf_loop() step */
+struct cfi_search {
+	__u64 pc;
+	__u32 key; /* the pid, or the table's slot */
+	__u32 n;
+	__u32 lo, hi;
+};
+
+static long cfi_map_halve(__u32 i, void *arg)
+{
+	struct cfi_search *s = arg;
+	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &s->key);
+	__u32 mid;
+
+	if (!p || s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	if (mid >= FG_CFI_PROC_MAPS)
+		return 1;
+	if (p->maps[mid].start <= s->pc)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+static long cfi_row_halve(__u32 i, void *arg)
+{
+	struct cfi_search *s = arg;
+	void *rows = bpf_map_lookup_elem(&cfi_rows, &s->key);
+
+	if (!rows)
+		return 1;
+	return fg_cfi_find_halve(rows, s->n, (__u32)s->pc, &s->lo, &s->hi);
+}
+
+/* The mapping of process `pid` holding `pc`, or NULL. */
+static __always_inline const struct fg_cfi_map *cfi_find_map(__u32 pid, __u64 pc)
+{
+	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &pid);
+	struct cfi_search s = {.pc = pc, .key = pid};
+	const struct fg_cfi_map *m;
+
+	if (!p || p->n > FG_CFI_PROC_MAPS)
+		return NULL;
+	s.hi = p->n;
+	bpf_loop(FG_CFI_PROC_MAPS_LOG + 1, cfi_map_halve, &s, 0);
+	if (s.lo == 0 || s.lo > FG_CFI_PROC_MAPS)
+		return NULL;
+	m = &p->maps[(s.lo - 1) & (FG_CFI_PROC_MAPS - 1)];
+	return pc < m->end ? m : NULL;
+}
+
+/*
+ * The rule of table `slot` for `rel` (a pc of its rows): NULL in a gap of
+ * the table, or with *gone set when the slot holds no table (being loaded
+ * or freed: the sample falls back).
+ */
+static __always_inline const struct fg_cfi_rule *cfi_find_rule(__u32 slot, __u32 rel, bool *gone)
+{
+	const struct fg_cfi_file *f = bpf_map_lookup_elem(&cfi_files, &slot);
+	void *rows = bpf_map_lookup_elem(&cfi_rows, &slot);
+	void *rules = bpf_map_lookup_elem(&cfi_rules, &slot);
+	struct cfi_search s = {.pc = rel, .key = slot};
+	const struct fg_cfi_row *row;
+	const struct fg_cfi_rule *r;
+	__u32 i;
+
+	if (!f || !rows || !rules || !f->nrows) {
+		*gone = true;
+		return NULL;
+	}
+	s.n = s.hi = f->nrows;
+	bpf_loop(32, cfi_row_halve, &s, 0);
+	if (s.lo == 0)
+		return NULL;
+	i = s.lo - 1;
+	row = bpf_map_lookup_elem(rows, &i);
+	if (!row)
+		return NULL;
+	r = bpf_map_lookup_elem(rules, &(__u32){row->rule});
+	if (!r || r->kind == FG_CFI_NONE)
+		return NULL;
+	return r;
+}
+
+static __always_inline long cfi_end(struct cfi_state *st, __u32 why)
+{
+	st->end = why;
+	return 1;
+}
+
+static __always_inline __u32 cfi_end_of(int res)
+{
+	switch (res) {
+	case FG_CFI_END_STOP:
+		return FG_CFI_STAT_END_STOP;
+	case FG_CFI_END_INVALID:
+		return FG_CFI_STAT_END_INVALID;
+	case FG_CFI_END_NOREG:
+		return FG_CFI_STAT_END_NOREG;
+	case FG_CFI_END_TRUNCATED:
+	case FG_CFI_END_UNREADABLE:
+		return FG_CFI_STAT_END_UNREAD;
+	default:
+		return FG_CFI_STAT_END_NOINFO;
+	}
+}
+
+/*
+ * One frame: the caller of the frame whose registers are in the state (its
+ * pc already in the sample), as lib/unwind's fg_unwind() finds it.
+ */
+static long cfi_step_frame(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	__u32 zero = 0, nu = w->nu, idx = w->nk + nu;
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
+	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	const struct fg_cfi_rule *rule = NULL;
+	const struct fg_cfi_map *m;
+	struct cfi_mem mem;
+	struct fg_cfi_regs *g;
+	__u64 pc, look, rsp;
+	int res;
+
+	if (!c || !st)
+		return 1;
+	g = &st->g;
+	pc = g->r[FG_CFI_RIP];
+	rsp = g->r[FG_CFI_RSP];
+	look = st->exact ? pc : pc - 1;
+	m = cfi_find_map(st->pid, look);
+	if (!m || m->table == FG_CFI_TABLE_PENDING)
+		return cfi_end(st, FG_CFI_STAT_FALLBACK);
+	mem.w = w;
+	mem.c = c;
+	if (m->table != FG_CFI_TABLE_FP) {
+		bool gone = false;
+
+		rule = cfi_find_rule(m->table, (__u32)(look - m->sub), &gone);
+		if (gone)
+			return cfi_end(st, FG_CFI_STAT_FALLBACK);
+	}
+	if (rule) {
+		res = fg_cfi_step(rule, g, &mem);
+	} else if ((g->valid & FG_CFI_BIT(FG_CFI_RBP)) && !g->r[FG_CFI_RBP]) {
+		/* a frame pointer of zero: the outermost frame of code without CFI */
+		return cfi_end(st, m->table == FG_CFI_TABLE_FP ? FG_CFI_STAT_END_STOP
+							       : FG_CFI_STAT_END_NOINFO);
+	} else if (m->table != FG_CFI_TABLE_FP && !(g->valid & FG_CFI_BIT(FG_CFI_RBP))) {
+		return cfi_end(st, FG_CFI_STAT_END_NOINFO);
+	} else {
+		res = fg_cfi_step_fp(g, &mem);
+		cfi_count(FG_CFI_STAT_FP_FRAMES, 1);
+	}
+	if (res == FG_CFI_OK_EXACT) {
+		if (g->r[FG_CFI_RSP] == rsp && g->r[FG_CFI_RIP] == pc)
+			return cfi_end(st, FG_CFI_STAT_END_LOOP);
+	} else if (res != FG_CFI_OK) {
+		return cfi_end(st, cfi_end_of(res));
+	} else if (g->r[FG_CFI_RSP] <= rsp) {
+		return cfi_end(st, FG_CFI_STAT_END_LOOP);
+	}
+	st->exact = res == FG_CFI_OK_EXACT;
+	if (!g->r[FG_CFI_RIP])
+		return cfi_end(st, FG_CFI_STAT_END_NOINFO); /* a return address of zero */
+	if (nu >= user_depth || idx >= 2 * MAX_STACK_DEPTH)
+		return cfi_end(st, FG_CFI_STAT_END_DEPTH);
+	barrier_var(idx);
+	c->ev.ips[idx & 255] = g->r[FG_CFI_RIP];
+	w->nu = nu + 1;
+	return 0;
+}
+
+/*
+ * Unwind the user stack of the task whose registers are `regs`, its leaf pc
+ * already at c->ev.ips[w->nk] (w->nu 1): true with the frames in the sample,
+ * false when the sample must fall back to a snapshot.
+ */
+static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c, struct walk *w,
+				     __u32 pid)
+{
+	__u32 zero = 0;
+	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+
+	if (!st)
+		return false;
+	st->g.r[FG_CFI_RIP] = PT_REGS_IP_CORE(regs);
+	st->g.r[FG_CFI_RSP] = PT_REGS_SP_CORE(regs);
+	st->g.r[FG_CFI_RBP] = PT_REGS_FP_CORE(regs);
+#ifdef __TARGET_ARCH_x86
+	st->g.r[FG_CFI_RBX] = BPF_CORE_READ(regs, bx);
+	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP) |
+		      FG_CFI_BIT(FG_CFI_RBX);
+#else
+	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
+#endif
+	st->pid = pid;
+	st->exact = 1;
+	st->end = FG_CFI_STAT_END_DEPTH;
+	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, w, 0);
+	if (st->end == FG_CFI_STAT_FALLBACK) {
+		cfi_count(FG_CFI_STAT_FALLBACK, 1);
+		if (!bpf_map_lookup_elem(&cfi_procs, &pid))
+			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
+		w->nu = 1;
+		c->ev.flags |= FG_SAMPLE_F_CFI_FALLBACK;
+		return false;
+	}
+	cfi_count(FG_CFI_STAT_WALKS, 1);
+	cfi_count(FG_CFI_STAT_FRAMES, w->nu);
+	cfi_count(st->end, 1);
+	c->ev.flags |= FG_SAMPLE_F_USTACK_CFI;
+	if (st->end != FG_CFI_STAT_END_STOP)
+		c->ev.flags |= FG_SAMPLE_F_USTACK_CUT;
+	return true;
+}
