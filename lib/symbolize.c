@@ -1831,6 +1831,47 @@ static struct fg_unwind_dw *proc_dw(struct fg_symbolizer *s, struct proc *p)
 	return p->dw;
 }
 
+/* The unwinder's arrays, allocated once; the files' tables are read from now on. */
+static void uw_alloc(struct fg_symbolizer *s)
+{
+	if (!s->uw_frames) {
+		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
+		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
+		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
+		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
+	}
+	s->unwinding = true;
+}
+
+/*
+ * User frames unwound with CFI by the BPF program (--call-graph cfi): the
+ * first exact, the others return addresses, except that a signal
+ * trampoline, found by its CFI as the unwinder found it, is named
+ * "__restore_rt" and the frame it returns to is exact: as for a snapshot.
+ */
+static void cfi_frame_flags(struct fg_symbolizer *s, struct fg_sym_sample *smp)
+{
+	struct unwind_ctx c = {.s = s, .p = get_proc(s, smp->pid), .time_ns = smp->time_ns};
+	uint32_t flags = FG_UNWIND_F_EXACT;
+
+	if (smp->nuips > FG_SYM_UNWIND_MAX)
+		return;
+	uw_alloc(s);
+	for (size_t i = 0; i < smp->nuips; i++) {
+		uint64_t pc = smp->uips[i], look = flags || !pc ? pc : pc - 1;
+		struct fg_unwind_map um;
+
+		s->uw_flags[i] = flags;
+		flags = 0;
+		if (unwind_find(&c, look, &um) == 0 && um.cfi &&
+		    fg_cfi_lookup(um.cfi, look - um.bias)->kind == FG_CFI_SIGNAL) {
+			s->uw_flags[i] |= FG_UNWIND_F_SIGNAL;
+			flags = FG_UNWIND_F_EXACT;
+		}
+	}
+	smp->uflags = s->uw_flags;
+}
+
 /*
  * Unwind the snapshot of *smp into s->uw_*, and point smp's user frames at
  * them.  A snapshot whose registers cannot be used keeps the frame-pointer
@@ -1853,13 +1894,7 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 		s->st.unwind_badregs++;
 		return;
 	}
-	if (!s->uw_frames) {
-		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
-		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
-		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
-		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
-	}
-	s->unwinding = true;
+	uw_alloc(s);
 	p = get_proc(s, smp->pid);
 	if (s->o.unwinder == FG_SYM_UNWIND_LIBDW) {
 		struct fg_unwind_dw *dw = proc_dw(s, p);
@@ -2224,6 +2259,8 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	unwound = *sample;
 	if (smp->ustack)
 		unwind_snapshot(s, smp);
+	if (smp->cfi_unwound && !smp->uflags)
+		cfi_frame_flags(s, smp);
 	s->st.samples++;
 	if (s->o.debuginfod && (r = fg_symbolizer_flush(s, out, false)) < 0)
 		return r;
@@ -2304,6 +2341,7 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .ustack = rec->ustack,
 		    .ustack_regs = rec->ustack_regs,
 		    .ustack_data = rec->ustack_data,
+		    .cfi_unwound = sm->flags & FG_SAMPLE_F_USTACK_CFI,
 		};
 		return fg_symbolizer_write(s, out, &smp);
 	}

@@ -182,6 +182,11 @@ struct fg_sym_sample {
 	const struct fg_rec_ustack *ustack;
 	const uint64_t *ustack_regs; /* ustack->nr_regs registers */
 	const uint8_t *ustack_data;  /* ustack->size bytes from ustack->sp */
+	/*
+	 * uips were unwound with CFI by the BPF program (--call-graph cfi):
+	 * their signal trampolines are found in the files' tables (uflags NULL).
+	 */
+	bool cfi_unwound;
 };
 
 /* One named (or unnamed) frame. */
