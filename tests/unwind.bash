@@ -32,3 +32,15 @@ not_whole() {
 		{ n = split($0, l, "\n") }
 		!(l[n] ~ / (_start|clone3|__clone3|clone|__clone)\+0x[0-9a-f]+ \(/ && $0 !~ /\[unknown\]/)' "$1"
 }
+
+# every_mode FILE: a stack of each mode of the unwinding fixture (tests/unwind/fixture.c) in FILE
+every_mode() {
+	local f
+	for f in rec_a slow_cmp fixlib_work lib_callback on_usr1 mode_plt realigned worker \
+		mode_vdso; do
+		grep -q " $f+" "$1" || {
+			echo "no stack through $f" >&2
+			return 1
+		}
+	done
+}

@@ -1,0 +1,204 @@
+#!/usr/bin/env bats
+# fg-sample --call-graph cfi: user stacks unwound in the BPF program with the
+# tables lib/cfi builds, loaded into maps as processes map files (root, BPF).
+# The unwinding fixtures (built by gcc and clang without frame pointers) and
+# Debian's python3 reach _start; with --cfi-check every sample carries both
+# the in-kernel unwind and a snapshot, which fg-sym unwinds: the two agree
+# frame for frame.  Samples whose tables are not loaded yet (a process just
+# started, a dlopen) fall back to a snapshot and are whole too; limits and
+# a corrupt .eh_frame are counted.
+bats_require_minimum_version 1.5.0
+load helpers
+load unwind
+
+U=$FG_BUILD/unwind
+
+setup() {
+	requires root btf perf_event
+}
+
+# capture NAME COMMAND...: fg-sample --call-graph cfi (plus $CFI_OPTS) of COMMAND into
+# NAME.fgr, its summary in NAME.sample, fg-sym's text in NAME.out
+capture() {
+	local d=$BATS_TEST_TMPDIR name=$1
+	shift
+	# shellcheck disable=SC2086 # CFI_OPTS: words
+	fg-sample -F 999 --call-graph cfi ${CFI_OPTS:-} -o "$d/$name.fgr" -- "$@" \
+		2>"$d/$name.sample" >/dev/null
+	sed 's/^/# /' "$d/$name.sample" >&3
+	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
+}
+
+# in_bpf NAME PCT: at least PCT% of NAME's user stacks were unwound in the kernel
+in_bpf() {
+	local line=$(grep 'cfi: [0-9]* user stacks unwound in BPF' "$BATS_TEST_TMPDIR/$1.sample")
+	[[ $line =~ cfi:\ ([0-9]+)\ user\ stacks.*\;\ ([0-9]+)\ samples\ fell\ back ]]
+	local walks=${BASH_REMATCH[1]} fell=${BASH_REMATCH[2]}
+	echo "# $1: $walks unwound in BPF, $fell fell back" >&3
+	[ "$walks" -gt 0 ] && [ $((100 * walks)) -ge $(($2 * (walks + fell))) ]
+}
+
+# agree NAME: with --cfi-check, each sample unwound in BPF names the same frames as its
+# snapshot unwound by fg-sym (fg-sym --unwinder none prints the in-kernel frames)
+agree() {
+	local d=$BATS_TEST_TMPDIR
+	fg-sym --unwinder none "$d/$1.fgr" >"$d/$1.kernel" 2>/dev/null
+	fgr-dump "$d/$1.fgr" | sed -n 's/^sample .* flags=\(0x[0-9a-f]*\) .*/\1/p' >"$d/$1.flags"
+	python3 - "$d/$1.out" "$d/$1.kernel" "$d/$1.flags" <<-'EOF'
+		import sys
+		snap = open(sys.argv[1]).read().split("\n\n")
+		kern = open(sys.argv[2]).read().split("\n\n")
+		flags = [int(x, 16) for x in open(sys.argv[3]).read().split()]
+		assert len(flags) == len(snap) - 1 == len(kern) - 1, (len(flags), len(snap), len(kern))
+		n = bad = 0
+		for s, k, f in zip(snap, kern, flags):
+		    if not f & 0x1000:  # FG_SAMPLE_F_USTACK_CFI
+		        continue
+		    n += 1
+		    if s != k:
+		        bad += 1
+		        if bad <= 3:
+		            print("snapshot:\n%s\nin BPF:\n%s\n" % (s, k), file=sys.stderr)
+		print("# %d samples unwound both ways, %d differ" % (n, bad))
+		sys.exit(1 if bad or n < 100 else 0)
+	EOF
+}
+
+# live FIXTURE: whole stacks, every mode, mostly unwound in BPF, and the same as the snapshots'
+live() {
+	local d=$BATS_TEST_TMPDIR comm=fixture-$1
+	comm=${comm:0:15}
+	CFI_OPTS=--cfi-check capture "$1" "$U/fixture-$1" 100
+	at_least_whole 99 "$d/$1.out" "$comm" || {
+		not_whole "$d/$1.out" "$comm" | head -60 >&2
+		return 1
+	}
+	every_mode "$d/$1.out"
+	in_bpf "$1" 70
+	agree "$1" >&3
+}
+
+@test "fg-sample --call-graph cfi: the gcc fixtures' stacks are whole and agree with their snapshots" {
+	live gcc-pie
+	live gcc-nopie
+	live gcc-static
+}
+
+@test "fg-sample --call-graph cfi: the clang fixtures' stacks are whole and agree with their snapshots" {
+	live clang-pie
+	live clang-nopie
+	live clang-static
+}
+
+@test "fg-sample --call-graph cfi: Debian's python3 reaches _start, unwound in BPF" {
+	local d=$BATS_TEST_TMPDIR py=/usr/bin/python3
+	[ -x "$py" ]
+	CFI_OPTS=--cfi-check capture py "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+f(33)'
+	awk 'BEGIN { RS = "" } $1 == "python3" { n++; if ($0 ~ / _start\+0x[0-9a-f]+ \([^)]*\)$/) w++ }
+		END { printf "# %d of %d python3 stacks end at _start\n", w, n > "/dev/stderr"; exit !(n >= 100 && 100 * w >= 99 * n) }' \
+		"$d/py.out"
+	grep -q ' _PyEval_EvalFrameDefault+' "$d/py.out"
+	grep -q ' Py_RunMain+' "$d/py.out"
+	in_bpf py 70
+	agree py >&3
+	# without --cfi-check, a sample unwound in BPF is a few hundred bytes
+	capture py2 "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+f(33)'
+	grep -q 'cfi: .* tables in BPF maps' "$d/py2.sample"
+	in_bpf py2 70
+}
+
+@test "fg-sample --call-graph cfi: processes that dlopen a library and exit in 100 ms are whole, through the fallback" {
+	local d=$BATS_TEST_TMPDIR
+	cat >"$d/dl.c" <<-'EOF'
+		#include <dlfcn.h>
+		#include <stdio.h>
+		#include <time.h>
+		static unsigned long cb(unsigned long x) { return x * 3 + 1; }
+		int main(int argc, char **argv)
+		{
+			void *h = dlopen(argv[1], RTLD_NOW);
+			unsigned long (*work)(unsigned long, unsigned long (*)(unsigned long));
+			struct timespec t0, t;
+			unsigned long s = 0;
+
+			if (!h || !(work = (unsigned long (*)(unsigned long, unsigned long (*)(unsigned long)))dlsym(h, "fixlib_work")))
+				return 1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				s += work(1000, cb);
+				clock_gettime(CLOCK_MONOTONIC, &t);
+			} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < 60);
+			return (int)(s & 1) * 0;
+		}
+	EOF
+	gcc -O2 -fomit-frame-pointer -o "$d/dlshort" "$d/dl.c" -ldl
+	capture dl sh -c "for i in 1 2 3 4 5 6 7 8; do '$d/dlshort' '$U/libfixlib-gcc.so' || exit 1; done"
+	grep -q 'lost 0' "$d/dl.sample"
+	grep -q 'samples fell back to a snapshot' "$d/dl.sample"
+	at_least_whole 99 "$d/dl.out" dlshort || {
+		not_whole "$d/dl.out" dlshort | head -40 >&2
+		return 1
+	}
+	# the library's frames, under main, through the fallback and in BPF alike
+	[ "$(grep -c ' fixlib_work+' "$d/dl.out")" -ge 100 ]
+}
+
+@test "fg-sample --call-graph cfi: limits hit are counted, named with their option, and the samples fall back" {
+	local d=$BATS_TEST_TMPDIR
+	CFI_OPTS="--cfi-max-files 1" capture lim "$U/fixture-gcc-pie" 20
+	grep -q 'over the tables at once, 1 (raise with --cfi-max-files)' "$d/lim.sample"
+	at_least_whole 99 "$d/lim.out" fixture-gcc-pie
+	CFI_OPTS="--cfi-max-rows 100" capture rows "$U/fixture-gcc-pie" 20
+	grep -q 'over the rows of one table, 100 (raise with --cfi-max-rows)' "$d/rows.sample"
+	CFI_OPTS="--cfi-max-mib 1" capture mib "$U/fixture-gcc-pie" 20
+	at_least_whole 99 "$d/mib.out" fixture-gcc-pie
+}
+
+@test "fg-sample --call-graph cfi: a mapped file with a corrupt .eh_frame is counted, and sampling goes on" {
+	local d=$BATS_TEST_TMPDIR
+	cp "$U/libfixlib-gcc.so" "$d/libbad.so"
+	# .eh_frame overwritten with bytes that look like entries of huge lengths
+	python3 - "$d/libbad.so" <<-'EOF'
+		import struct, subprocess, sys
+		out = subprocess.run(["readelf", "-SW", sys.argv[1]], capture_output=True, text=True).stdout
+		for line in out.splitlines():
+		    f = line.replace("[ ", "[").split()
+		    if len(f) > 5 and f[1] == ".eh_frame":
+		        off, size = int(f[4], 16), int(f[5], 16)
+		data = bytearray(open(sys.argv[1], "rb").read())
+		for i in range(off, off + size - 8, 8):
+		    data[i:i + 8] = struct.pack("<II", 0xfffffff0 - i, 0x7fffffff)
+		open(sys.argv[1], "wb").write(data)
+	EOF
+	cat >"$d/maps.c" <<-'EOF'
+		#include <fcntl.h>
+		#include <sys/mman.h>
+		#include <time.h>
+		#include <unistd.h>
+		int main(int argc, char **argv)
+		{
+			int fd = open(argv[1], O_RDONLY);
+			void *p = mmap(0, 65536, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+			struct timespec t0, t;
+			volatile unsigned long x = 0;
+
+			if (fd < 0 || p == MAP_FAILED)
+				return 1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				for (int i = 0; i < 100000; i++)
+					x += i;
+				clock_gettime(CLOCK_MONOTONIC, &t);
+			} while (t.tv_sec - t0.tv_sec < 1);
+			return 0;
+		}
+	EOF
+	gcc -O2 -o "$d/mapbad" "$d/maps.c"
+	capture bad "$d/mapbad" "$d/libbad.so"
+	grep -q 'lost 0' "$d/bad.sample"
+	grep -Eq 'cfi: [0-9]+ CIEs and FDEs skipped: corrupt or unsupported' "$d/bad.sample"
+	at_least_whole 99 "$d/bad.out" mapbad
+	in_bpf bad 70
+}
