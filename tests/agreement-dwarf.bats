@@ -47,6 +47,22 @@ in_both() {
 	fg-fold fg.txt | grep -qE "$1"
 }
 
+# under_main FILE COMM: the share (%) of COMM's samples outside its threads (whose stacks
+# start in clone3) that have main among their callers, in a text of agree's (normalised)
+under_main() {
+	fg-fold --samples "$1" | awk -v c="$2" '{
+			n = $NF
+			s = substr($0, 1, length($0) - length(n) - 1)
+			split(s, f, ";")
+			if (f[1] != c || f[2] ~ /^(__)?clone3?$/)
+				next
+			t += n
+			if (s ~ /;main(;|$)/)
+				m += n
+		}
+		END { printf "%.1f\n", t ? 100 * m / t : 0 }'
+}
+
 @test "dwarf mode: a pure-Python recursion in Debian's python3, as perf sees it" {
 	[ -x /usr/bin/python3 ]
 	printf 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)\nf(36)\n' >fib.py
@@ -63,4 +79,10 @@ in_both() {
 	in_both ';raise_it;[^;]*raise;__pthread_kill_implementation;[^;]*;on_usr1;spin '
 	in_both '^fixture-gcc-pie;clone3;start_thread;worker;'
 	in_both ';mode_vdso;[^;]*clock_gettime[^;]*;__vdso_clock_gettime '
+	# main under (nearly) every sample of the main thread, in both
+	local f p
+	f=$(under_main fg.txt.norm fixture-gcc-pie)
+	p=$(under_main perf.txt.norm fixture-gcc-pie)
+	echo "# samples of the main thread under main: fg $f%, perf $p%" >&3
+	awk -v f="$f" -v p="$p" 'BEGIN { exit !(f >= 99 && f - p <= 3 && p - f <= 3) }'
 }
