@@ -98,6 +98,14 @@ struct cfi_state {
 	__u32 exact; /* the pc is exact (the leaf, or after a signal frame) */
 	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
 	__u32 pad;
+	/*
+	 * The last frame's mapping and row, kept for the next frame: callers
+	 * are often in the same file, recursion in the same row (map.end 0,
+	 * row_hi 0: none yet).
+	 */
+	struct fg_cfi_map map;
+	__u32 row_slot, row_lo, row_hi, row_gap;
+	struct fg_cfi_rule rule; /* the row's rule */
 };
 
 struct {
@@ -218,11 +226,12 @@ static __always_inline const struct fg_cfi_map *cfi_find_map(__u32 pid, __u64 pc
 }
 
 /*
- * The rule of table `slot` for `rel` (a pc of its rows): NULL in a gap of
- * the table, or with *gone set when the slot holds no table (being loaded
- * or freed: the sample falls back).
+ * The rule of table `slot` for `rel` (a pc of its rows), kept in st->rule
+ * with its row's range: NULL in a gap of the table, or with *gone set when
+ * the slot holds no table (being loaded or freed: the sample falls back).
  */
-static __always_inline const struct fg_cfi_rule *cfi_find_rule(__u32 slot, __u32 rel, bool *gone)
+static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state *st, __u32 slot,
+							       __u32 rel, bool *gone)
 {
 	const struct fg_cfi_file *f = bpf_map_lookup_elem(&cfi_files, &slot);
 	void *rows = bpf_map_lookup_elem(&cfi_rows, &slot);
@@ -245,9 +254,14 @@ static __always_inline const struct fg_cfi_rule *cfi_find_rule(__u32 slot, __u32
 	if (!row)
 		return NULL;
 	r = bpf_map_lookup_elem(rules, &(__u32){row->rule});
-	if (!r || r->kind == FG_CFI_NONE)
+	if (!r)
 		return NULL;
-	return r;
+	st->row_slot = slot;
+	st->row_lo = row->pc;
+	st->row_hi = s.lo < f->nrows ? cfi_row_pc(rows, s.lo) : 0xffffffffu;
+	st->row_gap = r->kind == FG_CFI_NONE;
+	st->rule = *r;
+	return st->row_gap ? NULL : &st->rule;
 }
 
 static __always_inline long cfi_end(struct cfi_state *st, __u32 why)
@@ -296,15 +310,25 @@ static long cfi_step_frame(__u32 i, void *arg)
 	pc = g->r[FG_CFI_RIP];
 	rsp = g->r[FG_CFI_RSP];
 	look = st->exact ? pc : pc - 1;
-	m = cfi_find_map(st->pid, look);
-	if (!m || m->table == FG_CFI_TABLE_PENDING)
+	if (look < st->map.start || look >= st->map.end) {
+		m = cfi_find_map(st->pid, look);
+		if (!m)
+			return cfi_end(st, FG_CFI_STAT_FALLBACK);
+		st->map = *m;
+	}
+	m = &st->map;
+	if (m->table == FG_CFI_TABLE_PENDING)
 		return cfi_end(st, FG_CFI_STAT_FALLBACK);
 	mem.w = w;
 	mem.c = c;
 	if (m->table != FG_CFI_TABLE_FP) {
+		__u32 rel = (__u32)(look - m->sub);
 		bool gone = false;
 
-		rule = cfi_find_rule(m->table, (__u32)(look - m->sub), &gone);
+		if (st->row_slot == m->table && rel >= st->row_lo && rel < st->row_hi)
+			rule = st->row_gap ? NULL : &st->rule;
+		else
+			rule = cfi_find_rule(st, m->table, rel, &gone);
 		if (gone)
 			return cfi_end(st, FG_CFI_STAT_FALLBACK);
 	}
@@ -364,6 +388,8 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 #endif
 	st->pid = pid;
 	st->exact = 1;
+	st->map.end = 0;
+	st->row_hi = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
 	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, w, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {

@@ -74,7 +74,7 @@ live() {
 		return 1
 	}
 	every_mode "$d/$1.out"
-	in_bpf "$1" 70
+	in_bpf "$1" 60
 	agree "$1" >&3
 }
 
@@ -100,13 +100,13 @@ f(33)'
 		"$d/py.out"
 	grep -q ' _PyEval_EvalFrameDefault+' "$d/py.out"
 	grep -q ' Py_RunMain+' "$d/py.out"
-	in_bpf py 70
+	in_bpf py 50
 	agree py >&3
 	# without --cfi-check, a sample unwound in BPF is a few hundred bytes
 	capture py2 "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
 f(33)'
 	grep -q 'cfi: .* tables in BPF maps' "$d/py2.sample"
-	in_bpf py2 70
+	in_bpf py2 50
 }
 
 @test "fg-sample --call-graph cfi: processes that dlopen a library and exit in 100 ms are whole, through the fallback" {
