@@ -31,7 +31,9 @@ struct cfile {
 	uint64_t base; /* the table's rows are relative to this file address */
 	struct fg_elf_load *loads;
 	size_t nloads;
-	struct fg_hent *ent; /* its entry in files: val.p NULL once freed */
+	/* its key in files (whose entry's val.p is NULL once it is freed) */
+	char key[FG_CFI_KEY_MAX];
+	size_t klen;
 };
 
 /* One executable mapping of a process. */
@@ -107,7 +109,8 @@ static void file_put(struct fg_cfi_loader *l, struct cfile *f)
 		l->st.bytes -= f->bytes;
 		l->st.freed++;
 	}
-	f->ent->val.p = NULL;
+	/* (looked up again: an insert moves the entries) */
+	fg_hmap_get(l->files, f->key, f->klen)->val.p = NULL;
 	free(f->loads);
 	free(f);
 }
@@ -207,7 +210,8 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 			l->st.shared++;
 	} else {
 		f = file_build(l, fd, image, size);
-		f->ent = e;
+		memcpy(f->key, key, klen);
+		f->klen = klen;
 		e->val.p = f;
 	}
 	f->refs++;
@@ -335,6 +339,8 @@ static void mark_dirty(struct fg_cfi_loader *l, struct cproc *p)
 /* Drop the mappings [from, to) of p. */
 static void drop_maps(struct fg_cfi_loader *l, struct cproc *p, size_t from, size_t to)
 {
+	if (from == to)
+		return;
 	for (size_t i = from; i < to; i++)
 		file_put(l, p->maps[i].f);
 	memmove(p->maps + from, p->maps + to, (p->n - to) * sizeof(*p->maps));

@@ -6,6 +6,7 @@
  * gives for the file; tables shared across processes, freed with the last
  * one, and each limit counted.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -120,7 +121,7 @@ static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint6
 
 static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
 {
-	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, f};
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL, NULL, f};
 
 	memset(f, 0, sizeof(*f));
 	return fg_cfi_loader_new("/proc", lim, &ops);
@@ -226,6 +227,52 @@ TEST(shared_by_fork_freed_with_the_last)
 	free(f);
 }
 
+/* Many files (the whole machine's, as root): the files' index grows under them; all freed. */
+TEST(every_process_then_none)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	struct fg_cfi_load_stats st;
+	uint32_t *pids = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	lim.max_files = SLOTS;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan_all(l) >= 1);
+	fg_cfi_loader_free(l); /* every table freed with its processes */
+	CHECK(f->loads >= 2 && f->loads == f->unloads);
+	/* the same, the processes exiting one by one */
+	l = new_loader(f, &lim);
+	d = opendir("/proc");
+	while (d && (de = readdir(d)))
+		if (atoi(de->d_name) > 0) {
+			pids = realloc(pids, (n + 1) * sizeof(*pids));
+			pids[n++] = (uint32_t)atoi(de->d_name);
+		}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		fg_cfi_loader_scan(l, pids[i]);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables >= 2 && st.procs >= 1);
+	for (size_t i = 0; i < n; i++) {
+		struct fg_rec_task t = {pids[i], pids[i], 0, 0, 1};
+
+		fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	}
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.bytes == 0 && st.procs == 0 && f->nprocs == 0);
+	CHECK(f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	free(pids);
+	free(f);
+}
+
 TEST(limits_are_counted)
 {
 	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
@@ -296,6 +343,7 @@ int main(void)
 {
 	RUN(own_process_rules_match_the_files);
 	RUN(shared_by_fork_freed_with_the_last);
+	RUN(every_process_then_none);
 	RUN(limits_are_counted);
 	RUN(bad_records_are_ignored);
 	return unit_done();
