@@ -296,7 +296,13 @@ static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mappin
 		return NULL; /* anonymous memory, JIT code: frame pointers */
 	fd = open_mapped(l, m, path, &st);
 	if (fd < 0) {
-		l->st.unreadable++;
+		char dir[300];
+
+		snprintf(dir, sizeof(dir), "%s/%u", l->proc, m->pid);
+		if (access(dir, F_OK) < 0)
+			l->st.gone++;
+		else
+			l->st.unreadable++;
 		*pending = 1;
 		return NULL;
 	}
@@ -666,9 +672,14 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    start_ns / 1000000);
 	if (st->unreadable)
 		fg_buf_addf(out,
-			    "cfi: %" PRIu64 " mapped files could not be read: their samples "
+			    "cfi: %" PRIu64 " mapped files could not be opened: their samples "
 			    "fell back to snapshots\n",
 			    st->unreadable);
+	if (st->gone)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " mappings of processes gone before their tables "
+			    "were loaded (their samples fell back to snapshots)\n",
+			    st->gone);
 	if (st->bad_entries)
 		fg_buf_addf(out, "cfi: %" PRIu64 " CIEs and FDEs skipped: corrupt or unsupported\n",
 			    st->bad_entries);

@@ -40,6 +40,16 @@ struct fg_cfi_load_ops {
 	void (*unload)(void *arg, uint32_t slot);
 	/* The mappings of process `pid` (p NULL: it is gone).  0 or -errno (-E2BIG: map full). */
 	int (*set_proc)(void *arg, uint32_t pid, const struct fg_cfi_proc *p);
+	/*
+	 * Optional: make the loads, then the unloads, asked since the last
+	 * call take effect, all at once (each update of an array of maps waits
+	 * for an RCU grace period: milliseconds).  The loads are committed
+	 * before the processes that use them are set, the unloads after the
+	 * processes that used them are; a slot unloaded is used again only
+	 * after the next sync.  0 or -errno.
+	 */
+	int (*commit_loads)(void *arg);
+	int (*commit_unloads)(void *arg);
 	void *arg;
 };
 
@@ -66,7 +76,8 @@ struct fg_cfi_load_stats {
 	uint64_t freed;	      /* tables freed: no process maps their file any more */
 	uint64_t shared;      /* mappings that found their table already loaded */
 	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
-	uint64_t unreadable;  /* mapped files that could not be opened or read */
+	uint64_t unreadable;  /* mapped files that could not be opened */
+	uint64_t gone;	      /* mappings of processes that exited before they were read */
 	uint64_t bad_entries; /* CIEs and FDEs skipped in the files read (corrupt, unsupported) */
 	uint64_t
 	    over_rows; /* files whose table has more rows than max_rows (or lib/cfi's bounds) */
@@ -103,6 +114,11 @@ struct fg_cfi_bpf_maps {
 	int rows, rules, files, procs; /* cfi_rows, cfi_rules, cfi_files, cfi_procs */
 	uint32_t *keys;		       /* 0, 1, 2...: for batch updates */
 	size_t nkeys;
+	/* loads and unloads not committed yet */
+	uint32_t *load_slots, *unload_slots;
+	int *load_rows, *load_rules;
+	struct fg_cfi_file *load_files;
+	size_t nloads, aloads, nunloads, aunloads;
 };
 /* ops that write those maps; free with fg_cfi_bpf_maps_release(). */
 void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops);
