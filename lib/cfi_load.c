@@ -189,7 +189,8 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		f->base = c->base;
 		f->nloads = c->nloads;
 		f->loads = fg_xreallocarray(NULL, c->nloads ? c->nloads : 1, sizeof(*f->loads));
-		memcpy(f->loads, c->loads, c->nloads * sizeof(*f->loads));
+		if (c->nloads)
+			memcpy(f->loads, c->loads, c->nloads * sizeof(*f->loads));
 		f->slot = load_table(l, c, &f->bytes);
 		fg_cfi_free(c);
 	}
@@ -591,8 +592,10 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 	if (l->ops.commit_unloads && l->ops.commit_unloads(l->ops.arg) < 0)
 		l->st.map_errors++;
 	/* no process uses them any more: free for other tables */
+	if (!l->nquarantine)
+		return;
 	l->free_slots =
-	    fg_xreallocarray(l->free_slots, l->nfree + l->nquarantine + 1, sizeof(uint32_t));
+	    fg_xreallocarray(l->free_slots, l->nfree + l->nquarantine, sizeof(uint32_t));
 	memcpy(l->free_slots + l->nfree, l->quarantine, l->nquarantine * sizeof(uint32_t));
 	l->nfree += l->nquarantine;
 	l->nquarantine = 0;
