@@ -202,3 +202,22 @@ f(33)'
 	at_least_whole 99 "$d/bad.out" mapbad
 	in_bpf bad 70
 }
+
+@test "fg-sample --call-graph cfi: its options' bad values are usage errors" {
+	local out=$BATS_TEST_TMPDIR/out.fgr
+	fg -2 --separate-stderr fg-sample --cfi-check -d 1 -o "$out"
+	[[ $stderr == "fg-sample: --cfi-check needs --call-graph cfi"* ]]
+	fg -2 --separate-stderr fg-sample --call-graph cfi --cfi-max-rows 1 -d 1 -o "$out"
+	[[ $stderr == "fg-sample: invalid limit '1' (2 to 16777216 rows)"* ]]
+	fg -2 --separate-stderr fg-sample --call-graph cfi --cfi-max-mib x -d 1 -o "$out"
+	[[ $stderr == "fg-sample: invalid limit 'x' (1 to 65536 MiB of tables)"* ]]
+	fg -2 --separate-stderr fg-sample --call-graph cfi,0 -d 1 -o "$out"
+	[[ $stderr == "fg-sample: invalid stack dump size '0' (1 to 65528 bytes)"* ]]
+	fg -2 --separate-stderr fg-sample --call-graph cfi --kernel-only -d 1 -o "$out"
+	[[ $stderr == "fg-sample: --call-graph cfi and --kernel-only exclude each other"* ]]
+	[[ $stderr == *"usage: fg-sample "* ]]
+	[ ! -e "$out" ]
+	# the help names them
+	fg --separate-stderr fg-sample -h
+	[[ $output == *"--call-graph fp | dwarf[,bytes] | cfi[,bytes]"* && $output == *"--cfi-max-procs"* ]]
+}
