@@ -657,6 +657,7 @@ static void open_sideband(struct run *r)
 			for (size_t i = 0; i < fg_targets_count(r->targets); i++)
 				fg_cfi_loader_scan(r->cfi, fg_targets_at(r->targets, i));
 		fg_cfi_loader_sync(r->cfi);
+		fg_cfi_loader_started(r->cfi);
 		r->cfi_start_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	}
 }

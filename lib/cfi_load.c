@@ -601,6 +601,12 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 	l->nquarantine = 0;
 }
 
+void fg_cfi_loader_started(struct fg_cfi_loader *l)
+{
+	l->st.start_tables = l->st.tables;
+	l->st.start_bytes = l->st.bytes;
+}
+
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st)
 {
 	*st = l->st;
@@ -673,6 +679,10 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    st->tables, mib(st->bytes), mib(st->bytes_peak), st->procs, mib(st->proc_bytes),
 		    st->loaded, st->freed, st->shared, st->fp_files, st->build_ns / 1000000,
 		    start_ns / 1000000);
+	fg_buf_addf(out,
+		    "cfi: tables at the start %" PRIu64 ", %.1f MiB; at the end %" PRIu64
+		    ", %.1f MiB (those of the processes still running)\n",
+		    st->start_tables, mib(st->start_bytes), st->tables, mib(st->bytes));
 	if (st->unreadable)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " mapped files could not be opened: their samples "

@@ -87,6 +87,7 @@ struct fg_cfi_load_stats {
 	uint64_t over_procs; /* processes left out: max_procs reached */
 	uint64_t map_errors; /* other failures to write the maps */
 	uint64_t build_ns;   /* time spent building and loading tables */
+	uint64_t start_tables, start_bytes; /* loaded when fg_cfi_loader_started() was called */
 };
 
 struct fg_cfi_loader;
@@ -105,6 +106,8 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l);
  * parent's, an exit drops it.  Others are ignored.
  */
 void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *payload, size_t len);
+/* The tables loaded now are the start's (what the summary compares the end with). */
+void fg_cfi_loader_started(struct fg_cfi_loader *l);
 /* Write the processes changed since the last sync to the maps. */
 void fg_cfi_loader_sync(struct fg_cfi_loader *l);
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);
