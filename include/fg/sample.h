@@ -48,6 +48,24 @@
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)       /* weight is nanoseconds (off-CPU, later) */
 
+/*
+ * The top 16 bits of the flags are the sample's event: its number among the
+ * events of the run (fg-sample -e), 0 for the first (cpu-clock by default).
+ * The flags above stay in the low 16 bits.
+ */
+#define FG_SAMPLE_EVENT_SHIFT 16
+#define FG_SAMPLE_F_MASK 0xffffu
+#define FG_SAMPLE_EVENT(flags) ((flags) >> FG_SAMPLE_EVENT_SHIFT)
+
+/*
+ * The attach cookie of each program (bpf_get_attach_cookie()): the event's
+ * number, and with FG_COOKIE_ENTRY, a uprobe on a function's first
+ * instruction, where the caller's return address is at the stack pointer
+ * and not yet in a frame.
+ */
+#define FG_COOKIE_EVENT_MASK 0xffffull
+#define FG_COOKIE_ENTRY (1ull << 32)
+
 /* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs. */
 struct fg_event {
 	__u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -128,6 +146,7 @@ enum fg_stat {
 	FG_STAT_SNAPSHOTS,	/* samples with a user stack snapshot (dwarf) */
 	FG_STAT_SNAPSHOT_BYTES, /* bytes of stack in those snapshots */
 	FG_STAT_SNAPSHOT_WHOLE, /* snapshots that reached the stack's end before BYTES */
+	FG_STAT_BUSY,		/* events left out: the CPU was in another of our programs */
 	FG_STAT_MAX
 };
 
