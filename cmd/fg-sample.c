@@ -610,6 +610,7 @@ static void print_per_cpu(struct run *r)
 		[FG_STAT_SNAPSHOTS] = "snapshots",
 		[FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
 		[FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
+		[FG_STAT_BUSY] = "busy",
 	};
 	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
 

@@ -256,6 +256,59 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 	return bad(why, wl, "payload of %zu bytes, too short", plen);
 }
 
+/* --- the names of the events --- */
+
+struct fg_rec_evnames {
+	char **names; /* by event number; NULL when no record named it */
+	size_t n;
+	char other[32];
+};
+
+struct fg_rec_evnames *fg_rec_evnames_new(void)
+{
+	return fg_xcalloc(1, sizeof(struct fg_rec_evnames));
+}
+
+void fg_rec_evnames_free(struct fg_rec_evnames *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++)
+		free(n->names[i]);
+	free(n->names);
+	free(n);
+}
+
+void fg_rec_evnames_add(struct fg_rec_evnames *n, const struct fg_rec *rec)
+{
+	uint32_t id;
+
+	if (rec->type != FG_REC_EVENT || !rec->event || !rec->event_name)
+		return;
+	id = rec->event->id; /* checked: < FG_REC_EVENTS_MAX */
+	if (id >= n->n) {
+		n->names = fg_xreallocarray(n->names, (size_t)id + 1, sizeof(*n->names));
+		memset(n->names + n->n, 0, ((size_t)id + 1 - n->n) * sizeof(*n->names));
+		n->n = (size_t)id + 1;
+	}
+	free(n->names[id]);
+	n->names[id] = fg_xstrdup(rec->event_name);
+}
+
+const char *fg_rec_evnames_get(struct fg_rec_evnames *n, const struct fg_rec_sample *s)
+{
+	uint32_t id = FG_SAMPLE_EVENT(s->flags);
+
+	if (id < n->n && n->names[id])
+		return n->names[id];
+	if (s->flags & FG_SAMPLE_F_WEIGHT_NS)
+		return "offcpu-time";
+	if (id == 0)
+		return "cpu-clock";
+	snprintf(n->other, sizeof(n->other), "event-%" PRIu32, id);
+	return n->other;
+}
+
 /* --- the reader --- */
 
 #define READ_CHUNK 65536u

@@ -370,6 +370,23 @@ const char *fg_rec_type_name(uint32_t type);
  */
 int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, size_t whylen);
 
+/*
+ * The names of a stream's events, for its readers: kept from its event
+ * records, looked up for each sample.  Never NULL; free with NULL-safe
+ * fg_rec_evnames_free().
+ */
+struct fg_rec_evnames;
+struct fg_rec_evnames *fg_rec_evnames_new(void);
+void fg_rec_evnames_free(struct fg_rec_evnames *n);
+/* Remember the name of an FG_REC_EVENT record (a later record for the same number replaces it). */
+void fg_rec_evnames_add(struct fg_rec_evnames *n, const struct fg_rec *rec);
+/*
+ * The name of a sample's event: its event record's, else "offcpu-time" for
+ * a sample weighing nanoseconds and "cpu-clock" for event 0 (streams written
+ * before event records), else "event-N".  Valid until the next call.
+ */
+const char *fg_rec_evnames_get(struct fg_rec_evnames *n, const struct fg_rec_sample *s);
+
 /* Print a record as one line of text (tests, debugging): "sample time=... ips=...". */
 void fg_rec_print(FILE *f, const struct fg_rec *rec);
 void fg_rec_print_header(FILE *f, const struct fg_rec_header *h);
