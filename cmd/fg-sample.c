@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
+#include "fg/events.h"
 #include "fg/hash.h"
 #include "fg/record.h"
 #include "fg/sample.h"
@@ -37,10 +39,15 @@
 #define MAX_CPUS 4096
 
 static const char usage_text[] =
-	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+	"usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
+	"                 [-C cpu]... [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
 	"                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
-	"  -F hz           samples a second on each CPU (default 99)\n"
+	"       fg-sample --list-events [pattern]\n"
+	"  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
+	"                  event (page-faults, context-switches, ...), tracepoint:CATEGORY:NAME,\n"
+	"                  uprobe:PATH:FUNCTION[+OFFSET] or uretprobe:PATH:FUNCTION\n"
+	"  -F hz           samples a second on each CPU of cpu-clock and task-clock (default 99)\n"
+	"  -c n            a sample every n events of the other events (default 1: each)\n"
 	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
 	"  -p pid          sample only this process (repeatable)\n"
 	"  -t tid          sample only this thread (repeatable)\n"
@@ -58,6 +65,9 @@ static const char usage_text[] =
 	"                  one second of the largest samples)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+	"  --list-events [pattern]\n"
+	"                  list the events this system offers, or those matching a glob\n"
+	"                  (tracepoint:sched:*, uprobe:/usr/bin/bash:read*), and exit\n"
 	"  -h              show this help;  -V  show the version\n"
 	"  command         run it, sample it and its children, stop when it exits\n";
 
@@ -74,11 +84,22 @@ static struct opts {
 	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
 	const char *output;
 	char **command;
+	struct fg_ev_spec *events; /* -e */
+	size_t nevents, aevents;
+	uint64_t period; /* -c; 0: not given (1) */
+	bool freq_given, cpus_given, list_events;
 } opts = {
 	.freq = 99,
 	.depth = MAX_STACK_DEPTH,
 	.pages = 0, /* by the rate: default_pages() */
 };
+
+/* the events of the run (-e), looked up; their numbers are their places here */
+static struct fg_evlist evlist;
+
+static void check_event_options(void);
+static noreturn void list_events(const char *pattern);
+static uint64_t event_weight(uint32_t id);
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -141,7 +162,7 @@ static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, cons
 	(*v)[(*n)++] = (uint32_t)id;
 }
 
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH, OPT_LIST_EVENTS };
 
 /* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
 static void parse_call_graph(const char *arg)
@@ -171,6 +192,9 @@ static void parse_call_graph(const char *arg)
 static void parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -192,20 +216,35 @@ static void parse_options(int argc, char **argv)
 	int c;
 
 	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:d:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+C:c:d:e:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
 				usage_error("invalid CPU list '%s'", optarg);
+			opts.cpus_given = true;
+			break;
+		case 'c':
+			if (fg_parse_u64(optarg, 1, UINT32_MAX, &opts.period) < 0)
+				usage_error("invalid count '%s' (a sample every N events)", optarg);
 			break;
 		case 'd':
 			if (fg_parse_double(optarg, 0.001, 1e7, &opts.duration) < 0)
 				usage_error("invalid duration '%s'", optarg);
 			break;
+		case 'e': {
+			char why[512];
+
+			FG_ALLOC_GROW(opts.events, opts.nevents + 1, opts.aevents);
+			if (fg_ev_parse(optarg, &opts.events[opts.nevents], why, sizeof(why)) < 0)
+				usage_error("%s", why);
+			opts.nevents++;
+			break;
+		}
 		case 'F':
 			if (fg_parse_u64(optarg, 1, 100000, &v) < 0)
 				usage_error("invalid frequency '%s'", optarg);
 			opts.freq = (unsigned)v;
+			opts.freq_given = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -242,6 +281,9 @@ static void parse_options(int argc, char **argv)
 		case OPT_CALL_GRAPH:
 			parse_call_graph(optarg);
 			break;
+		case OPT_LIST_EVENTS:
+			opts.list_events = true;
+			break;
 		case OPT_MAX_DEPTH:
 			if (fg_parse_u64(optarg, 1, MAX_STACK_DEPTH, &v) < 0)
 				usage_error("invalid stack depth '%s' (1 to %d)", optarg,
@@ -252,6 +294,12 @@ static void parse_options(int argc, char **argv)
 			usage_error(NULL);
 		}
 	}
+	if (opts.list_events) {
+		if (argc - optind > 1)
+			usage_error("--list-events takes one pattern at most");
+		return;
+	}
+	check_event_options();
 	if (opts.user_only && opts.kernel_only)
 		usage_error("--user-only and --kernel-only exclude each other");
 	if (opts.kernel_only && opts.snapshot)
@@ -337,9 +385,10 @@ static void check_kernel(void)
 struct run {
 	struct fg_sample_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	struct bpf_link **links; /* every program attached, each with its perf event or -1 */
 	int *pfds;
 	int nlinks;
+	size_t alinks;
 	struct fg_sb *sb;
 	struct fg_rq *q;
 	struct fg_rec_writer *w;
@@ -347,6 +396,9 @@ struct run {
 	bool filtering, follow;
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
+	uint64_t *busy_seen;	     /* per possible CPU */
+	uint64_t *event_samples;     /* per event: samples taken */
+	uint64_t busy_total;	     /* events left out: their CPU's slot was busy */
 	bool *offline_warned;	     /* per sampled CPU */
 	pid_t child;
 	int child_status;
@@ -364,10 +416,13 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	const void *ips, *regs, *stack;
 	size_t nips;
 
-	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
+	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0 ||
+	    FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
 		r->bad_events++;
 		return;
 	}
+	s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
+	r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
@@ -502,21 +557,30 @@ static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
 	return total;
 }
 
-/* Queue a lost record for each CPU whose ring-buffer-full count grew. */
-static void check_lost(struct run *r, uint64_t now)
+static void lost_since(struct run *r, uint64_t now, enum fg_stat which, uint32_t reason,
+		       uint64_t *seen)
 {
 	uint64_t percpu[MAX_CPUS];
 
-	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
+	stat_total(r, which, percpu);
 	for (int i = 0; i < r->ncpus_possible; i++) {
-		if (percpu[i] > r->ringbuf_full_seen[i]) {
-			struct fg_rec_lost l = { now, percpu[i] - r->ringbuf_full_seen[i],
-						 (uint32_t)i, FG_LOST_RINGBUF_FULL };
+		if (percpu[i] > seen[i]) {
+			struct fg_rec_lost l = { now, percpu[i] - seen[i], (uint32_t)i, reason };
 
 			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-			r->ringbuf_full_seen[i] = percpu[i];
+			seen[i] = percpu[i];
 		}
 	}
+}
+
+/*
+ * Queue a lost record for each CPU whose ring-buffer-full count grew, and
+ * for each whose events were left out because its scratch slot was busy.
+ */
+static void check_lost(struct run *r, uint64_t now)
+{
+	lost_since(r, now, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen);
+	lost_since(r, now, FG_STAT_BUSY, FG_LOST_BUSY, r->busy_seen);
 }
 
 static void check_offline(struct run *r, uint64_t now)
@@ -582,19 +646,6 @@ static int start_command(struct run *r, int *errpipe)
 	return go[1];
 }
 
-static int open_cpu_clock(int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = opts.freq;
-	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* -v: the BPF program's counters CPU by CPU */
 static void print_per_cpu(struct run *r)
 {
@@ -630,14 +681,16 @@ static void print_per_cpu(struct run *r)
 static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
 {
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
+	char hz[32] = "";
 
+	if (fg_evlist_has_time(&evlist))
+		snprintf(hz, sizeof(hz), "%u Hz x ", opts.freq);
 	fprintf(stderr,
-		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
+		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %s%u CPUs), lost %" PRIu64
 		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
 		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
 		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
-		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq, ncpus,
-		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
+		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, hz, ncpus, s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
 		s->mappings);
 }
 
@@ -659,6 +712,7 @@ static void cleanup(struct run *r)
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = 0;
+	r->alinks = 0;
 }
 
 /* kernel.perf_event_paranoid, or -1000 when it cannot be read */
@@ -720,6 +774,374 @@ static noreturn void fail_setup(struct run *r, int err, const char *what)
 	fg_diex("%s: %s", what, strerror(-err));
 }
 
+/* Keep a program attached (and the perf event it is attached to, or -1), for cleanup(). */
+static void keep_link(struct run *r, struct bpf_link *link, int pfd)
+{
+	FG_ALLOC_GROW(r->links, (size_t)r->nlinks + 1, r->alinks);
+	r->pfds = fg_xreallocarray(r->pfds, r->alinks, sizeof(int));
+	r->links[r->nlinks] = link;
+	r->pfds[r->nlinks++] = pfd;
+}
+
+/* The kernel refused event `ev` (`how`: what was done to it): one line naming it, and stop. */
+static noreturn void refuse_event(struct run *r, const struct fg_ev *ev, int err, const char *how)
+{
+	char what[512];
+
+	snprintf(what, sizeof(what), "cannot %s event '%s'", how, ev->name);
+	if (denied(err))
+		refuse_denied(r, err, "perf_event_open", what);
+	if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL) {
+		cleanup(r);
+		fg_diex("%s: %s: the kernel refuses it", what, strerror(-err));
+	}
+	fail_setup(r, err, what);
+}
+
+/* --- events (-e) --- */
+
+static bool spec_time_based(const struct fg_ev_spec *s)
+{
+	return s->kind == FG_EVENT_SOFTWARE && s->sw->time_based;
+}
+
+/* -F for clocks, -c for the others: each only where it means something */
+static void check_event_options(void)
+{
+	bool time = !opts.nevents, count = false, probe = false;
+
+	for (size_t i = 0; i < opts.nevents; i++) {
+		time |= spec_time_based(&opts.events[i]);
+		count |= !spec_time_based(&opts.events[i]);
+		probe |= opts.events[i].kind == FG_EVENT_UPROBE ||
+			 opts.events[i].kind == FG_EVENT_URETPROBE;
+	}
+	if (opts.freq_given && !time)
+		usage_error("-F applies to cpu-clock and task-clock: for the other events, -c n "
+			    "takes a sample every n events");
+	if (opts.period && !count)
+		usage_error("-c applies to events other than cpu-clock and task-clock, which -F "
+			    "samples");
+	if (probe && opts.kernel_only)
+		usage_error("--kernel-only and uprobes exclude each other: a uprobe has only a "
+			    "user stack");
+}
+
+/*
+ * The tracefs directory, mounted when it is not (as perf does); NULL when it
+ * cannot be (`say`: and why).
+ */
+static const char *tracefs_dir(bool say)
+{
+	static char dir[PATH_MAX];
+	/* FG_SAMPLE_TRACEFS: another directory, so that the tests can give a made-up one */
+	const char *env = getenv("FG_SAMPLE_TRACEFS");
+	const char *dirs[] = { env, NULL };
+	int err;
+
+	if (fg_tracefs_find(env ? dirs : fg_tracefs_dirs, dir, sizeof(dir)) == 0)
+		return dir;
+	if (env)
+		return NULL;
+	err = fg_tracefs_mount(fg_tracefs_dirs[0]);
+	if (err) {
+		if (say)
+			fg_warne(-err, "cannot mount tracefs on '%s'", fg_tracefs_dirs[0]);
+		return NULL;
+	}
+	return fg_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0 ? dir : NULL;
+}
+
+static bool need_tracefs(void)
+{
+	for (size_t i = 0; i < opts.nevents; i++)
+		if (opts.events[i].kind == FG_EVENT_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/* --list-events [PATTERN]: the list on standard output, then exit */
+static noreturn void list_events(const char *pattern)
+{
+	struct fg_ev_env env = { .path = getenv("PATH"), .libdirs = fg_ev_libdirs };
+	struct fg_buf out = FG_BUF_INIT;
+	char why[512];
+	long n;
+
+	if (!pattern || !(fg_starts_with(pattern, "uprobe:") || fg_starts_with(pattern, "uretprobe:")))
+		env.tracefs = tracefs_dir(false);
+	n = fg_ev_list(&out, pattern, &env, why, sizeof(why));
+	if (n < 0)
+		fg_diex("%s", why);
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	fg_buf_release(&out);
+	if (n == 0 && pattern)
+		fg_diex("no event matches '%s'", pattern);
+	if (!pattern && !env.tracefs)
+		fg_warnx("tracepoints are not listed: tracefs is not mounted (run as root to mount "
+			 "it)");
+	exit(fg_close_stdout());
+}
+
+/*
+ * The events of -e, looked up on this system: the first refusal stops the
+ * tool, naming the event.  A glob that matched several says which.
+ */
+static void resolve_events(void)
+{
+	struct fg_ev_env env = { .path = getenv("PATH"), .libdirs = fg_ev_libdirs };
+	char why[512];
+
+	if (need_tracefs() && !(env.tracefs = tracefs_dir(true)))
+		fg_diex("tracepoints need tracefs, which is not mounted on '%s' and cannot be",
+			fg_tracefs_dirs[0]);
+	for (size_t i = 0; i < opts.nevents; i++) {
+		size_t n0 = evlist.n;
+
+		if (fg_evlist_add(&evlist, &opts.events[i], &env, why, sizeof(why)) < 0)
+			fg_diex("%s", why);
+		if (evlist.n - n0 > 1) {
+			struct fg_buf names = FG_BUF_INIT;
+
+			for (size_t k = n0; k < evlist.n; k++)
+				fg_buf_addf(&names, "%s%s", k > n0 ? ", " : "", evlist.ev[k].name);
+			fg_warnx("'%s': %zu events: %s", opts.events[i].arg, evlist.n - n0,
+				 names.data);
+			fg_buf_release(&names);
+		}
+	}
+	fg_evlist_default(&evlist);
+}
+
+/* whether an event is counted (-c) rather than a clock's (-F) */
+static bool evlist_counts(void)
+{
+	for (size_t i = 0; i < evlist.n; i++)
+		if (!evlist.ev[i].time_based)
+			return true;
+	return false;
+}
+
+/*
+ * The ring buffer's default with counted events, pages per CPU: they come
+ * in bursts (a fault for each page touched, a uprobe for each call, 100,000
+ * a second and more on a CPU) between two drains 100 ms apart.  4 MiB a CPU
+ * holds about 30,000 samples of short stacks.
+ */
+#define COUNT_PAGES 1024u
+
+/* the period of the counted events: -c, or each event */
+static uint64_t count_period(void)
+{
+	return opts.period ? opts.period : 1;
+}
+
+/* A perf software event on `cpu`, for all tasks: sampled at -F (clocks) or every -c events. */
+static int open_software(const struct fg_ev *ev, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = ev->config;
+	if (ev->time_based) {
+		attr.freq = 1;
+		attr.sample_freq = opts.freq;
+	} else {
+		attr.sample_period = count_period();
+	}
+	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A tracepoint's perf event: the program attached to it runs on every CPU. */
+static int open_tracepoint(const struct fg_ev *ev, int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = ev->config;
+	attr.sample_period = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* the processes a uprobe goes into: those of -p and -t, or all (-1) */
+static size_t probe_pids(pid_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	if (opts.command || (!opts.npids && !opts.ntids)) {
+		pids[0] = -1;
+		return 1;
+	}
+	for (size_t i = 0; i < opts.npids + opts.ntids && n < max; i++) {
+		uint32_t pid = i < opts.npids ? opts.pids[i]
+					      : fg_task_tgid("/proc", opts.tids[i - opts.npids]);
+		bool dup = false;
+
+		for (size_t k = 0; k < n; k++)
+			dup |= pids[k] == (pid_t)pid;
+		if (pid && !dup)
+			pids[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
+/*
+ * Sampling: each event attached.  Software events are perf events on each
+ * CPU, the perf_event program on each; a tracepoint is one perf event, its
+ * program runs wherever it fires; a uprobe goes into every process mapping
+ * its file, or into the -p/-t processes.  The program's cookie is the
+ * event's number.
+ */
+static void attach_events(struct run *r)
+{
+	struct bpf_program *perf_prog = r->skel->progs.fg_sample;
+	struct bpf_program *tp_prog = r->skel->progs.fg_tracepoint;
+	struct bpf_program *up_prog = r->skel->progs.fg_uprobe;
+	pid_t pids[256];
+	size_t npids = probe_pids(pids, FG_ARRAY_SIZE(pids));
+
+	for (size_t e = 0; e < evlist.n; e++) {
+		const struct fg_ev *ev = &evlist.ev[e];
+		struct bpf_link *link;
+		int fd;
+
+		switch (ev->kind) {
+		case FG_EVENT_SOFTWARE:
+			for (int i = 0; i < opts.ncpus; i++) {
+				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
+
+				fd = open_software(ev, opts.cpus[i]);
+				if (fd < 0)
+					refuse_event(r, ev, -errno, "open");
+				link = bpf_program__attach_perf_event_opts(perf_prog, fd, &po);
+				keep_link(r, link, fd);
+				if (!link)
+					refuse_event(r, ev, -errno, "attach the BPF program to");
+			}
+			break;
+		case FG_EVENT_TRACEPOINT: {
+			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
+
+			fd = open_tracepoint(ev, opts.cpus[0]);
+			if (fd < 0)
+				refuse_event(r, ev, -errno, "open");
+			link = bpf_program__attach_perf_event_opts(tp_prog, fd, &po);
+			keep_link(r, link, fd);
+			if (!link)
+				refuse_event(r, ev, -errno, "attach the BPF program to");
+			break;
+		}
+		default: /* FG_EVENT_UPROBE, FG_EVENT_URETPROBE */
+			for (size_t i = 0; i < npids; i++) {
+				bool entry = ev->kind == FG_EVENT_UPROBE && ev->offset == 0;
+				LIBBPF_OPTS(bpf_uprobe_opts, uo,
+					    .bpf_cookie = ev->id | (entry ? FG_COOKIE_ENTRY : 0),
+					    .retprobe = ev->kind == FG_EVENT_URETPROBE);
+
+				link = bpf_program__attach_uprobe_opts(up_prog, pids[i], ev->path,
+								       ev->file_offset, &uo);
+				keep_link(r, link, -1);
+				if (!link)
+					refuse_event(r, ev, -errno, "attach a uprobe for");
+			}
+		}
+	}
+}
+
+/* the event records, after the header: what the samples' numbers mean */
+static void write_events(struct fg_rec_writer *w)
+{
+	for (size_t i = 0; i < evlist.n; i++) {
+		const struct fg_ev *ev = &evlist.ev[i];
+		struct fg_rec_event re = {
+			.id = ev->id,
+			.kind = ev->kind,
+			.config = ev->kind == FG_EVENT_UPROBE || ev->kind == FG_EVENT_URETPROBE
+					  ? ev->file_offset
+					  : ev->config,
+			.period = ev->time_based ? 0 : count_period(),
+			.freq = ev->time_based ? opts.freq : 0,
+		};
+
+		fg_rec_write_event(w, &re, ev->name);
+	}
+}
+
+/* the weight of a sample of event `id`: the events it stands for (1 for a clock's tick) */
+static uint64_t event_weight(uint32_t id)
+{
+	return id < evlist.n && !evlist.ev[id].time_based ? count_period() : 1;
+}
+
+/* what one of the BPF programs cost, and the events the kernel did not run it for */
+struct prog_cost {
+	const char *what; /* "" for the perf_event program, " for tracepoints", ... */
+	uint64_t runs, ns, misses;
+};
+
+static void prog_costs(struct run *r, struct prog_cost pc[3])
+{
+	struct bpf_program *progs[3] = { r->skel->progs.fg_sample, r->skel->progs.fg_tracepoint,
+					 r->skel->progs.fg_uprobe };
+	static const char *const what[3] = { " for perf events", " for tracepoints",
+					     " for uprobes" };
+
+	for (int i = 0; i < 3; i++) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		pc[i].what = what[i];
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) < 0)
+			continue;
+		pc[i].runs = info.run_cnt;
+		pc[i].ns = info.run_time_ns;
+		pc[i].misses = info.recursion_misses;
+	}
+}
+
+/* The samples of each event, when there are other events than the default. */
+static void report_events(const struct run *r, const struct prog_cost pc[3])
+{
+	struct fg_buf b = FG_BUF_INIT;
+	uint64_t misses = pc[0].misses + pc[1].misses + pc[2].misses;
+
+	for (int i = 0; i < 3; i++)
+		if (pc[i].runs && (i || evlist.n > 1 || evlist.ev[0].kind != FG_EVENT_SOFTWARE ||
+				   evlist.ev[0].config != PERF_COUNT_SW_CPU_CLOCK))
+			fprintf(stderr,
+				"fg-sample: the BPF program%s ran %" PRIu64 " times, %" PRIu64
+				" ns each on average (kernel.bpf_stats_enabled)\n",
+				pc[i].what, pc[i].runs, pc[i].ns / pc[i].runs);
+	if (evlist.n > 1 || evlist.ev[0].kind != FG_EVENT_SOFTWARE ||
+	    evlist.ev[0].config != PERF_COUNT_SW_CPU_CLOCK) {
+		for (size_t i = 0; i < evlist.n; i++) {
+			fg_buf_addf(&b, "%s%s %" PRIu64, i ? ", " : "", evlist.ev[i].name,
+				    r->event_samples[i]);
+			if (evlist.ev[i].time_based)
+				fg_buf_addf(&b, " (%u Hz)", opts.freq);
+			else if (count_period() == 1)
+				fg_buf_addstr(&b, " (each event)");
+			else
+				fg_buf_addf(&b, " (every %" PRIu64 " events)", count_period());
+		}
+		fg_warnx("samples by event: %s", b.data);
+	}
+	if (r->busy_total)
+		fg_warnx("%" PRIu64 " events not sampled: their CPU was taking another sample "
+			 "(a clock's tick within a uprobe's, or a probe's program preempted)",
+			 r->busy_total);
+	if (misses)
+		fg_warnx("%" PRIu64 " events not sampled: the kernel does not run a BPF program "
+			 "on a CPU already running one",
+			 misses);
+	fg_buf_release(&b);
+}
+
 int main(int argc, char **argv)
 {
 	struct run r = { .child = -1, .child_status = -1 };
@@ -734,11 +1156,14 @@ int main(int argc, char **argv)
 
 	fg_set_progname(argv[0]);
 	parse_options(argc, argv);
+	if (opts.list_events)
+		list_events(argv[optind]);
 	if (!opts.output && isatty(STDOUT_FILENO))
 		fg_diex("refusing to write binary records to a terminal: redirect standard "
 			"output or use -o FILE");
 	check_privileges();
 	check_kernel();
+	resolve_events();
 	clamp_rate();
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
@@ -749,6 +1174,8 @@ int main(int argc, char **argv)
 	if (r.ncpus_possible <= 0 || r.ncpus_possible > MAX_CPUS)
 		fg_diex("cannot count the possible CPUs");
 	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
+	r.busy_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
+	r.event_samples = fg_xcalloc(evlist.n, sizeof(uint64_t));
 	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
@@ -787,10 +1214,15 @@ int main(int argc, char **argv)
 	r.skel->rodata->kernel_depth = opts.depth;
 	r.skel->rodata->user_depth = opts.depth;
 	r.skel->rodata->snapshot_bytes = opts.snapshot;
+	r.skel->rodata->count_period = count_period();
+	r.skel->rodata->cpu_filter = opts.cpus_given;
 	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
+	bpf_map__set_max_entries(r.skel->maps.cpus, (uint32_t)r.ncpus_possible);
+	bpf_map__set_max_entries(r.skel->maps.evcount, (uint32_t)evlist.n);
 	if (!opts.pages)
 		opts.pages = opts.snapshot ? default_pages_snapshot(opts.freq, opts.ncpus)
-					   : default_pages(opts.freq);
+			     : evlist_counts() ? COUNT_PAGES
+					       : default_pages(opts.freq);
 	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
 	if (!ringbuf_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
@@ -825,6 +1257,11 @@ int main(int argc, char **argv)
 
 		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
 	}
+	for (int i = 0; opts.cpus_given && i < opts.ncpus; i++) {
+		uint32_t cpu = (uint32_t)opts.cpus[i], on = 1;
+
+		bpf_map__update_elem(r.skel->maps.cpus, &cpu, 4, &on, 4, BPF_ANY);
+	}
 	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
 	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
 	if (!r.rb)
@@ -844,7 +1281,7 @@ int main(int argc, char **argv)
 		fail_setup(&r, err, what);
 	}
 	fg_rec_header_init(&h);
-	h.freq = opts.freq;
+	h.freq = fg_evlist_has_time(&evlist) ? opts.freq : 0;
 	h.ncpus = (uint32_t)opts.ncpus;
 	h.flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
 		  (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
@@ -861,40 +1298,7 @@ int main(int argc, char **argv)
 		fg_maps_snapshot_all(r.q, "/proc");
 	}
 
-	/* sampling: a CPU-clock event on every CPU, the program attached to each */
-	r.links = fg_xcalloc((size_t)opts.ncpus, sizeof(*r.links));
-	r.pfds = fg_xcalloc((size_t)opts.ncpus, sizeof(int));
-	for (int i = 0; i < opts.ncpus; i++) {
-		int fd = open_cpu_clock(opts.cpus[i]);
-		char what[96];
-
-		if (fd < 0) {
-			err = -errno;
-			snprintf(what, sizeof(what), "cannot open a CPU-clock perf event on CPU %d",
-				 opts.cpus[i]);
-			if (err == -ENODEV && !cpu_online(opts.cpus[i]))
-				fg_diex("%s: the CPU is offline", what);
-			if (err == -EINVAL)
-				fg_diex("%s: %s: is -F %u above "
-					"/proc/sys/kernel/perf_event_max_sample_rate?",
-					what, strerror(-err), opts.freq);
-			if (err == -ENOENT || err == -EOPNOTSUPP)
-				fg_diex("%s: %s: perf events are unavailable", what,
-					strerror(-err));
-			if (denied(err))
-				refuse_denied(&r, err, "perf_event_open", what);
-			fail_setup(&r, err, what);
-		}
-		r.pfds[i] = fd;
-		r.nlinks = i + 1;
-		r.links[i] = bpf_program__attach_perf_event(r.skel->progs.fg_sample, fd);
-		if (!r.links[i]) {
-			err = -errno;
-			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
-				 opts.cpus[i]);
-			fail_setup(&r, err, what);
-		}
-	}
+	attach_events(&r);
 	if (opts.output) {
 		/* only now, so that a refusal above leaves an existing file as it was */
 		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -912,6 +1316,7 @@ int main(int argc, char **argv)
 		deadline = start + (uint64_t)llround(opts.duration * 1e9);
 	r.w = fg_rec_writer_new(out_fd);
 	fg_rec_write_header(r.w, &h);
+	write_events(r.w);
 	if (go_fd >= 0) {
 		int cerr;
 
@@ -961,19 +1366,29 @@ int main(int argc, char **argv)
 	}
 	/* detach first, then the last counters */
 	uint64_t end = now_ns(CLOCK_MONOTONIC);
+	struct prog_cost costs[3];
 
 	for (int i = 0; i < r.nlinks; i++) {
 		bpf_link__destroy(r.links[i]);
 		r.links[i] = NULL;
 	}
+	prog_costs(&r, costs);
 	if (r.werr == -EPIPE) {
 		epipe = true;
 	} else if (!r.werr) {
+		uint64_t misses = costs[0].misses + costs[1].misses + costs[2].misses;
+
 		ring_buffer__consume(r.rb);
 		fg_sb_drain(r.sb, r.q);
 		check_lost(&r, end);
+		if (misses) {
+			struct fg_rec_lost l = { end, misses, UINT32_MAX, FG_LOST_BUSY };
+
+			fg_rq_add(r.q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		}
 		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
 	}
+	r.busy_total = stat_total(&r, FG_STAT_BUSY, percpu_stats);
 	memset(&sum, 0, sizeof(sum));
 	sum.start_ns = start;
 	sum.end_ns = end;
@@ -1001,13 +1416,6 @@ int main(int argc, char **argv)
 			epipe = true;
 	}
 	fg_rec_writer_free(r.w);
-	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
-	struct bpf_prog_info info;
-	uint32_t info_len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(r.skel->progs.fg_sample), &info, &info_len) < 0)
-		info.run_cnt = 0;
 	cleanup(&r);
 	if (epipe) {
 		/* the reader went away: stop quietly */
@@ -1030,11 +1438,14 @@ int main(int argc, char **argv)
 			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
 				 "raise -m above %u (pages per CPU) to keep them",
 				 sum.lost, ringbuf_bytes >> 10, opts.pages);
-		if (info.run_cnt)
+		/* the programs' own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+		if (costs[0].runs && evlist.n == 1 && evlist.ev[0].time_based &&
+		    evlist.ev[0].config == PERF_COUNT_SW_CPU_CLOCK)
 			fprintf(stderr,
 				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
 				" ns each on average (kernel.bpf_stats_enabled)\n",
-				(uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
+				costs[0].runs, costs[0].ns / costs[0].runs);
+		report_events(&r, costs);
 		if (r.bad_events)
 			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
 				 r.bad_events);
@@ -1055,6 +1466,12 @@ int main(int argc, char **argv)
 	fg_rq_free(r.q);
 	fg_hmap_free(r.targets);
 	free(r.ringbuf_full_seen);
+	free(r.busy_seen);
+	free(r.event_samples);
+	fg_evlist_release(&evlist);
+	for (size_t i = 0; i < opts.nevents; i++)
+		fg_ev_spec_release(&opts.events[i]);
+	free(opts.events);
 	free(r.offline_warned);
 	fg_buf_release(&r.rest);
 	free(opts.pids);
