@@ -351,3 +351,32 @@ stack_shares() {
 	[ "$(grep -c ';target ' up.folded)" -eq 2 ]
 	! grep -q ';target ' pf.folded
 }
+
+# --- fg-record ---
+
+@test "fg-record -e: the flame graph of an event, documented" {
+	fg fg-record -h
+	assert_output_contains " [-e event]... [-c n] "
+	grep -q '^\.It Fl e Ar event' "$TOP/man/fg-record.1"
+	grep -q '^\.It Fl c Ar n' "$TOP/man/fg-record.1"
+	requires root btf perf_event
+	fg --separate-stderr fg-record -e "uprobe:$WORKLOADS/calls:target" -o up.folded -- "$WORKLOADS/calls" 1000
+	[ "$status" -eq 0 ]
+	[ "$(grep ';site_a;target ' up.folded | awk '{ print $NF }')" -eq 700 ]
+	[ "$(grep ';site_b;target ' up.folded | awk '{ print $NF }')" -eq 300 ]
+	# -c reaches fg-sample: a sample every 4 faults, each weighing 4.  The
+	# count is the CPU's, shared with every other process faulting there, so
+	# the number of the workload's samples is a quarter of its faults only
+	# within the samples those others take at each switch: 10% of 16 MiB's
+	fg --separate-stderr fg-record -e page-faults -c 4 -o pf.perf -- "$WORKLOADS/faults" 16
+	[ "$status" -eq 0 ]
+	[ "$(headers pf.perf faults | grep -vc ' 4 page-faults: $')" -eq 0 ]
+	local n
+	n=$(headers pf.perf faults | wc -l)
+	echo "# $n samples of 4 faults" >&3
+	[ "$n" -ge 920 ] && [ "$n" -le 1130 ]
+	# the SVG's widths are events
+	fg --separate-stderr fg-record -e "uprobe:$WORKLOADS/calls:target" -o up.svg -- "$WORKLOADS/calls" 100
+	[ "$status" -eq 0 ]
+	grep -q '<title>target (70 events, 70.00%)' up.svg
+}
