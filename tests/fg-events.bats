@@ -218,12 +218,14 @@ tracepoint:syscalls:sys_exit_write" ]
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"samples lost: the ring buffer of "* ]]
 	fgr-dump lost.fgr >lost.txt
-	local samples lost
+	local samples full busy
 	samples=$(grep -c '^sample ' lost.txt)
-	lost=$(awk '/^lost / && / reason=1$/ { sub(/.*count=/, ""); n += $1 } END { print n + 0 }' lost.txt)
-	echo "# samples $samples lost $lost" >&3
-	[ "$lost" -gt 0 ]
-	[ $((samples + lost)) -eq 20000 ]
+	full=$(awk '/^lost / && / reason=1$/ { sub(/.*count=/, ""); n += $1 } END { print n + 0 }' lost.txt)
+	# and those left out as their CPU was in another sample (reason 4), if any
+	busy=$(awk '/^lost / && / reason=4$/ { sub(/.*count=/, ""); n += $1 } END { print n + 0 }' lost.txt)
+	echo "# samples $samples lost $full, busy $busy" >&3
+	[ "$full" -gt 0 ]
+	[ $((samples + full + busy)) -eq 20000 ]
 }
 
 # --- the truth: page faults ---
@@ -322,10 +324,16 @@ stack_shares() {
 	echo "# pinger $(wc -l <ping.stacks), ponger $(wc -l <pong.stacks)" >&3
 	# each thread waits for the other at least once a round, mostly twice
 	[ "$(wc -l <ping.stacks)" -ge 2000 ] && [ "$(wc -l <pong.stacks)" -ge 2000 ]
-	# in the scheduler, under its own function and never the other's; but for
-	# the last switch of each, in the kernel's exit, its user memory gone
-	[ "$(grep -v '^do_task_dead;do_exit;' ping.stacks | grep -vc ';ping;run;start_thread$')" -eq 0 ]
-	[ "$(grep -v '^do_task_dead;do_exit;' pong.stacks | grep -vc ';pong;run;start_thread$')" -eq 0 ]
+	# in the scheduler, under its own function and never the other's
+	[ "$(grep -c ';pong;' ping.stacks)" -eq 0 ] && [ "$(grep -c ';ping;' pong.stacks)" -eq 0 ]
+	[ "$(grep -c ';ping;run;start_thread$' ping.stacks)" -ge 2000 ]
+	[ "$(grep -c ';pong;run;start_thread$' pong.stacks)" -ge 2000 ]
+	# but for the last switch of each, in the kernel's exit, its user memory
+	# gone, and the few times a loaded machine preempts a thread before or
+	# after its loop (in run, start_thread)
+	grep -v ';ping;run;start_thread$' ping.stacks | sed 's/^/# other: /' >&3
+	[ "$(grep -vc ';ping;run;start_thread$' ping.stacks)" -le 5 ]
+	[ "$(grep -vc ';pong;run;start_thread$' pong.stacks)" -le 5 ]
 	[ "$(grep -c '^do_task_dead;do_exit;' ping.stacks)" -le 1 ]
 	[ "$(grep -cE '^_*schedule;' ping.stacks)" -ge 2000 ]
 	[ "$(headers cs.fgr.txt pinger | grep -vc ' context-switches: $')" -eq 0 ]
