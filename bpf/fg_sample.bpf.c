@@ -25,7 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "fg/sample.h"
+#include "fg/bpf_abi.h"
 
 #define PF_KTHREAD 0x00200000
 

@@ -2,6 +2,15 @@
 /*
  * fg-sample: sample the stacks of every CPU (or of some processes) with an
  * eBPF program and write them as a record stream (fg-record(5)).
+ *
+ * main() is the run's steps in order (see there).  This file keeps what
+ * touches the BPF skeleton (opening, sizing, loading and attaching the
+ * program, reading its ring buffer and counters) and the tool's speech;
+ * the rest is in lib/: bpf_event (events into records, ring sizing),
+ * sample_opts, targets, spawn, sideband, reorder, sample_summary, events
+ * (-e: parsed, looked up in tracefs and ELF files, named).  Each event of
+ * -e is attached in attach_events(): a perf software event on each CPU, a
+ * tracepoint, a uprobe; the programs' links go through keep_link().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,12 +19,10 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,82 +31,61 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/events.h"
-#include "fg/hash.h"
 #include "fg/record.h"
-#include "fg/sample.h"
+#include "fg/reorder.h"
+#include "fg/sample_opts.h"
+#include "fg/sample_summary.h"
 #include "fg/sideband.h"
+#include "fg/spawn.h"
+#include "fg/targets.h"
 #include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
 
-#define MAX_CPUS 4096
+#define MAX_CPUS FG_SAMPLE_MAX_CPUS
 
 static const char usage_text[] =
-	"usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
-	"                 [-C cpu]... [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
-	"                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
-	"       fg-sample --list-events [pattern]\n"
-	"  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
-	"                  event (page-faults, context-switches, ...), tracepoint:CATEGORY:NAME,\n"
-	"                  uprobe:PATH:FUNCTION[+OFFSET] or uretprobe:PATH:FUNCTION\n"
-	"  -F hz           samples a second on each CPU of cpu-clock and task-clock (default 99)\n"
-	"  -c n            a sample every n events of the other events (default 1: each)\n"
-	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
-	"  -p pid          sample only this process (repeatable)\n"
-	"  -t tid          sample only this thread (repeatable)\n"
-	"  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
-	"  -I              sample the idle task (pid 0) too\n"
-	"  --call-graph fp | dwarf[,bytes]\n"
-	"                  fp (default): walk the user stack by frame pointers;\n"
-	"                  dwarf: also record the user registers and bytes of user stack\n"
-	"                  (default 8192, at most 65528) for unwinding by CFI later\n"
-	"  --user-only     user stacks only\n"
-	"  --kernel-only   kernel stacks only\n"
-	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
-	"  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
-	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-	"                  one second of the largest samples)\n"
-	"  -o file         write the records to file (default: standard output, not a terminal)\n"
-	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
-	"  --list-events [pattern]\n"
-	"                  list the events this system offers, or those matching a glob\n"
-	"                  (tracepoint:sched:*, uprobe:/usr/bin/bash:read*), and exit\n"
-	"  -h              show this help;  -V  show the version\n"
-	"  command         run it, sample it and its children, stop when it exits\n";
+    "usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
+    "                 [-C cpu]... [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+    "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
+    "       fg-sample --list-events [pattern]\n"
+    "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
+    "                  event (page-faults, context-switches, ...), tracepoint:CATEGORY:NAME,\n"
+    "                  uprobe:PATH:FUNCTION[+OFFSET] or uretprobe:PATH:FUNCTION\n"
+    "  -F hz           samples a second on each CPU of cpu-clock and task-clock (default 99)\n"
+    "  -c n            a sample every n events of the other events (default 1: each)\n"
+    "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
+    "  -p pid          sample only this process (repeatable)\n"
+    "  -t tid          sample only this thread (repeatable)\n"
+    "  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
+    "  -I              sample the idle task (pid 0) too\n"
+    "  --call-graph fp | dwarf[,bytes]\n"
+    "                  fp (default): walk the user stack by frame pointers;\n"
+    "                  dwarf: also record the user registers and bytes of user stack\n"
+    "                  (default 8192, at most 65528) for unwinding by CFI later\n"
+    "  --user-only     user stacks only\n"
+    "  --kernel-only   kernel stacks only\n"
+    "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
+    "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
+    "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
+    "                  counted events (-c); with dwarf, one second of the largest samples)\n"
+    "  -o file         write the records to file (default: standard output, not a terminal)\n"
+    "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+    "  --list-events [pattern]\n"
+    "                  list the events this system offers, or those matching a glob\n"
+    "                  (tracepoint:sched:*, uprobe:/usr/bin/bash:read*), and exit\n"
+    "  -h              show this help;  -V  show the version\n"
+    "  command         run it, sample it and its children, stop when it exits\n";
 
-static struct opts {
-	unsigned freq;
-	double duration;
-	uint32_t *pids, *tids;
-	size_t npids, ntids, apids, atids;
-	int cpus[MAX_CPUS];
-	int ncpus;
-	bool idle, user_only, kernel_only, verbose;
-	unsigned depth;
-	unsigned pages;
-	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
-	const char *output;
-	char **command;
-	struct fg_ev_spec *events; /* -e */
-	size_t nevents, aevents;
-	uint64_t period; /* -c; 0: not given (1) */
-	bool freq_given, cpus_given, list_events;
-} opts = {
-	.freq = 99,
-	.depth = MAX_STACK_DEPTH,
-	.pages = 0, /* by the rate: default_pages() */
-};
+static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
 
 /* the events of the run (-e), looked up; their numbers are their places here */
 static struct fg_evlist evlist;
-
-static void check_event_options(void);
-static noreturn void list_events(const char *pattern);
-static uint64_t event_weight(uint32_t id);
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -152,162 +138,33 @@ static bool cpu_online(int cpu)
 	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
-static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what)
-{
-	uint64_t id;
-
-	if (fg_parse_u64(arg, 1, INT32_MAX, &id) < 0)
-		usage_error("invalid %s '%s'", what, arg);
-	FG_ALLOC_GROW(*v, *n + 1, *alloc);
-	(*v)[(*n)++] = (uint32_t)id;
-}
-
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH, OPT_LIST_EVENTS };
-
-/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
-static void parse_call_graph(const char *arg)
-{
-	const char *size;
-	uint64_t v;
-
-	if (strcmp(arg, "fp") == 0) {
-		opts.snapshot = 0;
-		return;
-	}
-	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
-		usage_error("invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
-#ifndef __x86_64__
-	usage_error("--call-graph dwarf: stack snapshots are written on x86-64 only");
-#endif
-	opts.snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
-	if (arg[5] == '\0')
-		return;
-	size = arg + 6;
-	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
-		usage_error("invalid stack dump size '%s' (1 to %u bytes)", size,
-			    FG_USTACK_SNAPSHOT_MAX);
-	opts.snapshot = (unsigned)((v + 7) & ~7ull);
-}
+static noreturn void list_events(const char *pattern);
 
 static void parse_options(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "idle", no_argument, NULL, 'I' },
-		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
-		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
-		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
-		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c;
+	char why[512];
+	int c, err;
 
-	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:c:d:e:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
-				usage_error("invalid CPU list '%s'", optarg);
-			opts.cpus_given = true;
-			break;
-		case 'c':
-			if (fg_parse_u64(optarg, 1, UINT32_MAX, &opts.period) < 0)
-				usage_error("invalid count '%s' (a sample every N events)", optarg);
-			break;
-		case 'd':
-			if (fg_parse_double(optarg, 0.001, 1e7, &opts.duration) < 0)
-				usage_error("invalid duration '%s'", optarg);
-			break;
-		case 'e': {
-			char why[512];
-
-			FG_ALLOC_GROW(opts.events, opts.nevents + 1, opts.aevents);
-			if (fg_ev_parse(optarg, &opts.events[opts.nevents], why, sizeof(why)) < 0)
-				usage_error("%s", why);
-			opts.nevents++;
-			break;
-		}
-		case 'F':
-			if (fg_parse_u64(optarg, 1, 100000, &v) < 0)
-				usage_error("invalid frequency '%s'", optarg);
-			opts.freq = (unsigned)v;
-			opts.freq_given = true;
-			break;
-		case 'h':
+	while ((c = getopt_long(argc, argv, FG_SAMPLE_SHORTOPTS, fg_sample_longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage_text, stdout);
 			exit(fg_close_stdout());
-		case 'I':
-			opts.idle = true;
-			break;
-		case 'm':
-			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
-				usage_error("invalid buffer size '%s' (pages, a power of two)", optarg);
-			opts.pages = (unsigned)v;
-			break;
-		case 'o':
-			opts.output = optarg;
-			break;
-		case 'p':
-			add_id(&opts.pids, &opts.npids, &opts.apids, optarg, "pid");
-			break;
-		case 't':
-			add_id(&opts.tids, &opts.ntids, &opts.atids, optarg, "tid");
-			break;
-		case 'V':
+		}
+		if (c == 'V') {
 			fg_print_version();
 			exit(fg_close_stdout());
-		case 'v':
-			opts.verbose = true;
-			break;
-		case OPT_USER_ONLY:
-			opts.user_only = true;
-			break;
-		case OPT_KERNEL_ONLY:
-			opts.kernel_only = true;
-			break;
-		case OPT_CALL_GRAPH:
-			parse_call_graph(optarg);
-			break;
-		case OPT_LIST_EVENTS:
-			opts.list_events = true;
-			break;
-		case OPT_MAX_DEPTH:
-			if (fg_parse_u64(optarg, 1, MAX_STACK_DEPTH, &v) < 0)
-				usage_error("invalid stack depth '%s' (1 to %d)", optarg,
-					    MAX_STACK_DEPTH);
-			opts.depth = (unsigned)v;
-			break;
-		default:
-			usage_error(NULL);
 		}
+		err = fg_sample_opt(&opts, c, optarg, why, sizeof(why));
+		if (err == -ENOENT)
+			usage_error(NULL); /* getopt said why */
+		if (err < 0)
+			usage_error("%s", why);
 	}
-	if (opts.list_events) {
-		if (argc - optind > 1)
-			usage_error("--list-events takes one pattern at most");
-		return;
-	}
-	check_event_options();
-	if (opts.user_only && opts.kernel_only)
-		usage_error("--user-only and --kernel-only exclude each other");
-	if (opts.kernel_only && opts.snapshot)
-		usage_error("--call-graph dwarf and --kernel-only exclude each other");
-	if (optind < argc)
-		opts.command = argv + optind;
-	if (opts.command && (opts.npids || opts.ntids))
-		usage_error("a command and -p/-t exclude each other");
+	if (fg_sample_opts_check(&opts, argv + optind, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+	if (opts.list_events)
+		list_events(opts.list_pattern);
+	/* what the options name must be there */
 	for (size_t i = 0; i < opts.npids; i++)
 		if (kill((pid_t)opts.pids[i], 0) < 0 && errno == ESRCH)
 			usage_error("no process with pid %" PRIu32, opts.pids[i]);
@@ -318,11 +175,9 @@ static void parse_options(int argc, char **argv)
 		if (access(path, F_OK) < 0)
 			usage_error("no thread with tid %" PRIu32, opts.tids[i]);
 	}
-	if (opts.ncpus) {
-		for (int i = 0; i < opts.ncpus; i++)
-			if (!cpu_online(opts.cpus[i]))
-				usage_error("CPU %d is not online", opts.cpus[i]);
-	}
+	for (int i = 0; i < opts.ncpus; i++)
+		if (!cpu_online(opts.cpus[i]))
+			usage_error("CPU %d is not online", opts.cpus[i]);
 }
 
 /*
@@ -364,13 +219,16 @@ static void check_privileges(void)
 		return;
 	fg_diex("permission denied: run as root, or with the capabilities CAP_BPF and "
 		"CAP_PERFMON (missing: %s)",
-		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON");
+		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON"
+		: !bpf		 ? "CAP_BPF"
+				 : "CAP_PERFMON");
 }
 
 static void check_kernel(void)
 {
 	/* FG_SAMPLE_BTF: another path to check, so that the tests can see this message */
-	const char *btf = getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
+	const char *btf =
+	    getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
 
 	if (access(btf, R_OK) < 0)
 		fg_diex("the kernel has no BTF ('%s' is missing): it needs CONFIG_DEBUG_INFO_BTF=y",
@@ -389,310 +247,32 @@ struct run {
 	int *pfds;
 	int nlinks;
 	size_t alinks;
+	uint32_t ringbuf_bytes;
 	struct fg_sb *sb;
 	struct fg_rq *q;
 	struct fg_rec_writer *w;
-	struct fg_hmap *targets; /* tgids whose side-band events are kept */
-	bool filtering, follow;
+	struct fg_targets *targets; /* the processes whose side-band events are kept */
+	bool filtering;
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
 	uint64_t *busy_seen;	     /* per possible CPU */
 	uint64_t *event_samples;     /* per event: samples taken */
 	uint64_t busy_total;	     /* events left out: their CPU's slot was busy */
+	uint64_t misses;	     /* events the kernel did not run a program for */
 	bool *offline_warned;	     /* per sampled CPU */
-	pid_t child;
+	struct fg_spawn cmd;	     /* the command, if any */
 	int child_status;
 	bool child_done;
+	int out_fd;
 	uint64_t bad_events;
 	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
+	struct fg_rec_header header;
+	struct fg_rec_summary sum;
+	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	int werr;
+	bool epipe;
+	int status;
 };
-
-/* One sample from the BPF program, into the queue. */
-static void on_sample(struct run *r, const uint8_t *data, size_t size)
-{
-	struct fg_rec_sample s;
-	struct fg_rec_ustack u;
-	const void *ips, *regs, *stack;
-	size_t nips;
-
-	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0 ||
-	    FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
-		r->bad_events++;
-		return;
-	}
-	s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
-	r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
-	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
-	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
-		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
-		return;
-	}
-	/* the snapshot comes before the IPs in the event, after them in the record */
-	if (fg_rec_ustack_from_event(data, size, &u, &regs, &stack) < 0) {
-		r->bad_events++;
-		return;
-	}
-	fg_buf_reset(&r->rest);
-	fg_buf_add(&r->rest, ips, nips);
-	fg_buf_add(&r->rest, &u, sizeof(u));
-	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
-	fg_buf_add(&r->rest, stack, u.size);
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
-}
-
-/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	on_sample(ctx, data, size);
-	return 0;
-}
-
-/*
- * The ring buffer's default size, pages per CPU: about 25 samples of each CPU
- * a page, 4 to 16 pages.  A ring larger than needed costs time in each sample
- * at low rates: its pages are revisited seldom, and in a shadow-paged guest
- * the first write to a page not written for a while is slow (at 99 Hz the
- * output step took about 1.7 us a sample with 16 pages a CPU, 1.0 us with 4;
- * README, Benchmarks).  The ring is drained every 100 ms, so 4 pages at
- * 100 Hz hold 1.6 KiB a sample, twice the room 16 pages give at 1000 Hz.
- */
-static unsigned default_pages(unsigned hz)
-{
-	unsigned pages = 4;
-
-	while (pages < 16 && pages * 25 < hz)
-		pages <<= 1;
-	return pages;
-}
-
-/*
- * The ring buffer's size in bytes: -m pages for each CPU sampled, rounded up
- * to a power of two as the kernel wants; 0 when too large.
- */
-static uint32_t ring_size(unsigned pages, int ncpus)
-{
-	uint64_t want = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)ncpus;
-	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	while (size < want)
-		size <<= 1;
-	return size > (1u << 30) ? 0 : (uint32_t)size;
-}
-
-/* the largest sample with a snapshot, in the ring (its 8-byte header included) */
-static uint64_t snapshot_sample_max(void)
-{
-	return 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + opts.snapshot +
-	       16 * (uint64_t)opts.depth;
-}
-
-/*
- * With --call-graph dwarf a sample is the size of its snapshot and more (8
- * KiB and more by default): the ring holds one second of the largest
- * samples of each CPU (at 99 Hz and 8192 bytes, 256 pages, 1 MiB), at least
- * the default above.  Less is not enough on a busy machine: writing the
- * output file there may stall for half a second (dirty pages written back
- * under other jobs' I/O), the ring is not read meanwhile, and with 200 ms
- * of room 11 to 67 samples were lost in such runs, none with one second
- * (README, Benchmarks).  Its pages are cold whatever its size (100 ms of
- * samples pass between two writes to a page), so a larger ring costs no
- * more a sample: 64, 256 pages a CPU measured the same.  The whole ring
- * stays within the 1 GiB ring_size() allows.
- */
-static unsigned default_pages_snapshot(unsigned hz, int ncpus)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t want = (uint64_t)hz * snapshot_sample_max();
-	unsigned pages = default_pages(hz);
-
-	while ((uint64_t)pages * page < want && ring_size(pages * 2, ncpus))
-		pages <<= 1;
-	return pages;
-}
-
-static bool target_has(const struct run *r, uint32_t pid)
-{
-	return fg_hmap_get(r->targets, &pid, sizeof(pid)) != NULL;
-}
-
-static void target_add(struct run *r, uint32_t pid)
-{
-	fg_hmap_upsert(r->targets, &pid, sizeof(pid), NULL);
-}
-
-/*
- * Which records to write, asked in time order: samples (the BPF program
- * filtered them) and the side-band events of the targets and, for a
- * command, of the children they fork.
- */
-static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t len)
-{
-	struct run *r = ctx;
-	uint32_t pid;
-
-	if (!r->filtering || type == FG_REC_SAMPLE || type == FG_REC_LOST || len < 4)
-		return true;
-	memcpy(&pid, payload, 4); /* every side-band record starts with the pid */
-	if (type == FG_REC_FORK && r->follow && len >= sizeof(struct fg_rec_task)) {
-		struct fg_rec_task t;
-
-		memcpy(&t, payload, sizeof(t));
-		if (target_has(r, t.ppid))
-			target_add(r, t.pid);
-	}
-	return target_has(r, pid);
-}
-
-static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
-{
-	uint32_t key = which;
-	uint64_t total = 0;
-
-	if (bpf_map__lookup_elem(r->skel->maps.stats, &key, sizeof(key), percpu,
-				 sizeof(uint64_t) * (size_t)r->ncpus_possible, 0) < 0)
-		return 0;
-	for (int i = 0; i < r->ncpus_possible; i++)
-		total += percpu[i];
-	return total;
-}
-
-static void lost_since(struct run *r, uint64_t now, enum fg_stat which, uint32_t reason,
-		       uint64_t *seen)
-{
-	uint64_t percpu[MAX_CPUS];
-
-	stat_total(r, which, percpu);
-	for (int i = 0; i < r->ncpus_possible; i++) {
-		if (percpu[i] > seen[i]) {
-			struct fg_rec_lost l = { now, percpu[i] - seen[i], (uint32_t)i, reason };
-
-			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-			seen[i] = percpu[i];
-		}
-	}
-}
-
-/*
- * Queue a lost record for each CPU whose ring-buffer-full count grew, and
- * for each whose events were left out because its scratch slot was busy.
- */
-static void check_lost(struct run *r, uint64_t now)
-{
-	lost_since(r, now, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen);
-	lost_since(r, now, FG_STAT_BUSY, FG_LOST_BUSY, r->busy_seen);
-}
-
-static void check_offline(struct run *r, uint64_t now)
-{
-	int online[MAX_CPUS];
-	int n = fg_cpus_online(NULL, online, MAX_CPUS);
-
-	for (int i = 0; i < opts.ncpus && n > 0; i++) {
-		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
-			continue;
-		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
-
-		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
-		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-		r->offline_warned[i] = true;
-	}
-}
-
-/* true when every -p/-t target is gone */
-static bool targets_gone(void)
-{
-	if (!opts.npids && !opts.ntids)
-		return false;
-	for (size_t i = 0; i < opts.npids; i++)
-		if (fg_task_alive("/proc", opts.pids[i]))
-			return false;
-	for (size_t i = 0; i < opts.ntids; i++)
-		if (fg_task_alive("/proc", opts.tids[i]))
-			return false;
-	return true;
-}
-
-/* fork the command, stopped on a pipe until sampling runs; returns the pipe to release it */
-static int start_command(struct run *r, int *errpipe)
-{
-	int go[2], er[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0)
-		fg_die("cannot create a pipe");
-	r->child = fork();
-	if (r->child < 0)
-		fg_die("cannot fork");
-	if (r->child == 0) {
-		char c;
-		int err;
-
-		close(go[1]);
-		close(er[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		/* the command's standard output must not mix with the records */
-		if (!opts.output)
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		execvp(opts.command[0], opts.command);
-		err = errno;
-		(void)!write(er[1], &err, sizeof(err));
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	*errpipe = er[0];
-	return go[1];
-}
-
-/* -v: the BPF program's counters CPU by CPU */
-static void print_per_cpu(struct run *r)
-{
-	static const char *const names[FG_STAT_MAX] = {
-		[FG_STAT_SAMPLES] = "samples",
-		[FG_STAT_RINGBUF_FULL] = "lost",
-		[FG_STAT_KSTACK_FAILED] = "kstack-failed",
-		[FG_STAT_USTACK_FAILED] = "ustack-failed",
-		[FG_STAT_USTACK_CUT] = "ustack-cut",
-		[FG_STAT_FILTERED] = "filtered",
-		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
-		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
-		[FG_STAT_SNAPSHOTS] = "snapshots",
-		[FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
-		[FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
-		[FG_STAT_BUSY] = "busy",
-	};
-	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
-
-	for (int k = 0; k < FG_STAT_MAX; k++)
-		stat_total(r, (enum fg_stat)k, v[k]);
-	for (int c = 0; c < r->ncpus_possible; c++) {
-		char line[512];
-		int len = snprintf(line, sizeof(line), "fg-sample: CPU %d:", c);
-
-		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
-					names[k], v[k][c]);
-		fprintf(stderr, "%s\n", line);
-	}
-}
-
-static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
-{
-	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
-	char hz[32] = "";
-
-	if (fg_evlist_has_time(&evlist))
-		snprintf(hz, sizeof(hz), "%u Hz x ", opts.freq);
-	fprintf(stderr,
-		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %s%u CPUs), lost %" PRIu64
-		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
-		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
-		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, hz, ncpus, s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
-		s->mappings);
-}
 
 static void cleanup(struct run *r)
 {
@@ -711,8 +291,7 @@ static void cleanup(struct run *r)
 	r->rb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
-	r->nlinks = 0;
-	r->alinks = 0;
+	r->nlinks = r->alinks = 0;
 }
 
 /* kernel.perf_event_paranoid, or -1000 when it cannot be read */
@@ -752,17 +331,13 @@ static noreturn void refuse_denied(struct run *r, int err, const char *call, con
 			 paranoid);
 	else if (paranoid != -1000)
 		snprintf(note, sizeof(note),
-			 " (kernel.perf_event_paranoid is %ld, which does not limit them)", paranoid);
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)",
+			 paranoid);
 	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
 		"filter (a container's default profile) or a security module forbids it; run "
 		"fg-sample outside the container, or allow bpf and perf_event_open "
 		"(docker run --security-opt seccomp=unconfined)%s",
 		what, strerror(-err), call, note, hint);
-}
-
-static bool denied(int err)
-{
-	return err == -EPERM || err == -EACCES || err == -ENOSYS;
 }
 
 static noreturn void fail_setup(struct run *r, int err, const char *what)
@@ -774,6 +349,32 @@ static noreturn void fail_setup(struct run *r, int err, const char *what)
 	fg_diex("%s: %s", what, strerror(-err));
 }
 
+/*
+ * perf_event_open() failed with `err` for an event on `cpu` (`what` says
+ * which): say why in one line, and stop.  `rate`: the event samples at -F,
+ * which the kernel refuses above its limit.
+ */
+static noreturn void fail_perf_event(struct run *r, int err, int cpu, bool rate, const char *what)
+{
+	if (err == -ENODEV && !cpu_online(cpu)) {
+		cleanup(r);
+		fg_diex("%s: the CPU is offline", what);
+	}
+	if (err == -EINVAL && rate) {
+		cleanup(r);
+		fg_diex("%s: %s: is -F %u above /proc/sys/kernel/perf_event_max_sample_rate?", what,
+			strerror(-err), opts.freq);
+	}
+	if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP) {
+		cleanup(r);
+		fg_diex("%s: %s: perf events are unavailable on this kernel or CPU", what,
+			strerror(-err));
+	}
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		refuse_denied(r, err, "perf_event_open", what);
+	fail_setup(r, err, what);
+}
+
 /* Keep a program attached (and the perf event it is attached to, or -1), for cleanup(). */
 static void keep_link(struct run *r, struct bpf_link *link, int pfd)
 {
@@ -783,49 +384,7 @@ static void keep_link(struct run *r, struct bpf_link *link, int pfd)
 	r->pfds[r->nlinks++] = pfd;
 }
 
-/* The kernel refused event `ev` (`how`: what was done to it): one line naming it, and stop. */
-static noreturn void refuse_event(struct run *r, const struct fg_ev *ev, int err, const char *how)
-{
-	char what[512];
-
-	snprintf(what, sizeof(what), "cannot %s event '%s'", how, ev->name);
-	if (denied(err))
-		refuse_denied(r, err, "perf_event_open", what);
-	if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL) {
-		cleanup(r);
-		fg_diex("%s: %s: the kernel refuses it", what, strerror(-err));
-	}
-	fail_setup(r, err, what);
-}
-
 /* --- events (-e) --- */
-
-static bool spec_time_based(const struct fg_ev_spec *s)
-{
-	return s->kind == FG_EVENT_SOFTWARE && s->sw->time_based;
-}
-
-/* -F for clocks, -c for the others: each only where it means something */
-static void check_event_options(void)
-{
-	bool time = !opts.nevents, count = false, probe = false;
-
-	for (size_t i = 0; i < opts.nevents; i++) {
-		time |= spec_time_based(&opts.events[i]);
-		count |= !spec_time_based(&opts.events[i]);
-		probe |= opts.events[i].kind == FG_EVENT_UPROBE ||
-			 opts.events[i].kind == FG_EVENT_URETPROBE;
-	}
-	if (opts.freq_given && !time)
-		usage_error("-F applies to cpu-clock and task-clock: for the other events, -c n "
-			    "takes a sample every n events");
-	if (opts.period && !count)
-		usage_error("-c applies to events other than cpu-clock and task-clock, which -F "
-			    "samples");
-	if (probe && opts.kernel_only)
-		usage_error("--kernel-only and uprobes exclude each other: a uprobe has only a "
-			    "user stack");
-}
 
 /*
  * The tracefs directory, mounted when it is not (as perf does); NULL when it
@@ -836,7 +395,7 @@ static const char *tracefs_dir(bool say)
 	static char dir[PATH_MAX];
 	/* FG_SAMPLE_TRACEFS: another directory, so that the tests can give a made-up one */
 	const char *env = getenv("FG_SAMPLE_TRACEFS");
-	const char *dirs[] = { env, NULL };
+	const char *dirs[] = {env, NULL};
 	int err;
 
 	if (fg_tracefs_find(env ? dirs : fg_tracefs_dirs, dir, sizeof(dir)) == 0)
@@ -863,12 +422,13 @@ static bool need_tracefs(void)
 /* --list-events [PATTERN]: the list on standard output, then exit */
 static noreturn void list_events(const char *pattern)
 {
-	struct fg_ev_env env = { .path = getenv("PATH"), .libdirs = fg_ev_libdirs };
+	struct fg_ev_env env = {.path = getenv("PATH"), .libdirs = fg_ev_libdirs};
 	struct fg_buf out = FG_BUF_INIT;
 	char why[512];
 	long n;
 
-	if (!pattern || !(fg_starts_with(pattern, "uprobe:") || fg_starts_with(pattern, "uretprobe:")))
+	if (!pattern ||
+	    !(fg_starts_with(pattern, "uprobe:") || fg_starts_with(pattern, "uretprobe:")))
 		env.tracefs = tracefs_dir(false);
 	n = fg_ev_list(&out, pattern, &env, why, sizeof(why));
 	if (n < 0)
@@ -889,7 +449,7 @@ static noreturn void list_events(const char *pattern)
  */
 static void resolve_events(void)
 {
-	struct fg_ev_env env = { .path = getenv("PATH"), .libdirs = fg_ev_libdirs };
+	struct fg_ev_env env = {.path = getenv("PATH"), .libdirs = fg_ev_libdirs};
 	char why[512];
 
 	if (need_tracefs() && !(env.tracefs = tracefs_dir(true)))
@@ -933,37 +493,322 @@ static bool evlist_counts(void)
 /* the period of the counted events: -c, or each event */
 static uint64_t count_period(void)
 {
-	return opts.period ? opts.period : 1;
+	return fg_sample_opts_period(&opts);
 }
 
-/* A perf software event on `cpu`, for all tasks: sampled at -F (clocks) or every -c events. */
-static int open_software(const struct fg_ev *ev, int cpu)
+/* the weight of a sample of event `id`: the events it stands for (1 for a clock's tick) */
+static uint64_t event_weight(uint32_t id)
+{
+	return id < evlist.n && !evlist.ev[id].time_based ? count_period() : 1;
+}
+
+/* One sample from the BPF program, into the queue. */
+static void on_sample(struct run *r, const uint8_t *data, size_t size)
+{
+	struct fg_rec_sample s;
+	struct fg_rec_ustack u;
+	const void *ips, *regs, *stack;
+	size_t nips;
+
+	if (fg_bpf_event_sample(data, size, &s, &ips) < 0 || FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
+		r->bad_events++;
+		return;
+	}
+	s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
+	r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
+	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
+		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
+		return;
+	}
+	/* the snapshot comes before the IPs in the event, after them in the record */
+	if (fg_bpf_event_ustack(data, size, &u, &regs, &stack) < 0) {
+		r->bad_events++;
+		return;
+	}
+	fg_buf_reset(&r->rest);
+	fg_buf_add(&r->rest, ips, nips);
+	fg_buf_add(&r->rest, &u, sizeof(u));
+	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
+	fg_buf_add(&r->rest, stack, u.size);
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
+}
+
+/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	on_sample(ctx, data, size);
+	return 0;
+}
+
+static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
+{
+	uint32_t key = which;
+	uint64_t total = 0;
+
+	if (bpf_map__lookup_elem(r->skel->maps.stats, &key, sizeof(key), percpu,
+				 sizeof(uint64_t) * (size_t)r->ncpus_possible, 0) < 0)
+		return 0;
+	for (int i = 0; i < r->ncpus_possible; i++)
+		total += percpu[i];
+	return total;
+}
+
+static void lost_since(struct run *r, uint64_t now, enum fg_stat which, uint32_t reason,
+		       uint64_t *seen)
+{
+	uint64_t percpu[MAX_CPUS];
+
+	stat_total(r, which, percpu);
+	for (int i = 0; i < r->ncpus_possible; i++) {
+		if (percpu[i] > seen[i]) {
+			struct fg_rec_lost l = {now, percpu[i] - seen[i], (uint32_t)i, reason};
+
+			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+			seen[i] = percpu[i];
+		}
+	}
+}
+
+/*
+ * Queue a lost record for each CPU whose ring-buffer-full count grew, and
+ * for each whose events were left out because its scratch slot was busy.
+ */
+static void check_lost(struct run *r, uint64_t now)
+{
+	lost_since(r, now, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen);
+	lost_since(r, now, FG_STAT_BUSY, FG_LOST_BUSY, r->busy_seen);
+}
+
+static void check_offline(struct run *r, uint64_t now)
+{
+	int online[MAX_CPUS];
+	int n = fg_cpus_online(NULL, online, MAX_CPUS);
+
+	for (int i = 0; i < opts.ncpus && n > 0; i++) {
+		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
+			continue;
+		struct fg_rec_lost l = {now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE};
+
+		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
+		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		r->offline_warned[i] = true;
+	}
+}
+
+/* true when every -p/-t target is gone */
+static bool targets_gone(void)
+{
+	if (!opts.npids && !opts.ntids)
+		return false;
+	for (size_t i = 0; i < opts.npids; i++)
+		if (fg_task_alive("/proc", opts.pids[i]))
+			return false;
+	for (size_t i = 0; i < opts.ntids; i++)
+		if (fg_task_alive("/proc", opts.tids[i]))
+			return false;
+	return true;
+}
+
+/* --- the steps of a run, in order --- */
+
+/* What a run needs before anything is opened: the CPUs, the counters, the signals. */
+static void prepare(struct run *r)
+{
+	struct sigaction sa;
+
+	if (!opts.output && isatty(STDOUT_FILENO))
+		fg_diex("refusing to write binary records to a terminal: redirect standard "
+			"output or use -o FILE");
+	check_privileges();
+	check_kernel();
+	resolve_events();
+	clamp_rate();
+	if (!opts.ncpus) {
+		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
+		if (opts.ncpus <= 0)
+			fg_diex(
+			    "cannot read the online CPUs from '/sys/devices/system/cpu/online'");
+	}
+	r->ncpus_possible = libbpf_num_possible_cpus();
+	if (r->ncpus_possible <= 0 || r->ncpus_possible > MAX_CPUS)
+		fg_diex("cannot count the possible CPUs");
+	r->ringbuf_full_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->busy_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->event_samples = fg_xcalloc(evlist.n, sizeof(uint64_t));
+	r->offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	libbpf_set_print(libbpf_print);
+	r->q = fg_rq_new();
+	r->filtering = opts.npids || opts.ntids || opts.command;
+	r->targets = fg_targets_new(opts.command != NULL);
+}
+
+/* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
+static void setup_bpf(struct run *r)
+{
+	int err;
+
+	r->skel = fg_sample_bpf__open();
+	if (!r->skel)
+		fail_setup(r, -errno, "cannot open the BPF program");
+	r->skel->rodata->kernel_stacks = !opts.user_only;
+	r->skel->rodata->user_stacks = !opts.kernel_only;
+	r->skel->rodata->filter = r->filtering;
+	r->skel->rodata->follow_children = opts.command != NULL;
+	r->skel->rodata->include_idle = opts.idle;
+	r->skel->rodata->kernel_depth = opts.depth;
+	r->skel->rodata->user_depth = opts.depth;
+	r->skel->rodata->snapshot_bytes = opts.snapshot;
+	r->skel->rodata->count_period = count_period();
+	r->skel->rodata->cpu_filter = opts.cpus_given;
+	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.cpus, (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.evcount, (uint32_t)evlist.n);
+	if (!opts.pages)
+		opts.pages = evlist_counts() && !opts.snapshot
+				 ? COUNT_PAGES
+				 : fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth,
+						     opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
+	r->ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
+	if (!r->ringbuf_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    opts.pages,
+			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
+				    (uint64_t)opts.ncpus >>
+				20);
+	if (opts.snapshot && r->ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
+		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
+			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
+			    opts.pages, opts.snapshot,
+			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
+			    r->ringbuf_bytes >> 10);
+	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	err = fg_sample_bpf__load(r->skel);
+	if (err == -EPERM || err == -ENOSYS)
+		refuse_denied(r, err, "bpf", "cannot load the BPF program");
+	if (err == -EACCES || err == -EINVAL)
+		fail_setup(r, err, "the kernel refused the BPF program (-v shows its log)");
+	if (err)
+		fail_setup(r, err, "cannot load the BPF program");
+	/* -C for the programs that run on every CPU (tracepoints, uprobes) */
+	for (int i = 0; opts.cpus_given && i < opts.ncpus; i++) {
+		uint32_t cpu = (uint32_t)opts.cpus[i], on = 1;
+
+		err = bpf_map__update_elem(r->skel->maps.cpus, &cpu, sizeof(cpu), &on, sizeof(on),
+					   BPF_ANY);
+		if (err)
+			fail_setup(r, err, "cannot set the CPUs of the BPF program");
+	}
+	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
+	if (!r->rb)
+		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+}
+
+/*
+ * One target: the BPF program samples it (its `targets` map: `id` is a
+ * thread group id for FG_TARGET_PID, a thread id for FG_TARGET_TID), and
+ * the side-band records of its process are kept.
+ */
+static void add_target(struct run *r, uint32_t id, uint32_t kind)
+{
+	uint32_t tgid = kind == FG_TARGET_TID ? fg_task_tgid("/proc", id) : id;
+	int err = bpf_map__update_elem(r->skel->maps.targets, &id, sizeof(id), &kind, sizeof(kind),
+				       BPF_ANY);
+
+	if (err) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "cannot add %s %" PRIu32 " to the BPF program's targets",
+			 kind == FG_TARGET_TID ? "tid" : "pid", id);
+		fail_setup(r, err, what);
+	}
+	if (tgid)
+		fg_targets_add(r->targets, tgid);
+}
+
+/* The processes and threads to sample, with -p, -t or a command (forked here). */
+static void add_targets(struct run *r)
+{
+	for (size_t i = 0; i < opts.npids; i++)
+		add_target(r, opts.pids[i], FG_TARGET_PID);
+	for (size_t i = 0; i < opts.ntids; i++)
+		add_target(r, opts.tids[i], FG_TARGET_TID);
+	if (opts.command) {
+		/* held until sampling runs (start_stream()) */
+		int err = fg_spawn_held(&r->cmd, opts.command, !opts.output);
+
+		if (err)
+			fail_setup(r, err, "cannot start the command");
+		add_target(r, (uint32_t)r->cmd.pid, FG_TARGET_PID);
+	}
+}
+
+/*
+ * The side-band events on every CPU, then the mappings of the processes
+ * already running: in that order, so nothing between the two is missed.
+ */
+static void open_sideband(struct run *r)
+{
+	int failed_cpu = -1;
+	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
+
+	if (err) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
+		fail_perf_event(r, err, failed_cpu, false, what);
+	}
+	if (!r->filtering) {
+		fg_maps_snapshot_all(r->q, "/proc");
+		return;
+	}
+	for (size_t i = 0; i < fg_targets_count(r->targets); i++)
+		fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
+}
+
+/* The kernel refused event `ev` (`how`: what was done to it): one line naming it, and stop. */
+static noreturn void refuse_event(struct run *r, const struct fg_ev *ev, int err, const char *how)
+{
+	char what[512];
+
+	snprintf(what, sizeof(what), "cannot %s event '%s'", how, ev->name);
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		refuse_denied(r, err, "perf_event_open", what);
+	if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL) {
+		cleanup(r);
+		fg_diex("%s: %s: the kernel refuses it", what, strerror(-err));
+	}
+	fail_setup(r, err, what);
+}
+
+/*
+ * Event `ev`'s perf event on `cpu`, for all tasks: a software event sampled
+ * at -F (clocks) or every -c events; a tracepoint each time, since its
+ * program runs on every CPU and counts -c itself.
+ */
+static int open_perf_event(const struct fg_ev *ev, int cpu)
 {
 	struct perf_event_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
+	attr.type = ev->kind == FG_EVENT_TRACEPOINT ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
 	attr.config = ev->config;
 	if (ev->time_based) {
 		attr.freq = 1;
 		attr.sample_freq = opts.freq;
 	} else {
-		attr.sample_period = count_period();
+		attr.sample_period = ev->kind == FG_EVENT_TRACEPOINT ? 1 : count_period();
 	}
-	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* A tracepoint's perf event: the program attached to it runs on every CPU. */
-static int open_tracepoint(const struct fg_ev *ev, int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = ev->config;
-	attr.sample_period = 1;
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -1007,32 +852,46 @@ static void attach_events(struct run *r)
 	for (size_t e = 0; e < evlist.n; e++) {
 		const struct fg_ev *ev = &evlist.ev[e];
 		struct bpf_link *link;
-		int fd;
+		int fd, err;
 
 		switch (ev->kind) {
 		case FG_EVENT_SOFTWARE:
 			for (int i = 0; i < opts.ncpus; i++) {
 				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
 
-				fd = open_software(ev, opts.cpus[i]);
-				if (fd < 0)
-					refuse_event(r, ev, -errno, "open");
+				fd = open_perf_event(ev, opts.cpus[i]);
+				if (fd < 0) {
+					char what[320];
+
+					err = -errno;
+					snprintf(what, sizeof(what),
+						 "cannot open event '%s' on CPU %d", ev->name,
+						 opts.cpus[i]);
+					/* a clock's rate, an offline CPU: as for the side-band
+					 * events */
+					if (ev->time_based || !cpu_online(opts.cpus[i]))
+						fail_perf_event(r, err, opts.cpus[i],
+								ev->time_based, what);
+					refuse_event(r, ev, err, "open");
+				}
 				link = bpf_program__attach_perf_event_opts(perf_prog, fd, &po);
+				err = link ? 0 : -errno;
 				keep_link(r, link, fd);
-				if (!link)
-					refuse_event(r, ev, -errno, "attach the BPF program to");
+				if (err)
+					refuse_event(r, ev, err, "attach the BPF program to");
 			}
 			break;
 		case FG_EVENT_TRACEPOINT: {
 			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
 
-			fd = open_tracepoint(ev, opts.cpus[0]);
+			fd = open_perf_event(ev, opts.cpus[0]);
 			if (fd < 0)
 				refuse_event(r, ev, -errno, "open");
 			link = bpf_program__attach_perf_event_opts(tp_prog, fd, &po);
+			err = link ? 0 : -errno;
 			keep_link(r, link, fd);
-			if (!link)
-				refuse_event(r, ev, -errno, "attach the BPF program to");
+			if (err)
+				refuse_event(r, ev, err, "attach the BPF program to");
 			break;
 		}
 		default: /* FG_EVENT_UPROBE, FG_EVENT_URETPROBE */
@@ -1044,9 +903,10 @@ static void attach_events(struct run *r)
 
 				link = bpf_program__attach_uprobe_opts(up_prog, pids[i], ev->path,
 								       ev->file_offset, &uo);
+				err = link ? 0 : -errno;
 				keep_link(r, link, -1);
-				if (!link)
-					refuse_event(r, ev, -errno, "attach a uprobe for");
+				if (err)
+					refuse_event(r, ev, err, "attach a uprobe for");
 			}
 		}
 	}
@@ -1058,23 +918,108 @@ static void write_events(struct fg_rec_writer *w)
 	for (size_t i = 0; i < evlist.n; i++) {
 		const struct fg_ev *ev = &evlist.ev[i];
 		struct fg_rec_event re = {
-			.id = ev->id,
-			.kind = ev->kind,
-			.config = ev->kind == FG_EVENT_UPROBE || ev->kind == FG_EVENT_URETPROBE
-					  ? ev->file_offset
-					  : ev->config,
-			.period = ev->time_based ? 0 : count_period(),
-			.freq = ev->time_based ? opts.freq : 0,
+		    .id = ev->id,
+		    .kind = ev->kind,
+		    .config = ev->kind == FG_EVENT_UPROBE || ev->kind == FG_EVENT_URETPROBE
+				  ? ev->file_offset
+				  : ev->config,
+		    .period = ev->time_based ? 0 : count_period(),
+		    .freq = ev->time_based ? opts.freq : 0,
 		};
 
 		fg_rec_write_event(w, &re, ev->name);
 	}
 }
 
-/* the weight of a sample of event `id`: the events it stands for (1 for a clock's tick) */
-static uint64_t event_weight(uint32_t id)
+/* The output, opened only now: a refusal above leaves a file already there as it was. */
+static void open_output(struct run *r)
 {
-	return id < evlist.n && !evlist.ev[id].time_based ? count_period() : 1;
+	int err;
+
+	r->out_fd = STDOUT_FILENO;
+	if (!opts.output)
+		return;
+	r->out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0) {
+		err = errno;
+		cleanup(r);
+		errno = err;
+		fg_die("cannot open '%s'", opts.output);
+	}
+}
+
+/* The stream's header, and the command released: sampling has begun. */
+static void start_stream(struct run *r)
+{
+	struct fg_rec_header *h = &r->header;
+	int err;
+
+	fg_rec_header_init(h);
+	h->freq = fg_evlist_has_time(&evlist) ? opts.freq : 0;
+	h->ncpus = (uint32_t)opts.ncpus;
+	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
+		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
+		   (r->filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
+		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
+	h->start_ns = now_ns(CLOCK_MONOTONIC);
+	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
+	r->w = fg_rec_writer_new(r->out_fd);
+	fg_rec_write_header(r->w, h);
+	write_events(r->w);
+	if (!opts.command)
+		return;
+	err = fg_spawn_release(&r->cmd);
+	if (err) {
+		fg_warne(-err, "cannot run '%s'", opts.command[0]);
+		r->status = FG_EXIT_FAIL;
+	}
+}
+
+/* Write what is queued up to `upto`: 0, or the write error (also kept in r->werr). */
+static int flush(struct run *r, uint64_t upto)
+{
+	if (fg_rq_flush(r->q, upto, r->w, r->filtering ? fg_targets_keep : NULL, r->targets) < 0 ||
+	    fg_rec_writer_flush(r->w) < 0)
+		r->werr = fg_rec_writer_error(r->w);
+	return r->werr;
+}
+
+/* The loop: every 100 ms, side-band events and samples into time order, then out. */
+static void run_loop(struct run *r)
+{
+	uint64_t deadline = 0;
+
+	if (opts.duration > 0)
+		deadline = r->header.start_ns + (uint64_t)llround(opts.duration * 1e9);
+	for (;;) {
+		uint64_t cut;
+		bool last = stop_signal || child_exited;
+
+		if (!last) {
+			struct timespec ts = {0, 100 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+		if (opts.command && !r->child_done) {
+			int st;
+
+			if (waitpid(r->cmd.pid, &st, WNOHANG) == r->cmd.pid) {
+				r->child_done = true;
+				r->child_status = st;
+			}
+		}
+		cut = now_ns(CLOCK_MONOTONIC);
+		if (deadline && cut >= deadline)
+			last = true;
+		if (r->child_done || stop_signal || targets_gone())
+			last = true;
+		fg_sb_drain(r->sb, r->q);
+		ring_buffer__consume(r->rb);
+		check_lost(r, cut);
+		check_offline(r, cut);
+		if (flush(r, last ? UINT64_MAX : cut) < 0 || last)
+			break;
+	}
 }
 
 /* what one of the BPF programs cost, and the events the kernel did not run it for */
@@ -1085,10 +1030,9 @@ struct prog_cost {
 
 static void prog_costs(struct run *r, struct prog_cost pc[3])
 {
-	struct bpf_program *progs[3] = { r->skel->progs.fg_sample, r->skel->progs.fg_tracepoint,
-					 r->skel->progs.fg_uprobe };
-	static const char *const what[3] = { " for perf events", " for tracepoints",
-					     " for uprobes" };
+	struct bpf_program *progs[3] = {r->skel->progs.fg_sample, r->skel->progs.fg_tracepoint,
+					r->skel->progs.fg_uprobe};
+	static const char *const what[3] = {" for perf events", " for tracepoints", " for uprobes"};
 
 	for (int i = 0; i < 3; i++) {
 		struct bpf_prog_info info;
@@ -1104,377 +1048,210 @@ static void prog_costs(struct run *r, struct prog_cost pc[3])
 	}
 }
 
-/* The samples of each event, when there are other events than the default. */
-static void report_events(const struct run *r, const struct prog_cost pc[3])
+/* whether the run samples the default event alone, cpu-clock */
+static bool default_event_only(void)
 {
-	struct fg_buf b = FG_BUF_INIT;
-	uint64_t misses = pc[0].misses + pc[1].misses + pc[2].misses;
+	return evlist.n == 1 && evlist.ev[0].kind == FG_EVENT_SOFTWARE &&
+	       evlist.ev[0].config == PERF_COUNT_SW_CPU_CLOCK;
+}
 
-	for (int i = 0; i < 3; i++)
-		if (pc[i].runs && (i || evlist.n > 1 || evlist.ev[0].kind != FG_EVENT_SOFTWARE ||
-				   evlist.ev[0].config != PERF_COUNT_SW_CPU_CLOCK))
-			fprintf(stderr,
-				"fg-sample: the BPF program%s ran %" PRIu64 " times, %" PRIu64
-				" ns each on average (kernel.bpf_stats_enabled)\n",
-				pc[i].what, pc[i].runs, pc[i].ns / pc[i].runs);
-	if (evlist.n > 1 || evlist.ev[0].kind != FG_EVENT_SOFTWARE ||
-	    evlist.ev[0].config != PERF_COUNT_SW_CPU_CLOCK) {
+/* the events the kernel did not run a program for: its CPU was running one */
+static uint64_t prog_misses(struct run *r)
+{
+	struct prog_cost pc[3];
+
+	prog_costs(r, pc);
+	return pc[0].misses + pc[1].misses + pc[2].misses;
+}
+
+/*
+ * Lines about the events, when there are other events than the default:
+ * each program's cost, the samples of each event; and the events left out.
+ */
+static void report_events(const struct run *r, const struct prog_cost pc[3], struct fg_buf *b)
+{
+	if (!default_event_only()) {
+		for (int i = 0; i < 3; i++)
+			if (pc[i].runs)
+				fg_buf_addf(b,
+					    "the BPF program%s ran %" PRIu64 " times, %" PRIu64
+					    " ns each on average (kernel.bpf_stats_enabled)\n",
+					    pc[i].what, pc[i].runs, pc[i].ns / pc[i].runs);
+		fg_buf_addstr(b, "samples by event: ");
 		for (size_t i = 0; i < evlist.n; i++) {
-			fg_buf_addf(&b, "%s%s %" PRIu64, i ? ", " : "", evlist.ev[i].name,
+			fg_buf_addf(b, "%s%s %" PRIu64, i ? ", " : "", evlist.ev[i].name,
 				    r->event_samples[i]);
 			if (evlist.ev[i].time_based)
-				fg_buf_addf(&b, " (%u Hz)", opts.freq);
+				fg_buf_addf(b, " (%u Hz)", opts.freq);
 			else if (count_period() == 1)
-				fg_buf_addstr(&b, " (each event)");
+				fg_buf_addstr(b, " (each event)");
 			else
-				fg_buf_addf(&b, " (every %" PRIu64 " events)", count_period());
+				fg_buf_addf(b, " (every %" PRIu64 " events)", count_period());
 		}
-		fg_warnx("samples by event: %s", b.data);
+		fg_buf_addstr(b, "\n");
 	}
 	if (r->busy_total)
-		fg_warnx("%" PRIu64 " events not sampled: their CPU was taking another sample "
-			 "(a clock's tick within a uprobe's, or a probe's program preempted)",
-			 r->busy_total);
-	if (misses)
-		fg_warnx("%" PRIu64 " events not sampled: the kernel does not run a BPF program "
-			 "on a CPU already running one",
-			 misses);
-	fg_buf_release(&b);
+		fg_buf_addf(b,
+			    "%" PRIu64 " events not sampled: their CPU was taking another sample "
+			    "(a clock's tick within a uprobe's, or a probe's program preempted)\n",
+			    r->busy_total);
+	if (r->misses)
+		fg_buf_addf(b,
+			    "%" PRIu64 " events not sampled: the kernel does not run a BPF program "
+			    "on a CPU already running one\n",
+			    r->misses);
+}
+
+/* Detach, take the last samples and events, and close the stream with its summary record. */
+static void finish(struct run *r)
+{
+	struct fg_rec_summary *sum = &r->sum;
+	uint64_t percpu[MAX_CPUS], end = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < r->nlinks; i++) {
+		bpf_link__destroy(r->links[i]);
+		r->links[i] = NULL;
+	}
+	r->misses = prog_misses(r);
+	if (r->werr == -EPIPE) {
+		r->epipe = true;
+	} else if (!r->werr) {
+		ring_buffer__consume(r->rb);
+		fg_sb_drain(r->sb, r->q);
+		check_lost(r, end);
+		if (r->misses) {
+			struct fg_rec_lost l = {end, r->misses, UINT32_MAX, FG_LOST_BUSY};
+
+			fg_rq_add(r->q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		}
+		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
+			    r->targets);
+	}
+	memset(sum, 0, sizeof(*sum));
+	sum->start_ns = r->header.start_ns;
+	sum->end_ns = end;
+	sum->samples = fg_rq_written(r->q, FG_REC_SAMPLE);
+	sum->mappings = fg_rq_written(r->q, FG_REC_MAPPING);
+	sum->lost = stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
+	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
+	sum->kstack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum->ustack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_FAILED);
+	sum->ustack_cut = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
+	r->nofp = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
+	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
+	r->busy_total = stat_total(r, FG_STAT_BUSY, percpu);
+	sum->sideband_lost = fg_sb_lost(r->sb);
+	sum->command_status = r->child_done ? r->child_status : -1;
+	sum->flags = r->child_done ? FG_SUM_F_COMMAND : 0;
+	if (!r->epipe && !r->werr) {
+		fg_rec_write(r->w, FG_REC_SUMMARY, sum, sizeof(*sum));
+		r->werr = fg_rec_writer_flush(r->w);
+		if (r->werr == -EPIPE)
+			r->epipe = true;
+	}
+	fg_rec_writer_free(r->w);
+	r->w = NULL;
+}
+
+/* -v: the BPF program's counters CPU by CPU */
+static void report_per_cpu(struct run *r)
+{
+	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
+
+	for (int k = 0; k < FG_STAT_MAX; k++)
+		stat_total(r, (enum fg_stat)k, v[k]);
+	for (int c = 0; c < r->ncpus_possible; c++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "CPU %d:", c);
+
+		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
+					fg_bpf_stat_name((unsigned)k), v[k][c]);
+		fg_warnx("%s", line);
+	}
+}
+
+/* What the run took, on standard error; nothing when the reader of the records went away. */
+static void report(struct run *r)
+{
+	struct fg_sample_stats st = {.sum = r->sum,
+				     .freq = fg_evlist_has_time(&evlist) ? opts.freq : 0,
+				     .ncpus = (unsigned)opts.ncpus,
+				     .nofp = r->nofp,
+				     .snapshot = opts.snapshot,
+				     .ring_bytes = r->ringbuf_bytes,
+				     .pages = opts.pages,
+				     .bad_events = r->bad_events};
+	uint64_t percpu[MAX_CPUS];
+	struct prog_cost pc[3];
+	struct fg_buf text = FG_BUF_INIT, events = FG_BUF_INIT;
+
+	if (r->epipe)
+		return;
+	if (opts.verbose)
+		report_per_cpu(r);
+	if (r->werr) {
+		/* the disk filled: what was taken is still worth knowing */
+		fg_warne(-r->werr, "write error");
+		fg_warnx("'%s' ends there, without its summary record; what was sampled:",
+			 opts.output ? opts.output : "<stdout>");
+		r->status = FG_EXIT_FAIL;
+	}
+	st.snapshots = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
+	st.snapshot_bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
+	st.snapshot_whole = stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu);
+	/* the programs' own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	prog_costs(r, pc);
+	if (default_event_only()) {
+		st.prog_runs = pc[0].runs;
+		st.prog_run_ns = pc[0].ns;
+	}
+	report_events(r, pc, &events);
+	st.events = events.data;
+	st.command_done = r->child_done && r->status == FG_EXIT_OK;
+	fg_sample_summary(&text, &st);
+	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+		fg_warnx("%.*s", (int)(nl - line), line);
+	fg_buf_release(&text);
+	fg_buf_release(&events);
+}
+
+/* Everything released; the exit status. */
+static int release(struct run *r)
+{
+	cleanup(r);
+	if (opts.output && close(r->out_fd) < 0 && !r->epipe && !r->werr) {
+		fg_warn("write error on '%s'", opts.output);
+		r->status = FG_EXIT_FAIL;
+	}
+	fg_rq_free(r->q);
+	fg_targets_free(r->targets);
+	free(r->ringbuf_full_seen);
+	free(r->busy_seen);
+	free(r->event_samples);
+	free(r->offline_warned);
+	fg_evlist_release(&evlist);
+	fg_buf_release(&r->rest);
+	fg_sample_opts_release(&opts);
+	return r->status;
 }
 
 int main(int argc, char **argv)
 {
-	struct run r = { .child = -1, .child_status = -1 };
-	struct fg_rec_header h;
-	struct fg_rec_summary sum;
-	struct sigaction sa;
-	int out_fd = STDOUT_FILENO, go_fd = -1, err_fd = -1, err, failed_cpu = -1;
-	uint64_t start, deadline = 0, percpu_stats[MAX_CPUS];
-	uint32_t ringbuf_bytes;
-	int status = FG_EXIT_OK;
-	bool epipe = false;
+	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1}, .child_status = -1};
 
 	fg_set_progname(argv[0]);
 	parse_options(argc, argv);
-	if (opts.list_events)
-		list_events(argv[optind]);
-	if (!opts.output && isatty(STDOUT_FILENO))
-		fg_diex("refusing to write binary records to a terminal: redirect standard "
-			"output or use -o FILE");
-	check_privileges();
-	check_kernel();
-	resolve_events();
-	clamp_rate();
-	if (!opts.ncpus) {
-		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
-		if (opts.ncpus <= 0)
-			fg_diex("cannot read the online CPUs from '/sys/devices/system/cpu/online'");
-	}
-	r.ncpus_possible = libbpf_num_possible_cpus();
-	if (r.ncpus_possible <= 0 || r.ncpus_possible > MAX_CPUS)
-		fg_diex("cannot count the possible CPUs");
-	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
-	r.busy_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
-	r.event_samples = fg_xcalloc(evlist.n, sizeof(uint64_t));
-	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
-	signal(SIGPIPE, SIG_IGN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	libbpf_set_print(libbpf_print);
-
-	r.targets = fg_hmap_new(0);
-	r.q = fg_rq_new();
-	r.filtering = opts.npids || opts.ntids || opts.command;
-	r.follow = opts.command != NULL;
-	if (opts.command)
-		go_fd = start_command(&r, &err_fd);
-	for (size_t i = 0; i < opts.npids; i++)
-		target_add(&r, opts.pids[i]);
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t tgid = fg_task_tgid("/proc", opts.tids[i]);
-
-		if (tgid)
-			target_add(&r, tgid);
-	}
-	if (opts.command)
-		target_add(&r, (uint32_t)r.child);
-
-	/* the BPF program */
-	r.skel = fg_sample_bpf__open();
-	if (!r.skel)
-		fail_setup(&r, -errno, "cannot open the BPF program");
-	r.skel->rodata->kernel_stacks = !opts.user_only;
-	r.skel->rodata->user_stacks = !opts.kernel_only;
-	r.skel->rodata->filter = r.filtering;
-	r.skel->rodata->follow_children = r.follow;
-	r.skel->rodata->include_idle = opts.idle;
-	r.skel->rodata->kernel_depth = opts.depth;
-	r.skel->rodata->user_depth = opts.depth;
-	r.skel->rodata->snapshot_bytes = opts.snapshot;
-	r.skel->rodata->count_period = count_period();
-	r.skel->rodata->cpu_filter = opts.cpus_given;
-	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
-	bpf_map__set_max_entries(r.skel->maps.cpus, (uint32_t)r.ncpus_possible);
-	bpf_map__set_max_entries(r.skel->maps.evcount, (uint32_t)evlist.n);
-	if (!opts.pages)
-		opts.pages = opts.snapshot ? default_pages_snapshot(opts.freq, opts.ncpus)
-			     : evlist_counts() ? COUNT_PAGES
-					       : default_pages(opts.freq);
-	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
-	if (!ringbuf_bytes)
-		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
-			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
-			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
-				    (uint64_t)opts.ncpus >> 20);
-	if (opts.snapshot && ringbuf_bytes && ringbuf_bytes < snapshot_sample_max())
-		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
-			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
-			    opts.pages, opts.snapshot, (snapshot_sample_max() + 1023) >> 10,
-			    ringbuf_bytes >> 10);
-	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
-	err = fg_sample_bpf__load(r.skel);
-	if (err == -EPERM || err == -ENOSYS)
-		refuse_denied(&r, err, "bpf", "cannot load the BPF program");
-	if (err == -EACCES || err == -EINVAL)
-		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
-	if (err)
-		fail_setup(&r, err, "cannot load the BPF program");
-	for (size_t i = 0; i < opts.npids; i++) {
-		uint32_t v = FG_TARGET_PID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.pids[i], 4, &v, 4, BPF_ANY);
-	}
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t v = FG_TARGET_TID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.tids[i], 4, &v, 4, BPF_ANY);
-	}
-	if (opts.command) {
-		uint32_t v = FG_TARGET_PID, pid = (uint32_t)r.child;
-
-		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
-	}
-	for (int i = 0; opts.cpus_given && i < opts.ncpus; i++) {
-		uint32_t cpu = (uint32_t)opts.cpus[i], on = 1;
-
-		bpf_map__update_elem(r.skel->maps.cpus, &cpu, 4, &on, 4, BPF_ANY);
-	}
-	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
-	if (!r.rb)
-		fail_setup(&r, -errno, "cannot map the BPF ring buffer for samples");
-
-	/* the side-band events first, so nothing between the snapshot and the samples is missed */
-	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
-	if (err) {
-		char what[96];
-
-		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
-		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
-			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU",
-				what, strerror(-err));
-		if (denied(err))
-			refuse_denied(&r, err, "perf_event_open", what);
-		fail_setup(&r, err, what);
-	}
-	fg_rec_header_init(&h);
-	h.freq = fg_evlist_has_time(&evlist) ? opts.freq : 0;
-	h.ncpus = (uint32_t)opts.ncpus;
-	h.flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
-		  (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
-		  (r.filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
-		  (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
-	if (r.filtering) {
-		for (size_t i = 0; i < fg_hmap_count(r.targets); i++) {
-			uint32_t pid;
-
-			memcpy(&pid, fg_hmap_at(r.targets, i)->key, 4);
-			fg_maps_snapshot_pid(r.q, "/proc", pid);
-		}
-	} else {
-		fg_maps_snapshot_all(r.q, "/proc");
-	}
-
+	/* each step stops the tool with one line saying why, releasing what was set up */
+	prepare(&r);
+	setup_bpf(&r);
+	add_targets(&r);
+	open_sideband(&r);
 	attach_events(&r);
-	if (opts.output) {
-		/* only now, so that a refusal above leaves an existing file as it was */
-		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			err = errno;
-			cleanup(&r);
-			errno = err;
-			fg_die("cannot open '%s'", opts.output);
-		}
-	}
-	start = now_ns(CLOCK_MONOTONIC);
-	h.start_ns = start;
-	h.start_realtime_ns = now_ns(CLOCK_REALTIME);
-	if (opts.duration > 0)
-		deadline = start + (uint64_t)llround(opts.duration * 1e9);
-	r.w = fg_rec_writer_new(out_fd);
-	fg_rec_write_header(r.w, &h);
-	write_events(r.w);
-	if (go_fd >= 0) {
-		int cerr;
-
-		(void)!write(go_fd, "g", 1);
-		close(go_fd);
-		if (read(err_fd, &cerr, sizeof(cerr)) == sizeof(cerr)) {
-			fg_warne(cerr, "cannot run '%s'", opts.command[0]);
-			status = FG_EXIT_FAIL;
-		}
-		close(err_fd);
-	}
-
-	/* the loop: every 100 ms, side-band events and samples into time order, then out */
-	for (;;) {
-		uint64_t cut;
-		bool last = stop_signal || child_exited;
-
-		if (!last) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
-		if (opts.command && !r.child_done) {
-			int st;
-
-			if (waitpid(r.child, &st, WNOHANG) == r.child) {
-				r.child_done = true;
-				r.child_status = st;
-			}
-		}
-		cut = now_ns(CLOCK_MONOTONIC);
-		if (deadline && cut >= deadline)
-			last = true;
-		if (r.child_done || stop_signal || targets_gone())
-			last = true;
-		fg_sb_drain(r.sb, r.q);
-		ring_buffer__consume(r.rb);
-		check_lost(&r, cut);
-		check_offline(&r, cut);
-		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
-		    fg_rec_writer_flush(r.w) < 0) {
-			r.werr = fg_rec_writer_error(r.w);
-			break;
-		}
-		if (last)
-			break;
-	}
-	/* detach first, then the last counters */
-	uint64_t end = now_ns(CLOCK_MONOTONIC);
-	struct prog_cost costs[3];
-
-	for (int i = 0; i < r.nlinks; i++) {
-		bpf_link__destroy(r.links[i]);
-		r.links[i] = NULL;
-	}
-	prog_costs(&r, costs);
-	if (r.werr == -EPIPE) {
-		epipe = true;
-	} else if (!r.werr) {
-		uint64_t misses = costs[0].misses + costs[1].misses + costs[2].misses;
-
-		ring_buffer__consume(r.rb);
-		fg_sb_drain(r.sb, r.q);
-		check_lost(&r, end);
-		if (misses) {
-			struct fg_rec_lost l = { end, misses, UINT32_MAX, FG_LOST_BUSY };
-
-			fg_rq_add(r.q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-		}
-		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
-	}
-	r.busy_total = stat_total(&r, FG_STAT_BUSY, percpu_stats);
-	memset(&sum, 0, sizeof(sum));
-	sum.start_ns = start;
-	sum.end_ns = end;
-	sum.samples = fg_rq_written(r.q, FG_REC_SAMPLE);
-	sum.mappings = fg_rq_written(r.q, FG_REC_MAPPING);
-	sum.lost = stat_total(&r, FG_STAT_RINGBUF_FULL, percpu_stats);
-	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
-	sum.kstack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_KSTACK_FAILED);
-	sum.ustack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_FAILED);
-	sum.ustack_cut = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_CUT);
-	uint64_t nofp = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_NOFP);
-	uint64_t snaps = stat_total(&r, FG_STAT_SNAPSHOTS, percpu_stats);
-	uint64_t snap_bytes = stat_total(&r, FG_STAT_SNAPSHOT_BYTES, percpu_stats);
-	uint64_t snap_whole = stat_total(&r, FG_STAT_SNAPSHOT_WHOLE, percpu_stats);
-	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
-	if (opts.verbose && !epipe)
-		print_per_cpu(&r);
-	sum.sideband_lost = fg_sb_lost(r.sb);
-	sum.command_status = r.child_done ? r.child_status : -1;
-	sum.flags = r.child_done ? FG_SUM_F_COMMAND : 0;
-	if (!epipe && !r.werr) {
-		fg_rec_write(r.w, FG_REC_SUMMARY, &sum, sizeof(sum));
-		r.werr = fg_rec_writer_flush(r.w);
-		if (r.werr == -EPIPE)
-			epipe = true;
-	}
-	fg_rec_writer_free(r.w);
-	cleanup(&r);
-	if (epipe) {
-		/* the reader went away: stop quietly */
-	} else {
-		if (r.werr) {
-			/* the disk filled: what was taken is still worth knowing */
-			fg_warne(-r.werr, "write error");
-			fg_warnx("'%s' ends there, without its summary record; what was sampled:",
-				 opts.output ? opts.output : "<stdout>");
-			status = FG_EXIT_FAIL;
-		}
-		print_summary(&sum, (unsigned)opts.ncpus, nofp);
-		if (opts.snapshot)
-			fprintf(stderr,
-				"fg-sample: %" PRIu64 " user stack snapshots, %" PRIu64
-				" bytes each on average (at most %u), %" PRIu64
-				" of them whole stacks (the stack ended first)\n",
-				snaps, snaps ? snap_bytes / snaps : 0, opts.snapshot, snap_whole);
-		if (sum.lost)
-			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
-				 "raise -m above %u (pages per CPU) to keep them",
-				 sum.lost, ringbuf_bytes >> 10, opts.pages);
-		/* the programs' own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
-		if (costs[0].runs && evlist.n == 1 && evlist.ev[0].time_based &&
-		    evlist.ev[0].config == PERF_COUNT_SW_CPU_CLOCK)
-			fprintf(stderr,
-				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
-				" ns each on average (kernel.bpf_stats_enabled)\n",
-				costs[0].runs, costs[0].ns / costs[0].runs);
-		report_events(&r, costs);
-		if (r.bad_events)
-			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
-				 r.bad_events);
-		if (r.child_done && status == FG_EXIT_OK) {
-			if (WIFEXITED(r.child_status))
-				fprintf(stderr, "fg-sample: command exited with status %d\n",
-					WEXITSTATUS(r.child_status));
-			else if (WIFSIGNALED(r.child_status))
-				fprintf(stderr, "fg-sample: command killed by signal %d (%s)\n",
-					WTERMSIG(r.child_status),
-					strsignal(WTERMSIG(r.child_status)));
-		}
-	}
-	if (opts.output && close(out_fd) < 0 && !epipe && !r.werr) {
-		fg_warn("write error on '%s'", opts.output);
-		status = FG_EXIT_FAIL;
-	}
-	fg_rq_free(r.q);
-	fg_hmap_free(r.targets);
-	free(r.ringbuf_full_seen);
-	free(r.busy_seen);
-	free(r.event_samples);
-	fg_evlist_release(&evlist);
-	for (size_t i = 0; i < opts.nevents; i++)
-		fg_ev_spec_release(&opts.events[i]);
-	free(opts.events);
-	free(r.offline_warned);
-	fg_buf_release(&r.rest);
-	free(opts.pids);
-	free(opts.tids);
-	return status;
+	open_output(&r);
+	start_stream(&r);
+	run_loop(&r);
+	finish(&r);
+	report(&r);
+	return release(&r);
 }
