@@ -57,6 +57,36 @@ static int add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const
 	return 0;
 }
 
+static int add_event(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
+{
+	FG_ALLOC_GROW(o->events, o->nevents + 1, o->aevents);
+	if (fg_ev_parse(arg, &o->events[o->nevents], why, len) < 0)
+		return -EINVAL;
+	o->nevents++;
+	return 0;
+}
+
+/*
+ * -e EVENT, or as perf takes them, a comma-separated list (-e
+ * page-faults,cs); but a probe's path may hold a comma, so a probe is one
+ * event, taken whole.
+ */
+static int add_events(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
+{
+	char *list, *one, *save = NULL;
+	int err = 0;
+
+	if (!strchr(arg, ',') || !strncmp(arg, "uprobe:", 7) || !strncmp(arg, "uretprobe:", 10))
+		return add_event(o, arg, why, len);
+	if (arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
+		return refuse(why, len, "invalid event list '%s': an empty event", arg);
+	list = fg_xstrdup(arg);
+	for (one = strtok_r(list, ",", &save); one && !err; one = strtok_r(NULL, ",", &save))
+		err = add_event(o, one, why, len);
+	free(list);
+	return err;
+}
+
 /* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
 static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
 {
@@ -103,11 +133,7 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 			return refuse(why, len, "invalid duration '%s'", arg);
 		return 0;
 	case 'e':
-		FG_ALLOC_GROW(o->events, o->nevents + 1, o->aevents);
-		if (fg_ev_parse(arg, &o->events[o->nevents], why, len) < 0)
-			return -EINVAL;
-		o->nevents++;
-		return 0;
+		return add_events(o, arg, why, len);
 	case 'F':
 		if (fg_parse_u64(arg, 1, 100000, &v) < 0)
 			return refuse(why, len, "invalid frequency '%s'", arg);

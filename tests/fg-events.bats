@@ -46,6 +46,8 @@ blocks() {
 	[ "$(head -1 <<<"$stderr")" = "fg-sample: invalid event 'uretprobe:/bin/true:main+4': a uretprobe takes no offset" ]
 	fg -2 --separate-stderr fg-sample -e 'tracepoint:../x:y' -o x.fgr
 	[ "$(head -1 <<<"$stderr")" = "fg-sample: invalid tracepoint 'tracepoint:../x:y' (tracepoint:CATEGORY:NAME)" ]
+	fg -2 --separate-stderr fg-sample -e 'page-faults,,cs' -o x.fgr
+	[ "$(head -1 <<<"$stderr")" = "fg-sample: invalid event list 'page-faults,,cs': an empty event" ]
 	fg -2 --separate-stderr fg-sample -e 'page-faults:u' -o x.fgr
 	[[ $(head -1 <<<"$stderr") == "fg-sample: invalid event 'page-faults:u': no modifiers"* ]]
 }
@@ -339,13 +341,14 @@ stack_shares() {
 
 @test "several events in one run: each sample carries its own" {
 	requires root btf perf_event
-	fg --separate-stderr fg-sample -e page-faults -e "uprobe:$WORKLOADS/calls:target" -e cpu-clock -F 999 -o mix.fgr -- "$WORKLOADS/calls" 3000
+	# as perf takes them: a comma-separated list, or -e again
+	fg --separate-stderr fg-sample -e page-faults,cpu-clock -e "uprobe:$WORKLOADS/calls:target" -F 999 -o mix.fgr -- "$WORKLOADS/calls" 3000
 	[ "$status" -eq 0 ]
-	[[ $stderr == *"samples by event: page-faults "*" (each event), probe_calls:target 3000 (each event), cpu-clock "*" (999 Hz)"* ]]
+	[[ $stderr == *"samples by event: page-faults "*" (each event), cpu-clock "*" (999 Hz), probe_calls:target 3000 (each event)"* ]]
 	fgr-dump mix.fgr >mix.txt
 	grep -q '^event @[0-9]* id=0 kind=1 config=2 period=1 freq=0 flags=0x0 name=page-faults$' mix.txt
-	grep -q '^event @[0-9]* id=1 kind=3 .* name=probe_calls:target$' mix.txt
-	grep -q '^event @[0-9]* id=2 kind=1 config=0 period=0 freq=999 flags=0x0 name=cpu-clock$' mix.txt
+	grep -q '^event @[0-9]* id=1 kind=1 config=0 period=0 freq=999 flags=0x0 name=cpu-clock$' mix.txt
+	grep -q '^event @[0-9]* id=2 kind=3 .* name=probe_calls:target$' mix.txt
 	sym mix.fgr
 	[ "$(headers mix.fgr.txt calls | grep -c ' probe_calls:target: $')" -eq 3000 ]
 	[ "$(headers mix.fgr.txt calls | grep -c ' page-faults: $')" -gt 10 ]

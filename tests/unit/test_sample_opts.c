@@ -141,6 +141,19 @@ TEST(events)
 	CHECK_STR(why, "--list-events takes one pattern at most");
 	fg_sample_opts_release(&o);
 
+	/* a list, as perf takes it; a probe whole, its path may hold a comma */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'e', "page-faults,cs,sched:sched_switch", why, sizeof(why)), 0);
+	CHECK(o.nevents == 3 && o.events[1].kind == FG_EVENT_SOFTWARE &&
+	      o.events[2].kind == FG_EVENT_TRACEPOINT);
+	CHECK_INT(fg_sample_opt(&o, 'e', "uprobe:/opt/a,b/prog:main", why, sizeof(why)), 0);
+	CHECK(o.nevents == 4 && o.events[3].kind == FG_EVENT_UPROBE);
+	fg_sample_opts_release(&o);
+	CHECK_STR(refused('e', "page-faults,,cs"),
+		  "invalid event list 'page-faults,,cs': an empty event");
+	CHECK_STR(refused('e', "cs,"), "invalid event list 'cs,': an empty event");
+	CHECK_STR(refused('e', "cs,page-fault"),
+		  "unknown event 'page-fault' (fg-sample --list-events lists them)");
 	CHECK_STR(refused('e', "page-fault"),
 		  "unknown event 'page-fault' (fg-sample --list-events lists them)");
 	CHECK_STR(refused('c', "0"), "invalid count '0' (a sample every N events)");
