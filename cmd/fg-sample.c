@@ -290,6 +290,8 @@ struct run {
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	struct fg_cfi_loader *cfi; /* --call-graph cfi: the tables in the maps */
 	struct fg_cfi_bpf_maps cfi_maps;
+	bool aside;	       /* samples drained while records are written wait in held */
+	struct fg_buf held;    /* each: u64 size, then the event, padded to 8 */
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	int werr;
 	bool epipe;
@@ -562,8 +564,46 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	on_sample(ctx, data, size);
+	struct run *r = ctx;
+	uint64_t len = size, pad = 0;
+
+	if (!r->aside) {
+		on_sample(r, data, size);
+		return 0;
+	}
+	/* while the queue is being written: kept aside (8-aligned, as in the ring), queued after */
+	fg_buf_add(&r->held, &len, sizeof(len));
+	fg_buf_add(&r->held, data, size);
+	fg_buf_add(&r->held, &pad, (8 - size % 8) % 8);
 	return 0;
+}
+
+/*
+ * A table was built while records are written (--call-graph cfi): drain
+ * the ring buffer now, so that building a machine's tables (seconds) does
+ * not fill it; the samples wait aside until the queue may take them.
+ */
+static void drain_aside(void *ctx)
+{
+	struct run *r = ctx;
+
+	r->aside = true;
+	ring_buffer__consume(r->rb);
+	r->aside = false;
+}
+
+/* The samples kept aside, into the queue. */
+static void queue_held(struct run *r)
+{
+	for (size_t at = 0; at + sizeof(uint64_t) <= r->held.len;) {
+		uint64_t len;
+
+		memcpy(&len, r->held.data + at, sizeof(len));
+		at += sizeof(len);
+		on_sample(r, (const uint8_t *)r->held.data + at, len);
+		at += (len + 7) & ~(uint64_t)7;
+	}
+	fg_buf_reset(&r->held);
 }
 
 static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
@@ -751,6 +791,8 @@ static void setup_bpf(struct run *r)
 		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
 		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
 		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
+		ops.built = drain_aside;
+		ops.built_ctx = r;
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}
 }
@@ -1050,8 +1092,10 @@ static int write_queued(struct run *r, uint64_t upto)
 {
 	int err = fg_rq_flush(r->q, upto, r->w, keep_record, r);
 
-	if (r->cfi)
+	if (r->cfi) {
 		fg_cfi_loader_sync(r->cfi);
+		queue_held(r);
+	}
 	return err;
 }
 
@@ -1330,6 +1374,7 @@ static int release(struct run *r)
 	free(r->offline_warned);
 	fg_evlist_release(&evlist);
 	fg_buf_release(&r->rest);
+	fg_buf_release(&r->held);
 	fg_sample_opts_release(&opts);
 	return r->status;
 }

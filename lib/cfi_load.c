@@ -195,6 +195,8 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		fg_cfi_free(c);
 	}
 	l->st.build_ns += now_ns() - t0;
+	if (l->ops.built)
+		l->ops.built(l->ops.built_ctx);
 	return f;
 }
 

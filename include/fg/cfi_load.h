@@ -51,6 +51,13 @@ struct fg_cfi_load_ops {
 	int (*commit_loads)(void *arg);
 	int (*commit_unloads)(void *arg);
 	void *arg;
+	/*
+	 * Optional: called after each table built (milliseconds each, seconds
+	 * for a whole machine), so that the caller drains what cannot wait
+	 * meanwhile (fg-sample: the ring buffer of samples).
+	 */
+	void (*built)(void *ctx);
+	void *built_ctx;
 };
 
 struct fg_cfi_load_limits {

@@ -121,7 +121,8 @@ static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint6
 
 static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
 {
-	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL, NULL, f};
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL,
+				      NULL,	 f,	      NULL,	     NULL};
 
 	memset(f, 0, sizeof(*f));
 	return fg_cfi_loader_new("/proc", lim, &ops);
