@@ -290,6 +290,7 @@ struct run {
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	struct fg_cfi_loader *cfi; /* --call-graph cfi: the tables in the maps */
 	struct fg_cfi_bpf_maps cfi_maps;
+	uint64_t cfi_swept_ns; /* when the processes gone were last looked for */
 	bool aside;	       /* samples drained while records are written wait in held */
 	struct fg_buf held;    /* each: u64 size, then the event, padded to 8 */
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
@@ -844,7 +845,8 @@ static void add_targets(struct run *r)
 static void open_sideband(struct run *r)
 {
 	int failed_cpu = -1;
-	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
+	/* cfi: more room, for the seconds a machine's tables take to build */
+	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, opts.cfi ? 1024 : 128, &failed_cpu);
 
 	if (err) {
 		char what[96];
@@ -1093,6 +1095,13 @@ static int write_queued(struct run *r, uint64_t upto)
 	int err = fg_rq_flush(r->q, upto, r->w, keep_record, r);
 
 	if (r->cfi) {
+		uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+		/* every 5 s: processes whose exit record was lost are freed too */
+		if (now - r->cfi_swept_ns > 5000000000ull) {
+			fg_cfi_loader_sweep(r->cfi);
+			r->cfi_swept_ns = now;
+		}
 		fg_cfi_loader_sync(r->cfi);
 		queue_held(r);
 	}

@@ -550,6 +550,26 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
 	return n;
 }
 
+size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fg_hmap_count(l->procs); i++) {
+		struct cproc *p = fg_hmap_at(l->procs, i)->val.p;
+		char dir[300];
+
+		if (!p)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%u", l->proc, p->pid);
+		if (access(dir, F_OK) < 0 && errno == ENOENT) {
+			proc_exit(l, p->pid);
+			n++;
+		}
+	}
+	l->st.swept += n;
+	return n;
+}
+
 void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 {
 	if (l->ops.commit_loads && l->ops.commit_loads(l->ops.arg) < 0)
@@ -690,6 +710,11 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			    "cfi: %" PRIu64 " mapped files could not be opened: their samples "
 			    "fell back to snapshots\n",
 			    st->unreadable);
+	if (st->swept)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " processes found gone without their exit record "
+			    "(side-band events lost): their tables freed\n",
+			    st->swept);
 	if (st->gone)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " mappings of processes gone before their tables "

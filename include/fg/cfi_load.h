@@ -85,6 +85,7 @@ struct fg_cfi_load_stats {
 	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
 	uint64_t unreadable;  /* mapped files that could not be opened */
 	uint64_t gone;	      /* mappings of processes that exited before they were read */
+	uint64_t swept;	      /* processes found gone without their exit record */
 	uint64_t bad_entries; /* CIEs and FDEs skipped in the files read (corrupt, unsupported) */
 	uint64_t
 	    over_rows; /* files whose table has more rows than max_rows (or lib/cfi's bounds) */
@@ -115,6 +116,12 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l);
 void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *payload, size_t len);
 /* The tables loaded now are the start's (what the summary compares the end with). */
 void fg_cfi_loader_started(struct fg_cfi_loader *l);
+/*
+ * Drop the processes that are gone although no exit record said so (the
+ * kernel's side-band buffer overflowed): PROC/PID no longer there.  Returns
+ * how many were dropped (counted in stats.swept).
+ */
+size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l);
 /* Write the processes changed since the last sync to the maps. */
 void fg_cfi_loader_sync(struct fg_cfi_loader *l);
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);

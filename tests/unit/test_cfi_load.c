@@ -224,6 +224,18 @@ TEST(shared_by_fork_freed_with_the_last)
 	fg_cfi_loader_stats(l, &st);
 	CHECK(st.procs == 0 && st.tables == 0 && st.bytes == 0 && st.freed == st0.loaded);
 	CHECK(f->nprocs == 0 && f->loads == f->unloads);
+	/* a child whose exit record was lost (there is no pid 4000000): swept */
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	t.pid = t.tid = child;
+	fg_cfi_loader_record(l, FG_REC_FORK, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	CHECK(fg_cfi_loader_sweep(l) == 1);
+	fg_cfi_loader_sync(l);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) == NULL);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.swept == 1 && st.procs == 1);
 	fg_cfi_loader_free(l);
 	free(f);
 }
