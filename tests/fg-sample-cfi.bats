@@ -148,13 +148,14 @@ f(33)'
 
 @test "fg-sample --call-graph cfi: limits hit are counted, named with their option, and the samples fall back" {
 	local d=$BATS_TEST_TMPDIR
+	# (short runs, about 160 samples: one stack of the process' start not whole is 0.6%)
 	CFI_OPTS="--cfi-max-files 1" capture lim "$U/fixture-gcc-pie" 20
 	grep -q 'over the tables at once, 1 (raise with --cfi-max-files)' "$d/lim.sample"
-	at_least_whole 99 "$d/lim.out" fixture-gcc-pie
+	at_least_whole 97 "$d/lim.out" fixture-gcc-pie
 	CFI_OPTS="--cfi-max-rows 100" capture rows "$U/fixture-gcc-pie" 20
 	grep -q 'over the rows of one table, 100 (raise with --cfi-max-rows)' "$d/rows.sample"
 	CFI_OPTS="--cfi-max-mib 1" capture mib "$U/fixture-gcc-pie" 20
-	at_least_whole 99 "$d/mib.out" fixture-gcc-pie
+	at_least_whole 97 "$d/mib.out" fixture-gcc-pie
 }
 
 @test "fg-sample --call-graph cfi: a mapped file with a corrupt .eh_frame is counted, and sampling goes on" {
