@@ -431,7 +431,9 @@ static void read_plt(Elf *elf, const GElf_Ehdr *eh, size_t shstrndx, struct fg_e
 	/* with IBT, calls go to .plt.sec; .plt holds the lazy binding's stubs */
 	code = sec ? sec : plt;
 	csh = sec ? &sec_sh : &plt_sh;
-	if (!code || !rela || !(d = elf_getdata(code, NULL)) || !d->d_buf)
+	/* (a static executable's .plt holds 8-byte stubs of IFUNCs: not named, as objdump) */
+	if (!code || !rela || csh->sh_entsize != PLT_ENTRY || !(d = elf_getdata(code, NULL)) ||
+	    !d->d_buf)
 		return;
 	n = (d->d_size < csh->sh_size ? d->d_size : csh->sh_size) / PLT_ENTRY;
 	if (n > FG_ELF_MAX_SYMS)

@@ -156,4 +156,11 @@ plt_names() {
 	run_sym "$d/now" $(($(objdump -h "$d/now" | awk '$2 == ".plt" { print "0x" $4 }') + 2))
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} != *"@plt"* ]]
+	# nor are a static executable's 8-byte IFUNC stubs, which objdump leaves unnamed too
+	local s=$FG_BUILD/unwind/fixture-gcc-static
+	[ -z "$(objdump -d -j .plt "$s" | grep '@plt>:')" ]
+	run_sym "$s" $(($(objdump -h "$s" | awk '$2 == ".plt" { print "0x" $4 }') + 10))
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} != *"@plt"* ]]
 }
