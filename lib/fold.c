@@ -41,13 +41,14 @@
 #include "fg/fold.h"
 #include "fg/folded.h"
 #include "fg/hash.h"
-#include "fg/lines.h"
 #include "fg/perfscript.h"
 #include "fg/symname.h"
 #include "fg/util.h"
 
 #define MAX_LOGGED_BAD_LINES 10
-#define DETECT_BYTES (64 * 1024)
+#define DETECT_BYTES FG_FOLD_DETECT_BYTES
+#define DETECT_LINES 32
+#define READ_SIZE (1024 * 1024)
 
 enum annot { ANNOT_NONE, ANNOT_KERNEL, ANNOT_JIT, ANNOT_INLINE };
 static const char *const annot_str[] = {"", "_[k]", "_[j]", "_[i]"};
@@ -57,6 +58,16 @@ struct frame {
 	uint32_t off, len;	   /* the name in f->names */
 	uint32_t src_off, src_len; /* --srcline position in f->names, or len 0 */
 	uint8_t annot;
+};
+
+/* FG_FOLD_FRAMES: a frame line of the sample, kept as offsets into f->stext */
+struct rawframe {
+	size_t line;			     /* where the line starts in stext */
+	size_t a0, alen, s0, slen, m0, mlen; /* address, symbol, module: from `line` */
+	uint64_t offset;
+	size_t src0, srclen; /* the source line, from stext's start */
+	size_t name0, nnames;
+	bool inlined;
 };
 
 struct fg_fold {
@@ -101,6 +112,26 @@ struct fg_fold {
 	size_t nframes, aframes;
 	size_t line_first; /* first frame pushed for the last frame line, or SIZE_MAX */
 	struct fg_buf key;
+
+	/* the input being fed (fg_fold_begin .. fg_fold_end) */
+	bool decided; /* its format is known: lines are folded as they come */
+	bool eof;
+	bool skipping;	     /* in a line of max_line bytes or more: dropped up to its newline */
+	uint64_t fed;	     /* bytes fed so far */
+	struct fg_buf carry; /* a line cut between pieces; before `decided`, all that came */
+
+	/* the hooks, and what they need of the current sample */
+	struct fg_fold_hooks hooks;
+	struct fg_buf stext;	 /* FG_FOLD_FRAMES: its header line, then its frame lines */
+	struct fg_buf hline;	 /* a hook: the header line */
+	struct fg_ps_header hdr; /* a hook: the header, into hline */
+	bool extra;		 /* a sample of opts.extra_event */
+	struct rawframe *raw;	 /* FG_FOLD_FRAMES: the frame lines, leaf first */
+	size_t nraw, araw;
+	struct fg_fold_frame *hframes; /* what the hook gets */
+	size_t ahframes;
+	struct fg_fold_name *hnames;
+	size_t ahnames;
 
 	/* the current bpftrace entry */
 	bool in_entry;
@@ -184,10 +215,12 @@ static void bad_line(struct fg_fold *f, const char *what, const char *line, size
  * reported, and the profile keeps everything else.
  */
 static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
-		     const struct fg_count *c2)
+		     const struct fg_count *c2, uint32_t *id)
 {
 	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
 	size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
+
+	*id = FG_FOLD_NO_ID;
 
 	if (i >= f->counts_alloc) {
 		size_t old = f->counts_alloc;
@@ -208,16 +241,32 @@ static int add_stack(struct fg_fold *f, const char *key, size_t len, const struc
 	}
 	c[0] = s0;
 	c[1] = s1;
-	f->st.samples++;
-	return 0;
+	*id = (uint32_t)i;
+	return 1;
 }
 
-/* a sample's weight, a whole number */
-static int add_stack_u64(struct fg_fold *f, const char *key, size_t len, uint64_t w)
+/*
+ * A stack and its counts: into the table (unless the hook takes it all), then
+ * to the hook.  0, or the hook's error.
+ */
+static int fold_stack(struct fg_fold *f, struct fg_fold_sample *s)
 {
-	struct fg_count c = {.whole = w};
+	uint32_t id = FG_FOLD_NO_ID;
 
-	return add_stack(f, key, len, &c, NULL);
+	if (!(f->hooks.flags & FG_FOLD_NO_TABLE) &&
+	    !add_stack(f, s->stack, s->stack_len, &s->count, s->columns == 2 ? &s->count2 : NULL,
+		       &id))
+		return 0;
+	f->st.samples++;
+	if (!f->hooks.sample)
+		return 0;
+	s->stack_id = id;
+	s->input = f->fmt;
+	s->columns = f->st.columns;
+	int r = f->hooks.sample(f->hooks.ctx, s);
+	if (r)
+		f->err = r;
+	return r;
 }
 
 /* --- frame names --- */
@@ -502,6 +551,112 @@ static bool event_matches(struct fg_fold *f, struct fg_span ev)
 	return n == f->event_len && memcmp(ev.p, f->event, n) == 0;
 }
 
+/* move the spans of a header parsed from `from` to the same line copied at `to` */
+static void rebase_header(struct fg_ps_header *h, const char *from, const char *to)
+{
+	struct fg_span *sp[] = {&h->comm,  &h->pid,  &h->tid,	&h->time,
+				&h->event, &h->rest, &h->record};
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(sp); i++)
+		if (sp[i]->p)
+			sp[i]->p = to + (sp[i]->p - from);
+}
+
+/* a hook: keep the sample's header line, which the next pieces may not hold */
+static void keep_header(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			size_t len)
+{
+	fg_buf_reset(&f->hline);
+	fg_buf_add(&f->hline, line, len);
+	f->hdr = *h;
+	rebase_header(&f->hdr, line, f->hline.data);
+	if (f->hooks.flags & FG_FOLD_FRAMES) {
+		fg_buf_reset(&f->stext);
+		f->nraw = 0;
+	}
+}
+
+/*
+ * FG_FOLD_FRAMES: keep the frame line that gave the frames from `first` on
+ * (`line` NULL: the frame on the header line, from h->rest)
+ */
+static void record_frame(struct fg_fold *f, const char *line, size_t len,
+			 const struct fg_ps_frame *fr, size_t first)
+{
+	struct rawframe *rf;
+	const char *base;
+	size_t at;
+
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return;
+	if (line) {
+		at = f->stext.len;
+		base = line;
+		fg_buf_add(&f->stext, line, len);
+	} else {
+		at = SIZE_MAX; /* in hline */
+		base = f->hline.data;
+	}
+	FG_ALLOC_GROW(f->raw, f->nraw + 1, f->araw);
+	rf = &f->raw[f->nraw++];
+	*rf = (struct rawframe){
+	    .line = at,
+	    .a0 = (size_t)(fr->addr.p - base),
+	    .alen = fr->addr.len,
+	    .s0 = (size_t)(fr->sym.p - base),
+	    .slen = fr->sym.len,
+	    .m0 = (size_t)(fr->module.p - base),
+	    .mlen = fr->module.len,
+	    .offset = fr->offset,
+	    .name0 = first,
+	    .nnames = f->nframes - first,
+	    .inlined = fg_span_eq(fr->module, "inlined"),
+	};
+}
+
+/* what a hook gets of a perf sample besides its stack: the header, the frames, the names */
+static void sample_details(struct fg_fold *f, struct fg_fold_sample *s, size_t top)
+{
+	s->h = &f->hdr;
+	s->header = f->hline.data;
+	s->header_len = f->hline.len;
+	s->extra_event = f->extra;
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return;
+	FG_ALLOC_GROW(f->hnames, top + 1, f->ahnames);
+	for (size_t i = 0; i < top; i++) {
+		const struct frame *fr = &f->frames[i];
+
+		f->hnames[i] = (struct fg_fold_name){
+		    .name = f->names.data + fr->off,
+		    .len = fr->len,
+		    .src = fr->src_len ? f->names.data + fr->src_off : NULL,
+		    .src_len = fr->src_len,
+		    .annot = (enum fg_fold_annot)fr->annot,
+		};
+	}
+	FG_ALLOC_GROW(f->hframes, f->nraw + 1, f->ahframes);
+	for (size_t i = 0; i < f->nraw; i++) {
+		const struct rawframe *rf = &f->raw[i];
+		const char *b = rf->line == SIZE_MAX ? f->hline.data : f->stext.data + rf->line;
+		struct fg_fold_frame *o = &f->hframes[i];
+
+		o->ps.addr = (struct fg_span){b + rf->a0, rf->alen};
+		o->ps.sym = (struct fg_span){b + rf->s0, rf->slen};
+		o->ps.module = (struct fg_span){b + rf->m0, rf->mlen};
+		o->ps.offset = rf->offset;
+		o->src = (struct fg_span){rf->srclen ? f->stext.data + rf->src0 : NULL, rf->srclen};
+		o->inlined = rf->inlined;
+		/* the names kept (--skip-after keeps the leaf-most `top`) */
+		o->name0 = rf->name0 < top ? rf->name0 : top;
+		o->nnames = rf->name0 + rf->nnames <= top ? rf->nnames : top - o->name0;
+	}
+	s->frames = f->hframes;
+	s->nframes = f->nraw;
+	s->names = f->hnames;
+	s->nnames = top;
+}
+
 static int end_sample(struct fg_fold *f)
 {
 	int r = 0;
@@ -549,7 +704,16 @@ static int end_sample(struct fg_fold *f)
 		}
 		if (f->key.len == 0)
 			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
-		r = add_stack_u64(f, f->key.data, f->key.len, f->weight);
+		struct fg_fold_sample s = {
+		    .lineno = f->sample_lineno,
+		    .stack = f->key.data,
+		    .stack_len = f->key.len,
+		    .count = {.whole = f->weight},
+		    .columns = 1,
+		};
+		if (f->hooks.sample)
+			sample_details(f, &s, top);
+		r = fold_stack(f, &s);
 	}
 	f->in_sample = false;
 	f->skip = false;
@@ -560,7 +724,15 @@ static int end_sample(struct fg_fold *f)
 	return r;
 }
 
-static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
+static bool event_is(struct fg_span ev, const char *name)
+{
+	size_t n = strlen(name);
+
+	return fg_ps_event_base_len(ev.p, ev.len) == n && memcmp(ev.p, name, n) == 0;
+}
+
+static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			 size_t len)
 {
 	f->in_sample = true;
 	f->sample_lineno = f->lineno;
@@ -570,7 +742,10 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	f->line_first = SIZE_MAX;
 	fg_buf_reset(&f->names);
 
-	if (h->event.len) {
+	f->extra = false;
+	if (h->event.len && f->o.extra_event && event_is(h->event, f->o.extra_event)) {
+		f->extra = true;
+	} else if (h->event.len) {
 		if (!f->event) {
 			f->event_len = fg_ps_event_base_len(h->event.p, h->event.len);
 			f->event = fg_xstrndup(h->event.p, f->event_len);
@@ -608,6 +783,8 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 			pn->data[i] = ':';
 	}
 	f->java = pn->len == 4 && memcmp(pn->data, "java", 4) == 0;
+	if (f->hooks.sample)
+		keep_header(f, h, line, len);
 	if (f->o.include_tid) {
 		fg_buf_addch(pn, '-');
 		if (h->pid.len)
@@ -629,8 +806,17 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 		struct fg_ps_frame fr;
 
 		if (fg_ps_find_frame(h->rest.p, h->rest.len, &fr) == 0) {
+			size_t first = f->nframes;
+
 			add_perf_frame(f, &fr);
 			f->sample_lines++;
+			if (f->hooks.sample) {
+				/* its spans into the header's copy */
+				fr.addr.p = f->hline.data + (fr.addr.p - line);
+				fr.sym.p = f->hline.data + (fr.sym.p - line);
+				fr.module.p = f->hline.data + (fr.module.p - line);
+				record_frame(f, NULL, 0, &fr, first);
+			}
 		}
 	}
 }
@@ -645,6 +831,13 @@ static bool all_space(const char *line, size_t len)
 
 static void add_srcline(struct fg_fold *f, struct fg_span src)
 {
+	if ((f->hooks.flags & FG_FOLD_FRAMES) && f->nraw && !f->raw[f->nraw - 1].srclen) {
+		struct rawframe *rf = &f->raw[f->nraw - 1];
+
+		rf->src0 = f->stext.len;
+		rf->srclen = src.len;
+		fg_buf_add(&f->stext, src.p, src.len);
+	}
 	if (!f->o.srcline || f->line_first == SIZE_MAX || f->line_first >= f->nframes)
 		return;
 	struct frame *fr = &f->frames[f->line_first];
@@ -694,7 +887,7 @@ static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t 
 }
 
 /* a side-band record (--show-*-events): counted by kind, never a sample */
-static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
+static int sideband(struct fg_fold *f, const struct fg_ps_header *h, const char *line, size_t len)
 {
 	struct fg_fold_stats *st = &f->st;
 	struct fg_fold_sideband *k = NULL;
@@ -741,6 +934,8 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
 				st->lost = UINT64_MAX;
 		}
 	}
+	if (r == 0 && f->hooks.record && (r = f->hooks.record(f->hooks.ctx, h, line, len)) != 0)
+		f->err = r;
 	return r;
 }
 
@@ -756,7 +951,7 @@ static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const ch
 	if (r == 0 && f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
 		f->err = r;
 	if (r == 0)
-		start_sample(f, h);
+		start_sample(f, h, line, len);
 	return r;
 }
 
@@ -774,8 +969,11 @@ static int perf_body(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			size_t first = f->nframes;
+
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
+			record_frame(f, line, len, &fr, first);
 			return 0;
 		}
 		if (f->sample_lines && fg_ps_is_srcline(line, len, &src)) {
@@ -839,7 +1037,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			f->sample_lines++;
 			return 0;
 		}
-		if (cached_frame(f, line, len))
+		if (!(f->hooks.flags & FG_FOLD_FRAMES) && cached_frame(f, line, len))
 			return 0;
 		if (fg_ps_parse_frame(line, len, &fr) == 0) {
 			size_t before = f->nframes;
@@ -847,12 +1045,16 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
 			cache_frame(f, line, len, before);
+			record_frame(f, line, len, &fr, before);
 			return 0;
 		}
 	}
 	if (line[0] == '#') {
 		f->blank_lines++; /* a comment: as good as blank */
 		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+			f->err = r;
+		if (r == 0 && f->hooks.comment &&
+		    (r = f->hooks.comment(f->hooks.ctx, line, len)) != 0)
 			f->err = r;
 		return r;
 	}
@@ -871,7 +1073,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 		return 0;
 	}
 	if (r == FG_PS_SIDEBAND)
-		return sideband(f, &h);
+		return sideband(f, &h, line, len);
 	if (r == 0 && !h.weak) {
 		f->strong_seen = true;
 		return perf_header(f, &h, line, len);
@@ -982,7 +1184,15 @@ static int folded_line(struct fg_fold *f, const char *line, size_t len)
 		bad_line(f, "line without a stack", line, len);
 		return 0;
 	}
-	return add_stack(f, line, n, &c1, f->st.columns == 2 ? &c2 : NULL);
+	struct fg_fold_sample s = {
+	    .lineno = f->lineno,
+	    .stack = line,
+	    .stack_len = n,
+	    .count = c1,
+	    .count2 = c2,
+	    .columns = f->st.columns,
+	};
+	return fold_stack(f, &s);
 }
 
 /* --- bpftrace --- */
@@ -1083,7 +1293,14 @@ static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
 		f->st.damaged++;
 		return 0;
 	}
-	return add_stack_u64(f, f->key.data, f->key.len, v);
+	struct fg_fold_sample s = {
+	    .lineno = f->lineno,
+	    .stack = f->key.data,
+	    .stack_len = f->key.len,
+	    .count = {.whole = v},
+	    .columns = 1,
+	};
+	return fold_stack(f, &s);
 }
 
 static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
@@ -1148,26 +1365,13 @@ static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
 
 /* --- inputs --- */
 
-/* a line of folded stacks: "STACK COUNT", a count perhaps fractional ("a;b 2.5") */
-static bool is_folded_line(const char *p, size_t n)
-{
-	struct fg_folded fl;
-	size_t k;
-
-	while (n && is_blank(p[n - 1]))
-		n--;
-	if (n == 0 || p[0] == ' ' || p[0] == '\t' || fg_folded_parse(p, n, &fl) != 0)
-		return false;
-	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
-		;
-	return k > 0;
-}
-
 /*
  * The format of an input from its first 32 lines that are neither blank nor
  * comments: bpftrace when the first is a map entry, folded stacks when all are
  * folded lines, else perf script text.  Whatever the lines' length: when the
- * data ends inside a line that matters and `all` is false, *more asks for more.
+ * data ends before the lines that decide and `all` is false, *more asks for
+ * more (*partial: where the line the data ends in starts, *nlines: the lines
+ * that count before it).
  */
 static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *more,
 				 size_t *partial, int *nlines)
@@ -1177,66 +1381,44 @@ static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *m
 
 	*more = false;
 	*nlines = 0;
-	while (p < end && lines < 32) {
+	while (p < end && lines < DETECT_LINES) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t n = (size_t)(le - p);
 
 		if (p[0] == ' ' || p[0] == '\t')
 			return FG_FOLD_PERF; /* an indented line: a frame */
-		if (!nl && !all) {
-			*more = true;
-			*partial = (size_t)(p - data);
-			*nlines = lines;
-			return FG_FOLD_PERF;
-		}
+		if (!nl && !all)
+			break;
 		while (n && is_blank(p[n - 1]))
 			n--;
 		if (n && p[0] != '#') {
 			lines++;
 			if (lines == 1 && (p[0] == '@' || starts(p, n, "Attaching ", 10)))
 				return FG_FOLD_BPFTRACE;
-			if (!is_folded_line(p, n))
+			if (!fg_folded_is_line(p, n))
 				return FG_FOLD_PERF;
 			folded++;
 		}
 		p = le + 1;
 	}
+	if (!all && lines < DETECT_LINES) {
+		*more = true;
+		*partial = p < end ? (size_t)(p - data) : len;
+		*nlines = lines;
+		return FG_FOLD_AUTO;
+	}
 	return folded ? FG_FOLD_FOLDED : FG_FOLD_PERF;
 }
 
-static int begin_input(struct fg_fold *f, const char *name, const char *peek, size_t plen,
-		       enum fg_fold_input fmt)
+enum fg_fold_input fg_fold_detect(const char *data, size_t len, bool complete)
 {
-	f->name = name;
-	f->lineno = 0;
-	f->blank_lines = 0;
-	f->err = 0;
-	f->file_columns = 0;
-	f->in_sample = false;
-	f->in_entry = false;
-	f->entry_damaged = false;
-	f->strong_seen = false;
-	f->has_pending = false;
-	f->nframes = 0;
-	fg_buf_reset(&f->names);
-	if (memchr(peek, '\0', plen)) {
-		logf_(f,
-		      "%s: binary input, not text (records from fg-sample?); run it through "
-		      "fg-sym first: fg-sym < FILE | fg-fold",
-		      name);
-		return f->err = -EMEDIUMTYPE;
-	}
-	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
-	if (f->fmt != FG_FOLD_FOLDED) {
-		if (f->st.columns == 2) {
-			logf_(f, "%s: cannot merge %s input with a two-column profile", name,
-			      fg_fold_input_name(f->fmt));
-			return f->err = -EINVAL;
-		}
-		f->st.columns = 1;
-	}
-	return 0;
+	bool more;
+	size_t partial;
+	int nlines;
+	enum fg_fold_input in = detect(data, len, complete, &more, &partial, &nlines);
+
+	return more ? FG_FOLD_AUTO : in;
 }
 
 /* a line of max_line bytes or more, read past: the sample or entry it was in is left out */
@@ -1267,12 +1449,216 @@ static inline int one_line(struct fg_fold *f, const char *line, size_t len)
 	}
 }
 
-static int end_input(struct fg_fold *f)
+int fg_fold_begin(struct fg_fold *f, const char *name)
 {
-	int r = 0;
+	f->name = name;
+	f->lineno = 0;
+	f->blank_lines = 0;
+	f->err = 0;
+	f->file_columns = 0;
+	f->fmt = FG_FOLD_AUTO;
+	f->decided = false;
+	f->eof = false;
+	f->skipping = false;
+	f->fed = 0;
+	fg_buf_reset(&f->carry);
+	f->in_sample = false;
+	f->in_entry = false;
+	f->entry_damaged = false;
+	f->strong_seen = false;
+	f->has_pending = false;
+	f->nframes = 0;
+	fg_buf_reset(&f->names);
+	return 0;
+}
 
+/* the format is known: the input's folding starts */
+static int decide(struct fg_fold *f, enum fg_fold_input fmt)
+{
+	f->decided = true;
+	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
+	if (f->fmt != FG_FOLD_FOLDED) {
+		if (f->st.columns == 2) {
+			logf_(f, "%s: cannot merge %s input with a two-column profile", f->name,
+			      fg_fold_input_name(f->fmt));
+			return f->err = -EINVAL;
+		}
+		f->st.columns = 1;
+	}
+	return 0;
+}
+
+/*
+ * Fold the lines of [p, end): whole lines in place, a line cut at `end` kept
+ * in f->carry until its end comes; a line of max_line bytes or more skipped.
+ */
+static int fold_lines(struct fg_fold *f, const char *p, const char *end)
+{
+	const char *nl;
+	int r;
+
+	if (f->skipping) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			return 0;
+		f->skipping = false;
+		p = nl + 1;
+	}
+	if (f->carry.len && p < end) {
+		/* the line cut between the pieces */
+		nl = memchr(p, '\n', (size_t)(end - p));
+		size_t take = (size_t)((nl ? nl : end) - p);
+
+		if (f->carry.len + take >= f->max_line) {
+			fg_buf_reset(&f->carry);
+			f->lineno++;
+			long_line(f);
+			f->skipping = !nl;
+			if (!nl)
+				return 0;
+		} else {
+			fg_buf_add(&f->carry, p, take);
+			if (!nl)
+				return 0;
+			r = one_line(f, f->carry.data, f->carry.len);
+			fg_buf_reset(&f->carry);
+			if (r)
+				return r;
+		}
+		p = nl + 1;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			if ((size_t)(end - p) >= f->max_line) {
+				f->lineno++;
+				long_line(f);
+				f->skipping = true;
+			} else {
+				fg_buf_add(&f->carry, p, (size_t)(end - p));
+			}
+			return 0;
+		}
+		if ((size_t)(nl - p) >= f->max_line) {
+			f->lineno++;
+			long_line(f);
+		} else if ((r = one_line(f, p, (size_t)(nl - p))) != 0) {
+			return r;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/*
+ * Before the format is known: decide from what came ([p, end) when nothing is
+ * held, else f->carry), then fold it; or hold it all until more comes.
+ */
+static int try_decide(struct fg_fold *f, const char *p, const char *end)
+{
+	bool held = f->carry.len > 0, more;
+	size_t partial, len;
+	int nlines, r;
+	enum fg_fold_input fmt;
+
+	if (held || f->skipping) {
+		if (f->skipping) {
+			/* the rest of a long line, then the lines after it */
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			if (!nl)
+				return 0;
+			f->skipping = false;
+			p = nl + 1;
+		}
+		fg_buf_add(&f->carry, p, (size_t)(end - p));
+		held = true;
+	}
+	const char *data = held ? f->carry.data : p;
+	len = held ? f->carry.len : (size_t)(end - p);
+	if (!data)
+		data = "";
+	fmt = detect(data, len, f->eof, &more, &partial, &nlines);
+	if (more && len >= f->max_line) {
+		if (nlines > 0) {
+			fmt = detect(data, partial, true, &more, &partial, &nlines);
+		} else if (len - partial >= f->max_line) {
+			/* the first line that counts is too long: skip it, look after it */
+			for (const char *q = data; q < data + partial; q++)
+				if (*q == '\n') {
+					f->lineno++;
+					f->blank_lines++;
+				}
+			f->lineno++;
+			long_line(f);
+			fg_buf_reset(&f->carry);
+			f->skipping = true;
+			return 0;
+		} else {
+			fmt = FG_FOLD_PERF; /* 64 MB of comments: the default */
+			more = false;
+		}
+	} else if (more) {
+		if (!held)
+			fg_buf_add(&f->carry, p, (size_t)(end - p));
+		return 0;
+	}
+	if ((r = decide(f, fmt)) != 0)
+		return r;
+	if (!held)
+		return fold_lines(f, p, end);
+	/* fold what was held, from a buffer of its own (carry takes a cut line) */
+	struct fg_buf held_buf = f->carry;
+	f->carry = (struct fg_buf)FG_BUF_INIT;
+	r = fold_lines(f, held_buf.data, held_buf.data + held_buf.len);
+	fg_buf_release(&held_buf);
+	return r;
+}
+
+int fg_fold_feed(struct fg_fold *f, const char *data, size_t len)
+{
+	if (f->err)
+		return f->err;
+	if (len == 0)
+		return 0;
+	if (f->fed < DETECT_BYTES) {
+		size_t n = len < DETECT_BYTES - f->fed ? len : DETECT_BYTES - (size_t)f->fed;
+
+		if (memchr(data, '\0', n)) {
+			logf_(
+			    f,
+			    "%s: binary input, not text (records from fg-sample?); run it through "
+			    "fg-sym first: fg-sym < FILE | %s",
+			    f->name, fg_progname());
+			return f->err = -EMEDIUMTYPE;
+		}
+	}
+	f->fed += len;
+	int r = f->decided ? fold_lines(f, data, data + len) : try_decide(f, data, data + len);
+	if (r && !f->err)
+		f->err = r;
+	return r;
+}
+
+int fg_fold_end(struct fg_fold *f)
+{
+	int r = f->err;
+
+	f->eof = true;
+	if (r == 0 && !f->decided) {
+		r = try_decide(f, "", "");
+		if (r == 0 && !f->decided)
+			r = decide(f, FG_FOLD_PERF); /* an input that is all one long line */
+	}
+	if (r == 0 && f->carry.len) {
+		/* the last line, without its newline */
+		struct fg_buf last = f->carry;
+
+		f->carry = (struct fg_buf)FG_BUF_INIT;
+		r = one_line(f, last.data, last.len);
+		fg_buf_release(&last);
+	}
 	f->st.lines += f->lineno - f->blank_lines;
-	if (f->fmt == FG_FOLD_PERF && f->has_pending)
+	if (r == 0 && f->fmt == FG_FOLD_PERF && f->has_pending)
 		r = resolve_pending(f, false);
 	if (r == 0 && f->fmt == FG_FOLD_PERF && f->in_sample)
 		r = end_sample(f);
@@ -1282,105 +1668,57 @@ static int end_input(struct fg_fold *f)
 		f->st.bad_lines++;
 		f->in_entry = false;
 	}
+	if (r && !f->err)
+		f->err = r;
 	return r;
 }
 
 int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 {
-	struct fg_lines l;
-	const char *line;
-	size_t len, want = DETECT_BYTES, partial;
-	enum fg_fold_input fmt = FG_FOLD_PERF;
-	uint64_t skipped[MAX_LOGGED_BAD_LINES];
-	size_t nskipped = 0, nlogged = 0;
-	bool more;
-	int r, nlines;
+	char *buf = fg_xmalloc(READ_SIZE);
+	size_t have = 0;
+	ssize_t n;
+	int r = fg_fold_begin(f, name);
 
-	fg_lines_init_fd(&l, fd, name);
-	l.max_line = f->max_line;
 	/*
-	 * Look further ahead while a long line leaves the format open, up to the
-	 * line limit; lines past it tell nothing (they are skipped), so read past
-	 * them when nothing else came before.
+	 * The first bytes that say whether the input is text in one piece, so
+	 * that nothing of a binary input is folded
 	 */
 	for (;;) {
-		r = fg_lines_peek(&l, want, &line, &len);
-		if (r < 0)
+		do
+			n = read(fd, buf + have, READ_SIZE - have);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
 			break;
-		fmt = detect(line, len, len < want, &more, &partial, &nlines);
-		if (!more)
-			break;
-		if (want < f->max_line) {
-			want = want * 2 < f->max_line ? want * 2 : f->max_line;
-			continue;
+		have += (size_t)n;
+		if (have >= DETECT_BYTES) {
+			r = fg_fold_feed(f, buf, have);
+			have = 0;
+			if (r)
+				break;
 		}
-		if (nlines > 0) {
-			fmt = detect(line, partial, true, &more, &partial, &nlines);
-			break;
-		}
-		while ((r = fg_lines_next(&l, &line, &len)) == 1)
-			; /* blank lines and comments */
-		if (r != -E2BIG)
-			break;
-		if (nlogged < MAX_LOGGED_BAD_LINES)
-			skipped[nlogged++] = l.lineno;
-		nskipped++;
-		want = DETECT_BYTES;
 	}
-	if (r == 0) {
-		r = begin_input(f, name, line, len, fmt);
-		for (size_t i = 0; i < nskipped; i++) {
-			f->lineno = i < nlogged ? skipped[i] : l.lineno;
-			long_line(f);
-		}
-		f->lineno = l.lineno;
-	} else {
+	if (n < 0) {
+		r = -errno;
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
 		f->err = r;
+	} else if (r == 0 && have) {
+		r = fg_fold_feed(f, buf, have);
 	}
-	while (r == 0) {
-		r = fg_lines_next(&l, &line, &len);
-		if (r == -E2BIG) {
-			f->lineno = l.lineno;
-			long_line(f);
-			r = 0;
-			continue;
-		}
-		if (r != 1)
-			break;
-		r = one_line(f, line, len);
-	}
-	if (r < 0 && r != f->err)
-		logf_(f, "cannot read '%s': %s", name, strerror(-r));
+	free(buf);
 	if (r == 0)
-		r = end_input(f);
-	fg_lines_release(&l);
+		r = fg_fold_end(f);
 	return r;
 }
 
 int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char *name)
 {
-	const char *p = data, *end = data + len;
-	bool more;
-	size_t partial;
-	int nlines;
-	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES,
-			    detect(data, len, true, &more, &partial, &nlines));
+	int r = fg_fold_begin(f, name);
 
-	while (r == 0 && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if ((size_t)(le - p) >= f->max_line) {
-			f->lineno++;
-			long_line(f);
-		} else {
-			r = one_line(f, p, (size_t)(le - p));
-		}
-		p = le + 1;
-	}
 	if (r == 0)
-		r = end_input(f);
+		r = fg_fold_feed(f, data, len);
+	if (r == 0)
+		r = fg_fold_end(f);
 	return r;
 }
 
@@ -1475,6 +1813,12 @@ void fg_fold_free(struct fg_fold *f)
 	fg_buf_release(&f->pname);
 	fg_buf_release(&f->names);
 	fg_buf_release(&f->key);
+	fg_buf_release(&f->carry);
+	fg_buf_release(&f->stext);
+	fg_buf_release(&f->hline);
+	free(f->raw);
+	free(f->hframes);
+	free(f->hnames);
 	free(f);
 }
 
@@ -1482,6 +1826,11 @@ void fg_fold_set_line_hook(struct fg_fold *f, fg_fold_line_fn fn, void *ctx)
 {
 	f->hook = fn;
 	f->hook_ctx = ctx;
+}
+
+void fg_fold_set_hooks(struct fg_fold *f, const struct fg_fold_hooks *hooks)
+{
+	f->hooks = *hooks;
 }
 
 void fg_fold_clear(struct fg_fold *f)

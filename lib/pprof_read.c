@@ -481,6 +481,8 @@ static int start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
 {
 	uint64_t t = 0;
 	int err;
+	(void)line;
+	(void)len;
 
 	r->in_sample = true;
 	r->skip = false;
@@ -513,7 +515,7 @@ static int start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
 	}
 	r->clock_event =
 	    r->event && is_clock_event(r->event, fg_ps_event_base_len(r->event, r->event_len));
-	r->has_time = fg_ps_header_time_at(h, line, len, &t) == 0;
+	r->has_time = fg_ps_time_ns(h, &t) == 0;
 	r->time_ns = t;
 	r->has_period = h->has_period;
 	r->period = h->period;
@@ -582,7 +584,7 @@ static int perf_line(struct fg_pprof_reader *r, const char *line, size_t len)
 	if (err == FG_PS_SIDEBAND) {
 		if ((err = end_sample(r)) != 0)
 			return err;
-		sideband(r, (struct fg_span){ h.record.p, (size_t)(line + len - h.record.p) });
+		sideband(r, (struct fg_span){h.record.p, (size_t)(line + len - h.record.p)});
 		return 0;
 	}
 	if (err == 0) {
@@ -657,7 +659,8 @@ static enum fg_fold_input detect(const char *data, size_t len)
 			lines++;
 			if (p[0] == '@' || starts(p, n, "Attaching "))
 				return FG_FOLD_BPFTRACE;
-			if (p[0] == ' ' || p[0] == '\t' || (fg_ps_parse_header(p, n, &h) == 0 && !h.weak))
+			if (p[0] == ' ' || p[0] == '\t' ||
+			    (fg_ps_parse_header(p, n, &h) == 0 && !h.weak))
 				return FG_FOLD_PERF;
 			if (fg_folded_parse(p, n, &fl) == 0)
 				return FG_FOLD_FOLDED;
