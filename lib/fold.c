@@ -62,7 +62,11 @@ struct frame {
 
 /* FG_FOLD_FRAMES: a frame line of the sample, kept as offsets into f->stext */
 struct rawframe {
-	size_t line;			     /* where the line starts in stext */
+	const char *base; /* the line, where it stays (the frame cache's copy); or NULL: */
+	size_t line;	  /* where the line starts in stext (SIZE_MAX: the header's line) */
+	size_t len;
+	uint32_t line_id;
+	uint32_t fpi; /* its parse in fparse[line_id >> 31], or UINT32_MAX: */
 	size_t a0, alen, s0, slen, m0, mlen; /* address, symbol, module: from `line` */
 	uint64_t offset;
 	size_t src0, srclen; /* the source line, from stext's start */
@@ -151,6 +155,15 @@ struct fg_fold {
 	 */
 	struct fg_hmap *fcache[2];
 	struct fg_buf fcache_names;
+	struct fparse *fparse[2]; /* FG_FOLD_FRAMES: how each line cached parsed, by entry */
+	size_t nfparse[2], afparse[2];
+};
+
+/* FG_FOLD_FRAMES: a cached frame line, parsed (offsets into the line) */
+struct fparse {
+	uint32_t a0, alen, s0, slen, m0, mlen;
+	uint64_t offset;
+	bool inlined;
 };
 
 #define FCACHE_MAX_LINES (1 << 16)
@@ -594,13 +607,19 @@ static void record_frame(struct fg_fold *f, const char *line, size_t len,
 		base = line;
 		fg_buf_add(&f->stext, line, len);
 	} else {
-		at = SIZE_MAX; /* in hline */
+		/* the frame on the header line: from h->rest, in hline */
+		at = SIZE_MAX;
 		base = f->hline.data;
+		line = f->hdr.rest.p;
+		len = f->hdr.rest.len;
 	}
 	FG_ALLOC_GROW(f->raw, f->nraw + 1, f->araw);
 	rf = &f->raw[f->nraw++];
 	*rf = (struct rawframe){
 	    .line = at,
+	    .len = len,
+	    .line_id = FG_FOLD_NO_ID,
+	    .fpi = UINT32_MAX,
 	    .a0 = (size_t)(fr->addr.p - base),
 	    .alen = fr->addr.len,
 	    .s0 = (size_t)(fr->sym.p - base),
@@ -638,13 +657,26 @@ static void sample_details(struct fg_fold *f, struct fg_fold_sample *s, size_t t
 	FG_ALLOC_GROW(f->hframes, f->nraw + 1, f->ahframes);
 	for (size_t i = 0; i < f->nraw; i++) {
 		const struct rawframe *rf = &f->raw[i];
-		const char *b = rf->line == SIZE_MAX ? f->hline.data : f->stext.data + rf->line;
+		const char *b = rf->base	       ? rf->base
+				: rf->line == SIZE_MAX ? f->hline.data
+						       : f->stext.data + rf->line;
 		struct fg_fold_frame *o = &f->hframes[i];
 
-		o->ps.addr = (struct fg_span){b + rf->a0, rf->alen};
-		o->ps.sym = (struct fg_span){b + rf->s0, rf->slen};
-		o->ps.module = (struct fg_span){b + rf->m0, rf->mlen};
-		o->ps.offset = rf->offset;
+		o->line = rf->line == SIZE_MAX ? f->hdr.rest : (struct fg_span){b, rf->len};
+		o->line_id = rf->line_id;
+		if (rf->fpi != UINT32_MAX) {
+			const struct fparse *fp = &f->fparse[rf->line_id >> 31][rf->fpi];
+
+			o->ps.addr = (struct fg_span){b + fp->a0, fp->alen};
+			o->ps.sym = (struct fg_span){b + fp->s0, fp->slen};
+			o->ps.module = (struct fg_span){b + fp->m0, fp->mlen};
+			o->ps.offset = fp->offset;
+		} else {
+			o->ps.addr = (struct fg_span){b + rf->a0, rf->alen};
+			o->ps.sym = (struct fg_span){b + rf->s0, rf->slen};
+			o->ps.module = (struct fg_span){b + rf->m0, rf->mlen};
+			o->ps.offset = rf->offset;
+		}
 		o->src = (struct fg_span){rf->srclen ? f->stext.data + rf->src0 : NULL, rf->srclen};
 		o->inlined = rf->inlined;
 		/* the names kept (--skip-after keeps the leaf-most `top`) */
@@ -663,6 +695,9 @@ static int end_sample(struct fg_fold *f)
 
 	if (f->in_sample && !f->skip) {
 		size_t top = f->nframes;
+		/* a hook that takes the frames and names, and not the table: no stack */
+		bool nokey = (f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) ==
+			     (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE);
 
 		if (f->o.n_skip_after) {
 			for (size_t i = 0; i < f->nframes; i++) {
@@ -678,7 +713,7 @@ static int end_sample(struct fg_fold *f)
 		}
 		fg_buf_reset(&f->key);
 		fg_buf_add(&f->key, f->pname.data, f->pname.len);
-		for (size_t i = top; i-- > 0;) {
+		for (size_t i = nokey ? 0 : top; i-- > 0;) {
 			const struct frame *fr = &f->frames[i];
 			size_t need = fr->len + fr->src_len + 6;
 
@@ -702,12 +737,12 @@ static int end_sample(struct fg_fold *f)
 			memmove(f->key.data, f->key.data + 1, f->key.len);
 			f->key.len--;
 		}
-		if (f->key.len == 0)
+		if (f->key.len == 0 && !nokey)
 			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
 		struct fg_fold_sample s = {
 		    .lineno = f->sample_lineno,
-		    .stack = f->key.data,
-		    .stack_len = f->key.len,
+		    .stack = nokey ? NULL : f->key.data,
+		    .stack_len = nokey ? 0 : f->key.len,
 		    .count = {.whole = f->weight},
 		    .columns = 1,
 		};
@@ -849,6 +884,26 @@ static void add_srcline(struct fg_fold *f, struct fg_span src)
 	f->line_first = SIZE_MAX;
 }
 
+/* FG_FOLD_FRAMES: the frame of cache entry e (line_id: its number), from the cache's copy */
+static void record_cached(struct fg_fold *f, const struct fg_hent *e, size_t idx, size_t first)
+{
+	const struct fparse *fp = &f->fparse[f->java][idx];
+	struct rawframe *rf;
+
+	if (f->nraw + 1 > f->araw)
+
+		FG_ALLOC_GROW(f->raw, f->nraw + 1, f->araw);
+	rf = &f->raw[f->nraw++];
+	rf->base = e->key;
+	rf->len = e->len;
+	rf->line_id = (uint32_t)idx | (uint32_t)f->java << 31;
+	rf->fpi = (uint32_t)idx;
+	rf->srclen = 0;
+	rf->name0 = first;
+	rf->nnames = 1;
+	rf->inlined = fp->inlined;
+}
+
 /* a frame line seen before: its frame pushed again, true; else false */
 static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 {
@@ -857,6 +912,13 @@ static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 
 	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hmap_get(c, line, len)))
 		return false;
+	if (f->hooks.flags & FG_FOLD_FRAMES) {
+		size_t idx = (size_t)(e - fg_hmap_at(c, 0));
+
+		if (idx >= f->nfparse[f->java])
+			return false; /* cached before the hooks were set: parse it */
+		record_cached(f, e, idx, f->nframes);
+	}
 	size_t off = f->names.len;
 	uint32_t len_name = (uint32_t)(e->val.u >> 8) & 0xffffff;
 
@@ -867,23 +929,49 @@ static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 	return true;
 }
 
-/* remember the frame a line gave, when it gave exactly one */
-static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before)
+/*
+ * Remember the frame a line gave, when it gave exactly one; true when it did
+ * and (FG_FOLD_FRAMES) the frame is recorded from the cache's copy
+ */
+static bool cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before,
+			const struct fg_ps_frame *pf)
 {
 	struct fg_hmap **c = &f->fcache[f->java];
+	int k = f->java;
 
 	if (f->nframes != before + 1 || f->o.inline_frames)
-		return;
+		return false;
 	const struct frame *fr = &f->frames[before];
-	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES)
-		return;
+	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES ||
+	    len >= UINT32_MAX)
+		return false;
 	if (!*c)
 		*c = fg_hmap_new(1024);
 	if (fg_hmap_count(*c) >= FCACHE_MAX_LINES)
-		return;
+		return false;
 	uint64_t off = f->fcache_names.len;
 	fg_buf_add(&f->fcache_names, f->names.data + fr->off, fr->len);
-	fg_hmap_upsert(*c, line, len, NULL)->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+	struct fg_hent *e = fg_hmap_upsert(*c, line, len, NULL);
+	e->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return false;
+	size_t idx = (size_t)(e - fg_hmap_at(*c, 0));
+	if (idx != f->nfparse[k])
+		return false; /* entries cached without their parse: no more from here */
+	FG_ALLOC_GROW(f->fparse[k], idx + 1, f->afparse[k]);
+	f->fparse[k][idx] = (struct fparse){
+	    .a0 = (uint32_t)(pf->addr.p - line),
+	    .alen = (uint32_t)pf->addr.len,
+	    .s0 = (uint32_t)(pf->sym.p - line),
+	    .slen = (uint32_t)pf->sym.len,
+	    .m0 = (uint32_t)(pf->module.p - line),
+	    .mlen = (uint32_t)pf->module.len,
+	    .offset = pf->offset,
+	    .inlined = fg_span_eq(pf->module, "inlined"),
+	};
+	f->nfparse[k]++;
+	record_cached(f, e, idx, before);
+	return true;
 }
 
 /* a side-band record (--show-*-events): counted by kind, never a sample */
@@ -1037,15 +1125,15 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			f->sample_lines++;
 			return 0;
 		}
-		if (!(f->hooks.flags & FG_FOLD_FRAMES) && cached_frame(f, line, len))
+		if (cached_frame(f, line, len))
 			return 0;
 		if (fg_ps_parse_frame(line, len, &fr) == 0) {
 			size_t before = f->nframes;
 
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
-			cache_frame(f, line, len, before);
-			record_frame(f, line, len, &fr, before);
+			if (!cache_frame(f, line, len, before, &fr))
+				record_frame(f, line, len, &fr, before);
 			return 0;
 		}
 	}
@@ -1682,7 +1770,7 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 
 	/*
 	 * The first bytes that say whether the input is text in one piece, so
-	 * that nothing of a binary input is folded
+	 * that nothing of a binary input is folded; then each read as it comes
 	 */
 	for (;;) {
 		do
@@ -1691,7 +1779,7 @@ int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 		if (n <= 0)
 			break;
 		have += (size_t)n;
-		if (have >= DETECT_BYTES) {
+		if (have >= DETECT_BYTES || f->fed) {
 			r = fg_fold_feed(f, buf, have);
 			have = 0;
 			if (r)
@@ -1805,6 +1893,8 @@ void fg_fold_free(struct fg_fold *f)
 	fg_hmap_free(f->fcache[0]);
 	fg_hmap_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);
+	free(f->fparse[0]);
+	free(f->fparse[1]);
 	free(f->counts);
 	fg_buf_release(&f->pending);
 	fg_buf_release(&f->rust);

@@ -181,6 +181,8 @@ struct fg_fold_name {
 
 /* A frame line of perf script text, and the frames fg-fold makes of it. */
 struct fg_fold_frame {
+	struct fg_span line;   /* the line as perf printed it (or the header's, after its event) */
+	uint32_t line_id;      /* the same number for the same line text, or FG_FOLD_NO_ID */
 	struct fg_ps_frame ps; /* address, symbol (offset taken off), offset, module */
 	struct fg_span src;    /* the -F +srcline line under it, trimmed; empty when none */
 	bool inlined;	       /* "ADDR NAME (inlined)": perf --inline's and fg-sym --inline's */
@@ -194,7 +196,8 @@ struct fg_fold_frame {
 struct fg_fold_sample {
 	enum fg_fold_input input;
 	uint64_t lineno;   /* the header's line; for folded and bpftrace input, the last line */
-	const char *stack; /* "root;...;leaf" as fg_fold_write prints it, without its count */
+	const char *stack; /* "root;...;leaf" as fg_fold_write prints it, without its count
+			      (NULL for perf samples with FG_FOLD_FRAMES | FG_FOLD_NO_TABLE) */
 	size_t stack_len;
 	uint32_t stack_id; /* its number in the table (0, 1, ...; FG_FOLD_NO_ID: none) */
 	int columns;	   /* 1, or 2: count is the "before" column, count2 the "after" */
