@@ -1106,7 +1106,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 {
 	struct fg_ps_header h;
 	struct fg_ps_frame fr;
-	int r;
+	int r = 0;
 
 	if (len && line[len - 1] == '\r')
 		len--;
