@@ -1812,29 +1812,14 @@ int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char
 
 /* --- output --- */
 
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 int fg_fold_write(struct fg_fold *f, FILE *out)
 {
 	size_t n = fg_hmap_count(f->map);
-	struct fg_hent **v = fg_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	struct fg_hent **v = fg_hmap_sorted(f->map);
 	struct fg_hent *first = n ? fg_hmap_at(f->map, 0) : NULL;
 	char num[112];
 	int err = 0;
 
-	for (size_t i = 0; i < n; i++)
-		v[i] = fg_hmap_at(f->map, i);
-	qsort(v, n, sizeof(*v), cmp_ent);
 	for (size_t i = 0; i < n; i++) {
 		const struct fg_count *c = f->counts[v[i] - first];
 		int k = 1;

@@ -93,6 +93,25 @@ TEST(hmap_counts_and_keeps_order)
 	fg_hmap_free(NULL);
 }
 
+TEST(hmap_sorted_bytewise)
+{
+	static const char *const keys[] = {"b;a", "a;b;c", "", "a;b", "\xc3\xa9", "a;B", "a b"};
+	static const char *const sorted[] = {"", "a b", "a;B", "a;b", "a;b;c", "b;a", "\xc3\xa9"};
+	struct fg_hmap *m = fg_hmap_new(0);
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(keys); i++)
+		fg_hmap_upsert(m, keys[i], strlen(keys[i]), NULL)->val.u = i;
+	struct fg_hent **v = fg_hmap_sorted(m);
+	for (size_t i = 0; i < FG_ARRAY_SIZE(sorted); i++)
+		CHECK_STR(v[i]->key, sorted[i]);
+	CHECK_INT(v[0]->val.u, 2); /* the entries themselves */
+	free(v);
+	fg_hmap_free(m);
+	m = fg_hmap_new(0);
+	free(fg_hmap_sorted(m));
+	fg_hmap_free(m);
+}
+
 TEST(hmap_binary_and_empty_keys)
 {
 	struct fg_hmap *m = fg_hmap_new(4);
@@ -217,6 +236,7 @@ int main(void)
 	RUN(buf_grows_past_many_pages);
 	RUN(hash_is_stable_and_spreads);
 	RUN(hmap_counts_and_keeps_order);
+	RUN(hmap_sorted_bytewise);
 	RUN(hmap_binary_and_empty_keys);
 	RUN(lines_split_and_count);
 	RUN(lines_longer_than_the_buffer);
