@@ -35,6 +35,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "fg/badline.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/dwinline.h"
@@ -51,6 +52,8 @@
 #define READ_SIZE (1024 * 1024)
 
 enum annot { ANNOT_NONE, ANNOT_KERNEL, ANNOT_JIT, ANNOT_INLINE };
+/* what a sample in the sample cache gave: a stack, or nothing for a reason */
+enum { SC_STACK = 1, SC_OTHER, SC_FILTERED };
 static const char *const annot_str[] = {"", "_[k]", "_[j]", "_[i]"};
 static const uint8_t annot_len[] = {0, 4, 4, 4};
 
@@ -72,6 +75,24 @@ struct rawframe {
 	size_t src0, srclen; /* the source line, from stext's start */
 	size_t name0, nnames;
 	bool inlined;
+};
+
+/*
+ * The sample cache's table: keys in two parts (the header's fields, then the
+ * frame lines as they lie in the piece, hashed and compared where they are),
+ * copied into one arena when inserted
+ */
+struct sc_ent {
+	uint64_t hash; /* 0: empty */
+	size_t off;    /* the key in arena */
+	uint32_t plen, rlen;
+	uint64_t val;
+};
+
+struct scache {
+	struct sc_ent *ents;
+	size_t mask, n;
+	struct fg_buf arena;
 };
 
 struct fg_fold {
@@ -124,6 +145,27 @@ struct fg_fold {
 	uint64_t fed;	     /* bytes fed so far */
 	struct fg_buf carry; /* a line cut between pieces; before `decided`, all that came */
 
+	/*
+	 * The sample cache: a perf sample whose lines are all in the piece being
+	 * fed, frames only, is looked up whole (see sample_cached)
+	 */
+	struct scache sc;
+	struct fg_buf skey;   /* the key's fields; the frame lines stay where they are */
+	const char *cand_raw; /* the looked-up sample's caller lines, */
+	size_t cand_rlen;
+	uint64_t cand_hash;
+	bool cand;		    /* the current sample is to be cached when it ends so: */
+	const char *cand_end;	    /* at this blank line, */
+	uint64_t cand_lines;	    /* with this many frame lines, */
+	bool clean;		    /* all of them frames */
+	uint8_t skip_kind;	    /* why it is skipped (SC_OTHER, SC_FILTERED) */
+	uint32_t last_id;	    /* the stack fold_stack added to */
+	const char *cur_line;	    /* the line being folded, when it is in the piece */
+	const char *piece_end;	    /* the end of that piece */
+	const char *jump;	    /* a sample read whole from the cache: go on from here */
+	uint32_t sc_tries, sc_hits; /* lookups and hits in this round of SC_ROUND */
+	uint32_t sc_pause;	    /* samples not looked up (the cache did not pay) */
+
 	/* the hooks, and what they need of the current sample */
 	struct fg_fold_hooks hooks;
 	struct fg_buf stext;	 /* FG_FOLD_FRAMES: its header line, then its frame lines */
@@ -171,19 +213,7 @@ struct fparse {
 
 /* --- messages --- */
 
-static void FG_PRINTF(2, 3) logf_(struct fg_fold *f, const char *fmt, ...)
-{
-	struct fg_buf b = FG_BUF_INIT;
-	va_list ap;
-
-	if (!f->log)
-		return;
-	va_start(ap, fmt);
-	fg_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	f->log(f->log_ctx, b.data);
-	fg_buf_release(&b);
-}
+#define logf_(f, ...) fg_logf((f)->log, (f)->log_ctx, __VA_ARGS__)
 
 /* a printable excerpt of a line for messages */
 static void excerpt(struct fg_buf *b, const char *line, size_t len)
@@ -227,14 +257,9 @@ static void bad_line(struct fg_fold *f, const char *what, const char *line, size
  * 2^64-1 is refused: that one sample (or line) is left out, counted and
  * reported, and the profile keeps everything else.
  */
-static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
-		     const struct fg_count *c2, uint32_t *id)
+static int add_counts(struct fg_fold *f, size_t i, const struct fg_count *c1,
+		      const struct fg_count *c2)
 {
-	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
-	size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
-
-	*id = FG_FOLD_NO_ID;
-
 	if (i >= f->counts_alloc) {
 		size_t old = f->counts_alloc;
 
@@ -254,8 +279,17 @@ static int add_stack(struct fg_fold *f, const char *key, size_t len, const struc
 	}
 	c[0] = s0;
 	c[1] = s1;
-	*id = (uint32_t)i;
 	return 1;
+}
+
+/* add to a stack's counts (1), or refuse them (0); *id is the stack's number either way */
+static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
+		     const struct fg_count *c2, uint32_t *id)
+{
+	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
+
+	*id = (uint32_t)(e - fg_hmap_at(f->map, 0));
+	return add_counts(f, *id, c1, c2);
 }
 
 /*
@@ -268,8 +302,11 @@ static int fold_stack(struct fg_fold *f, struct fg_fold_sample *s)
 
 	if (!(f->hooks.flags & FG_FOLD_NO_TABLE) &&
 	    !add_stack(f, s->stack, s->stack_len, &s->count, s->columns == 2 ? &s->count2 : NULL,
-		       &id))
+		       &id)) {
+		f->last_id = id;
 		return 0;
+	}
+	f->last_id = id;
 	f->st.samples++;
 	if (!f->hooks.sample)
 		return 0;
@@ -689,6 +726,8 @@ static void sample_details(struct fg_fold *f, struct fg_fold_sample *s, size_t t
 	s->nnames = top;
 }
 
+static void sample_cache_put(struct fg_fold *f);
+
 static int end_sample(struct fg_fold *f)
 {
 	int r = 0;
@@ -750,6 +789,8 @@ static int end_sample(struct fg_fold *f)
 			sample_details(f, &s, top);
 		r = fold_stack(f, &s);
 	}
+	if (f->cand)
+		sample_cache_put(f);
 	f->in_sample = false;
 	f->skip = false;
 	f->nframes = 0;
@@ -790,6 +831,7 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const 
 		if (!event_matches(f, h->event)) {
 			f->st.other_events++;
 			f->skip = true;
+			f->skip_kind = SC_OTHER;
 			return;
 		}
 	}
@@ -803,6 +845,7 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const 
 		if (!keep) {
 			f->st.filtered++;
 			f->skip = true;
+			f->skip_kind = SC_FILTERED;
 			return;
 		}
 	}
@@ -1027,7 +1070,253 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h, const char 
 	return r;
 }
 
-/* a header's line: the end of the sample before, the start of its own */
+/* --- the sample cache --- */
+
+#define SC_MAX_BYTES ((size_t)64 << 20)
+#define SC_ROUND 1024  /* lookups between two looks at how well the cache does */
+#define SC_PAUSE 16384 /* samples not looked up when fewer than 1 in 8 were found */
+
+static void add_key_span(struct fg_buf *b, const char *p, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	fg_buf_add(b, &n, sizeof(n));
+	fg_buf_add(b, p, len);
+}
+
+/* not with --inline: it counts and reports each frame it cannot place */
+static bool scache_usable(const struct fg_fold *f)
+{
+	return !(f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) && !f->o.inline_frames;
+}
+
+static void scache_clear(struct fg_fold *f)
+{
+	free(f->sc.ents);
+	fg_buf_release(&f->sc.arena);
+	memset(&f->sc, 0, sizeof(f->sc));
+	f->cand = false;
+}
+
+static uint64_t sc_hash(const char *pre, size_t plen, const char *raw, size_t rlen)
+{
+	return fg_hash_bytes(raw, rlen, fg_hash_bytes(pre, plen, 0)) | 1;
+}
+
+/* the entry of a key, or the empty slot where it goes */
+static struct sc_ent *sc_find(const struct scache *c, uint64_t h, const char *pre, size_t plen,
+			      const char *raw, size_t rlen)
+{
+	for (size_t j = h & c->mask;; j = (j + 1) & c->mask) {
+		struct sc_ent *e = &c->ents[j];
+
+		if (!e->hash)
+			return e;
+		if (e->hash == h && e->plen == plen && e->rlen == rlen &&
+		    memcmp(c->arena.data + e->off, pre, plen) == 0 &&
+		    memcmp(c->arena.data + e->off + plen, raw, rlen) == 0)
+			return e;
+	}
+}
+
+static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t plen, const char *raw,
+		      size_t rlen, uint64_t val)
+{
+	struct scache *c = &f->sc;
+
+	if (c->arena.len + plen + rlen > SC_MAX_BYTES)
+		scache_clear(f);
+	if (!c->ents || (c->n + 1) * 2 > c->mask + 1) {
+		/* twice the slots, the entries placed again */
+		size_t nslots = c->ents ? (c->mask + 1) * 2 : 4096;
+		struct sc_ent *old = c->ents;
+		size_t oldn = c->ents ? c->mask + 1 : 0;
+
+		c->ents = fg_xcalloc(nslots, sizeof(*c->ents));
+		c->mask = nslots - 1;
+		for (size_t i = 0; i < oldn; i++) {
+			size_t j = old[i].hash & c->mask;
+
+			if (!old[i].hash)
+				continue;
+			while (c->ents[j].hash)
+				j = (j + 1) & c->mask;
+			c->ents[j] = old[i];
+		}
+		free(old);
+	}
+	struct sc_ent *e = sc_find(c, h, pre, plen, raw, rlen);
+	if (e->hash)
+		return;
+	*e = (struct sc_ent){.hash = h,
+			     .off = c->arena.len,
+			     .plen = (uint32_t)plen,
+			     .rlen = (uint32_t)rlen,
+			     .val = val};
+	fg_buf_add(&c->arena, pre, plen);
+	fg_buf_add(&c->arena, raw, rlen);
+	c->n++;
+}
+
+/*
+ * From q (a line starting with a tab) in [q, end): the empty line after lines
+ * that each start with a tab, or NULL (another line first, or not all in
+ * [q, end)); *leaf_end is the first line's newline, *n the lines.
+ */
+static const char *frames_end(const char *q, const char *end, const char **leaf_end, uint64_t *n)
+{
+	uint64_t k = 0;
+
+	*leaf_end = NULL;
+	for (const char *p = q, *nl; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))) || nl + 1 >= end)
+			return NULL;
+		if (k++ == 0)
+			*leaf_end = nl;
+		if (nl[1] == '\n') {
+			*n = k;
+			return nl + 1;
+		}
+		if (nl[1] != '\t')
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A perf sample read whole.  When the header `line` (parsed into h) is
+ * followed, in the piece being fed, by frame lines that each start with a tab
+ * and then an empty line, what fg_fold makes of the sample depends only on
+ * the header's naming fields (comm, event, what follows the event, the ids
+ * when they name the root or choose the samples), the leaf's symbol and
+ * module (its address too with --addrs) and the callers' lines as they are.
+ * The leaf's address moves the most; the callers' return addresses repeat.
+ * That is the key.  A sample seen before is counted from the cache: true,
+ * with f->jump past its empty line.  Else it is read line by line, and cached
+ * when it ends at that empty line with frames only (sample_cache_put).  A
+ * sample leaves no state that changes how a later one is named, so the
+ * result is the same either way (tests/fuzz/fuzz_fold.c checks it).
+ */
+static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			  size_t len, int *r)
+{
+	const char *end = f->piece_end, *q = line + len + 1, *leaf_end, *p;
+	bool raw_leaf = f->o.include_addrs;
+	struct fg_ps_frame leaf;
+	uint64_t n = 0;
+
+	f->cand = false;
+	if (f->sc_pause) {
+		f->sc_pause--;
+		return false;
+	}
+	/* the frame lines, to the empty line */
+	if (q >= end || *q != '\t' || !(p = frames_end(q, end, &leaf_end, &n)) ||
+	    leaf_end[-1] == '\r')
+		return false;
+	if (!raw_leaf && fg_ps_parse_frame(q, (size_t)(leaf_end - q), &leaf) != 0)
+		return false;
+	struct fg_buf *k = &f->skey;
+	fg_buf_reset(k);
+	add_key_span(k, h->comm.p, h->comm.len);
+	add_key_span(k, h->event.p, h->event.len);
+	add_key_span(k, h->rest.p, h->rest.len);
+	if (f->o.include_pid || f->o.n_only_pids) {
+		add_key_span(k, h->pid.p, h->pid.len);
+		add_key_span(k, h->tid.p, h->tid.len);
+	}
+	if (raw_leaf) {
+		fg_buf_add(k, q, (size_t)(leaf_end - q));
+	} else {
+		add_key_span(k, leaf.sym.p, leaf.sym.len);
+		add_key_span(k, leaf.module.p, leaf.module.len);
+	}
+	/* then the callers' lines, as they are */
+	const char *raw = leaf_end;
+	size_t rlen = (size_t)(p - leaf_end);
+	uint64_t hash = sc_hash(k->data, k->len, raw, rlen);
+	struct sc_ent *e = f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, rlen) : NULL;
+
+	if (e && !e->hash)
+		e = NULL;
+	if (++f->sc_tries == SC_ROUND) {
+		if (f->sc_hits * 8 < SC_ROUND)
+			f->sc_pause = SC_PAUSE;
+		f->sc_tries = f->sc_hits = 0;
+	}
+	if (!e) {
+		f->cand = true;
+		f->cand_end = p;
+		f->cand_lines = n;
+		f->cand_raw = raw;
+		f->cand_rlen = rlen;
+		f->cand_hash = hash;
+		f->clean = true;
+		return false;
+	}
+	f->sc_hits++;
+	f->st.cached++;
+	f->sample_lineno = f->lineno;
+	f->lineno += n + 1;
+	f->blank_lines++;
+	f->jump = p + 1;
+	uint32_t id = (uint32_t)(e->val >> 32);
+	switch (e->val & 0xff) {
+	case SC_OTHER:
+		f->st.other_events++;
+		break;
+	case SC_FILTERED:
+		f->st.filtered++;
+		break;
+	default: {
+		struct fg_count c = {.whole = f->o.count_samples ? 1
+					      : h->has_period	 ? h->period
+								 : 1};
+
+		if (!add_counts(f, id, &c, NULL))
+			break;
+		f->st.samples++;
+		if (f->hooks.sample) {
+			const struct fg_hent *se = fg_hmap_at(f->map, id);
+			struct fg_fold_sample s = {
+			    .input = FG_FOLD_PERF,
+			    .lineno = f->sample_lineno,
+			    .stack = se->key,
+			    .stack_len = se->len,
+			    .stack_id = id,
+			    .columns = 1,
+			    .count = c,
+			    .extra_event = h->event.len && f->o.extra_event &&
+					   event_is(h->event, f->o.extra_event),
+			    .h = h,
+			    .header = line,
+			    .header_len = len,
+			};
+			if ((*r = f->hooks.sample(f->hooks.ctx, &s)) != 0)
+				f->err = *r;
+		}
+	}
+	}
+	return true;
+}
+
+/* the sample that ends now was looked up and not found: cache it if it is what was looked up */
+static void sample_cache_put(struct fg_fold *f)
+{
+	uint64_t v;
+
+	f->cand = false;
+	if (f->cur_line != f->cand_end || !f->clean)
+		return;
+	if (f->skip)
+		v = f->skip_kind;
+	else if (f->last_id != FG_FOLD_NO_ID)
+		v = (uint64_t)f->last_id << 32 | SC_STACK;
+	else
+		return;
+	sc_insert(f, f->cand_hash, f->skey.data, f->skey.len, f->cand_raw, f->cand_rlen, v);
+}
+
 /* a sample header `line`: the sample before it ends, the line hook sees it, then it starts */
 static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
 		       size_t len)
@@ -1038,6 +1327,9 @@ static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const ch
 		r = end_sample(f);
 	if (r == 0 && f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
 		f->err = r;
+	if (r == 0 && f->cur_line == line && !h->weak && scache_usable(f) &&
+	    sample_cached(f, h, line, len, &r))
+		return r;
 	if (r == 0)
 		start_sample(f, h, line, len);
 	return r;
@@ -1137,6 +1429,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 	}
+	f->clean = false; /* a line that is no frame: the sample is not cached */
 	if (line[0] == '#') {
 		f->blank_lines++; /* a comment: as good as blank */
 		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
@@ -1512,6 +1805,7 @@ enum fg_fold_input fg_fold_detect(const char *data, size_t len, bool complete)
 /* a line of max_line bytes or more, read past: the sample or entry it was in is left out */
 static void long_line(struct fg_fold *f)
 {
+	f->clean = false;
 	f->st.long_lines++;
 	if (f->st.long_lines <= MAX_LOGGED_BAD_LINES)
 		logf_(f, "%s:%llu: line of %zu bytes or more skipped (the limit)", f->name,
@@ -1550,6 +1844,7 @@ int fg_fold_begin(struct fg_fold *f, const char *name)
 	f->skipping = false;
 	f->fed = 0;
 	fg_buf_reset(&f->carry);
+	f->cand = false;
 	f->in_sample = false;
 	f->in_entry = false;
 	f->entry_damaged = false;
@@ -1565,6 +1860,7 @@ static int decide(struct fg_fold *f, enum fg_fold_input fmt)
 {
 	f->decided = true;
 	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
+	f->st.input = f->fmt;
 	if (f->fmt != FG_FOLD_FOLDED) {
 		if (f->st.columns == 2) {
 			logf_(f, "%s: cannot merge %s input with a two-column profile", f->name,
@@ -1629,8 +1925,19 @@ static int fold_lines(struct fg_fold *f, const char *p, const char *end)
 		if ((size_t)(nl - p) >= f->max_line) {
 			f->lineno++;
 			long_line(f);
-		} else if ((r = one_line(f, p, (size_t)(nl - p))) != 0) {
-			return r;
+		} else {
+			/* a line in the piece: the sample cache may look past it */
+			f->cur_line = p;
+			f->piece_end = end;
+			r = one_line(f, p, (size_t)(nl - p));
+			f->cur_line = NULL;
+			if (f->jump) {
+				/* a sample counted from the sample cache: on past its blank line */
+				nl = f->jump - 1;
+				f->jump = NULL;
+			}
+			if (r)
+				return r;
 		}
 		p = nl + 1;
 	}
@@ -1889,6 +2196,8 @@ void fg_fold_free(struct fg_fold *f)
 	fg_buf_release(&f->names);
 	fg_buf_release(&f->key);
 	fg_buf_release(&f->carry);
+	scache_clear(f);
+	fg_buf_release(&f->skey);
 	fg_buf_release(&f->stext);
 	fg_buf_release(&f->hline);
 	free(f->raw);
@@ -1910,6 +2219,7 @@ void fg_fold_set_hooks(struct fg_fold *f, const struct fg_fold_hooks *hooks)
 
 void fg_fold_clear(struct fg_fold *f)
 {
+	scache_clear(f); /* it holds the table's numbers */
 	fg_hmap_free(f->map);
 	f->map = fg_hmap_new(1024);
 	free(f->counts);

@@ -81,9 +81,12 @@ struct fg_fold_stats {
 	uint64_t refused;      /* samples or lines left out: their count overflows 2^64-1 */
 	uint64_t long_lines;   /* lines of FG_FOLD_MAX_LINE bytes or more, skipped */
 	uint64_t damaged;      /* samples left out because a line of theirs was skipped */
+	uint64_t cached;       /* samples read whole from the sample cache (counted above too) */
 	const char *event;     /* the event folded, NULL when no header named one */
 	bool event_defaulted;  /* the event is the first one seen, not the caller's */
 	int columns;	       /* count columns of the output: 1, or 2 (differential) */
+	enum fg_fold_input
+	    input; /* the format of the input read last (FG_FOLD_AUTO: not known yet) */
 };
 
 /* Receives one message, without the program name or a final newline. */
