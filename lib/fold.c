@@ -154,10 +154,9 @@ struct fg_fold {
 	const char *cand_raw; /* the looked-up sample's caller lines, */
 	size_t cand_rlen;
 	uint64_t cand_hash;
-	bool cand;		    /* the current sample is to be cached when it ends so: */
-	const char *cand_end;	    /* at this blank line, */
-	uint64_t cand_lines;	    /* with this many frame lines, */
-	bool clean;		    /* all of them frames */
+	bool cand;		    /* the current sample is to be cached if it ends */
+	const char *cand_end;	    /* at this blank line */
+	bool clean;		    /* with frame lines only */
 	uint8_t skip_kind;	    /* why it is skipped (SC_OTHER, SC_FILTERED) */
 	uint32_t last_id;	    /* the stack fold_stack added to */
 	const char *cur_line;	    /* the line being folded, when it is in the piece */
@@ -1247,7 +1246,6 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 	if (!e) {
 		f->cand = true;
 		f->cand_end = p;
-		f->cand_lines = n;
 		f->cand_raw = raw;
 		f->cand_rlen = rlen;
 		f->cand_hash = hash;
