@@ -6,6 +6,7 @@
 
 #include "fg/buf.h"
 #include "fg/fold.h"
+#include "fg/foldopts.h"
 #include "fg/folded.h"
 #include "fg/perfscript.h"
 #include "fg/symname.h"
@@ -642,6 +643,33 @@ TEST(fold_sample_cache)
 	fg_buf_release(&in);
 }
 
+TEST(fold_command_line_options)
+{
+	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
+	uint64_t every = 0;
+	const char *why = "x";
+
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_INPUT, "bpftrace", &o, &every, &why), 0);
+	CHECK_INT(o.input, FG_FOLD_BPFTRACE);
+	CHECK(why == NULL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_INPUT, "auto", &o, &every, &why), -EINVAL);
+	CHECK_STR(why, "unknown input format '%s' (perf, folded or bpftrace)");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVENT_FILTER, "cycles:u", &o, &every, &why), 0);
+	CHECK_STR(o.event_filter, "cycles:u");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVENT_FILTER, "", &o, &every, &why), -EINVAL);
+	CHECK_STR(why, "invalid event name '%s'");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "0.25", &o, &every, &why), 0);
+	CHECK_INT(every, 250000000);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "0.0009", &o, &every, &why), -EINVAL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "1", &o, NULL, &why), -ENOENT);
+	CHECK(why == NULL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_PID, NULL, &o, NULL, &why), 0);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_TID, NULL, &o, NULL, &why), 0);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_SAMPLES, NULL, &o, NULL, &why), 0);
+	CHECK(o.include_pid && o.include_tid && o.count_samples);
+	CHECK_INT(fg_fold_opt('?', NULL, &o, &every, &why), -ENOENT);
+}
+
 int main(void)
 {
 	RUN(header_full);
@@ -662,5 +690,6 @@ int main(void)
 	RUN(fold_formats_and_errors);
 	RUN(fold_perf_shapes);
 	RUN(fold_sample_cache);
+	RUN(fold_command_line_options);
 	return unit_done();
 }
