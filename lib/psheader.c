@@ -98,11 +98,12 @@ int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
 
 int fg_ps_time_ns(const struct fg_ps_header *h, uint64_t *ns)
 {
-	const char *p = h->time.p, *end = h->time.p + h->time.len;
+	const char *p = h->time.p, *end;
 
-	if (!h->time.len || parse_secs(&p, end, ns) != 0 || p != end)
-		return -ENOENT;
-	return 0;
+	if (!h->time.len)
+		return -ENOENT; /* (and no pointer arithmetic on a NULL span) */
+	end = p + h->time.len;
+	return parse_secs(&p, end, ns) == 0 && p == end ? 0 : -ENOENT;
 }
 
 /* a comment's text after "#" and its spaces */
