@@ -1943,6 +1943,21 @@ static int fold_lines(struct fg_fold *f, const char *p, const char *end)
 }
 
 /*
+ * Hold bytes until the format is known.  At most the line limit and a read
+ * are held (then the first lines decide): the buffer grows straight to that
+ * once doubling would reach the limit, rather than to twice the limit.
+ */
+static void hold(struct fg_fold *f, const char *p, size_t n)
+{
+	struct fg_buf *c = &f->carry;
+
+	if (c->len + n + 1 > c->cap && c->cap * 2 >= f->max_line)
+		fg_buf_reserve(c, c->len + n > f->max_line + READ_SIZE ? c->len + n
+								       : f->max_line + READ_SIZE);
+	fg_buf_add(c, p, n);
+}
+
+/*
  * Before the format is known: decide from what came ([p, end) when nothing is
  * held, else f->carry), then fold it; or hold it all until more comes.
  */
@@ -1963,7 +1978,7 @@ static int try_decide(struct fg_fold *f, const char *p, const char *end)
 			f->skipping = false;
 			p = nl + 1;
 		}
-		fg_buf_add(&f->carry, p, (size_t)(end - p));
+		hold(f, p, (size_t)(end - p));
 		held = true;
 	}
 	const char *data = held ? f->carry.data : p;
@@ -1992,7 +2007,7 @@ static int try_decide(struct fg_fold *f, const char *p, const char *end)
 		}
 	} else if (more) {
 		if (!held)
-			fg_buf_add(&f->carry, p, (size_t)(end - p));
+			hold(f, p, (size_t)(end - p));
 		return 0;
 	}
 	if ((r = decide(f, fmt)) != 0)

@@ -30,6 +30,22 @@ TEST(buf_add_and_format)
 	fg_buf_release(NULL);
 }
 
+TEST(buf_reserve_is_exact)
+{
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_buf_addstr(&b, "abc");
+	fg_buf_reserve(&b, 1000);
+	CHECK_INT(b.cap, 1001);
+	CHECK_STR(b.data, "abc");
+	fg_buf_reserve(&b, 10); /* never shrinks */
+	CHECK_INT(b.cap, 1001);
+	fg_buf_add(&b, "x", 1);
+	CHECK_INT(b.cap, 1001);
+	CHECK_STR(b.data, "abcx");
+	fg_buf_release(&b);
+}
+
 TEST(buf_grows_past_many_pages)
 {
 	struct fg_buf b = FG_BUF_INIT;
@@ -233,6 +249,7 @@ TEST(parse_numbers)
 int main(void)
 {
 	RUN(buf_add_and_format);
+	RUN(buf_reserve_is_exact);
 	RUN(buf_grows_past_many_pages);
 	RUN(hash_is_stable_and_spreads);
 	RUN(hmap_counts_and_keeps_order);
