@@ -74,6 +74,9 @@ FUZZ_OUT := $(OUT)-fuzz
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_OUT)/%)
 TESTTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TESTTOOL_BINS := $(TESTTOOL_SRCS:tests/tools/%.c=$(OUT)/tests/tools/%)
+# every public header compiles on its own, and beside all the others
+HEADER_CHECKS := $(patsubst include/fg/%.h,$(OUT)/tests/headers/%.o,$(wildcard include/fg/*.h)) \
+	$(OUT)/tests/headers/all.o
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 # the unwinding fixtures (see below)
@@ -91,7 +94,7 @@ MAN5 := $(sort $(wildcard man/*.5))
 
 all: build
 
-build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS) $(UNWIND_BINS)
+build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS) $(UNWIND_BINS) $(HEADER_CHECKS)
 
 # the goals that build check first what the build needs, and stop before anything changes
 # when something is missing (scripts/check-deps says which packages); `make deps` installs
@@ -196,6 +199,16 @@ $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libfg.a
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
+
+$(OUT)/tests/headers/%.o: include/fg/%.h
+	$(call msg,HDR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#include "fg/%s"\n' $(notdir $<) | $(CC) $(ALL_CFLAGS) -x c -c - -o $@
+
+$(OUT)/tests/headers/all.o: $(wildcard include/fg/*.h)
+	$(call msg,HDR,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#include "fg/%s"\n' $(notdir $^) | $(CC) $(ALL_CFLAGS) -x c -c - -o $@
 
 unit: build
 	$(Q)tests/run unit $(OUT)

@@ -34,16 +34,7 @@ static const struct option longopts[] = {
 
 static noreturn void usage_error(const char *msg)
 {
-	if (msg)
-		fg_warnx("%s", msg);
-	fputs(usage_text, stderr);
-	exit(FG_EXIT_USAGE);
-}
-
-static void log_msg(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fg_warnx("%s", msg);
+	fg_usage_error(usage_text, msg ? "%s" : NULL, msg);
 }
 
 int main(int argc, char **argv)
@@ -80,7 +71,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
 		usage_error("only one of the two profiles can be standard input");
 
-	struct fg_diff *d = fg_diff_new(&o, log_msg, NULL);
+	struct fg_diff *d = fg_diff_new(&o, fg_log_warnx, NULL);
 	for (int i = 0; i < 2; i++) {
 		const char *path = argv[optind + i];
 		bool is_stdin = strcmp(path, "-") == 0;

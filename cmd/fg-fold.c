@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/fold.h"
+#include "fg/foldopts.h"
 #include "fg/perfscript.h"
 #include "fg/psheader.h"
 #include "fg/util.h"
@@ -58,43 +58,37 @@ static const char usage_text[] =
     "  -V, --version           print the version and exit\n";
 
 enum {
-	OPT_PID = 256,
-	OPT_TID,
-	OPT_KERNEL,
+	OPT_KERNEL = 256,
 	OPT_JIT,
 	OPT_ALL,
 	OPT_ADDRS,
-	OPT_EVENT_FILTER,
-	OPT_SAMPLES,
 	OPT_SRCLINE,
 	OPT_INLINE,
 	OPT_CONTEXT,
 	OPT_SKIP_AFTER,
 	OPT_ONLY_PID,
 	OPT_ONLY_COMM,
-	OPT_INPUT,
-	OPT_EVERY,
 };
 
 static const struct option longopts[] = {
     {"addrs", no_argument, NULL, OPT_ADDRS},
     {"all", no_argument, NULL, OPT_ALL},
     {"context", no_argument, NULL, OPT_CONTEXT},
-    {"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
-    {"every", required_argument, NULL, OPT_EVERY},
+    {"event-filter", required_argument, NULL, FG_FOLD_OPT_EVENT_FILTER},
+    {"every", required_argument, NULL, FG_FOLD_OPT_EVERY},
     {"help", no_argument, NULL, 'h'},
     {"inline", no_argument, NULL, OPT_INLINE},
-    {"input", required_argument, NULL, OPT_INPUT},
+    {"input", required_argument, NULL, FG_FOLD_OPT_INPUT},
     {"jit", no_argument, NULL, OPT_JIT},
     {"kernel", no_argument, NULL, OPT_KERNEL},
     {"only-comm", required_argument, NULL, OPT_ONLY_COMM},
     {"only-pid", required_argument, NULL, OPT_ONLY_PID},
     {"output", required_argument, NULL, 'o'},
-    {"pid", no_argument, NULL, OPT_PID},
-    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"pid", no_argument, NULL, FG_FOLD_OPT_PID},
+    {"samples", no_argument, NULL, FG_FOLD_OPT_SAMPLES},
     {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
     {"srcline", no_argument, NULL, OPT_SRCLINE},
-    {"tid", no_argument, NULL, OPT_TID},
+    {"tid", no_argument, NULL, FG_FOLD_OPT_TID},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -102,16 +96,7 @@ static const struct option longopts[] = {
 
 static noreturn void usage_error(const char *fmt, const char *arg)
 {
-	if (fmt)
-		fg_warnx(fmt, arg);
-	fputs(usage_text, stderr);
-	exit(FG_EXIT_USAGE);
-}
-
-static void log_msg(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fg_warnx("%s", msg);
+	fg_usage_error(usage_text, fmt, arg);
 }
 
 /* what was left out of the profile and why; the side-band kinds with -v */
@@ -230,8 +215,7 @@ int main(int argc, char **argv)
 	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
 	struct lists l = {0};
 	struct windows ws = {.dir = NULL};
-	const char *output = NULL;
-	double secs;
+	const char *output = NULL, *why;
 	bool verbose = false;
 	int c, status = FG_EXIT_OK;
 
@@ -259,29 +243,9 @@ int main(int argc, char **argv)
 		case OPT_CONTEXT:
 			o.inline_context = o.inline_frames = true;
 			break;
-		case OPT_EVERY:
-			if (fg_parse_double(optarg, 1e-3, 1e9, &secs) != 0)
-				usage_error("invalid window length '%s' (seconds, at least 0.001)",
-					    optarg);
-			ws.w.every_ns = (uint64_t)llround(secs * 1e9);
-			break;
-		case OPT_EVENT_FILTER:
-			if (!*optarg)
-				usage_error("invalid event name '%s'", optarg);
-			o.event_filter = optarg;
-			break;
 		case OPT_INLINE:
 			o.inline_frames = true;
 			break;
-		case OPT_INPUT: {
-			int in = fg_fold_input_parse(optarg);
-
-			if (in <= 0)
-				usage_error("unknown input format '%s' (perf, folded or bpftrace)",
-					    optarg);
-			o.input = (enum fg_fold_input)in;
-			break;
-		}
 		case OPT_JIT:
 			o.annotate_jit = true;
 			break;
@@ -295,12 +259,6 @@ int main(int argc, char **argv)
 		case OPT_ONLY_PID:
 			add_pids(&l, optarg);
 			break;
-		case OPT_PID:
-			o.include_pid = true;
-			break;
-		case OPT_SAMPLES:
-			o.count_samples = true;
-			break;
 		case OPT_SKIP_AFTER:
 			FG_ALLOC_GROW(l.skip_after, l.n_skip_after + 1, l.a_skip_after);
 			l.skip_after[l.n_skip_after++] = optarg;
@@ -308,11 +266,9 @@ int main(int argc, char **argv)
 		case OPT_SRCLINE:
 			o.srcline = true;
 			break;
-		case OPT_TID:
-			o.include_tid = true;
-			break;
 		default:
-			usage_error(NULL, NULL);
+			if (fg_fold_opt(c, optarg, &o, &ws.w.every_ns, &why) != 0)
+				usage_error(why, optarg);
 		}
 	}
 	o.skip_after = l.skip_after;
@@ -349,7 +305,7 @@ int main(int argc, char **argv)
 	static char outbuf[1 << 20];
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 
-	struct fg_fold *f = fg_fold_new(&o, log_msg, NULL);
+	struct fg_fold *f = fg_fold_new(&o, fg_log_warnx, NULL);
 	if (ws.dir) {
 		ws.f = f;
 		ws.verbose = verbose;

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "fg/atomicfile.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
+#include "fg/foldopts.h"
 #include "fg/pprof_read.h"
 #include "fg/util.h"
 #include "fg/window.h"
@@ -41,14 +41,12 @@ static const char usage_text[] =
     "  -h, --help              print this help and exit\n"
     "  -V, --version           print the version and exit\n";
 
-enum { OPT_EVERY = 256, OPT_EVENT_FILTER, OPT_INPUT };
-
 static const struct option longopts[] = {
-    {"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
-    {"every", required_argument, NULL, OPT_EVERY},
+    {"event-filter", required_argument, NULL, FG_FOLD_OPT_EVENT_FILTER},
+    {"every", required_argument, NULL, FG_FOLD_OPT_EVERY},
     {"freq", required_argument, NULL, 'F'},
     {"help", no_argument, NULL, 'h'},
-    {"input", required_argument, NULL, OPT_INPUT},
+    {"input", required_argument, NULL, FG_FOLD_OPT_INPUT},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
@@ -57,16 +55,7 @@ static const struct option longopts[] = {
 
 static noreturn void usage_error(const char *fmt, const char *arg)
 {
-	if (fmt)
-		fg_warnx(fmt, arg);
-	fputs(usage_text, stderr);
-	exit(FG_EXIT_USAGE);
-}
-
-static void log_msg(void *ctx, const char *msg)
-{
-	(void)ctx;
-	fg_warnx("%s", msg);
+	fg_usage_error(usage_text, fmt, arg);
 }
 
 struct out {
@@ -145,9 +134,10 @@ static void report(const struct fg_pprof_stats *st, bool verbose, bool windows)
 int main(int argc, char **argv)
 {
 	struct fg_pprof_reader_opts o = {.input = FG_FOLD_AUTO};
+	struct fg_fold_opts fo = {.input = FG_FOLD_AUTO};
 	struct out out = {.path = NULL};
 	int c, status = FG_EXIT_OK;
-	double secs;
+	const char *why;
 
 	fg_set_progname(argv[0]);
 	while ((c = getopt_long(argc, argv, "F:ho:vV", longopts, NULL)) != -1) {
@@ -168,30 +158,13 @@ int main(int argc, char **argv)
 		case 'V':
 			fg_print_version();
 			return fg_close_stdout();
-		case OPT_EVENT_FILTER:
-			if (!*optarg)
-				usage_error("invalid event name '%s'", optarg);
-			o.event_filter = optarg;
-			break;
-		case OPT_EVERY:
-			if (fg_parse_double(optarg, 1e-3, 1e9, &secs) != 0)
-				usage_error("invalid window length '%s' (seconds, at least 0.001)",
-					    optarg);
-			o.every_ns = (uint64_t)llround(secs * 1e9);
-			break;
-		case OPT_INPUT: {
-			int in = fg_fold_input_parse(optarg);
-
-			if (in <= 0)
-				usage_error("unknown input format '%s' (perf, folded or bpftrace)",
-					    optarg);
-			o.input = (enum fg_fold_input)in;
-			break;
-		}
 		default:
-			usage_error(NULL, NULL);
+			if (fg_fold_opt(c, optarg, &fo, &o.every_ns, &why) != 0)
+				usage_error(why, optarg);
 		}
 	}
+	o.input = fo.input;
+	o.event_filter = fo.event_filter;
 	out.windows = o.every_ns > 0;
 	if (out.windows) {
 		struct stat st;
@@ -207,7 +180,7 @@ int main(int argc, char **argv)
 			"output or use -o FILE");
 	}
 
-	struct fg_pprof_reader *r = fg_pprof_reader_new(&o, emit, &out, log_msg, NULL);
+	struct fg_pprof_reader *r = fg_pprof_reader_new(&o, emit, &out, fg_log_warnx, NULL);
 	int nfiles = argc - optind, err = 0;
 
 	for (int i = 0; i < (nfiles ? nfiles : 1) && err != -EIO; i++) {

@@ -282,7 +282,7 @@ int main(int argc, char **argv)
 	int c, status = FG_EXIT_OK, err;
 	char *end;
 
-	fg_set_progname("fg-svg");
+	fg_set_progname(argv[0]);
 	fg_svg_opts_init(&so);
 	while ((c = getopt_long(argc, argv, "hVo:", longopts, NULL)) != -1) {
 		switch (c) {

@@ -418,7 +418,7 @@ int main(int argc, char **argv)
 	struct fg_rec rec;
 	int c, fd, rc = 0, status = FG_EXIT_OK;
 
-	fg_set_progname("fg-sym");
+	fg_set_progname(argv[0]);
 	while ((c = getopt_long(argc, argv, "fho:qvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':

@@ -26,6 +26,7 @@
 #include <curses.h>
 
 #include "fg/diag.h"
+#include "fg/foldopts.h"
 #include "fg/top.h"
 #include "fg/topfeed.h"
 #include "fg/util.h"
@@ -54,24 +55,16 @@ static const char usage_text[] =
     "out; /: search (a regular expression); s: sort by self or total; m: mode;\n"
     "p: pause; q: quit.\n";
 
-enum {
-	OPT_PID = 256,
-	OPT_TID,
-	OPT_EVENT_FILTER,
-	OPT_SAMPLES,
-	OPT_INPUT,
-};
-
 static const struct option longopts[] = {
     {"batch", no_argument, NULL, 'b'},
-    {"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
+    {"event-filter", required_argument, NULL, FG_FOLD_OPT_EVENT_FILTER},
     {"help", no_argument, NULL, 'h'},
-    {"input", required_argument, NULL, OPT_INPUT},
+    {"input", required_argument, NULL, FG_FOLD_OPT_INPUT},
     {"mode", required_argument, NULL, 'm'},
-    {"pid", no_argument, NULL, OPT_PID},
-    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"pid", no_argument, NULL, FG_FOLD_OPT_PID},
+    {"samples", no_argument, NULL, FG_FOLD_OPT_SAMPLES},
     {"seconds", required_argument, NULL, 'n'},
-    {"tid", no_argument, NULL, OPT_TID},
+    {"tid", no_argument, NULL, FG_FOLD_OPT_TID},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -131,10 +124,7 @@ static volatile sig_atomic_t stop;
 
 static noreturn void usage_error(const char *fmt, const char *arg)
 {
-	if (fmt)
-		fg_warnx(fmt, arg);
-	fputs(usage_text, stderr);
-	exit(FG_EXIT_USAGE);
+	fg_usage_error(usage_text, fmt, arg);
 }
 
 static double now(void)
@@ -867,6 +857,7 @@ int main(int argc, char **argv)
 	struct stat st;
 	int c, status;
 	uint64_t u;
+	const char *why;
 
 	fg_set_progname(argv[0]);
 	setlocale(LC_ALL, "");
@@ -894,31 +885,9 @@ int main(int argc, char **argv)
 		case 'V':
 			fg_print_version();
 			return fg_close_stdout();
-		case OPT_EVENT_FILTER:
-			if (!*optarg)
-				usage_error("invalid event name '%s'", optarg);
-			a.fo.event_filter = optarg;
-			break;
-		case OPT_INPUT: {
-			int in = fg_fold_input_parse(optarg);
-
-			if (in <= 0)
-				usage_error("unknown input format '%s' (perf, folded or bpftrace)",
-					    optarg);
-			a.fo.input = (enum fg_fold_input)in;
-			break;
-		}
-		case OPT_PID:
-			a.fo.include_pid = true;
-			break;
-		case OPT_SAMPLES:
-			a.fo.count_samples = true;
-			break;
-		case OPT_TID:
-			a.fo.include_tid = true;
-			break;
 		default:
-			usage_error(NULL, NULL);
+			if (fg_fold_opt(c, optarg, &a.fo, NULL, &why) != 0)
+				usage_error(why, optarg);
 		}
 	}
 	if (argc - optind > 1)

@@ -28,6 +28,15 @@ void fg_buf_grow(struct fg_buf *b, size_t extra)
 	b->data[b->len] = '\0';
 }
 
+void fg_buf_reserve(struct fg_buf *b, size_t len)
+{
+	if (len < b->len || len + 1 <= b->cap)
+		return;
+	b->data = fg_xrealloc(b->data, len + 1);
+	b->cap = len + 1;
+	b->data[b->len] = '\0';
+}
+
 void fg_buf_add(struct fg_buf *b, const void *data, size_t len)
 {
 	fg_buf_grow(b, len);

@@ -65,6 +65,20 @@ void fg_warnx(const char *fmt, ...)
 	va_end(ap);
 }
 
+void fg_usage_error(const char *usage, const char *fmt, const char *arg)
+{
+	if (fmt)
+		fg_warnx(fmt, arg);
+	fputs(usage, stderr);
+	exit(FG_EXIT_USAGE);
+}
+
+void fg_log_warnx(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fg_warnx("%s", msg);
+}
+
 void fg_die(const char *fmt, ...)
 {
 	int err = errno;

@@ -104,31 +104,16 @@ int fg_diff_read(struct fg_diff *d, int which, int fd, const char *name)
 	return r;
 }
 
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 int fg_diff_write(struct fg_diff *d, FILE *out)
 {
 	size_t n = fg_hmap_count(d->stacks);
-	struct fg_hent **v = fg_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	struct fg_hent **v = fg_hmap_sorted(d->stacks);
 	struct fg_hent *first = n ? fg_hmap_at(d->stacks, 0) : NULL;
 	double scale = 1;
 
 	/* -n: the first profile as if it had the second one's total */
 	if (d->o.normalize && d->st.totals[0] > 0)
 		scale = d->st.totals[1] / d->st.totals[0];
-	for (size_t i = 0; i < n; i++)
-		v[i] = fg_hmap_at(d->stacks, i);
-	qsort(v, n, sizeof(*v), cmp_ent);
 	for (size_t i = 0; i < n && !ferror(out); i++) {
 		const double *c = d->counts[v[i] - first];
 

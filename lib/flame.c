@@ -312,7 +312,7 @@ static bool is_base(const struct fg_flame_opts *o, const char *name, size_t len)
 static uint32_t open_frame(struct fg_flame *f, const struct part *pt, uint32_t depth,
 			   int32_t parent, double time)
 {
-	struct fg_frame *fr;
+	struct fg_flame_frame *fr;
 
 	FG_ALLOC_GROW(f->frames, f->nframes + 1, f->priv->frames_alloc);
 	fr = &f->frames[f->nframes];
@@ -333,7 +333,7 @@ static uint32_t open_frame(struct fg_flame *f, const struct part *pt, uint32_t d
  */
 static void close_frame(struct fg_flame *f, uint32_t idx, double time, double min)
 {
-	struct fg_frame *fr = &f->frames[idx];
+	struct fg_flame_frame *fr = &f->frames[idx];
 
 	fr->end = time;
 	if (fr->end - fr->start < min && fr->parent >= 0) {
@@ -369,7 +369,7 @@ void fg_flame_build(struct fg_flame *f, double min)
 		}
 		/* how many frames, from the root, this stack shares with the open ones */
 		for (same = 0; same < nopen && same < nparts; same++) {
-			const struct fg_frame *fr = &f->frames[open[same]];
+			const struct fg_flame_frame *fr = &f->frames[open[same]];
 
 			if (fr->name_len != parts[same].len || fr->flags != parts[same].flags ||
 			    memcmp(fr->name, parts[same].name, fr->name_len) != 0)

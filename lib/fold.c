@@ -35,21 +35,25 @@
 #include <emmintrin.h>
 #endif
 
+#include "fg/badline.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/dwinline.h"
 #include "fg/fold.h"
 #include "fg/folded.h"
 #include "fg/hash.h"
-#include "fg/lines.h"
 #include "fg/perfscript.h"
 #include "fg/symname.h"
 #include "fg/util.h"
 
 #define MAX_LOGGED_BAD_LINES 10
-#define DETECT_BYTES (64 * 1024)
+#define DETECT_BYTES FG_FOLD_DETECT_BYTES
+#define DETECT_LINES 32
+#define READ_SIZE (1024 * 1024)
 
 enum annot { ANNOT_NONE, ANNOT_KERNEL, ANNOT_JIT, ANNOT_INLINE };
+/* what a sample in the sample cache gave: a stack, or nothing for a reason */
+enum { SC_STACK = 1, SC_OTHER, SC_FILTERED };
 static const char *const annot_str[] = {"", "_[k]", "_[j]", "_[i]"};
 static const uint8_t annot_len[] = {0, 4, 4, 4};
 
@@ -57,6 +61,38 @@ struct frame {
 	uint32_t off, len;	   /* the name in f->names */
 	uint32_t src_off, src_len; /* --srcline position in f->names, or len 0 */
 	uint8_t annot;
+};
+
+/* FG_FOLD_FRAMES: a frame line of the sample, kept as offsets into f->stext */
+struct rawframe {
+	const char *base; /* the line, where it stays (the frame cache's copy); or NULL: */
+	size_t line;	  /* where the line starts in stext (SIZE_MAX: the header's line) */
+	size_t len;
+	uint32_t line_id;
+	uint32_t fpi; /* its parse in fparse[line_id >> 31], or UINT32_MAX: */
+	size_t a0, alen, s0, slen, m0, mlen; /* address, symbol, module: from `line` */
+	uint64_t offset;
+	size_t src0, srclen; /* the source line, from stext's start */
+	size_t name0, nnames;
+	bool inlined;
+};
+
+/*
+ * The sample cache's table: keys in two parts (the header's fields, then the
+ * frame lines as they lie in the piece, hashed and compared where they are),
+ * copied into one arena when inserted
+ */
+struct sc_ent {
+	uint64_t hash; /* 0: empty */
+	size_t off;    /* the key in arena */
+	uint32_t plen, rlen;
+	uint64_t val;
+};
+
+struct scache {
+	struct sc_ent *ents;
+	size_t mask, n;
+	struct fg_buf arena;
 };
 
 struct fg_fold {
@@ -102,6 +138,46 @@ struct fg_fold {
 	size_t line_first; /* first frame pushed for the last frame line, or SIZE_MAX */
 	struct fg_buf key;
 
+	/* the input being fed (fg_fold_begin .. fg_fold_end) */
+	bool decided; /* its format is known: lines are folded as they come */
+	bool eof;
+	bool skipping;	     /* in a line of max_line bytes or more: dropped up to its newline */
+	uint64_t fed;	     /* bytes fed so far */
+	struct fg_buf carry; /* a line cut between pieces; before `decided`, all that came */
+
+	/*
+	 * The sample cache: a perf sample whose lines are all in the piece being
+	 * fed, frames only, is looked up whole (see sample_cached)
+	 */
+	struct scache sc;
+	struct fg_buf skey;   /* the key's fields; the frame lines stay where they are */
+	const char *cand_raw; /* the looked-up sample's caller lines, */
+	size_t cand_rlen;
+	uint64_t cand_hash;
+	bool cand;		    /* the current sample is to be cached if it ends */
+	const char *cand_end;	    /* at this blank line */
+	bool clean;		    /* with frame lines only */
+	uint8_t skip_kind;	    /* why it is skipped (SC_OTHER, SC_FILTERED) */
+	uint32_t last_id;	    /* the stack fold_stack added to */
+	const char *cur_line;	    /* the line being folded, when it is in the piece */
+	const char *piece_end;	    /* the end of that piece */
+	const char *jump;	    /* a sample read whole from the cache: go on from here */
+	uint32_t sc_tries, sc_hits; /* lookups and hits in this round of SC_ROUND */
+	uint32_t sc_pause;	    /* samples not looked up (the cache did not pay) */
+
+	/* the hooks, and what they need of the current sample */
+	struct fg_fold_hooks hooks;
+	struct fg_buf stext;	 /* FG_FOLD_FRAMES: its header line, then its frame lines */
+	struct fg_buf hline;	 /* a hook: the header line */
+	struct fg_ps_header hdr; /* a hook: the header, into hline */
+	bool extra;		 /* a sample of opts.extra_event */
+	struct rawframe *raw;	 /* FG_FOLD_FRAMES: the frame lines, leaf first */
+	size_t nraw, araw;
+	struct fg_fold_frame *hframes; /* what the hook gets */
+	size_t ahframes;
+	struct fg_fold_name *hnames;
+	size_t ahnames;
+
 	/* the current bpftrace entry */
 	bool in_entry;
 	bool entry_damaged;
@@ -120,6 +196,15 @@ struct fg_fold {
 	 */
 	struct fg_hmap *fcache[2];
 	struct fg_buf fcache_names;
+	struct fparse *fparse[2]; /* FG_FOLD_FRAMES: how each line cached parsed, by entry */
+	size_t nfparse[2], afparse[2];
+};
+
+/* FG_FOLD_FRAMES: a cached frame line, parsed (offsets into the line) */
+struct fparse {
+	uint32_t a0, alen, s0, slen, m0, mlen;
+	uint64_t offset;
+	bool inlined;
 };
 
 #define FCACHE_MAX_LINES (1 << 16)
@@ -127,19 +212,7 @@ struct fg_fold {
 
 /* --- messages --- */
 
-static void FG_PRINTF(2, 3) logf_(struct fg_fold *f, const char *fmt, ...)
-{
-	struct fg_buf b = FG_BUF_INIT;
-	va_list ap;
-
-	if (!f->log)
-		return;
-	va_start(ap, fmt);
-	fg_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	f->log(f->log_ctx, b.data);
-	fg_buf_release(&b);
-}
+#define logf_(f, ...) fg_logf((f)->log, (f)->log_ctx, __VA_ARGS__)
 
 /* a printable excerpt of a line for messages */
 static void excerpt(struct fg_buf *b, const char *line, size_t len)
@@ -183,12 +256,9 @@ static void bad_line(struct fg_fold *f, const char *what, const char *line, size
  * 2^64-1 is refused: that one sample (or line) is left out, counted and
  * reported, and the profile keeps everything else.
  */
-static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
-		     const struct fg_count *c2)
+static int add_counts(struct fg_fold *f, size_t i, const struct fg_count *c1,
+		      const struct fg_count *c2)
 {
-	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
-	size_t i = (size_t)(e - fg_hmap_at(f->map, 0));
-
 	if (i >= f->counts_alloc) {
 		size_t old = f->counts_alloc;
 
@@ -208,16 +278,44 @@ static int add_stack(struct fg_fold *f, const char *key, size_t len, const struc
 	}
 	c[0] = s0;
 	c[1] = s1;
-	f->st.samples++;
-	return 0;
+	return 1;
 }
 
-/* a sample's weight, a whole number */
-static int add_stack_u64(struct fg_fold *f, const char *key, size_t len, uint64_t w)
+/* add to a stack's counts (1), or refuse them (0); *id is the stack's number either way */
+static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
+		     const struct fg_count *c2, uint32_t *id)
 {
-	struct fg_count c = {.whole = w};
+	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
 
-	return add_stack(f, key, len, &c, NULL);
+	*id = (uint32_t)(e - fg_hmap_at(f->map, 0));
+	return add_counts(f, *id, c1, c2);
+}
+
+/*
+ * A stack and its counts: into the table (unless the hook takes it all), then
+ * to the hook.  0, or the hook's error.
+ */
+static int fold_stack(struct fg_fold *f, struct fg_fold_sample *s)
+{
+	uint32_t id = FG_FOLD_NO_ID;
+
+	if (!(f->hooks.flags & FG_FOLD_NO_TABLE) &&
+	    !add_stack(f, s->stack, s->stack_len, &s->count, s->columns == 2 ? &s->count2 : NULL,
+		       &id)) {
+		f->last_id = id;
+		return 0;
+	}
+	f->last_id = id;
+	f->st.samples++;
+	if (!f->hooks.sample)
+		return 0;
+	s->stack_id = id;
+	s->input = f->fmt;
+	s->columns = f->st.columns;
+	int r = f->hooks.sample(f->hooks.ctx, s);
+	if (r)
+		f->err = r;
+	return r;
 }
 
 /* --- frame names --- */
@@ -502,12 +600,142 @@ static bool event_matches(struct fg_fold *f, struct fg_span ev)
 	return n == f->event_len && memcmp(ev.p, f->event, n) == 0;
 }
 
+/* move the spans of a header parsed from `from` to the same line copied at `to` */
+static void rebase_header(struct fg_ps_header *h, const char *from, const char *to)
+{
+	struct fg_span *sp[] = {&h->comm,  &h->pid,  &h->tid,	&h->time,
+				&h->event, &h->rest, &h->record};
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(sp); i++)
+		if (sp[i]->p)
+			sp[i]->p = to + (sp[i]->p - from);
+}
+
+/* a hook: keep the sample's header line, which the next pieces may not hold */
+static void keep_header(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			size_t len)
+{
+	fg_buf_reset(&f->hline);
+	fg_buf_add(&f->hline, line, len);
+	f->hdr = *h;
+	rebase_header(&f->hdr, line, f->hline.data);
+	if (f->hooks.flags & FG_FOLD_FRAMES) {
+		fg_buf_reset(&f->stext);
+		f->nraw = 0;
+	}
+}
+
+/*
+ * FG_FOLD_FRAMES: keep the frame line that gave the frames from `first` on
+ * (`line` NULL: the frame on the header line, from h->rest)
+ */
+static void record_frame(struct fg_fold *f, const char *line, size_t len,
+			 const struct fg_ps_frame *fr, size_t first)
+{
+	struct rawframe *rf;
+	const char *base;
+	size_t at;
+
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return;
+	if (line) {
+		at = f->stext.len;
+		base = line;
+		fg_buf_add(&f->stext, line, len);
+	} else {
+		/* the frame on the header line: from h->rest, in hline */
+		at = SIZE_MAX;
+		base = f->hline.data;
+		line = f->hdr.rest.p;
+		len = f->hdr.rest.len;
+	}
+	FG_ALLOC_GROW(f->raw, f->nraw + 1, f->araw);
+	rf = &f->raw[f->nraw++];
+	*rf = (struct rawframe){
+	    .line = at,
+	    .len = len,
+	    .line_id = FG_FOLD_NO_ID,
+	    .fpi = UINT32_MAX,
+	    .a0 = (size_t)(fr->addr.p - base),
+	    .alen = fr->addr.len,
+	    .s0 = (size_t)(fr->sym.p - base),
+	    .slen = fr->sym.len,
+	    .m0 = (size_t)(fr->module.p - base),
+	    .mlen = fr->module.len,
+	    .offset = fr->offset,
+	    .name0 = first,
+	    .nnames = f->nframes - first,
+	    .inlined = fg_span_eq(fr->module, "inlined"),
+	};
+}
+
+/* what a hook gets of a perf sample besides its stack: the header, the frames, the names */
+static void sample_details(struct fg_fold *f, struct fg_fold_sample *s, size_t top)
+{
+	s->h = &f->hdr;
+	s->header = f->hline.data;
+	s->header_len = f->hline.len;
+	s->extra_event = f->extra;
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return;
+	FG_ALLOC_GROW(f->hnames, top + 1, f->ahnames);
+	for (size_t i = 0; i < top; i++) {
+		const struct frame *fr = &f->frames[i];
+
+		f->hnames[i] = (struct fg_fold_name){
+		    .name = f->names.data + fr->off,
+		    .len = fr->len,
+		    .src = fr->src_len ? f->names.data + fr->src_off : NULL,
+		    .src_len = fr->src_len,
+		    .annot = (enum fg_fold_annot)fr->annot,
+		};
+	}
+	FG_ALLOC_GROW(f->hframes, f->nraw + 1, f->ahframes);
+	for (size_t i = 0; i < f->nraw; i++) {
+		const struct rawframe *rf = &f->raw[i];
+		const char *b = rf->base	       ? rf->base
+				: rf->line == SIZE_MAX ? f->hline.data
+						       : f->stext.data + rf->line;
+		struct fg_fold_frame *o = &f->hframes[i];
+
+		o->line = rf->line == SIZE_MAX ? f->hdr.rest : (struct fg_span){b, rf->len};
+		o->line_id = rf->line_id;
+		if (rf->fpi != UINT32_MAX) {
+			const struct fparse *fp = &f->fparse[rf->line_id >> 31][rf->fpi];
+
+			o->ps.addr = (struct fg_span){b + fp->a0, fp->alen};
+			o->ps.sym = (struct fg_span){b + fp->s0, fp->slen};
+			o->ps.module = (struct fg_span){b + fp->m0, fp->mlen};
+			o->ps.offset = fp->offset;
+		} else {
+			o->ps.addr = (struct fg_span){b + rf->a0, rf->alen};
+			o->ps.sym = (struct fg_span){b + rf->s0, rf->slen};
+			o->ps.module = (struct fg_span){b + rf->m0, rf->mlen};
+			o->ps.offset = rf->offset;
+		}
+		o->src = (struct fg_span){rf->srclen ? f->stext.data + rf->src0 : NULL, rf->srclen};
+		o->inlined = rf->inlined;
+		/* the names kept (--skip-after keeps the leaf-most `top`) */
+		o->name0 = rf->name0 < top ? rf->name0 : top;
+		o->nnames = rf->name0 + rf->nnames <= top ? rf->nnames : top - o->name0;
+	}
+	s->frames = f->hframes;
+	s->nframes = f->nraw;
+	s->names = f->hnames;
+	s->nnames = top;
+}
+
+static void sample_cache_put(struct fg_fold *f);
+
 static int end_sample(struct fg_fold *f)
 {
 	int r = 0;
 
 	if (f->in_sample && !f->skip) {
 		size_t top = f->nframes;
+		/* a hook that takes the frames and names, and not the table: no stack */
+		bool nokey = (f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) ==
+			     (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE);
 
 		if (f->o.n_skip_after) {
 			for (size_t i = 0; i < f->nframes; i++) {
@@ -523,7 +751,7 @@ static int end_sample(struct fg_fold *f)
 		}
 		fg_buf_reset(&f->key);
 		fg_buf_add(&f->key, f->pname.data, f->pname.len);
-		for (size_t i = top; i-- > 0;) {
+		for (size_t i = nokey ? 0 : top; i-- > 0;) {
 			const struct frame *fr = &f->frames[i];
 			size_t need = fr->len + fr->src_len + 6;
 
@@ -547,10 +775,21 @@ static int end_sample(struct fg_fold *f)
 			memmove(f->key.data, f->key.data + 1, f->key.len);
 			f->key.len--;
 		}
-		if (f->key.len == 0)
+		if (f->key.len == 0 && !nokey)
 			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
-		r = add_stack_u64(f, f->key.data, f->key.len, f->weight);
+		struct fg_fold_sample s = {
+		    .lineno = f->sample_lineno,
+		    .stack = nokey ? NULL : f->key.data,
+		    .stack_len = nokey ? 0 : f->key.len,
+		    .count = {.whole = f->weight},
+		    .columns = 1,
+		};
+		if (f->hooks.sample)
+			sample_details(f, &s, top);
+		r = fold_stack(f, &s);
 	}
+	if (f->cand)
+		sample_cache_put(f);
 	f->in_sample = false;
 	f->skip = false;
 	f->nframes = 0;
@@ -560,7 +799,15 @@ static int end_sample(struct fg_fold *f)
 	return r;
 }
 
-static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
+static bool event_is(struct fg_span ev, const char *name)
+{
+	size_t n = strlen(name);
+
+	return fg_ps_event_base_len(ev.p, ev.len) == n && memcmp(ev.p, name, n) == 0;
+}
+
+static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			 size_t len)
 {
 	f->in_sample = true;
 	f->sample_lineno = f->lineno;
@@ -570,7 +817,10 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	f->line_first = SIZE_MAX;
 	fg_buf_reset(&f->names);
 
-	if (h->event.len) {
+	f->extra = false;
+	if (h->event.len && f->o.extra_event && event_is(h->event, f->o.extra_event)) {
+		f->extra = true;
+	} else if (h->event.len) {
 		if (!f->event) {
 			f->event_len = fg_ps_event_base_len(h->event.p, h->event.len);
 			f->event = fg_xstrndup(h->event.p, f->event_len);
@@ -580,6 +830,7 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 		if (!event_matches(f, h->event)) {
 			f->st.other_events++;
 			f->skip = true;
+			f->skip_kind = SC_OTHER;
 			return;
 		}
 	}
@@ -593,6 +844,7 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 		if (!keep) {
 			f->st.filtered++;
 			f->skip = true;
+			f->skip_kind = SC_FILTERED;
 			return;
 		}
 	}
@@ -608,6 +860,8 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 			pn->data[i] = ':';
 	}
 	f->java = pn->len == 4 && memcmp(pn->data, "java", 4) == 0;
+	if (f->hooks.sample)
+		keep_header(f, h, line, len);
 	if (f->o.include_tid) {
 		fg_buf_addch(pn, '-');
 		if (h->pid.len)
@@ -629,8 +883,17 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 		struct fg_ps_frame fr;
 
 		if (fg_ps_find_frame(h->rest.p, h->rest.len, &fr) == 0) {
+			size_t first = f->nframes;
+
 			add_perf_frame(f, &fr);
 			f->sample_lines++;
+			if (f->hooks.sample) {
+				/* its spans into the header's copy */
+				fr.addr.p = f->hline.data + (fr.addr.p - line);
+				fr.sym.p = f->hline.data + (fr.sym.p - line);
+				fr.module.p = f->hline.data + (fr.module.p - line);
+				record_frame(f, NULL, 0, &fr, first);
+			}
 		}
 	}
 }
@@ -645,6 +908,13 @@ static bool all_space(const char *line, size_t len)
 
 static void add_srcline(struct fg_fold *f, struct fg_span src)
 {
+	if ((f->hooks.flags & FG_FOLD_FRAMES) && f->nraw && !f->raw[f->nraw - 1].srclen) {
+		struct rawframe *rf = &f->raw[f->nraw - 1];
+
+		rf->src0 = f->stext.len;
+		rf->srclen = src.len;
+		fg_buf_add(&f->stext, src.p, src.len);
+	}
 	if (!f->o.srcline || f->line_first == SIZE_MAX || f->line_first >= f->nframes)
 		return;
 	struct frame *fr = &f->frames[f->line_first];
@@ -656,6 +926,26 @@ static void add_srcline(struct fg_fold *f, struct fg_span src)
 	f->line_first = SIZE_MAX;
 }
 
+/* FG_FOLD_FRAMES: the frame of cache entry e (line_id: its number), from the cache's copy */
+static void record_cached(struct fg_fold *f, const struct fg_hent *e, size_t idx, size_t first)
+{
+	const struct fparse *fp = &f->fparse[f->java][idx];
+	struct rawframe *rf;
+
+	if (f->nraw + 1 > f->araw)
+
+		FG_ALLOC_GROW(f->raw, f->nraw + 1, f->araw);
+	rf = &f->raw[f->nraw++];
+	rf->base = e->key;
+	rf->len = e->len;
+	rf->line_id = (uint32_t)idx | (uint32_t)f->java << 31;
+	rf->fpi = (uint32_t)idx;
+	rf->srclen = 0;
+	rf->name0 = first;
+	rf->nnames = 1;
+	rf->inlined = fp->inlined;
+}
+
 /* a frame line seen before: its frame pushed again, true; else false */
 static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 {
@@ -664,6 +954,13 @@ static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 
 	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hmap_get(c, line, len)))
 		return false;
+	if (f->hooks.flags & FG_FOLD_FRAMES) {
+		size_t idx = (size_t)(e - fg_hmap_at(c, 0));
+
+		if (idx >= f->nfparse[f->java])
+			return false; /* cached before the hooks were set: parse it */
+		record_cached(f, e, idx, f->nframes);
+	}
 	size_t off = f->names.len;
 	uint32_t len_name = (uint32_t)(e->val.u >> 8) & 0xffffff;
 
@@ -674,27 +971,53 @@ static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 	return true;
 }
 
-/* remember the frame a line gave, when it gave exactly one */
-static void cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before)
+/*
+ * Remember the frame a line gave, when it gave exactly one; true when it did
+ * and (FG_FOLD_FRAMES) the frame is recorded from the cache's copy
+ */
+static bool cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before,
+			const struct fg_ps_frame *pf)
 {
 	struct fg_hmap **c = &f->fcache[f->java];
+	int k = f->java;
 
 	if (f->nframes != before + 1 || f->o.inline_frames)
-		return;
+		return false;
 	const struct frame *fr = &f->frames[before];
-	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES)
-		return;
+	if (fr->len >= (1 << 24) || f->fcache_names.len + fr->len > FCACHE_MAX_BYTES ||
+	    len >= UINT32_MAX)
+		return false;
 	if (!*c)
 		*c = fg_hmap_new(1024);
 	if (fg_hmap_count(*c) >= FCACHE_MAX_LINES)
-		return;
+		return false;
 	uint64_t off = f->fcache_names.len;
 	fg_buf_add(&f->fcache_names, f->names.data + fr->off, fr->len);
-	fg_hmap_upsert(*c, line, len, NULL)->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+	struct fg_hent *e = fg_hmap_upsert(*c, line, len, NULL);
+	e->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
+	if (!(f->hooks.flags & FG_FOLD_FRAMES))
+		return false;
+	size_t idx = (size_t)(e - fg_hmap_at(*c, 0));
+	if (idx != f->nfparse[k])
+		return false; /* entries cached without their parse: no more from here */
+	FG_ALLOC_GROW(f->fparse[k], idx + 1, f->afparse[k]);
+	f->fparse[k][idx] = (struct fparse){
+	    .a0 = (uint32_t)(pf->addr.p - line),
+	    .alen = (uint32_t)pf->addr.len,
+	    .s0 = (uint32_t)(pf->sym.p - line),
+	    .slen = (uint32_t)pf->sym.len,
+	    .m0 = (uint32_t)(pf->module.p - line),
+	    .mlen = (uint32_t)pf->module.len,
+	    .offset = pf->offset,
+	    .inlined = fg_span_eq(pf->module, "inlined"),
+	};
+	f->nfparse[k]++;
+	record_cached(f, e, idx, before);
+	return true;
 }
 
 /* a side-band record (--show-*-events): counted by kind, never a sample */
-static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
+static int sideband(struct fg_fold *f, const struct fg_ps_header *h, const char *line, size_t len)
 {
 	struct fg_fold_stats *st = &f->st;
 	struct fg_fold_sideband *k = NULL;
@@ -741,10 +1064,257 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
 				st->lost = UINT64_MAX;
 		}
 	}
+	if (r == 0 && f->hooks.record && (r = f->hooks.record(f->hooks.ctx, h, line, len)) != 0)
+		f->err = r;
 	return r;
 }
 
-/* a header's line: the end of the sample before, the start of its own */
+/* --- the sample cache --- */
+
+#define SC_MAX_BYTES ((size_t)64 << 20)
+#define SC_ROUND 1024  /* lookups between two looks at how well the cache does */
+#define SC_PAUSE 16384 /* samples not looked up when fewer than 1 in 8 were found */
+
+static void add_key_span(struct fg_buf *b, const char *p, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	fg_buf_add(b, &n, sizeof(n));
+	fg_buf_add(b, p, len);
+}
+
+/* not with --inline: it counts and reports each frame it cannot place */
+static bool scache_usable(const struct fg_fold *f)
+{
+	return !(f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) && !f->o.inline_frames;
+}
+
+static void scache_clear(struct fg_fold *f)
+{
+	free(f->sc.ents);
+	fg_buf_release(&f->sc.arena);
+	memset(&f->sc, 0, sizeof(f->sc));
+	f->cand = false;
+}
+
+static uint64_t sc_hash(const char *pre, size_t plen, const char *raw, size_t rlen)
+{
+	return fg_hash_bytes(raw, rlen, fg_hash_bytes(pre, plen, 0)) | 1;
+}
+
+/* the entry of a key, or the empty slot where it goes */
+static struct sc_ent *sc_find(const struct scache *c, uint64_t h, const char *pre, size_t plen,
+			      const char *raw, size_t rlen)
+{
+	for (size_t j = h & c->mask;; j = (j + 1) & c->mask) {
+		struct sc_ent *e = &c->ents[j];
+
+		if (!e->hash)
+			return e;
+		if (e->hash == h && e->plen == plen && e->rlen == rlen &&
+		    memcmp(c->arena.data + e->off, pre, plen) == 0 &&
+		    memcmp(c->arena.data + e->off + plen, raw, rlen) == 0)
+			return e;
+	}
+}
+
+static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t plen, const char *raw,
+		      size_t rlen, uint64_t val)
+{
+	struct scache *c = &f->sc;
+
+	if (c->arena.len + plen + rlen > SC_MAX_BYTES)
+		scache_clear(f);
+	if (!c->ents || (c->n + 1) * 2 > c->mask + 1) {
+		/* twice the slots, the entries placed again */
+		size_t nslots = c->ents ? (c->mask + 1) * 2 : 4096;
+		struct sc_ent *old = c->ents;
+		size_t oldn = c->ents ? c->mask + 1 : 0;
+
+		c->ents = fg_xcalloc(nslots, sizeof(*c->ents));
+		c->mask = nslots - 1;
+		for (size_t i = 0; i < oldn; i++) {
+			size_t j = old[i].hash & c->mask;
+
+			if (!old[i].hash)
+				continue;
+			while (c->ents[j].hash)
+				j = (j + 1) & c->mask;
+			c->ents[j] = old[i];
+		}
+		free(old);
+	}
+	struct sc_ent *e = sc_find(c, h, pre, plen, raw, rlen);
+	if (e->hash)
+		return;
+	*e = (struct sc_ent){.hash = h,
+			     .off = c->arena.len,
+			     .plen = (uint32_t)plen,
+			     .rlen = (uint32_t)rlen,
+			     .val = val};
+	fg_buf_add(&c->arena, pre, plen);
+	fg_buf_add(&c->arena, raw, rlen);
+	c->n++;
+}
+
+/*
+ * From q (a line starting with a tab) in [q, end): the empty line after lines
+ * that each start with a tab, or NULL (another line first, or not all in
+ * [q, end)); *leaf_end is the first line's newline, *n the lines.
+ */
+static const char *frames_end(const char *q, const char *end, const char **leaf_end, uint64_t *n)
+{
+	uint64_t k = 0;
+
+	*leaf_end = NULL;
+	for (const char *p = q, *nl; p < end; p = nl + 1) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))) || nl + 1 >= end)
+			return NULL;
+		if (k++ == 0)
+			*leaf_end = nl;
+		if (nl[1] == '\n') {
+			*n = k;
+			return nl + 1;
+		}
+		if (nl[1] != '\t')
+			return NULL;
+	}
+	return NULL;
+}
+
+/*
+ * A perf sample read whole.  When the header `line` (parsed into h) is
+ * followed, in the piece being fed, by frame lines that each start with a tab
+ * and then an empty line, what fg_fold makes of the sample depends only on
+ * the header's naming fields (comm, event, what follows the event, the ids
+ * when they name the root or choose the samples), the leaf's symbol and
+ * module (its address too with --addrs) and the callers' lines as they are.
+ * The leaf's address moves the most; the callers' return addresses repeat.
+ * That is the key.  A sample seen before is counted from the cache: true,
+ * with f->jump past its empty line.  Else it is read line by line, and cached
+ * when it ends at that empty line with frames only (sample_cache_put).  A
+ * sample leaves no state that changes how a later one is named, so the
+ * result is the same either way (tests/fuzz/fuzz_fold.c checks it).
+ */
+static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+			  size_t len, int *r)
+{
+	const char *end = f->piece_end, *q = line + len + 1, *leaf_end, *p;
+	bool raw_leaf = f->o.include_addrs;
+	struct fg_ps_frame leaf;
+	uint64_t n = 0;
+
+	f->cand = false;
+	if (f->sc_pause) {
+		f->sc_pause--;
+		return false;
+	}
+	/* the frame lines, to the empty line */
+	if (q >= end || *q != '\t' || !(p = frames_end(q, end, &leaf_end, &n)) ||
+	    leaf_end[-1] == '\r')
+		return false;
+	if (!raw_leaf && fg_ps_parse_frame(q, (size_t)(leaf_end - q), &leaf) != 0)
+		return false;
+	struct fg_buf *k = &f->skey;
+	fg_buf_reset(k);
+	add_key_span(k, h->comm.p, h->comm.len);
+	add_key_span(k, h->event.p, h->event.len);
+	add_key_span(k, h->rest.p, h->rest.len);
+	if (f->o.include_pid || f->o.n_only_pids) {
+		add_key_span(k, h->pid.p, h->pid.len);
+		add_key_span(k, h->tid.p, h->tid.len);
+	}
+	if (raw_leaf) {
+		fg_buf_add(k, q, (size_t)(leaf_end - q));
+	} else {
+		add_key_span(k, leaf.sym.p, leaf.sym.len);
+		add_key_span(k, leaf.module.p, leaf.module.len);
+	}
+	/* then the callers' lines, as they are */
+	const char *raw = leaf_end;
+	size_t rlen = (size_t)(p - leaf_end);
+	uint64_t hash = sc_hash(k->data, k->len, raw, rlen);
+	struct sc_ent *e = f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, rlen) : NULL;
+
+	if (e && !e->hash)
+		e = NULL;
+	if (++f->sc_tries == SC_ROUND) {
+		if (f->sc_hits * 8 < SC_ROUND)
+			f->sc_pause = SC_PAUSE;
+		f->sc_tries = f->sc_hits = 0;
+	}
+	if (!e) {
+		f->cand = true;
+		f->cand_end = p;
+		f->cand_raw = raw;
+		f->cand_rlen = rlen;
+		f->cand_hash = hash;
+		f->clean = true;
+		return false;
+	}
+	f->sc_hits++;
+	f->st.cached++;
+	f->sample_lineno = f->lineno;
+	f->lineno += n + 1;
+	f->blank_lines++;
+	f->jump = p + 1;
+	uint32_t id = (uint32_t)(e->val >> 32);
+	switch (e->val & 0xff) {
+	case SC_OTHER:
+		f->st.other_events++;
+		break;
+	case SC_FILTERED:
+		f->st.filtered++;
+		break;
+	default: {
+		struct fg_count c = {.whole = f->o.count_samples ? 1
+					      : h->has_period	 ? h->period
+								 : 1};
+
+		if (!add_counts(f, id, &c, NULL))
+			break;
+		f->st.samples++;
+		if (f->hooks.sample) {
+			const struct fg_hent *se = fg_hmap_at(f->map, id);
+			struct fg_fold_sample s = {
+			    .input = FG_FOLD_PERF,
+			    .lineno = f->sample_lineno,
+			    .stack = se->key,
+			    .stack_len = se->len,
+			    .stack_id = id,
+			    .columns = 1,
+			    .count = c,
+			    .extra_event = h->event.len && f->o.extra_event &&
+					   event_is(h->event, f->o.extra_event),
+			    .h = h,
+			    .header = line,
+			    .header_len = len,
+			};
+			if ((*r = f->hooks.sample(f->hooks.ctx, &s)) != 0)
+				f->err = *r;
+		}
+	}
+	}
+	return true;
+}
+
+/* the sample that ends now was looked up and not found: cache it if it is what was looked up */
+static void sample_cache_put(struct fg_fold *f)
+{
+	uint64_t v;
+
+	f->cand = false;
+	if (f->cur_line != f->cand_end || !f->clean)
+		return;
+	if (f->skip)
+		v = f->skip_kind;
+	else if (f->last_id != FG_FOLD_NO_ID)
+		v = (uint64_t)f->last_id << 32 | SC_STACK;
+	else
+		return;
+	sc_insert(f, f->cand_hash, f->skey.data, f->skey.len, f->cand_raw, f->cand_rlen, v);
+}
+
 /* a sample header `line`: the sample before it ends, the line hook sees it, then it starts */
 static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
 		       size_t len)
@@ -755,8 +1325,11 @@ static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const ch
 		r = end_sample(f);
 	if (r == 0 && f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
 		f->err = r;
+	if (r == 0 && f->cur_line == line && !h->weak && scache_usable(f) &&
+	    sample_cached(f, h, line, len, &r))
+		return r;
 	if (r == 0)
-		start_sample(f, h);
+		start_sample(f, h, line, len);
 	return r;
 }
 
@@ -774,8 +1347,11 @@ static int perf_body(struct fg_fold *f, const char *line, size_t len)
 			return 0;
 		}
 		if (fg_ps_parse_frame(line, len, &fr) == 0) {
+			size_t first = f->nframes;
+
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
+			record_frame(f, line, len, &fr, first);
 			return 0;
 		}
 		if (f->sample_lines && fg_ps_is_srcline(line, len, &src)) {
@@ -820,7 +1396,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 {
 	struct fg_ps_header h;
 	struct fg_ps_frame fr;
-	int r;
+	int r = 0;
 
 	if (len && line[len - 1] == '\r')
 		len--;
@@ -846,13 +1422,18 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 
 			f->sample_lines++;
 			add_perf_frame(f, &fr);
-			cache_frame(f, line, len, before);
+			if (!cache_frame(f, line, len, before, &fr))
+				record_frame(f, line, len, &fr, before);
 			return 0;
 		}
 	}
+	f->clean = false; /* a line that is no frame: the sample is not cached */
 	if (line[0] == '#') {
 		f->blank_lines++; /* a comment: as good as blank */
 		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+			f->err = r;
+		if (r == 0 && f->hooks.comment &&
+		    (r = f->hooks.comment(f->hooks.ctx, line, len)) != 0)
 			f->err = r;
 		return r;
 	}
@@ -871,7 +1452,7 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 		return 0;
 	}
 	if (r == FG_PS_SIDEBAND)
-		return sideband(f, &h);
+		return sideband(f, &h, line, len);
 	if (r == 0 && !h.weak) {
 		f->strong_seen = true;
 		return perf_header(f, &h, line, len);
@@ -982,7 +1563,15 @@ static int folded_line(struct fg_fold *f, const char *line, size_t len)
 		bad_line(f, "line without a stack", line, len);
 		return 0;
 	}
-	return add_stack(f, line, n, &c1, f->st.columns == 2 ? &c2 : NULL);
+	struct fg_fold_sample s = {
+	    .lineno = f->lineno,
+	    .stack = line,
+	    .stack_len = n,
+	    .count = c1,
+	    .count2 = c2,
+	    .columns = f->st.columns,
+	};
+	return fold_stack(f, &s);
 }
 
 /* --- bpftrace --- */
@@ -1083,7 +1672,14 @@ static int bpf_end_entry(struct fg_fold *f, const char *cnt, size_t n)
 		f->st.damaged++;
 		return 0;
 	}
-	return add_stack_u64(f, f->key.data, f->key.len, v);
+	struct fg_fold_sample s = {
+	    .lineno = f->lineno,
+	    .stack = f->key.data,
+	    .stack_len = f->key.len,
+	    .count = {.whole = v},
+	    .columns = 1,
+	};
+	return fold_stack(f, &s);
 }
 
 static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
@@ -1148,26 +1744,13 @@ static int bpftrace_line(struct fg_fold *f, const char *line, size_t len)
 
 /* --- inputs --- */
 
-/* a line of folded stacks: "STACK COUNT", a count perhaps fractional ("a;b 2.5") */
-static bool is_folded_line(const char *p, size_t n)
-{
-	struct fg_folded fl;
-	size_t k;
-
-	while (n && is_blank(p[n - 1]))
-		n--;
-	if (n == 0 || p[0] == ' ' || p[0] == '\t' || fg_folded_parse(p, n, &fl) != 0)
-		return false;
-	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
-		;
-	return k > 0;
-}
-
 /*
  * The format of an input from its first 32 lines that are neither blank nor
  * comments: bpftrace when the first is a map entry, folded stacks when all are
  * folded lines, else perf script text.  Whatever the lines' length: when the
- * data ends inside a line that matters and `all` is false, *more asks for more.
+ * data ends before the lines that decide and `all` is false, *more asks for
+ * more (*partial: where the line the data ends in starts, *nlines: the lines
+ * that count before it).
  */
 static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *more,
 				 size_t *partial, int *nlines)
@@ -1177,71 +1760,50 @@ static enum fg_fold_input detect(const char *data, size_t len, bool all, bool *m
 
 	*more = false;
 	*nlines = 0;
-	while (p < end && lines < 32) {
+	while (p < end && lines < DETECT_LINES) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
 		size_t n = (size_t)(le - p);
 
 		if (p[0] == ' ' || p[0] == '\t')
 			return FG_FOLD_PERF; /* an indented line: a frame */
-		if (!nl && !all) {
-			*more = true;
-			*partial = (size_t)(p - data);
-			*nlines = lines;
-			return FG_FOLD_PERF;
-		}
+		if (!nl && !all)
+			break;
 		while (n && is_blank(p[n - 1]))
 			n--;
 		if (n && p[0] != '#') {
 			lines++;
 			if (lines == 1 && (p[0] == '@' || starts(p, n, "Attaching ", 10)))
 				return FG_FOLD_BPFTRACE;
-			if (!is_folded_line(p, n))
+			if (!fg_folded_is_line(p, n))
 				return FG_FOLD_PERF;
 			folded++;
 		}
 		p = le + 1;
 	}
+	if (!all && lines < DETECT_LINES) {
+		*more = true;
+		*partial = p < end ? (size_t)(p - data) : len;
+		*nlines = lines;
+		return FG_FOLD_AUTO;
+	}
 	return folded ? FG_FOLD_FOLDED : FG_FOLD_PERF;
 }
 
-static int begin_input(struct fg_fold *f, const char *name, const char *peek, size_t plen,
-		       enum fg_fold_input fmt)
+enum fg_fold_input fg_fold_detect(const char *data, size_t len, bool complete)
 {
-	f->name = name;
-	f->lineno = 0;
-	f->blank_lines = 0;
-	f->err = 0;
-	f->file_columns = 0;
-	f->in_sample = false;
-	f->in_entry = false;
-	f->entry_damaged = false;
-	f->strong_seen = false;
-	f->has_pending = false;
-	f->nframes = 0;
-	fg_buf_reset(&f->names);
-	if (memchr(peek, '\0', plen)) {
-		logf_(f,
-		      "%s: binary input, not text (records from fg-sample?); run it through "
-		      "fg-sym first: fg-sym < FILE | fg-fold",
-		      name);
-		return f->err = -EMEDIUMTYPE;
-	}
-	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
-	if (f->fmt != FG_FOLD_FOLDED) {
-		if (f->st.columns == 2) {
-			logf_(f, "%s: cannot merge %s input with a two-column profile", name,
-			      fg_fold_input_name(f->fmt));
-			return f->err = -EINVAL;
-		}
-		f->st.columns = 1;
-	}
-	return 0;
+	bool more;
+	size_t partial;
+	int nlines;
+	enum fg_fold_input in = detect(data, len, complete, &more, &partial, &nlines);
+
+	return more ? FG_FOLD_AUTO : in;
 }
 
 /* a line of max_line bytes or more, read past: the sample or entry it was in is left out */
 static void long_line(struct fg_fold *f)
 {
+	f->clean = false;
 	f->st.long_lines++;
 	if (f->st.long_lines <= MAX_LOGGED_BAD_LINES)
 		logf_(f, "%s:%llu: line of %zu bytes or more skipped (the limit)", f->name,
@@ -1267,12 +1829,244 @@ static inline int one_line(struct fg_fold *f, const char *line, size_t len)
 	}
 }
 
-static int end_input(struct fg_fold *f)
+int fg_fold_begin(struct fg_fold *f, const char *name)
 {
-	int r = 0;
+	f->name = name;
+	f->lineno = 0;
+	f->blank_lines = 0;
+	f->err = 0;
+	f->file_columns = 0;
+	f->fmt = FG_FOLD_AUTO;
+	f->decided = false;
+	f->eof = false;
+	f->skipping = false;
+	f->fed = 0;
+	fg_buf_reset(&f->carry);
+	f->cand = false;
+	f->in_sample = false;
+	f->in_entry = false;
+	f->entry_damaged = false;
+	f->strong_seen = false;
+	f->has_pending = false;
+	f->nframes = 0;
+	fg_buf_reset(&f->names);
+	return 0;
+}
 
+/* the format is known: the input's folding starts */
+static int decide(struct fg_fold *f, enum fg_fold_input fmt)
+{
+	f->decided = true;
+	f->fmt = f->o.input != FG_FOLD_AUTO ? f->o.input : fmt;
+	f->st.input = f->fmt;
+	if (f->fmt != FG_FOLD_FOLDED) {
+		if (f->st.columns == 2) {
+			logf_(f, "%s: cannot merge %s input with a two-column profile", f->name,
+			      fg_fold_input_name(f->fmt));
+			return f->err = -EINVAL;
+		}
+		f->st.columns = 1;
+	}
+	return 0;
+}
+
+/*
+ * Fold the lines of [p, end): whole lines in place, a line cut at `end` kept
+ * in f->carry until its end comes; a line of max_line bytes or more skipped.
+ */
+static int fold_lines(struct fg_fold *f, const char *p, const char *end)
+{
+	const char *nl;
+	int r;
+
+	if (f->skipping) {
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			return 0;
+		f->skipping = false;
+		p = nl + 1;
+	}
+	if (f->carry.len && p < end) {
+		/* the line cut between the pieces */
+		nl = memchr(p, '\n', (size_t)(end - p));
+		size_t take = (size_t)((nl ? nl : end) - p);
+
+		if (f->carry.len + take >= f->max_line) {
+			fg_buf_reset(&f->carry);
+			f->lineno++;
+			long_line(f);
+			f->skipping = !nl;
+			if (!nl)
+				return 0;
+		} else {
+			fg_buf_add(&f->carry, p, take);
+			if (!nl)
+				return 0;
+			r = one_line(f, f->carry.data, f->carry.len);
+			fg_buf_reset(&f->carry);
+			if (r)
+				return r;
+		}
+		p = nl + 1;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			if ((size_t)(end - p) >= f->max_line) {
+				f->lineno++;
+				long_line(f);
+				f->skipping = true;
+			} else {
+				fg_buf_add(&f->carry, p, (size_t)(end - p));
+			}
+			return 0;
+		}
+		if ((size_t)(nl - p) >= f->max_line) {
+			f->lineno++;
+			long_line(f);
+		} else {
+			/* a line in the piece: the sample cache may look past it */
+			f->cur_line = p;
+			f->piece_end = end;
+			r = one_line(f, p, (size_t)(nl - p));
+			f->cur_line = NULL;
+			if (f->jump) {
+				/* a sample counted from the sample cache: on past its blank line */
+				nl = f->jump - 1;
+				f->jump = NULL;
+			}
+			if (r)
+				return r;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+/*
+ * Hold bytes until the format is known.  At most the line limit and a read
+ * are held (then the first lines decide): the buffer grows straight to that
+ * once doubling would reach the limit, rather than to twice the limit.
+ */
+static void hold(struct fg_fold *f, const char *p, size_t n)
+{
+	struct fg_buf *c = &f->carry;
+
+	if (c->len + n + 1 > c->cap && c->cap * 2 >= f->max_line)
+		fg_buf_reserve(c, c->len + n > f->max_line + READ_SIZE ? c->len + n
+								       : f->max_line + READ_SIZE);
+	fg_buf_add(c, p, n);
+}
+
+/*
+ * Before the format is known: decide from what came ([p, end) when nothing is
+ * held, else f->carry), then fold it; or hold it all until more comes.
+ */
+static int try_decide(struct fg_fold *f, const char *p, const char *end)
+{
+	bool held = f->carry.len > 0, more;
+	size_t partial, len;
+	int nlines, r;
+	enum fg_fold_input fmt;
+
+	if (held || f->skipping) {
+		if (f->skipping) {
+			/* the rest of a long line, then the lines after it */
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			if (!nl)
+				return 0;
+			f->skipping = false;
+			p = nl + 1;
+		}
+		hold(f, p, (size_t)(end - p));
+		held = true;
+	}
+	const char *data = held ? f->carry.data : p;
+	len = held ? f->carry.len : (size_t)(end - p);
+	if (!data)
+		data = "";
+	fmt = detect(data, len, f->eof, &more, &partial, &nlines);
+	if (more && len >= f->max_line) {
+		if (nlines > 0) {
+			fmt = detect(data, partial, true, &more, &partial, &nlines);
+		} else if (len - partial >= f->max_line) {
+			/* the first line that counts is too long: skip it, look after it */
+			for (const char *q = data; q < data + partial; q++)
+				if (*q == '\n') {
+					f->lineno++;
+					f->blank_lines++;
+				}
+			f->lineno++;
+			long_line(f);
+			fg_buf_reset(&f->carry);
+			f->skipping = true;
+			return 0;
+		} else {
+			fmt = FG_FOLD_PERF; /* 64 MB of comments: the default */
+			more = false;
+		}
+	} else if (more) {
+		if (!held)
+			hold(f, p, (size_t)(end - p));
+		return 0;
+	}
+	if ((r = decide(f, fmt)) != 0)
+		return r;
+	if (!held)
+		return fold_lines(f, p, end);
+	/* fold what was held, from a buffer of its own (carry takes a cut line) */
+	struct fg_buf held_buf = f->carry;
+	f->carry = (struct fg_buf)FG_BUF_INIT;
+	r = fold_lines(f, held_buf.data, held_buf.data + held_buf.len);
+	fg_buf_release(&held_buf);
+	return r;
+}
+
+int fg_fold_feed(struct fg_fold *f, const char *data, size_t len)
+{
+	if (f->err)
+		return f->err;
+	if (len == 0)
+		return 0;
+	if (f->fed < DETECT_BYTES) {
+		size_t n = len < DETECT_BYTES - f->fed ? len : DETECT_BYTES - (size_t)f->fed;
+
+		if (memchr(data, '\0', n)) {
+			logf_(
+			    f,
+			    "%s: binary input, not text (records from fg-sample?); run it through "
+			    "fg-sym first: fg-sym < FILE | %s",
+			    f->name, fg_progname());
+			return f->err = -EMEDIUMTYPE;
+		}
+	}
+	f->fed += len;
+	int r = f->decided ? fold_lines(f, data, data + len) : try_decide(f, data, data + len);
+	if (r && !f->err)
+		f->err = r;
+	return r;
+}
+
+int fg_fold_end(struct fg_fold *f)
+{
+	int r = f->err;
+
+	f->eof = true;
+	if (r == 0 && !f->decided) {
+		r = try_decide(f, "", "");
+		if (r == 0 && !f->decided)
+			r = decide(f, FG_FOLD_PERF); /* an input that is all one long line */
+	}
+	if (r == 0 && f->carry.len) {
+		/* the last line, without its newline */
+		struct fg_buf last = f->carry;
+
+		f->carry = (struct fg_buf)FG_BUF_INIT;
+		r = one_line(f, last.data, last.len);
+		fg_buf_release(&last);
+	}
 	f->st.lines += f->lineno - f->blank_lines;
-	if (f->fmt == FG_FOLD_PERF && f->has_pending)
+	if (r == 0 && f->fmt == FG_FOLD_PERF && f->has_pending)
 		r = resolve_pending(f, false);
 	if (r == 0 && f->fmt == FG_FOLD_PERF && f->in_sample)
 		r = end_sample(f);
@@ -1282,133 +2076,70 @@ static int end_input(struct fg_fold *f)
 		f->st.bad_lines++;
 		f->in_entry = false;
 	}
+	if (r && !f->err)
+		f->err = r;
 	return r;
 }
 
 int fg_fold_read(struct fg_fold *f, int fd, const char *name)
 {
-	struct fg_lines l;
-	const char *line;
-	size_t len, want = DETECT_BYTES, partial;
-	enum fg_fold_input fmt = FG_FOLD_PERF;
-	uint64_t skipped[MAX_LOGGED_BAD_LINES];
-	size_t nskipped = 0, nlogged = 0;
-	bool more;
-	int r, nlines;
+	char *buf = fg_xmalloc(READ_SIZE);
+	size_t have = 0;
+	ssize_t n;
+	int r = fg_fold_begin(f, name);
 
-	fg_lines_init_fd(&l, fd, name);
-	l.max_line = f->max_line;
 	/*
-	 * Look further ahead while a long line leaves the format open, up to the
-	 * line limit; lines past it tell nothing (they are skipped), so read past
-	 * them when nothing else came before.
+	 * The first bytes that say whether the input is text in one piece, so
+	 * that nothing of a binary input is folded; then each read as it comes
 	 */
 	for (;;) {
-		r = fg_lines_peek(&l, want, &line, &len);
-		if (r < 0)
+		do
+			n = read(fd, buf + have, READ_SIZE - have);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
 			break;
-		fmt = detect(line, len, len < want, &more, &partial, &nlines);
-		if (!more)
-			break;
-		if (want < f->max_line) {
-			want = want * 2 < f->max_line ? want * 2 : f->max_line;
-			continue;
+		have += (size_t)n;
+		if (have >= DETECT_BYTES || f->fed) {
+			r = fg_fold_feed(f, buf, have);
+			have = 0;
+			if (r)
+				break;
 		}
-		if (nlines > 0) {
-			fmt = detect(line, partial, true, &more, &partial, &nlines);
-			break;
-		}
-		while ((r = fg_lines_next(&l, &line, &len)) == 1)
-			; /* blank lines and comments */
-		if (r != -E2BIG)
-			break;
-		if (nlogged < MAX_LOGGED_BAD_LINES)
-			skipped[nlogged++] = l.lineno;
-		nskipped++;
-		want = DETECT_BYTES;
 	}
-	if (r == 0) {
-		r = begin_input(f, name, line, len, fmt);
-		for (size_t i = 0; i < nskipped; i++) {
-			f->lineno = i < nlogged ? skipped[i] : l.lineno;
-			long_line(f);
-		}
-		f->lineno = l.lineno;
-	} else {
+	if (n < 0) {
+		r = -errno;
 		logf_(f, "cannot read '%s': %s", name, strerror(-r));
 		f->err = r;
+	} else if (r == 0 && have) {
+		r = fg_fold_feed(f, buf, have);
 	}
-	while (r == 0) {
-		r = fg_lines_next(&l, &line, &len);
-		if (r == -E2BIG) {
-			f->lineno = l.lineno;
-			long_line(f);
-			r = 0;
-			continue;
-		}
-		if (r != 1)
-			break;
-		r = one_line(f, line, len);
-	}
-	if (r < 0 && r != f->err)
-		logf_(f, "cannot read '%s': %s", name, strerror(-r));
+	free(buf);
 	if (r == 0)
-		r = end_input(f);
-	fg_lines_release(&l);
+		r = fg_fold_end(f);
 	return r;
 }
 
 int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char *name)
 {
-	const char *p = data, *end = data + len;
-	bool more;
-	size_t partial;
-	int nlines;
-	int r = begin_input(f, name, data, len < DETECT_BYTES ? len : DETECT_BYTES,
-			    detect(data, len, true, &more, &partial, &nlines));
+	int r = fg_fold_begin(f, name);
 
-	while (r == 0 && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-
-		if ((size_t)(le - p) >= f->max_line) {
-			f->lineno++;
-			long_line(f);
-		} else {
-			r = one_line(f, p, (size_t)(le - p));
-		}
-		p = le + 1;
-	}
 	if (r == 0)
-		r = end_input(f);
+		r = fg_fold_feed(f, data, len);
+	if (r == 0)
+		r = fg_fold_end(f);
 	return r;
 }
 
 /* --- output --- */
 
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 int fg_fold_write(struct fg_fold *f, FILE *out)
 {
 	size_t n = fg_hmap_count(f->map);
-	struct fg_hent **v = fg_xreallocarray(NULL, n ? n : 1, sizeof(*v));
+	struct fg_hent **v = fg_hmap_sorted(f->map);
 	struct fg_hent *first = n ? fg_hmap_at(f->map, 0) : NULL;
 	char num[112];
 	int err = 0;
 
-	for (size_t i = 0; i < n; i++)
-		v[i] = fg_hmap_at(f->map, i);
-	qsort(v, n, sizeof(*v), cmp_ent);
 	for (size_t i = 0; i < n; i++) {
 		const struct fg_count *c = f->counts[v[i] - first];
 		int k = 1;
@@ -1467,6 +2198,8 @@ void fg_fold_free(struct fg_fold *f)
 	fg_hmap_free(f->fcache[0]);
 	fg_hmap_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);
+	free(f->fparse[0]);
+	free(f->fparse[1]);
 	free(f->counts);
 	fg_buf_release(&f->pending);
 	fg_buf_release(&f->rust);
@@ -1475,6 +2208,14 @@ void fg_fold_free(struct fg_fold *f)
 	fg_buf_release(&f->pname);
 	fg_buf_release(&f->names);
 	fg_buf_release(&f->key);
+	fg_buf_release(&f->carry);
+	scache_clear(f);
+	fg_buf_release(&f->skey);
+	fg_buf_release(&f->stext);
+	fg_buf_release(&f->hline);
+	free(f->raw);
+	free(f->hframes);
+	free(f->hnames);
 	free(f);
 }
 
@@ -1484,8 +2225,14 @@ void fg_fold_set_line_hook(struct fg_fold *f, fg_fold_line_fn fn, void *ctx)
 	f->hook_ctx = ctx;
 }
 
+void fg_fold_set_hooks(struct fg_fold *f, const struct fg_fold_hooks *hooks)
+{
+	f->hooks = *hooks;
+}
+
 void fg_fold_clear(struct fg_fold *f)
 {
+	scache_clear(f); /* it holds the table's numbers */
 	fg_hmap_free(f->map);
 	f->map = fg_hmap_new(1024);
 	free(f->counts);

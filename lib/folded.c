@@ -75,6 +75,25 @@ int fg_folded_parse(const char *line, size_t len, struct fg_folded *out)
 	return 0;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+bool fg_folded_is_line(const char *p, size_t n)
+{
+	struct fg_folded fl;
+	size_t k;
+
+	while (n && is_blank(p[n - 1]))
+		n--;
+	if (n == 0 || p[0] == ' ' || p[0] == '\t' || fg_folded_parse(p, n, &fl) != 0)
+		return false;
+	for (k = fl.stack_len; k && is_blank(p[k - 1]); k--)
+		;
+	return k > 0;
+}
+
 size_t fg_folded_trim(const char *stack, size_t len)
 {
 	while (len > 0 && stack[len - 1] == ';')

@@ -220,3 +220,22 @@ size_t fg_hmap_memory(const struct fg_hmap *m)
 	return sizeof(*m) + (m->mask + 1) * sizeof(*m->slots) + m->alloc * sizeof(*m->ents) +
 	       m->arena_bytes;
 }
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct fg_hent *x = *(const struct fg_hent *const *)a;
+	const struct fg_hent *y = *(const struct fg_hent *const *)b;
+	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+struct fg_hent **fg_hmap_sorted(const struct fg_hmap *m)
+{
+	struct fg_hent **v = fg_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*v));
+
+	for (size_t i = 0; i < m->n; i++)
+		v[i] = &m->ents[i];
+	qsort(v, m->n, sizeof(*v), cmp_key);
+	return v;
+}

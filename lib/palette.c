@@ -370,16 +370,6 @@ void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint6
 	}
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->key, y->key, n);
-
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
 int fg_palette_map_write(const struct fg_hmap *m, const char *path)
 {
 	size_t n = fg_hmap_count(m);
@@ -389,10 +379,7 @@ int fg_palette_map_write(const struct fg_hmap *m, const char *path)
 
 	if (err < 0)
 		return err;
-	v = fg_xcalloc(n ? n : 1, sizeof(*v));
-	for (size_t i = 0; i < n; i++)
-		v[i] = fg_hmap_at(m, i);
-	qsort(v, n, sizeof(*v), cmp_entry);
+	v = fg_hmap_sorted(m);
 	for (size_t i = 0; i < n; i++) {
 		struct fg_rgb c = fg_rgb_unpack(v[i]->val.u);
 

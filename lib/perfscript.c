@@ -255,6 +255,8 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 	if (is_tod(t, k, n))
 		k += 2;
 	if (k < n && is_time_token(t[k])) {
+		h->time.p = t[k].p;
+		h->time.len = t[k].len - 1;
 		k++;
 		strong = true;
 	}

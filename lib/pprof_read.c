@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * perf script text, folded stacks and bpftrace maps into pprof profiles: a
- * thin layer over the perf-script line parser (fg/perfscript.h) and the
- * folded-line parser (fg/folded.h) that keeps what fg-fold folds away:
- * addresses, modules, inlined functions, pid, tid, comm and time.
+ * perf script text, folded stacks and bpftrace maps into pprof profiles: what
+ * fg_fold (fg/fold.h) reads, sample by sample through its hooks, with the
+ * frames it parses and the names it gives them, kept as pprof keeps them
+ * (addresses, modules, inlined functions, pid, tid, comm and time).
+ *
+ * Names.  A function is named as fg-fold names the frame: perf's symbol
+ * without its offset, C++ argument lists cut, Java's "a->b" split into
+ * inlined functions (extra Lines of the location), Rust's legacy escapes
+ * decoded.  So `go tool pprof -top` gives each function the share fg-fold
+ * gives it; the address and the mapping's file stay, for a client that wants
+ * to name the frames again.  A frame perf could not name stays unnamed (no
+ * Line), so that pprof and the backends may name it from the mapping.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,35 +22,28 @@
 #include "fg/badline.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
+#include "fg/fold.h"
 #include "fg/folded.h"
 #include "fg/hash.h"
-#include "fg/lines.h"
 #include "fg/perfscript.h"
 #include "fg/pprof_read.h"
 #include "fg/psheader.h"
 #include "fg/window.h"
 
-#define DETECT_BYTES (64 * 1024)
 #define MAX_EVENTS 16
 #define MAX_BUILD_IDS 65536
+#define OFFCPU_EVENT "offcpu-time"
 
 enum { COL_SAMPLES, COL_CPU, COL_OFFCPU, COL_EVENTS };
-enum kind { K_CPU, K_OFFCPU };
-
-/* an inlined function waiting for the frame it was inlined into: its name in r->text */
-struct inl {
-	size_t off, len;
-};
-
-/* frame lines seen before, and their location in the profile being built: at most this many */
-#define LCACHE_MAX (1 << 16)
 
 struct fg_pprof_reader {
 	struct fg_pprof_reader_opts o;
 	fg_pprof_emit_fn emit;
 	void *ctx;
-	struct fg_badlines bad;
+	fg_fold_log_fn log;
+	void *log_ctx;
 	struct fg_pprof_stats st;
+	struct fg_fold *f; /* the engine: fg-fold's reading and naming */
 
 	/* the profile being built, and its window */
 	struct fg_pprof *p;
@@ -63,50 +63,26 @@ struct fg_pprof_reader {
 	struct fg_hmap *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
 	struct fg_buf bid_text;
 
-	/* the CPU event */
-	char *event;
-	size_t event_len;
-	bool event_exact;
 	bool seen_cpu, seen_off, cpu_ns_missing;
-
-	/* the current input */
-	const char *name;
-	uint64_t lineno;
-	enum fg_fold_input fmt;
-
-	/* the current sample */
-	bool in_sample, skip;
-	enum kind kind;
-	uint64_t lines;
-	bool has_time, has_period, clock_event;
-	uint64_t time_ns, period;
-	bool has_pid;
-	uint64_t pid, tid;
-	size_t comm_len; /* the comm is text[0..comm_len) */
-	struct fg_buf text;
-	uint32_t *ids; /* the sample's locations so far, leaf first */
-	size_t nids, aids;
-	struct inl *inl; /* inlined functions waiting for their frame */
-	size_t ninl, ainl;
-	struct fg_pprof_frame *pf;
-	size_t apf, nframes;
+	const char *name; /* the current input */
 
 	/*
-	 * A frame line gives the same location every time in one profile: the
-	 * line -> (serial of the profile << 32 | location id), so that a line
-	 * seen before is neither parsed nor looked up again (most are)
+	 * A frame line gives the same location every time in one profile: by the
+	 * line's number (fg_fold_frame.line_id), the serial of the profile << 32
+	 * | the location, so that a line seen before is not looked up again
 	 */
-	struct fg_hmap *lcache;
+	uint64_t *lcache[2];
+	size_t alcache[2];
 	uint32_t serial; /* of r->p; another profile, another serial */
+
+	/* the sample being added */
+	uint32_t *ids; /* its locations, leaf first */
+	size_t nids, aids;
+	struct fg_pprof_frame *pf;
+	size_t apf;
 };
 
-#define logf_(r, ...) fg_logf((r)->bad.log, (r)->bad.ctx, __VA_ARGS__)
-
-static void bad_line(struct fg_pprof_reader *r, const char *what, const char *line, size_t len)
-{
-	fg_badline(&r->bad, r->name, r->lineno, what, line, len);
-	r->st.bad_lines = r->bad.count;
-}
+#define logf_(r, ...) fg_logf((r)->log, (r)->log_ctx, __VA_ARGS__)
 
 static bool starts(const char *p, size_t len, const char *lit)
 {
@@ -115,18 +91,17 @@ static bool starts(const char *p, size_t len, const char *lit)
 	return len >= n && memcmp(p, lit, n) == 0;
 }
 
-static bool all_space(const char *line, size_t len)
+/* the CPU event: fg_fold's (the first one seen, or the filter), NULL before any */
+static const char *cpu_event(const struct fg_pprof_reader *r)
 {
-	for (size_t i = 0; i < len; i++)
-		if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
-			return false;
-	return true;
+	return fg_fold_stats(r->f)->event;
 }
 
-/* --- header comments --- */
+/* --- header comments and side-band records --- */
 
-static void comment(struct fg_pprof_reader *r, const char *line, size_t len)
+static int comment(void *ctx, const char *line, size_t len)
 {
+	struct fg_pprof_reader *r = ctx;
 	struct fg_ps_event_info ei;
 	uint64_t tod, clk;
 
@@ -137,29 +112,32 @@ static void comment(struct fg_pprof_reader *r, const char *line, size_t len)
 		r->win.have_ref = true;
 		r->win.ref_offset = (int64_t)(tod - clk);
 	}
+	return 0;
 }
 
 /* "PERF_RECORD_MMAP2 PID/TID: [0xSTART(0xLEN) @ 0xPGOFF <BUILDID>]: PROT PATH" */
-static void sideband(struct fg_pprof_reader *r, struct fg_span rest)
+static int sideband(void *ctx, const struct fg_ps_header *h, const char *line, size_t len)
 {
-	const char *s = rest.p, *end = rest.p + rest.len, *lt, *gt, *path;
+	struct fg_pprof_reader *r = ctx;
+	const char *s = h->record.p, *end = line + len, *lt, *gt, *path;
+	size_t n = (size_t)(end - s);
 
-	r->st.sideband++;
-	if (!starts(s, rest.len, "PERF_RECORD_MMAP2 ") && !starts(s, rest.len, "PERF_RECORD_MMAP "))
-		return;
-	lt = memchr(s, '<', rest.len);
+	if (!starts(s, n, "PERF_RECORD_MMAP2 ") && !starts(s, n, "PERF_RECORD_MMAP "))
+		return 0;
+	lt = memchr(s, '<', n);
 	if (!lt || !(gt = memchr(lt, '>', (size_t)(end - lt))) || gt - lt - 1 > 128)
-		return;
+		return 0;
 	/* the path follows "]: PROT " */
 	path = memmem(gt, (size_t)(end - gt), "]: ", 3);
 	if (!path || !(path = memchr(path + 3, ' ', (size_t)(end - path - 3))))
-		return;
+		return 0;
 	path++;
-	if (path >= end || !r->build_ids || fg_hmap_count(r->build_ids) >= MAX_BUILD_IDS)
-		return;
+	if (path >= end || fg_hmap_count(r->build_ids) >= MAX_BUILD_IDS)
+		return 0;
 	struct fg_hent *e = fg_hmap_upsert(r->build_ids, path, (size_t)(end - path), NULL);
 	e->val.u = (uint64_t)r->bid_text.len << 8 | (uint64_t)(gt - lt - 1);
 	fg_buf_add(&r->bid_text, lt + 1, (size_t)(gt - lt - 1));
+	return 0;
 }
 
 /* --- profiles and windows --- */
@@ -175,12 +153,13 @@ static double ns_per_sample(struct fg_pprof_reader *r)
 {
 	if (r->o.freq > 0)
 		return 1e9 / r->o.freq;
-	size_t base = r->event ? fg_ps_event_base_len(r->event, r->event_len) : 0;
+	const char *ev = cpu_event(r);
+	size_t base = ev ? fg_ps_event_base_len(ev, strlen(ev)) : 0;
 
-	for (size_t i = 0; r->event && i < r->nev; i++) {
+	for (size_t i = 0; ev && i < r->nev; i++) {
 		const struct fg_ps_event_info *e = &r->ev[i];
 
-		if (strlen(e->name) != base || memcmp(e->name, r->event, base))
+		if (strlen(e->name) != base || memcmp(e->name, ev, base))
 			continue;
 		if (e->freq_mode)
 			return 1e9 / (double)e->n;
@@ -211,9 +190,9 @@ static int emit_profile(struct fg_pprof_reader *r, struct fg_pprof *p, uint64_t 
 		m.period_type = "cpu";
 		m.period_unit = "nanoseconds";
 		m.period = per > 0 ? (int64_t)llround(per) : (int64_t)r->clock_period;
-	} else if (r->seen_cpu && r->event) {
+	} else if (r->seen_cpu && cpu_event(r)) {
 		/* no time: the event's own count (its periods) instead */
-		snprintf(evtype, sizeof(evtype), "%.*s", (int)r->event_len, r->event);
+		snprintf(evtype, sizeof(evtype), "%s", cpu_event(r));
 		m.default_type = m.ntypes;
 		m.type[m.ntypes] = evtype;
 		m.unit[m.ntypes] = "count";
@@ -259,16 +238,6 @@ static uint64_t grace_ns(const struct fg_pprof_reader *r)
 	return g < 1000000000ull ? g : 1000000000ull;
 }
 
-/* r->p is a new profile: the locations remembered are another's (memory stays one window's) */
-static void new_profile(struct fg_pprof_reader *r)
-{
-	r->serial++;
-	if (fg_hmap_count(r->lcache)) {
-		fg_hmap_free(r->lcache);
-		r->lcache = fg_hmap_new(1024);
-	}
-}
-
 static int emit_prev(struct fg_pprof_reader *r)
 {
 	int err = 0;
@@ -308,7 +277,7 @@ static int window_for(struct fg_pprof_reader *r, bool has_time, uint64_t t)
 		r->prev_start = fg_window_start(w);
 		r->prev_samples = r->win_samples;
 		r->p = r->to = fg_pprof_new();
-		new_profile(r);
+		r->serial++;
 		r->win_samples = 0;
 		w->index = i;
 	} else if (i < w->index) {
@@ -327,141 +296,213 @@ out:
 	return err;
 }
 
-static int add(struct fg_pprof_reader *r, struct fg_pprof_sample *s)
-{
-	int err = fg_pprof_add(r->to ? r->to : r->p, s);
+/* --- samples --- */
 
-	if (err == -EOVERFLOW)
-		logf_(r, "%s:%llu: a profile's total overflows 64 bits", r->name,
-		      (unsigned long long)r->lineno);
-	if (err)
-		return err;
-	r->st.samples++;
-	(*(r->to_samples ? r->to_samples : &r->win_samples))++;
-	return 0;
-}
-
-/* --- perf script --- */
-
-static void push_id(struct fg_pprof_reader *r, uint32_t id)
+/* the location of the frames pf[0, n): the inlined functions first, the one that holds the address
+ * last */
+static void push_location(struct fg_pprof_reader *r, size_t n)
 {
 	FG_ALLOC_GROW(r->ids, r->nids + 1, r->aids);
-	r->ids[r->nids++] = id;
+	r->ids[r->nids++] = fg_pprof_location(r->to, r->pf, n);
 }
 
-/* the location of the waiting inlined functions and the frame `fr` (NULL: none) */
-static uint32_t location(struct fg_pprof_reader *r, const struct fg_ps_frame *fr)
+static bool unnamed(struct fg_span sym)
 {
-	size_t n = r->ninl + (fr != NULL);
-	struct fg_pprof_frame *f;
+	return sym.len == 0 || fg_span_eq(sym, "[unknown]");
+}
 
-	FG_ALLOC_GROW(r->pf, n, r->apf);
-	for (size_t i = 0; i < r->ninl; i++)
-		r->pf[i] = (struct fg_pprof_frame){.name = r->text.data + r->inl[i].off,
-						   .name_len = r->inl[i].len,
-						   .inlined = true};
-	if (fr) {
-		f = &r->pf[n - 1];
-		*f = (struct fg_pprof_frame){.addr = fg_span_hex(fr->addr), .has_addr = true};
-		if (fr->sym.len && !fg_span_eq(fr->sym, "[unknown]")) {
-			f->name = fr->sym.p;
-			f->name_len = fr->sym.len;
-		}
-		if (fr->module.len && !fg_span_eq(fr->module, "[unknown]")) {
-			const struct fg_hent *e =
-			    fg_hmap_get(r->build_ids, fr->module.p, fr->module.len);
+/*
+ * A perf sample's locations, leaf first: each frame line's names (Java's
+ * a->b: the inner ones inlined), after the "(inlined)" lines before it
+ */
+static void perf_locations(struct fg_pprof_reader *r, const struct fg_fold_sample *s)
+{
+	size_t n = 0;
 
-			f->file = fr->module.p;
-			f->file_len = fr->module.len;
-			if (e) {
-				f->build_id = r->bid_text.data + (e->val.u >> 8);
-				f->build_id_len = e->val.u & 0xff;
+	for (size_t i = 0; i < s->nframes; i++) {
+		const struct fg_fold_frame *fr = &s->frames[i];
+		uint64_t *lc = NULL;
+
+		if (n == 0 && r->to == r->p && fr->line_id != FG_FOLD_NO_ID && !fr->inlined) {
+			int k = fr->line_id >> 31;
+			size_t idx = fr->line_id & 0x7fffffff, old = r->alcache[k];
+
+			if (idx >= old) {
+				FG_ALLOC_GROW(r->lcache[k], idx + 1, r->alcache[k]);
+				memset(r->lcache[k] + old, 0,
+				       (r->alcache[k] - old) * sizeof(uint64_t));
+			}
+			lc = &r->lcache[k][idx];
+			if (*lc && *lc >> 32 == r->serial) {
+				FG_ALLOC_GROW(r->ids, r->nids + 1, r->aids);
+				r->ids[r->nids++] = (uint32_t)*lc;
+				continue;
 			}
 		}
-	} else {
-		r->pf[n - 1].inlined = false; /* inlined into nothing: the last stands alone */
-	}
-	uint32_t id = fg_pprof_location(r->to, r->pf, n);
-	r->ninl = 0;
-	fg_buf_truncate(&r->text, r->comm_len);
-	return id;
-}
+		FG_ALLOC_GROW(r->pf, n + fr->nnames + 1, r->apf);
+		for (size_t k = 0; k < fr->nnames; k++) {
+			const struct fg_fold_name *nm = &s->names[fr->name0 + k];
 
-/* a frame line of the current sample: 0, or -EINVAL when it is not one */
-static int frame(struct fg_pprof_reader *r, const char *line, size_t len)
-{
-	bool cacheable = r->to == r->p && r->ninl == 0;
-	struct fg_ps_frame fr;
-	struct fg_hent *e;
-
-	if (cacheable && (e = fg_hmap_get(r->lcache, line, len)) && e->val.u >> 32 == r->serial) {
-		push_id(r, (uint32_t)e->val.u);
-		return 0;
-	}
-	if (fg_ps_parse_frame(line, len, &fr) != 0)
-		return -EINVAL;
-	if (fg_span_eq(fr.module, "inlined")) {
-		/* an inlined function: it shares the location of the frame after it */
-		FG_ALLOC_GROW(r->inl, r->ninl + 1, r->ainl);
-		r->inl[r->ninl++] = (struct inl){r->text.len, fr.sym.len};
-		fg_buf_add(&r->text, fr.sym.p, fr.sym.len);
-		return 0;
-	}
-	uint32_t id = location(r, &fr);
-	if (cacheable) {
-		if (fg_hmap_count(r->lcache) >= LCACHE_MAX) {
-			fg_hmap_free(r->lcache);
-			r->lcache = fg_hmap_new(1024);
+			r->pf[n++] = (struct fg_pprof_frame){
+			    .name = nm->name, .name_len = nm->len, .inlined = true};
 		}
-		fg_hmap_upsert(r->lcache, line, len, NULL)->val.u = (uint64_t)r->serial << 32 | id;
+		if (fr->inlined || fr->nnames == 0)
+			continue; /* shares the location of the frame after it; "(...)": none */
+		struct fg_pprof_frame *last = &r->pf[n - 1];
+		if (unnamed(fr->ps.sym)) {
+			/* left to pprof: no Line */
+			last = &r->pf[n - fr->nnames];
+			n -= fr->nnames - 1;
+			*last = (struct fg_pprof_frame){.inlined = false};
+		}
+		last->inlined = false;
+		last->addr = fg_span_hex(fr->ps.addr);
+		last->has_addr = true;
+		if (fr->ps.module.len && !fg_span_eq(fr->ps.module, "[unknown]")) {
+			const struct fg_hent *e =
+			    fg_hmap_get(r->build_ids, fr->ps.module.p, fr->ps.module.len);
+
+			last->file = fr->ps.module.p;
+			last->file_len = fr->ps.module.len;
+			if (e) {
+				last->build_id = r->bid_text.data + (e->val.u >> 8);
+				last->build_id_len = e->val.u & 0xff;
+			}
+		}
+		push_location(r, n);
+		if (lc)
+			*lc = (uint64_t)r->serial << 32 | r->ids[r->nids - 1];
+		n = 0;
 	}
-	push_id(r, id);
-	return 0;
+	if (n) {
+		r->pf[n - 1].inlined = false; /* inlined into nothing: the last stands alone */
+		push_location(r, n);
+	}
 }
 
-static int end_sample(struct fg_pprof_reader *r)
+/* a folded line's (or a bpftrace entry's) locations by name, leaf first */
+static void folded_locations(struct fg_pprof_reader *r, const struct fg_fold_sample *s)
 {
-	struct fg_pprof_sample s = {.nframes = 0};
-	double per;
+	size_t pos = 0, n, start = r->nids;
+	const char *name;
 
-	if (!r->in_sample)
-		return 0;
-	r->in_sample = false;
-	if (r->skip)
-		return 0;
-	if (r->ninl)
-		push_id(r, location(r, NULL));
+	while (fg_folded_next_frame(s->stack, s->stack_len, &pos, &name, &n)) {
+		FG_ALLOC_GROW(r->pf, 1, r->apf);
+		r->pf[0] = (struct fg_pprof_frame){.name = name, .name_len = n};
+		push_location(r, 1);
+	}
+	/* root first in the line */
+	for (size_t i = start, j = r->nids; i + 1 < j; i++, j--) {
+		uint32_t t = r->ids[i];
+
+		r->ids[i] = r->ids[j - 1];
+		r->ids[j - 1] = t;
+	}
+}
+
+static double count_value(const struct fg_count *c)
+{
+	double v = (double)c->whole, d = (double)c->frac;
+
+	for (unsigned i = 0; i < c->dec; i++)
+		d /= 10;
+	return v + d;
+}
+
+static int folded_sample(struct fg_pprof_reader *r, const struct fg_fold_sample *s)
+{
+	struct fg_pprof_sample ps = {.nframes = 0};
+	double per = r->o.freq > 0 ? 1e9 / r->o.freq : 0, count = count_value(&s->count);
+
+	if (s->columns == 2) {
+		logf_(r, "%s:%llu: a differential profile (two counts): a pprof profile has one",
+		      r->name, (unsigned long long)s->lineno);
+		return -EINVAL;
+	}
+	if (r->o.every_ns) {
+		logf_(r, "%s: %s input has no times: windows (--every) need perf script text",
+		      r->name, fg_fold_input_name(s->input));
+		return -EINVAL;
+	}
+	folded_locations(r, s);
+	ps.values[COL_SAMPLES] = (int64_t)llround(count);
+	if (per > 0)
+		ps.values[COL_CPU] = (int64_t)llround(count * per);
+	else
+		r->cpu_ns_missing = true;
+	r->seen_cpu = true;
+	return fg_pprof_add_ids(r->p, r->ids, r->nids, &ps);
+}
+
+static int on_sample(void *ctx, const struct fg_fold_sample *s)
+{
+	struct fg_pprof_reader *r = ctx;
+	struct fg_pprof_sample ps = {.nframes = 0};
+	const struct fg_ps_header *h = s->h;
+	uint64_t t = 0;
+	int err;
+
+	r->nids = 0;
+	if (s->input != FG_FOLD_PERF) {
+		r->to = r->p;
+		r->to_samples = &r->win_samples;
+		err = folded_sample(r, s);
+		goto added;
+	}
+	const char *ev = cpu_event(r);
+	bool clock_event = ev && is_clock_event(ev, fg_ps_event_base_len(ev, strlen(ev)));
+	bool has_time = fg_ps_time_ns(h, &t) == 0;
+
+	if (s->extra_event)
+		r->seen_off = true;
+	else
+		r->seen_cpu = true;
+	if (!s->extra_event && clock_event && h->has_period && !r->clock_period)
+		r->clock_period = h->period;
+	/* the window, and so the profile, the sample's frames go into */
+	if ((err = window_for(r, has_time, t)) != 0)
+		return err;
+	if (has_time) {
+		if (!r->timed || t < r->first_ns)
+			r->first_ns = t;
+		if (!r->timed || t > r->last_ns)
+			r->last_ns = t;
+		r->timed = true;
+	}
+	perf_locations(r, s);
 	if (r->nids == 0) {
 		/* a sample without a frame: pprof's clients drop a sample without a location */
 		FG_ALLOC_GROW(r->pf, 1, r->apf);
 		r->pf[0] = (struct fg_pprof_frame){.name = "[unknown]", .name_len = 9};
-		push_id(r, fg_pprof_location(r->to, r->pf, 1));
+		push_location(r, 1);
 		r->st.no_frames++;
 	}
-	s.values[COL_SAMPLES] = 1;
-	if (r->kind == K_OFFCPU) {
-		s.values[COL_OFFCPU] = r->has_period ? (int64_t)r->period : 0;
+	ps.values[COL_SAMPLES] = 1;
+	if (s->extra_event) {
+		ps.values[COL_OFFCPU] = h->has_period ? (int64_t)h->period : 0;
 	} else {
-		per = ns_per_sample(r);
-		s.values[COL_EVENTS] = r->has_period ? (int64_t)r->period : 1;
+		double per = ns_per_sample(r);
+
+		ps.values[COL_EVENTS] = h->has_period ? (int64_t)h->period : 1;
 		if (per > 0)
-			s.values[COL_CPU] = (int64_t)llround(per);
-		else if (r->clock_event && r->has_period)
-			s.values[COL_CPU] =
-			    (int64_t)r->period; /* perf's cpu-clock periods are ns */
+			ps.values[COL_CPU] = (int64_t)llround(per);
+		else if (clock_event && h->has_period)
+			ps.values[COL_CPU] =
+			    (int64_t)h->period; /* perf's cpu-clock periods are ns */
 		else
 			r->cpu_ns_missing = true;
 	}
-	s.has_pid = r->has_pid;
-	s.pid = (int64_t)r->pid;
-	s.has_tid = r->tid != UINT64_MAX;
-	s.tid = (int64_t)r->tid;
-	s.comm = r->text.data;
-	s.comm_len = r->comm_len;
-	int err = fg_pprof_add_ids(r->to, r->ids, r->nids, &s);
+	ps.has_pid = h->pid.len > 0;
+	ps.pid = (int64_t)h->pid_num;
+	ps.has_tid = h->tid_num != UINT64_MAX;
+	ps.tid = (int64_t)h->tid_num;
+	ps.comm = h->comm.p;
+	ps.comm_len = h->comm.len;
+	err = fg_pprof_add_ids(r->to, r->ids, r->nids, &ps);
+added:
 	if (err == -EOVERFLOW)
 		logf_(r, "%s:%llu: a profile's total overflows 64 bits", r->name,
-		      (unsigned long long)r->lineno);
+		      (unsigned long long)s->lineno);
 	if (err)
 		return err;
 	r->st.samples++;
@@ -469,321 +510,42 @@ static int end_sample(struct fg_pprof_reader *r)
 	return 0;
 }
 
-static bool event_matches(struct fg_pprof_reader *r, struct fg_span ev)
-{
-	size_t n = r->event_exact ? ev.len : fg_ps_event_base_len(ev.p, ev.len);
-
-	return n == r->event_len && memcmp(ev.p, r->event, n) == 0;
-}
-
-static int start_sample(struct fg_pprof_reader *r, const char *line, size_t len,
-			const struct fg_ps_header *h)
-{
-	uint64_t t = 0;
-	int err;
-
-	r->in_sample = true;
-	r->skip = false;
-	r->lines = 0;
-	r->nids = 0;
-	r->ninl = 0;
-	if (h->event.len) {
-		size_t base = fg_ps_event_base_len(h->event.p, h->event.len);
-
-		if (base == 11 && memcmp(h->event.p, "offcpu-time", 11) == 0) {
-			r->kind = K_OFFCPU;
-			r->seen_off = true;
-		} else {
-			if (!r->event) {
-				r->event_len = base;
-				r->event = fg_xstrndup(h->event.p, base);
-				r->st.event = r->event;
-			}
-			if (!event_matches(r, h->event)) {
-				r->st.other_events++;
-				r->skip = true;
-				return 0;
-			}
-			r->kind = K_CPU;
-			r->seen_cpu = true;
-		}
-	} else {
-		r->kind = K_CPU;
-		r->seen_cpu = true;
-	}
-	r->clock_event =
-	    r->event && is_clock_event(r->event, fg_ps_event_base_len(r->event, r->event_len));
-	r->has_time = fg_ps_header_time_at(h, line, len, &t) == 0;
-	r->time_ns = t;
-	r->has_period = h->has_period;
-	r->period = h->period;
-	if (r->kind == K_CPU && r->clock_event && h->has_period && !r->clock_period)
-		r->clock_period = h->period;
-	r->has_pid = h->pid.len > 0;
-	r->pid = h->pid_num;
-	r->tid = h->tid_num;
-	fg_buf_reset(&r->text);
-	fg_buf_add(&r->text, h->comm.p, h->comm.len);
-	r->comm_len = h->comm.len;
-	/* the window, and so the profile, the sample's frames go into */
-	if ((err = window_for(r, r->has_time, t)) != 0)
-		return err;
-	if (r->has_time) {
-		if (!r->timed || t < r->first_ns)
-			r->first_ns = t;
-		if (!r->timed || t > r->last_ns)
-			r->last_ns = t;
-		r->timed = true;
-	}
-	/* a sample without a call chain: its frame follows the event */
-	if (h->rest.len && frame(r, h->rest.p, h->rest.len) == 0)
-		r->lines++;
-	return 0;
-}
-
-static int perf_line(struct fg_pprof_reader *r, const char *line, size_t len)
-{
-	struct fg_ps_header h;
-	struct fg_span src;
-	int err;
-
-	if (len && line[len - 1] == '\r')
-		len--;
-	/* frames first: most lines are */
-	if (r->in_sample && len && (line[0] == '\t' || line[0] == ' ')) {
-		if (r->skip) {
-			if (!all_space(line, len))
-				r->lines++;
-			else if (r->lines)
-				return end_sample(r);
-			return 0;
-		}
-		if (frame(r, line, len) == 0) {
-			r->lines++;
-			return 0;
-		}
-		if (r->lines && fg_ps_is_srcline(line, len, &src))
-			return 0;
-	}
-	if (len == 0 || all_space(line, len)) {
-		/* a blank line ends a sample, unless nothing came since its header */
-		return r->in_sample && r->lines ? end_sample(r) : 0;
-	}
-	if (line[0] == '#') {
-		comment(r, line, len);
-		return 0;
-	}
-	err = fg_ps_parse_header(line, len, &h);
-	if (err == -ERANGE) {
-		logf_(r, "%s:%llu: the period does not fit in 64 bits", r->name,
-		      (unsigned long long)r->lineno);
-		return -EOVERFLOW;
-	}
-	if (err == FG_PS_SIDEBAND) {
-		if ((err = end_sample(r)) != 0)
-			return err;
-		sideband(r, (struct fg_span){ h.record.p, (size_t)(line + len - h.record.p) });
-		return 0;
-	}
-	if (err == 0) {
-		if ((err = end_sample(r)) != 0)
-			return err;
-		return start_sample(r, line, len, &h);
-	}
-	bad_line(r, r->in_sample ? "unrecognized line" : "line outside a sample", line, len);
-	return 0;
-}
-
-/* --- folded stacks --- */
-
-static int folded_line(struct fg_pprof_reader *r, const char *line, size_t len)
-{
-	struct fg_pprof_sample s = {.nframes = 0};
-	struct fg_folded fl;
-	const char *f;
-	size_t pos = 0, n;
-	double per = r->o.freq > 0 ? 1e9 / r->o.freq : 0;
-
-	if (fg_folded_parse(line, len, &fl) != 0) {
-		if (!all_space(line, len))
-			bad_line(r, "line without a count", line, len);
-		return 0;
-	}
-	if (fl.diff) {
-		logf_(r, "%s:%llu: a differential profile (two counts): a pprof profile has one",
-		      r->name, (unsigned long long)r->lineno);
-		return -EINVAL;
-	}
-	r->nframes = 0;
-	while (fg_folded_next_frame(fl.stack, fl.stack_len, &pos, &f, &n)) {
-		FG_ALLOC_GROW(r->pf, r->nframes + 1, r->apf);
-		r->pf[r->nframes++] = (struct fg_pprof_frame){.name = f, .name_len = n};
-	}
-	/* root first in the line, leaf first in the profile */
-	for (size_t i = 0; i < r->nframes / 2; i++) {
-		struct fg_pprof_frame t = r->pf[i];
-
-		r->pf[i] = r->pf[r->nframes - 1 - i];
-		r->pf[r->nframes - 1 - i] = t;
-	}
-	s.frames = r->pf;
-	s.nframes = r->nframes;
-	s.values[COL_SAMPLES] = (int64_t)llround(fl.count);
-	if (per > 0)
-		s.values[COL_CPU] = (int64_t)llround(fl.count * per);
-	else
-		r->cpu_ns_missing = true;
-	r->seen_cpu = true;
-	r->nframes = 0;
-	return add(r, &s);
-}
-
 /* --- inputs --- */
-
-/* perf script, folded or bpftrace, from the first lines that say */
-static enum fg_fold_input detect(const char *data, size_t len)
-{
-	const char *p = data, *end = data + len;
-	struct fg_ps_header h;
-	struct fg_folded fl;
-
-	for (int lines = 0; p < end && lines < 32;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = (size_t)((nl ? nl : end) - p);
-
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (n && p[0] != '#' && !all_space(p, n)) {
-			lines++;
-			if (p[0] == '@' || starts(p, n, "Attaching "))
-				return FG_FOLD_BPFTRACE;
-			if (p[0] == ' ' || p[0] == '\t' || (fg_ps_parse_header(p, n, &h) == 0 && !h.weak))
-				return FG_FOLD_PERF;
-			if (fg_folded_parse(p, n, &fl) == 0)
-				return FG_FOLD_FOLDED;
-		}
-		if (!nl)
-			break;
-		p = nl + 1;
-	}
-	return FG_FOLD_PERF;
-}
-
-static void fold_log(void *ctx, const char *msg)
-{
-	struct fg_pprof_reader *r = ctx;
-
-	if (r->bad.log)
-		r->bad.log(r->bad.ctx, msg);
-}
-
-/* bpftrace maps: folded by fg-fold's own engine, then read as folded stacks */
-static int read_bpftrace(struct fg_pprof_reader *r, struct fg_lines *l)
-{
-	struct fg_fold_opts fo = {.input = FG_FOLD_BPFTRACE};
-	struct fg_buf in = FG_BUF_INIT;
-	const char *line;
-	size_t len;
-	char *out = NULL;
-	size_t outlen = 0;
-	int err;
-
-	while ((err = fg_lines_next(l, &line, &len)) == 1) {
-		fg_buf_add(&in, line, len);
-		fg_buf_addch(&in, '\n');
-	}
-	if (err < 0) {
-		fg_buf_release(&in);
-		return err;
-	}
-	struct fg_fold *f = fg_fold_new(&fo, fold_log, r);
-	err = fg_fold_read_mem(f, in.data ? in.data : "", in.len, r->name);
-	FILE *mem = open_memstream(&out, &outlen);
-	if (!mem)
-		err = -errno;
-	if (err == 0)
-		err = fg_fold_write(f, mem);
-	if (mem)
-		fclose(mem);
-	r->bad.count += fg_fold_stats(f)->bad_lines;
-	r->st.bad_lines = r->bad.count;
-	fg_fold_free(f);
-	fg_buf_release(&in);
-	for (const char *p = out, *end = out + outlen; err == 0 && p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-
-		r->lineno++;
-		err = folded_line(r, p, (size_t)((nl ? nl : end) - p));
-		p = nl ? nl + 1 : end;
-	}
-	free(out);
-	return err;
-}
 
 int fg_pprof_reader_read(struct fg_pprof_reader *r, int fd, const char *name)
 {
-	struct fg_lines l;
-	const char *line;
-	size_t len;
+	const struct fg_fold_stats *fs = fg_fold_stats(r->f);
+	uint64_t refused = fs->refused;
 	int err;
 
-	fg_lines_init_fd(&l, fd, name);
 	r->name = name;
-	r->lineno = 0;
-	r->in_sample = false;
-	err = fg_lines_peek(&l, DETECT_BYTES, &line, &len);
-	if (err == 0 && memchr(line, '\0', len)) {
-		logf_(r,
-		      "%s: binary input, not text (records from fg-sample?); run it through "
-		      "fg-sym first: fg-sym < FILE | fg-pprof",
-		      name);
-		err = -EMEDIUMTYPE;
-		goto out;
-	}
-	if (err == 0) {
-		r->fmt = r->o.input != FG_FOLD_AUTO ? r->o.input : detect(line, len);
-		if (r->o.every_ns && r->fmt != FG_FOLD_PERF) {
-			logf_(r,
-			      "%s: %s input has no times: windows (--every) need perf script text",
-			      name, fg_fold_input_name(r->fmt));
-			err = -EINVAL;
-			goto out;
-		}
-	}
-	if (err == 0 && r->fmt == FG_FOLD_BPFTRACE) {
-		err = read_bpftrace(r, &l);
-	} else {
-		while (err == 0 && (err = fg_lines_next(&l, &line, &len)) == 1) {
-			r->lineno++;
-			err = r->fmt == FG_FOLD_FOLDED ? folded_line(r, line, len)
-						       : perf_line(r, line, len);
-		}
-		if (err == 0 && r->fmt == FG_FOLD_PERF)
-			err = end_sample(r);
-	}
-	if (err < 0 && err != -EOVERFLOW && err != -EINVAL && err != -EMEDIUMTYPE && err != -ENOMEM)
-		logf_(r, "cannot read '%s': %s", name, strerror(-err));
-out:
-	fg_lines_release(&l);
+	err = fg_fold_read(r->f, fd, name);
+	r->st.other_events = fs->other_events;
+	r->st.bad_lines = fs->bad_lines;
+	r->st.sideband = fs->sideband;
+	r->st.event = fs->event;
+	/* a period or a count past 2^64-1 (said, by line) spoils the profile's totals */
+	if (err == 0 && fs->refused != refused)
+		err = -EOVERFLOW;
 	return err;
 }
 
 int fg_pprof_reader_finish(struct fg_pprof_reader *r)
 {
-	int err = end_sample(r);
+	int err;
 
-	if (err)
-		return err;
 	r->st.freq_unknown = r->seen_cpu && r->cpu_ns_missing;
 	r->st.freq = ns_per_sample(r) > 0 ? 1e9 / ns_per_sample(r) : 0;
+	r->st.event = cpu_event(r);
 	if (!r->o.every_ns)
 		return emit_profile(r, r->p, r->win_samples, false, 0);
 	err = emit_prev(r);
 	if (!err && r->win_samples)
 		err = emit_profile(r, r->p, r->win_samples, true, fg_window_start(&r->win));
 	fg_pprof_free(r->p);
-	r->p = fg_pprof_new();
-	new_profile(r);
+	r->p = r->to = fg_pprof_new();
+	r->serial++;
+	r->to_samples = &r->win_samples;
 	r->win_samples = 0;
 	return err;
 }
@@ -798,24 +560,32 @@ struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *o
 					    void *log_ctx)
 {
 	struct fg_pprof_reader *r = fg_xcalloc(1, sizeof(*r));
+	struct fg_fold_opts fo = {
+	    .input = opts->input,
+	    .event_filter = opts->event_filter,
+	    .extra_event = OFFCPU_EVENT,
+	};
+	struct fg_fold_hooks hooks = {
+	    .sample = on_sample,
+	    .flags = FG_FOLD_FRAMES | FG_FOLD_NO_TABLE,
+	    .record = sideband,
+	    .comment = comment,
+	    .ctx = r,
+	};
 
 	r->o = *opts;
 	r->emit = emit;
 	r->ctx = ctx;
-	r->bad.log = log;
-	r->bad.ctx = log_ctx;
+	r->log = log;
+	r->log_ctx = log_ctx;
+	r->f = fg_fold_new(&fo, log, log_ctx);
+	fg_fold_set_hooks(r->f, &hooks);
 	r->p = r->to = fg_pprof_new();
+	r->serial = 1;
 	r->to_samples = &r->win_samples;
-	r->lcache = fg_hmap_new(1024);
 	r->win.every_ns = opts->every_ns;
 	r->build_ids = fg_hmap_new(64);
-	if (opts->event_filter) {
-		r->event_len = strlen(opts->event_filter);
-		r->event = fg_xstrdup(opts->event_filter);
-		/* "cycles" matches cycles:u and cycles:k; "cycles:u" only itself */
-		r->event_exact = fg_ps_event_base_len(r->event, r->event_len) != r->event_len;
-		r->st.event = r->event;
-	}
+	r->st.event = opts->event_filter;
 	return r;
 }
 
@@ -823,15 +593,14 @@ void fg_pprof_reader_free(struct fg_pprof_reader *r)
 {
 	if (!r)
 		return;
+	fg_fold_free(r->f);
 	fg_pprof_free(r->p);
 	fg_pprof_free(r->prev);
-	fg_hmap_free(r->lcache);
 	fg_hmap_free(r->build_ids);
 	fg_buf_release(&r->bid_text);
-	fg_buf_release(&r->text);
-	free(r->event);
 	free(r->ids);
-	free(r->inl);
 	free(r->pf);
+	free(r->lcache[0]);
+	free(r->lcache[1]);
 	free(r);
 }

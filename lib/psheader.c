@@ -93,30 +93,17 @@ int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
 
 	if (r != 0 && r != FG_PS_SIDEBAND)
 		return -ENOENT;
-	return fg_ps_header_time_at(&h, line, len, ns);
+	return fg_ps_time_ns(&h, ns);
 }
 
-int fg_ps_header_time_at(const struct fg_ps_header *h, const char *line, size_t len, uint64_t *ns)
+int fg_ps_time_ns(const struct fg_ps_header *h, uint64_t *ns)
 {
-	const char *p = h->tid.p + h->tid.len, *end = line + len;
+	const char *p = h->time.p, *end;
 
-	/* at most two tokens after the thread: "[CPU]" then "SECS.FRACTION:" */
-	for (int k = 0; k < 2; k++) {
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (p < end && *p == '[') {
-			const char *q = memchr(p, ']', (size_t)(end - p));
-
-			if (!q)
-				return -ENOENT;
-			p = q + 1;
-			continue;
-		}
-		if (parse_secs(&p, end, ns) == 0 && p < end && *p == ':')
-			return 0;
-		return -ENOENT;
-	}
-	return -ENOENT;
+	if (!h->time.len)
+		return -ENOENT; /* (and no pointer arithmetic on a NULL span) */
+	end = p + h->time.len;
+	return parse_secs(&p, end, ns) == 0 && p == end ? 0 : -ENOENT;
 }
 
 /* a comment's text after "#" and its spaces */

@@ -359,7 +359,7 @@ static size_t chars_end(const char *s, size_t n, size_t chars, size_t *count)
 	return (size_t)((const char *)p - s);
 }
 
-static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_frame *fr,
+static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_flame_frame *fr,
 				 const struct fg_svg_opts *o, uint64_t *rng)
 {
 	if (fr->name_len == 2 && memcmp(fr->name, "--", 2) == 0)
@@ -425,7 +425,7 @@ int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_op
 	fg_buf_addstr(b, "\">\n");
 
 	for (size_t i = 0; i < f->nframes; i++) {
-		const struct fg_frame *fr = &f->frames[i];
+		const struct fg_flame_frame *fr = &f->frames[i];
 		double width = fr->parent < 0 ? timemax : fr->end - fr->start;
 		double samples, y;
 		size_t shown = fg_flame_strip(fr->name, fr->name_len);

@@ -90,6 +90,10 @@ raw_totals() {
 	[[ $stderr == "fg-pprof: --every needs -o DIR"* ]]
 	fg -2 --separate-stderr fg-pprof --input xml "$PP/offcpu.txt"
 	[[ $stderr == "fg-pprof: unknown input format 'xml'"* ]]
+	fg -2 --separate-stderr fg-pprof --event-filter '' "$PP/offcpu.txt"
+	[[ $stderr == "fg-pprof: invalid event name ''"* ]]
+	fg -2 --separate-stderr fg-pprof --pid "$PP/offcpu.txt"
+	[[ $stderr == *"unrecognized option '--pid'"* ]]
 	[ -z "$output" ]
 }
 

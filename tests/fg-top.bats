@@ -262,7 +262,8 @@ fold_numbers() {
 }
 
 @test "usage errors exit 2 with the usage" {
-	for args in "-m sideways x" "-n 0 x" "-n 3601 x" "--input svg x" "a b" "--bogus x" "--event-filter= x"; do
+	for args in "-m sideways x" "-n 0 x" "-n 3601 x" "--input svg x" "a b" "--bogus x" "--event-filter= x" \
+		"--every 1 x"; do
 		# shellcheck disable=SC2086
 		fg -2 --separate-stderr fg-top $args
 		assert_stderr_contains "usage: fg-top"
@@ -270,6 +271,11 @@ fold_numbers() {
 	done
 	fg -2 --separate-stderr fg-top -m sideways x
 	assert_stderr_contains "fg-top: unknown mode 'sideways'"
+	# the options fg-fold has too: the same words
+	fg -2 --separate-stderr fg-top --input svg x
+	[[ $stderr == "fg-top: unknown input format 'svg' (perf, folded or bpftrace)"* ]]
+	fg -2 --separate-stderr fg-top --event-filter= x
+	[[ $stderr == "fg-top: invalid event name ''"* ]]
 }
 
 @test "-h prints usage to stdout and exits 0; -V prints the version" {

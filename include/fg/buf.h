@@ -25,11 +25,16 @@ struct fg_buf {
 	size_t cap; /* allocated bytes, including room for the final NUL */
 };
 
-#define FG_BUF_INIT { NULL, 0, 0 }
+#define FG_BUF_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 void fg_buf_init(struct fg_buf *b, size_t hint);
 /* Make room for `extra` more bytes (plus the terminating NUL). */
 void fg_buf_grow(struct fg_buf *b, size_t extra);
+/* Make room for `len` bytes in all (plus the NUL), exactly: no doubling past a known bound. */
+void fg_buf_reserve(struct fg_buf *b, size_t len);
 void fg_buf_add(struct fg_buf *b, const void *data, size_t len);
 void fg_buf_addf(struct fg_buf *b, const char *fmt, ...) FG_PRINTF(2, 3);
 void fg_buf_vaddf(struct fg_buf *b, const char *fmt, va_list ap);

@@ -36,6 +36,17 @@ void fg_warnx(const char *fmt, ...) FG_PRINTF(1, 2);
 void fg_warne(int err, const char *fmt, ...) FG_PRINTF(2, 3);
 noreturn void fg_die(const char *fmt, ...) FG_PRINTF(1, 2);
 noreturn void fg_diex(const char *fmt, ...) FG_PRINTF(1, 2);
+/*
+ * A bad command line: "prog: MESSAGE" (`fmt` formatted with `arg`; nothing
+ * when fmt is NULL), then the tool's usage text, on standard error; exits
+ * with FG_EXIT_USAGE.
+ */
+noreturn void fg_usage_error(const char *usage, const char *fmt, const char *arg);
+/*
+ * The tools' log callback for the library's messages (fg_fold_log_fn and
+ * the like): each printed as fg_warnx prints it.  `ctx` is unused.
+ */
+void fg_log_warnx(void *ctx, const char *msg);
 
 /*
  * Flush and close standard output.  On failure prints
@@ -58,15 +69,15 @@ char *fg_xstrndup(const char *s, size_t n);
  * Grow an array so that it holds at least `need` elements (git's ALLOC_GROW):
  *	FG_ALLOC_GROW(v, n + 1, alloc); v[n++] = x;
  */
-#define FG_ALLOC_GROW(p, need, alloc)                                                          \
-	do {                                                                                   \
-		if ((size_t)(need) > (alloc)) {                                                \
-			size_t fg_ag_new = (alloc) ? (alloc)*2 : 16;                           \
-			if (fg_ag_new < (size_t)(need))                                        \
-				fg_ag_new = (need);                                            \
-			(p) = fg_xreallocarray((p), fg_ag_new, sizeof(*(p)));                  \
-			(alloc) = fg_ag_new;                                                   \
-		}                                                                              \
+#define FG_ALLOC_GROW(p, need, alloc)                                                              \
+	do {                                                                                       \
+		if ((size_t)(need) > (alloc)) {                                                    \
+			size_t fg_ag_new = (alloc) ? (alloc)*2 : 16;                               \
+			if (fg_ag_new < (size_t)(need))                                            \
+				fg_ag_new = (need);                                                \
+			(p) = fg_xreallocarray((p), fg_ag_new, sizeof(*(p)));                      \
+			(alloc) = fg_ag_new;                                                       \
+		}                                                                                  \
 	} while (0)
 
 #endif

@@ -37,7 +37,7 @@ enum {
 	FG_FRAME_WAKER = 1, /* after a "--" separator in a chain graph */
 };
 
-struct fg_frame {
+struct fg_flame_frame {
 	const char *name; /* not NUL-terminated; "" for the root */
 	uint32_t name_len;
 	uint32_t depth; /* 0 for the root */
@@ -49,7 +49,7 @@ struct fg_frame {
 };
 
 struct fg_flame {
-	struct fg_frame *frames; /* in pre-order: a parent before its children */
+	struct fg_flame_frame *frames; /* in pre-order: a parent before its children */
 	size_t nframes;
 	double total;	   /* sum of the counts, known once the inputs are added */
 	bool diff;	   /* some line had two counts */

@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fg/folded.h"
+#include "fg/perfscript.h"
+
 /* Lines this long or longer are skipped (counted in long_lines), so memory stays bounded. */
 #define FG_FOLD_MAX_LINE ((size_t)64 << 20)
 
@@ -48,6 +51,7 @@ struct fg_fold_opts {
 	bool inline_frames;	       /* un-inline frames from the files' DWARF line information */
 	bool inline_context;	       /* and append each function's source position */
 	const char *event_filter;      /* fold only this event; NULL: the first one seen */
+	const char *extra_event;       /* and this one too ("offcpu-time"), never the default */
 	const char *const *skip_after; /* drop the callers of the deepest frame named so */
 	size_t n_skip_after;
 	const uint64_t *only_pids; /* keep only samples of these processes */
@@ -77,9 +81,12 @@ struct fg_fold_stats {
 	uint64_t refused;      /* samples or lines left out: their count overflows 2^64-1 */
 	uint64_t long_lines;   /* lines of FG_FOLD_MAX_LINE bytes or more, skipped */
 	uint64_t damaged;      /* samples left out because a line of theirs was skipped */
+	uint64_t cached;       /* samples read whole from the sample cache (counted above too) */
 	const char *event;     /* the event folded, NULL when no header named one */
 	bool event_defaulted;  /* the event is the first one seen, not the caller's */
 	int columns;	       /* count columns of the output: 1, or 2 (differential) */
+	enum fg_fold_input
+	    input; /* the format of the input read last (FG_FOLD_AUTO: not known yet) */
 };
 
 /* Receives one message, without the program name or a final newline. */
@@ -124,6 +131,124 @@ void fg_fold_clear(struct fg_fold *f);
 /* Number of distinct stacks so far. */
 size_t fg_fold_count(const struct fg_fold *f);
 const struct fg_fold_stats *fg_fold_stats(const struct fg_fold *f);
+
+/*
+ * Streaming: one input given in pieces of any size as they come (a pipe, a
+ * live stream).  A line cut between two pieces is joined, line numbers go on,
+ * and the input is folded exactly as fg_fold_read folds it whole:
+ *
+ *	fg_fold_begin(f, "<stdin>");
+ *	while ((n = read(fd, buf, sizeof(buf))) > 0)
+ *		if (fg_fold_feed(f, buf, n) < 0)
+ *			break;
+ *	fg_fold_end(f);
+ *
+ * With FG_FOLD_AUTO the format is known from the first lines (fg_fold_detect):
+ * until they have come (32 lines that are neither blank nor comments, or the
+ * end), the bytes are held.  A NUL byte in the first FG_FOLD_DETECT_BYTES makes
+ * the input binary (-EMEDIUMTYPE).  Each call returns 0 or the input's -errno,
+ * as fg_fold_read would (then sticky until the next fg_fold_begin).
+ */
+#define FG_FOLD_DETECT_BYTES (64 * 1024)
+int fg_fold_begin(struct fg_fold *f, const char *name);
+int fg_fold_feed(struct fg_fold *f, const char *data, size_t len);
+int fg_fold_end(struct fg_fold *f);
+
+/*
+ * The format of an input from its first lines: bpftrace when the first line
+ * that is neither blank nor a comment is a map entry ("@..." or "Attaching
+ * ..."), folded stacks when the first 32 such lines are all folded lines
+ * (fg_folded_is_line), else perf script text.  `complete`: `data` is the
+ * whole input; when it is not and the lines that decide have not all come,
+ * the answer is FG_FOLD_AUTO (ask again with more).
+ */
+enum fg_fold_input fg_fold_detect(const char *data, size_t len, bool complete);
+
+/* --- the samples one by one --- */
+
+enum fg_fold_annot {
+	FG_FOLD_ANNOT_NONE,
+	FG_FOLD_ANNOT_KERNEL, /* "_[k]" with --kernel */
+	FG_FOLD_ANNOT_JIT,    /* "_[j]" with --jit */
+	FG_FOLD_ANNOT_INLINE, /* "_[i]": inlined (Java's a->b, --inline) */
+};
+
+/* A frame of a stack as fg-fold names it. */
+struct fg_fold_name {
+	const char *name; /* the frame's name in the folded stack, without its annotation */
+	size_t len;
+	const char *src; /* --srcline: its source position ("file.c:12"), else NULL */
+	size_t src_len;
+	enum fg_fold_annot annot;
+};
+
+/* A frame line of perf script text, and the frames fg-fold makes of it. */
+struct fg_fold_frame {
+	struct fg_span line;   /* the line as perf printed it (or the header's, after its event) */
+	uint32_t line_id;      /* the same number for the same line text, or FG_FOLD_NO_ID */
+	struct fg_ps_frame ps; /* address, symbol (offset taken off), offset, module */
+	struct fg_span src;    /* the -F +srcline line under it, trimmed; empty when none */
+	bool inlined;	       /* "ADDR NAME (inlined)": perf --inline's and fg-sym --inline's */
+	size_t name0, nnames;  /* its frames in names[]: none for "(...)", several for a->b */
+};
+
+/*
+ * One sample (perf script), folded line (folded stacks) or map entry
+ * (bpftrace) as fg-fold folds it.  Pointers are valid during the call only.
+ */
+struct fg_fold_sample {
+	enum fg_fold_input input;
+	uint64_t lineno;   /* the header's line; for folded and bpftrace input, the last line */
+	const char *stack; /* "root;...;leaf" as fg_fold_write prints it, without its count
+			      (NULL for perf samples with FG_FOLD_FRAMES | FG_FOLD_NO_TABLE) */
+	size_t stack_len;
+	uint32_t stack_id; /* its number in the table (0, 1, ...; FG_FOLD_NO_ID: none) */
+	int columns;	   /* 1, or 2: count is the "before" column, count2 the "after" */
+	struct fg_count count, count2;
+	bool extra_event; /* a sample of opts.extra_event */
+	/* perf script only (else NULL and 0) */
+	const struct fg_ps_header *h; /* its header, parsed */
+	const char *header;	      /* the header's line */
+	size_t header_len;
+	/* with FG_FOLD_FRAMES only: the frame lines and their names, leaf first */
+	const struct fg_fold_frame *frames;
+	size_t nframes;
+	const struct fg_fold_name *names;
+	size_t nnames;
+};
+
+#define FG_FOLD_NO_ID UINT32_MAX
+
+/* Called for each sample folded; a non-zero return (-errno) stops the reading. */
+typedef int (*fg_fold_sample_fn)(void *ctx, const struct fg_fold_sample *s);
+/* Called for a side-band record ("PERF_RECORD_MMAP2 ...", "PERF_RECORD_LOST ..."). */
+typedef int (*fg_fold_record_fn)(void *ctx, const struct fg_ps_header *h, const char *line,
+				 size_t len);
+
+enum {
+	FG_FOLD_FRAMES = 1,   /* give each sample its frame lines and names (parsed every time) */
+	FG_FOLD_NO_TABLE = 2, /* leave the samples to the hook: nothing in the table */
+};
+
+struct fg_fold_hooks {
+	fg_fold_sample_fn sample;
+	unsigned flags; /* FG_FOLD_FRAMES | FG_FOLD_NO_TABLE */
+	fg_fold_record_fn record;
+	fg_fold_line_fn comment; /* each '#' line of perf script text */
+	void *ctx;
+};
+
+/*
+ * Hooks for each sample, side-band record and comment.  Without
+ * FG_FOLD_NO_TABLE a sample is folded into the table first (a sample whose
+ * count the table refuses is not given); with it the table stays empty and
+ * stack_id is FG_FOLD_NO_ID.  Naming is per sample: no record or sample
+ * changes how a later sample is named, so a consumer may cache what a
+ * sample's fields name.  What carries over is the input's state only: the
+ * event folded (the first one seen unless opts.event_filter), and whether a
+ * strong header was seen (then a weak one is not believed).
+ */
+void fg_fold_set_hooks(struct fg_fold *f, const struct fg_fold_hooks *hooks);
 
 /* Name of an input format, and back ("perf", "folded", "bpftrace"); -1 when unknown. */
 const char *fg_fold_input_name(enum fg_fold_input in);

@@ -40,6 +40,13 @@ struct fg_folded {
 int fg_folded_parse(const char *line, size_t len, struct fg_folded *out);
 
 /*
+ * Whether a line is a folded line as fg-fold's format detection sees one: a
+ * stack (not indented, not empty once blanks before the count are dropped)
+ * and a count; blanks at the end are allowed.
+ */
+bool fg_folded_is_line(const char *line, size_t len);
+
+/*
  * Walk the frames of a stack: start with *pos = 0; returns true with the
  * next frame in *frame and *frame_len, false after the last one.
  *

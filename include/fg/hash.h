@@ -49,5 +49,11 @@ size_t fg_hmap_count(const struct fg_hmap *m);
 struct fg_hent *fg_hmap_at(const struct fg_hmap *m, size_t i);
 /* Bytes held by the map (index, entries and keys), for memory reports. */
 size_t fg_hmap_memory(const struct fg_hmap *m);
+/*
+ * The entries sorted bytewise by key (a key before the longer ones it begins),
+ * as the folded stacks and palette.map are written: an array of
+ * fg_hmap_count(m) pointers that the caller frees.
+ */
+struct fg_hent **fg_hmap_sorted(const struct fg_hmap *m);
 
 #endif

@@ -45,6 +45,7 @@ struct fg_ps_header {
 	uint64_t tid_num;
 	bool has_period;
 	uint64_t period;       /* the sample's weight when has_period */
+	struct fg_span time;   /* "SECS.FRACTION" without its ':'; empty when not printed */
 	struct fg_span event;  /* without its final ':'; empty when the line names none */
 	struct fg_span rest;   /* after the event: a tracepoint's payload, or the sample's frame */
 	bool weak;	       /* neither CPU, time nor event: believe it if a frame follows */

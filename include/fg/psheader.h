@@ -57,8 +57,8 @@ int fg_ps_parse_reftime_comment(const char *line, size_t len, uint64_t *realtime
  */
 int fg_ps_header_time(const char *line, size_t len, uint64_t *ns);
 
-/* The same for a header line already parsed into *h. */
+/* The same for a header line already parsed into *h (its time span). */
 struct fg_ps_header;
-int fg_ps_header_time_at(const struct fg_ps_header *h, const char *line, size_t len, uint64_t *ns);
+int fg_ps_time_ns(const struct fg_ps_header *h, uint64_t *ns);
 
 #endif

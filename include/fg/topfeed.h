@@ -1,23 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fg-top's input: a stream of `perf script` text, folded stacks or bpftrace
- * maps, folded as it comes into an fg-top model (include/fg/top.h) by the
- * same engine and naming rules as fg-fold (include/fg/fold.h).
- *
- * fg_fold reads a whole input and then writes all its stacks; a live display
- * needs the stacks as they come.  This layer cuts the stream where fg_fold's
- * state starts afresh (before a sample's header line that follows a blank
- * line; for folded stacks before a line with one count; for bpftrace before
- * a map entry) and folds each piece with fg_fold_read_mem(), so every stack
- * is fg_fold's.  As folding every sample again would cost more than a live
- * display may, a sample that fg_fold would name as one seen before reuses
- * that fold's result, and only its weight is read from its own header: the
- * same naming fields of the header (comm, event, and the pid or tid when they
- * name the root) and the same frames, compared by each frame line's symbol
- * and module (what fg_fold names a frame from when it is not asked for
- * addresses or source lines), or as they are for samples with other lines.
- * These caches are bounded (64 MB in all; each starts afresh when full), so
- * memory follows the distinct stacks and frames, not time.
+ * maps, folded as it comes into an fg-top model (include/fg/top.h) by
+ * fg-fold's engine (include/fg/fold.h): fg_fold_feed() takes the bytes in
+ * whatever pieces they come, and each sample it folds, named as fg-fold
+ * names it, is added to the model.  fg_fold numbers the distinct stacks, so
+ * a stack seen before finds its node without its text being looked up, and
+ * its sample cache counts most samples without naming them again.  Memory
+ * follows the distinct stacks and frames (the caches are bounded), not time.
  *
  *	struct fg_top_feed *in = fg_top_feed_new(t, &fold_opts, "<stdin>", log, ctx);
  *	while ((n = fg_top_feed_fill(in, fd)) > 0)
@@ -51,11 +41,8 @@ struct fg_top_feed_stats {
 	uint64_t damaged;      /* samples left out for such a line */
 	uint64_t lost_records; /* PERF_RECORD_LOST records, and the events they say were lost */
 	uint64_t lost;
-	uint64_t bytes;	       /* read so far */
-	uint64_t folds;	       /* pieces given to fg_fold (cache misses and the rest) */
-	uint64_t hits;	       /* samples that reused a fold's result */
-	uint64_t cache_resets; /* times the cache was full and started afresh */
-	size_t cache_bytes;
+	uint64_t bytes;		  /* read so far */
+	uint64_t hits;		  /* samples counted from fg_fold's sample cache */
 	const char *event;	  /* the event shown (the first seen, or the filter) */
 	enum fg_fold_input input; /* FG_FOLD_AUTO until known */
 };

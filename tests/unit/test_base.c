@@ -30,6 +30,22 @@ TEST(buf_add_and_format)
 	fg_buf_release(NULL);
 }
 
+TEST(buf_reserve_is_exact)
+{
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_buf_addstr(&b, "abc");
+	fg_buf_reserve(&b, 1000);
+	CHECK_INT(b.cap, 1001);
+	CHECK_STR(b.data, "abc");
+	fg_buf_reserve(&b, 10); /* never shrinks */
+	CHECK_INT(b.cap, 1001);
+	fg_buf_add(&b, "x", 1);
+	CHECK_INT(b.cap, 1001);
+	CHECK_STR(b.data, "abcx");
+	fg_buf_release(&b);
+}
+
 TEST(buf_grows_past_many_pages)
 {
 	struct fg_buf b = FG_BUF_INIT;
@@ -91,6 +107,25 @@ TEST(hmap_counts_and_keeps_order)
 	CHECK(fg_hmap_memory(m) > 10000 * 8);
 	fg_hmap_free(m);
 	fg_hmap_free(NULL);
+}
+
+TEST(hmap_sorted_bytewise)
+{
+	static const char *const keys[] = {"b;a", "a;b;c", "", "a;b", "\xc3\xa9", "a;B", "a b"};
+	static const char *const sorted[] = {"", "a b", "a;B", "a;b", "a;b;c", "b;a", "\xc3\xa9"};
+	struct fg_hmap *m = fg_hmap_new(0);
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(keys); i++)
+		fg_hmap_upsert(m, keys[i], strlen(keys[i]), NULL)->val.u = i;
+	struct fg_hent **v = fg_hmap_sorted(m);
+	for (size_t i = 0; i < FG_ARRAY_SIZE(sorted); i++)
+		CHECK_STR(v[i]->key, sorted[i]);
+	CHECK_INT(v[0]->val.u, 2); /* the entries themselves */
+	free(v);
+	fg_hmap_free(m);
+	m = fg_hmap_new(0);
+	free(fg_hmap_sorted(m));
+	fg_hmap_free(m);
 }
 
 TEST(hmap_binary_and_empty_keys)
@@ -214,9 +249,11 @@ TEST(parse_numbers)
 int main(void)
 {
 	RUN(buf_add_and_format);
+	RUN(buf_reserve_is_exact);
 	RUN(buf_grows_past_many_pages);
 	RUN(hash_is_stable_and_spreads);
 	RUN(hmap_counts_and_keeps_order);
+	RUN(hmap_sorted_bytewise);
 	RUN(hmap_binary_and_empty_keys);
 	RUN(lines_split_and_count);
 	RUN(lines_longer_than_the_buffer);

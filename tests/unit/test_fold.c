@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/buf.h"
 #include "fg/fold.h"
+#include "fg/foldopts.h"
 #include "fg/folded.h"
 #include "fg/perfscript.h"
 #include "fg/symname.h"
+#include "fg/util.h"
 #include "unit.h"
 
 static int span_is(struct fg_span s, const char *lit)
@@ -570,6 +573,103 @@ TEST(fold_perf_shapes)
 	fg_fold_free(f);
 }
 
+/* fold `in` whole, or fed a byte at a time (every line then cut: no sample cache) */
+static char *fold_fed(const struct fg_fold_opts *o, const char *in, bool bytewise,
+		      struct fg_fold_stats *st)
+{
+	struct fg_fold *f = fg_fold_new(o, NULL, NULL);
+	size_t n = strlen(in), len = 0;
+	char *out = NULL;
+	FILE *fp = open_memstream(&out, &len);
+
+	fg_fold_begin(f, "t");
+	for (size_t i = 0; i < n; i += bytewise ? 1 : n)
+		fg_fold_feed(f, in + i, bytewise ? 1 : n);
+	fg_fold_end(f);
+	fg_fold_write(f, fp);
+	fclose(fp);
+	*st = *fg_fold_stats(f);
+	fg_fold_free(f);
+	return out;
+}
+
+TEST(fold_sample_cache)
+{
+	/* samples repeated at other leaf addresses, other events, comms, a bad line */
+	static const char *const samples[] = {
+	    "app 1/2 [000] 1.0: 10 cpu-clock:\n\t%x leaf+0x%x (/b/app)\n"
+	    "\t2000 mid+0x1 (/b/app)\n\t3000 main (/b/app)\n\n",
+	    "app 1/3 [000] 1.0: 7 cpu-clock:\n\t%x [unknown] (/b/app)\n\t3000 main (/b/app)\n\n",
+	    "java 5/5 [001] 1.1: 3 cpu-clock:\n\t%x Lx/Y;.f (/tmp/perf-5.map)\n"
+	    "\tffff%x do_idle ([kernel.kallsyms])\n\n",
+	    "app 1/2 [000] 1.2: 1 page-faults:\n\t%x leaf+0x%x (/b/app)\n\n",
+	    "app 1/2 [000] 1.3: 2 cpu-clock:\n\t%x leaf+0x%x (/b/app)\n\tno frame %x\n\n",
+	    "app 1/2 [000] 1.4: 4 cpu-clock:\r\n\t%x leaf+0x%x (/b/app)\r\n\t1 main "
+	    "(/b/app)\r\n\r\n",
+	    "other 9/9 [000] 1.5: 5 cpu-clock:\n\t%x leaf+0x%x (/b/app)\n\n",
+	    "app 4/6 [000] 1.6: 10 cpu-clock:\n\t%x leaf+0x%x (/b/app)\n"
+	    "\t2000 mid+0x1 (/b/app)\n\t3000 main (/b/app)\n\n",
+	};
+	struct fg_buf in = FG_BUF_INIT;
+	const char *const comms[] = {"app"};
+	const uint64_t pids[] = {4};
+	struct fg_fold_opts opts[] = {
+	    plain,
+	    {.annotate_kernel = true, .annotate_jit = true, .include_tid = true},
+	    {.include_addrs = true, .count_samples = true},
+	    {.only_comms = comms, .n_only_comms = 1, .event_filter = "page-faults"},
+	    {.only_pids = pids, .n_only_pids = 1, .extra_event = "page-faults"},
+	};
+
+	for (int i = 0; i < 300; i++)
+		fg_buf_addf(&in, samples[i % FG_ARRAY_SIZE(samples)], 0x1000 + i % 7, i % 7);
+	for (size_t k = 0; k < FG_ARRAY_SIZE(opts); k++) {
+		struct fg_fold_stats a, b;
+		char *whole = fold_fed(&opts[k], in.data, false, &a);
+		char *bytes = fold_fed(&opts[k], in.data, true, &b);
+
+		CHECK_STR(whole, bytes);
+		CHECK(a.cached > 100);
+		CHECK_INT(b.cached, 0);
+		CHECK_INT(a.samples, b.samples);
+		CHECK(a.samples > 0);
+		CHECK_INT(a.other_events, b.other_events);
+		CHECK_INT(a.filtered, b.filtered);
+		CHECK_INT(a.bad_lines, b.bad_lines);
+		CHECK_INT(a.lines, b.lines);
+		free(whole);
+		free(bytes);
+	}
+	fg_buf_release(&in);
+}
+
+TEST(fold_command_line_options)
+{
+	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
+	uint64_t every = 0;
+	const char *why = "x";
+
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_INPUT, "bpftrace", &o, &every, &why), 0);
+	CHECK_INT(o.input, FG_FOLD_BPFTRACE);
+	CHECK(why == NULL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_INPUT, "auto", &o, &every, &why), -EINVAL);
+	CHECK_STR(why, "unknown input format '%s' (perf, folded or bpftrace)");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVENT_FILTER, "cycles:u", &o, &every, &why), 0);
+	CHECK_STR(o.event_filter, "cycles:u");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVENT_FILTER, "", &o, &every, &why), -EINVAL);
+	CHECK_STR(why, "invalid event name '%s'");
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "0.25", &o, &every, &why), 0);
+	CHECK_INT(every, 250000000);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "0.0009", &o, &every, &why), -EINVAL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_EVERY, "1", &o, NULL, &why), -ENOENT);
+	CHECK(why == NULL);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_PID, NULL, &o, NULL, &why), 0);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_TID, NULL, &o, NULL, &why), 0);
+	CHECK_INT(fg_fold_opt(FG_FOLD_OPT_SAMPLES, NULL, &o, NULL, &why), 0);
+	CHECK(o.include_pid && o.include_tid && o.count_samples);
+	CHECK_INT(fg_fold_opt('?', NULL, &o, &every, &why), -ENOENT);
+}
+
 int main(void)
 {
 	RUN(header_full);
@@ -589,5 +689,7 @@ int main(void)
 	RUN(fold_options);
 	RUN(fold_formats_and_errors);
 	RUN(fold_perf_shapes);
+	RUN(fold_sample_cache);
+	RUN(fold_command_line_options);
 	return unit_done();
 }

@@ -235,7 +235,7 @@ TEST(nameattr)
 	fg_svg_nameattr_free(m);
 }
 
-static bool frame_is(const struct fg_frame *fr, const char *name)
+static bool frame_is(const struct fg_flame_frame *fr, const char *name)
 {
 	return fr->name_len == strlen(name) && memcmp(fr->name, name, fr->name_len) == 0;
 }
