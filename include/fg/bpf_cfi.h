@@ -28,9 +28,10 @@
 #define FG_CFI_PROC_MAPS_LOG 9
 
 /* struct fg_cfi_map.table: a slot of cfi_files, or one of these */
-#define FG_CFI_TABLE_FP 0xffffffffu	 /* code without CFI (JIT, no .eh_frame): frame pointers */
-#define FG_CFI_TABLE_PENDING 0xfffffffeu /* a table not loaded (yet, or over a limit): fall back   \
-					  */
+/* code without CFI (JIT, no .eh_frame): frame pointers */
+#define FG_CFI_TABLE_FP 0xffffffffu
+/* a table not loaded (yet, or over a limit): the sample falls back */
+#define FG_CFI_TABLE_PENDING 0xfffffffeu
 
 struct fg_cfi_map {
 	__u64 start; /* first address */

@@ -19,10 +19,10 @@
 #define FG_SAMPLE_F_USTACK_NOFP (1u << 6)   /* user chain ended at a frame without frame pointer */
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds (off-CPU, later) */
-#define FG_SAMPLE_F_USTACK_CFI (1u << 12) /* user IPs unwound with CFI in BPF (--call-graph cfi)   \
-					   */
-#define FG_SAMPLE_F_CFI_FALLBACK                                                                   \
-	(1u << 13) /* --call-graph cfi: no table for a pc yet; the sample carries a snapshot */
+/* user IPs unwound with CFI by the BPF program (--call-graph cfi) */
+#define FG_SAMPLE_F_USTACK_CFI (1u << 12)
+/* --call-graph cfi: no table for one of its pcs yet; the sample carries a snapshot */
+#define FG_SAMPLE_F_CFI_FALLBACK (1u << 13)
 
 /*
  * The top 16 bits of the flags are the sample's event: its number among the
