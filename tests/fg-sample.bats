@@ -524,13 +524,10 @@ count_comm() {
 	local cpu=/sys/devices/system/cpu/cpu1/online
 	[ -w "$cpu" ] || skip "test requires a CPU 1 that can be taken offline"
 	[ "$(cat "$cpu")" = 1 ]
-	fg-sample -C 0,1 -d 3 -o "$OUT" 2>"$BATS_TEST_TMPDIR/err" &
-	local pid=$!
-	sleep 1
-	echo 0 >"$cpu"
-	sleep 1
-	echo 1 >"$cpu"
-	wait "$pid"
+	# the command is held until sampling runs: the CPU goes offline while
+	# fg-sample samples, however long its start took on a loaded machine
+	fg-sample -C 0,1 -o "$OUT" -- sh -c "sleep 0.5; echo 0 >$cpu; sleep 1; echo 1 >$cpu; sleep 0.5" \
+		2>"$BATS_TEST_TMPDIR/err"
 	cat "$BATS_TEST_TMPDIR/err" >&2
 	grep -q '^fg-sample: CPU 1 went offline: its samples stopped$' "$BATS_TEST_TMPDIR/err"
 	dump
