@@ -96,7 +96,12 @@ struct fg_rec_hdr {
  * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
  * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
  * (include/fg/sample.h).  weight is 1 for a CPU sample; with
- * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
+ * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds: a CPU sample's
+ * sampling period (fg-sample --wall), or with FG_SAMPLE_F_OFFCPU a wait's
+ * time off the CPU (fg-sample --off-cpu).  A wait's time_ns is when it
+ * ended (the thread ran again; for one still going on at the end of the run,
+ * FG_SAMPLE_F_OPEN, the end of the run), its stacks and cpu those of when it
+ * began, and its task state is FG_SAMPLE_STATE_* of the flags.
  */
 struct fg_rec_sample {
 	uint64_t time_ns;
@@ -313,6 +318,12 @@ const char *fg_rec_reader_name(const struct fg_rec_reader *r);
 
 /* The name of a record type ("sample"), or "unknown". */
 const char *fg_rec_type_name(uint32_t type);
+/*
+ * The task state of a wait (flags with FG_SAMPLE_F_OFFCPU) as perf's
+ * sched_switch prints prev_state: "S", "D", "R+" (preempted)...; "?" for a
+ * value this reader does not know.
+ */
+const char *fg_rec_wait_state(uint32_t flags);
 /*
  * Check one record in memory (header included, `len` bytes, 8-aligned) and
  * fill *rec.  0, or -EPROTO with a reason in `why` (at least 128 bytes).

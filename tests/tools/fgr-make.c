@@ -243,6 +243,8 @@ int main(int argc, char **argv)
 			s.cpu = (uint32_t)num(line, "cpu", 0, false);
 			s.time_ns = num(line, "time", 0, false);
 			s.weight = num(line, "weight", 1, false);
+			/* flags=N: FG_SAMPLE_F_* and a wait's FG_SAMPLE_STATE_* (--off-cpu waits) */
+			s.flags = (uint32_t)num(line, "flags", 0, false);
 			v = val(line, "comm", false, buf, sizeof(buf));
 			snprintf(s.comm, sizeof(s.comm), "%s", v ? unescape(buf) : "test");
 			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
