@@ -95,6 +95,7 @@ struct fg_fold {
 	uint64_t sample_lines;	/* frame lines seen in it */
 	uint64_t weight;
 	bool java;
+	bool offcpu; /* a wait folded into a wall-clock profile: ends in [off-cpu] */
 	struct fg_buf pname;
 	struct fg_buf names;
 	struct frame *frames;
@@ -502,6 +503,33 @@ static bool event_matches(struct fg_fold *f, struct fg_span ev)
 	return n == f->event_len && memcmp(ev.p, f->event, n) == 0;
 }
 
+/* perf's and fg-sym's name of the waits of an off-CPU profile */
+static bool is_offcpu_event(struct fg_span ev)
+{
+	size_t n = fg_ps_event_base_len(ev.p, ev.len);
+
+	return n == 11 && memcmp(ev.p, "offcpu-time", 11) == 0;
+}
+
+/* whether the "prev_state=X" among what follows the event names one of the states kept */
+static bool state_matches(struct fg_fold *f, struct fg_span rest)
+{
+	static const char key[] = "prev_state=";
+	const size_t klen = sizeof(key) - 1;
+
+	for (size_t i = 0; i + klen <= rest.len; i++) {
+		size_t n = 0;
+
+		if ((i > 0 && rest.p[i - 1] != ' ') || memcmp(rest.p + i, key, klen) != 0)
+			continue;
+		i += klen;
+		while (i + n < rest.len && rest.p[i + n] != ' ')
+			n++;
+		return in_list(f->o.states, f->o.n_states, rest.p + i, n);
+	}
+	return false;
+}
+
 static int end_sample(struct fg_fold *f)
 {
 	int r = 0;
@@ -549,6 +577,10 @@ static int end_sample(struct fg_fold *f)
 		}
 		if (f->key.len == 0)
 			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
+		if (f->offcpu) {
+			fg_buf_addstr(&f->key, ";" FG_FOLD_OFFCPU_FRAME);
+			f->st.waits++;
+		}
 		r = add_stack_u64(f, f->key.data, f->key.len, f->weight);
 	}
 	f->in_sample = false;
@@ -570,7 +602,10 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	f->line_first = SIZE_MAX;
 	fg_buf_reset(&f->names);
 
-	if (h->event.len) {
+	f->offcpu = false;
+	if (f->o.wall && h->event.len && is_offcpu_event(h->event)) {
+		f->offcpu = true; /* with the event folded, whichever it is */
+	} else if (h->event.len) {
 		if (!f->event) {
 			f->event_len = fg_ps_event_base_len(h->event.p, h->event.len);
 			f->event = fg_xstrndup(h->event.p, f->event_len);
@@ -582,6 +617,11 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 			f->skip = true;
 			return;
 		}
+	}
+	if (f->o.n_states && !state_matches(f, h->rest)) {
+		f->st.state_filtered++;
+		f->skip = true;
+		return;
 	}
 	if ((f->o.n_only_pids || f->o.n_only_comms)) {
 		bool keep = false;
