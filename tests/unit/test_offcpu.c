@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Off-CPU waits down the pipeline: a wait's task state in the sample flags
- * (fg/sample.h, fg/record.h), and fg-fold's wall-clock profiles and task
+ * (fg/sample_flags.h, fg/record.h), and fg-fold's wall-clock profiles and task
  * state filter (fg/fold.h).
  */
 #include <errno.h>

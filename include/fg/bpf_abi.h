@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The BPF program's interface: the contract between bpf/fg_sample.bpf.c and
+ * fg-sample.  What one sample looks like in the BPF ring buffer (struct
+ * fg_event, with a stack snapshot struct fg_event_ustack), the per-CPU
+ * counters of its `stats` map, the values of its `targets` map, and the
+ * limits both sides size their buffers by.  Both sides include this file,
+ * so it uses only the kernel's __u32/__u64 types (vmlinux.h in BPF,
+ * <linux/types.h> in user space) and no libc.
+ *
+ * Only the sampler side reads it: bpf/, cmd/fg-sample.c and lib/bpf_event.c,
+ * which turns these events into the records of the stream.  The numbers a
+ * sample carries alike in an event and in a record (its flags, the
+ * snapshot's register numbering) are in fg/sample_flags.h.
+ */
+#ifndef FG_BPF_ABI_H
+#define FG_BPF_ABI_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#include "fg/sample_flags.h"
+
+#ifndef TASK_COMM_LEN
+#define TASK_COMM_LEN 16
+#endif
+
+/* the most kernel or user frames one sample carries (each) */
+#ifndef MAX_STACK_DEPTH
+#define MAX_STACK_DEPTH 127
+#endif
+
+/* bytes of user stack the BPF program may copy per sample to walk it */
+#ifndef FG_USTACK_COPY_MAX
+#define FG_USTACK_COPY_MAX 16384
+#endif
+
+/*
+ * --call-graph dwarf[,BYTES]: the user stack snapshot's size, at most and by
+ * default, as perf's (a multiple of 8; perf's limit keeps a sample under 64 KiB).
+ */
+#define FG_USTACK_SNAPSHOT_MAX 65528
+#define FG_USTACK_SNAPSHOT_DEFAULT 8192
+
+/* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs.
+ */
+struct fg_event {
+	__u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u32 cpu;
+	__u32 pid; /* thread group id */
+	__u32 tid;
+	__u32 flags; /* FG_SAMPLE_F_* */
+	__u32 nr_kernel;
+	__u32 nr_user;
+	char comm[TASK_COMM_LEN];
+	__u64 ips[2 * MAX_STACK_DEPTH];
+};
+
+/*
+ * With FG_SAMPLE_F_USTACK_SNAPSHOT, an event is the fixed part of struct
+ * fg_event (up to ips[]), then this, then `size` bytes of user stack (a
+ * multiple of 8) copied from `sp` up, then the nr_kernel + nr_user IPs.  The
+ * first 32 bytes are laid out as struct fg_rec_ustack on the wire.
+ */
+struct fg_event_ustack {
+	__u32 abi; /* FG_USTACK_ABI_X86_64 */
+	__u32 nr_regs;
+	__u64 regs_mask;
+	__u64 sp; /* the user stack pointer: where the data starts */
+	__u32 size;
+	__u32 pad;
+	__u64 regs[FG_USTACK_NR_REGS];
+};
+
+/* per-CPU counters, the indices of the BPF program's `stats` array */
+enum fg_stat {
+	FG_STAT_SAMPLES,	/* samples the program was run for and kept */
+	FG_STAT_RINGBUF_FULL,	/* samples lost: the ring buffer was full */
+	FG_STAT_KSTACK_FAILED,	/* bpf_get_stack() of the kernel stack failed */
+	FG_STAT_USTACK_FAILED,	/* the user stack could not be read at all */
+	FG_STAT_USTACK_CUT,	/* the user chain was cut short */
+	FG_STAT_FILTERED,	/* samples of other processes, left out by -p/-t/-I */
+	FG_STAT_USTACK_BYTES,	/* bytes of user stack copied, for the overhead report */
+	FG_STAT_USTACK_NOFP,	/* the user chain ended at a frame without a frame pointer */
+	FG_STAT_SNAPSHOTS,	/* samples with a user stack snapshot (dwarf) */
+	FG_STAT_SNAPSHOT_BYTES, /* bytes of stack in those snapshots */
+	FG_STAT_SNAPSHOT_WHOLE, /* snapshots that reached the stack's end before BYTES */
+	FG_STAT_MAX
+};
+
+/* values of the `targets` map: what a key matches */
+#define FG_TARGET_PID 1u /* key is a thread group id */
+#define FG_TARGET_TID 2u /* key is a thread id */
+
+#endif
