@@ -50,6 +50,8 @@
 static const char usage_text[] =
     "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
     "                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+    "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
+    "                 [--kernel-threads] [--max-waiting n]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "  -F hz           samples a second on each CPU (default 99)\n"
     "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
@@ -63,10 +65,21 @@ static const char usage_text[] =
     "                  (default 8192, at most 65528) for unwinding by CFI later\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
+    "  --off-cpu       off-CPU time instead of CPU samples: a record for each wait, the\n"
+    "                  stacks of the thread as it left the CPU weighing the nanoseconds\n"
+    "                  until it ran again (sched_switch)\n"
+    "  --wall          wall-clock time: CPU samples, each weighing its period in\n"
+    "                  nanoseconds, and waits, as with --off-cpu\n"
+    "  --min-block us  leave out waits shorter than this, microseconds (default 1)\n"
+    "  --max-block us  leave out waits longer than this, microseconds (default: none)\n"
+    "  --kernel-threads  the waits of kernel threads too (left out by default)\n"
+    "  --max-waiting n   threads waiting at once whose waits are followed (default\n"
+    "                  10240; 2 KiB of kernel memory each)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-    "                  one second of the largest samples)\n"
+    "                  one second of the largest samples); also sizes the waits' ring\n"
+    "                  (default 64)\n"
     "  -o file         write the records to file (default: standard output, not a terminal)\n"
     "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
     "  -h              show this help;  -V  show the version\n"
@@ -248,6 +261,13 @@ struct run {
 	struct fg_rec_header header;
 	struct fg_rec_summary sum;
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
+	struct offcpu {
+		uint32_t ring_bytes;	   /* the ring buffer of waits */
+		uint64_t *lost_seen;	   /* per possible CPU: FG_STAT_WAITS_RINGBUF_FULL */
+		uint64_t *unseen_seen;	   /* and FG_STAT_WAITS_UNSEEN, already in lost records */
+		uint64_t open, open_ns;	   /* waits still going on at the end, written */
+		uint64_t written, wait_ns; /* waits written, and their time */
+	} off;
 	int werr;
 	bool epipe;
 	int status;
@@ -376,6 +396,13 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		return;
 	}
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if (s.flags & FG_SAMPLE_F_OFFCPU) {
+		r->off.wait_ns += s.weight;
+	} else if (opts.wall) {
+		/* a CPU sample stands for its sampling period of the thread's time */
+		s.weight = fg_sample_period_ns(opts.freq);
+		s.flags |= FG_SAMPLE_F_WEIGHT_NS;
+	}
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
 		return;
@@ -413,21 +440,32 @@ static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
 	return total;
 }
 
-/* Queue a lost record for each CPU whose ring-buffer-full count grew. */
-static void check_lost(struct run *r, uint64_t now)
+/* Queue a lost record for each CPU whose count `which` grew past `seen`. */
+static void check_lost_of(struct run *r, enum fg_stat which, uint32_t reason, uint64_t *seen,
+			  uint64_t now)
 {
 	uint64_t percpu[MAX_CPUS];
 
-	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
+	stat_total(r, which, percpu);
 	for (int i = 0; i < r->ncpus_possible; i++) {
-		if (percpu[i] > r->ringbuf_full_seen[i]) {
-			struct fg_rec_lost l = {now, percpu[i] - r->ringbuf_full_seen[i],
-						(uint32_t)i, FG_LOST_RINGBUF_FULL};
+		if (percpu[i] > seen[i]) {
+			struct fg_rec_lost l = {now, percpu[i] - seen[i], (uint32_t)i, reason};
 
 			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-			r->ringbuf_full_seen[i] = percpu[i];
+			seen[i] = percpu[i];
 		}
 	}
+}
+
+/* Lost records for samples (and waits) the ring buffers had no room for, and waits not followed. */
+static void check_lost(struct run *r, uint64_t now)
+{
+	check_lost_of(r, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen, now);
+	if (!opts.offcpu)
+		return;
+	check_lost_of(r, FG_STAT_WAITS_RINGBUF_FULL, FG_LOST_WAITS_RINGBUF_FULL, r->off.lost_seen,
+		      now);
+	check_lost_of(r, FG_STAT_WAITS_UNSEEN, FG_LOST_WAITS_UNSEEN, r->off.unseen_seen, now);
 }
 
 static void check_offline(struct run *r, uint64_t now)
@@ -496,6 +534,41 @@ static void prepare(struct run *r)
 	r->targets = fg_targets_new(opts.command != NULL);
 }
 
+/*
+ * --off-cpu, --wall: the program on sched_switch, loaded only then.  Its
+ * options; the table of waits, sized; a second scratch slot for each CPU
+ * (the waits' stack walks never share one with a CPU sample's); the ring
+ * buffer of waits, sized by -m or FG_SAMPLE_WAIT_PAGES.
+ */
+static void setup_offcpu(struct run *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
+
+	bpf_program__set_autoload(r->skel->progs.fg_offcpu, opts.offcpu);
+	if (!opts.offcpu)
+		return;
+	r->skel->rodata->min_block_ns = opts.min_block_ns;
+	r->skel->rodata->max_block_ns = opts.max_block_ns;
+	r->skel->rodata->kernel_threads = opts.kernel_threads;
+	/* the waits that begin on the CPUs sampled (-C; all online ones by default) */
+	r->skel->rodata->cpu_filter = true;
+	for (int i = 0; i < opts.ncpus; i++)
+		if (opts.cpus[i] >= 0 && opts.cpus[i] < FG_BPF_MAX_CPUS)
+			r->skel->rodata->cpu_mask[opts.cpus[i] / 64] |= 1ull << (opts.cpus[i] % 64);
+	r->skel->rodata->wait_slots = (uint32_t)r->ncpus_possible;
+	bpf_map__set_max_entries(r->skel->maps.ustack, 2 * (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.waits, opts.max_waiting);
+	r->off.ring_bytes = fg_bpf_ring_bytes(pages, opts.ncpus, page);
+	if (!r->off.ring_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer of waits would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    pages, (uint64_t)pages * page * (uint64_t)opts.ncpus >> 20);
+	bpf_map__set_max_entries(r->skel->maps.wait_events, r->off.ring_bytes);
+	r->off.lost_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->off.unseen_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -531,6 +604,7 @@ static void setup_bpf(struct run *r)
 			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
 			    r->ringbuf_bytes >> 10);
 	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	setup_offcpu(r);
 	err = fg_sample_bpf__load(r->skel);
 	if (err == -EPERM || err == -ENOSYS)
 		refuse_denied(r, err, "bpf", "cannot load the BPF program");
@@ -542,6 +616,10 @@ static void setup_bpf(struct run *r)
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
 	if (!r->rb)
 		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+	/* the waits', read with the samples' (the program wakes the reader when it is half full) */
+	if (opts.offcpu &&
+	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.wait_events), on_ring_record, r) < 0)
+		fail_setup(r, -errno, "cannot map the BPF ring buffer for waits");
 }
 
 /*
@@ -623,6 +701,8 @@ static int open_cpu_clock(int cpu)
 /* Sampling: a CPU-clock event on every CPU, the program attached to each. */
 static void attach_cpus(struct run *r)
 {
+	if (opts.offcpu && !opts.wall)
+		return; /* --off-cpu: waits, no CPU samples */
 	for (int i = 0; i < opts.ncpus; i++) {
 		int fd = open_cpu_clock(opts.cpus[i]);
 		struct bpf_link *link;
@@ -643,6 +723,21 @@ static void attach_cpus(struct run *r)
 			fail_setup(r, err, what);
 		}
 	}
+}
+
+/* --off-cpu, --wall: the program on sched_switch, on every CPU at once. */
+static void attach_offcpu(struct run *r)
+{
+	struct bpf_link *link;
+	int err;
+
+	if (!opts.offcpu)
+		return;
+	link = bpf_program__attach(r->skel->progs.fg_offcpu);
+	err = link ? 0 : -errno;
+	keep_link(r, link, -1);
+	if (err)
+		fail_setup(r, err, "cannot attach the BPF program to the sched_switch tracepoint");
 }
 
 /* The output, opened only now: a refusal above leaves a file already there as it was. */
@@ -674,7 +769,8 @@ static void start_stream(struct run *r)
 	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
 		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
 		   (r->filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
-		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
+		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0) |
+		   (opts.offcpu ? FG_HDR_F_OFFCPU : 0) | (opts.wall ? FG_HDR_F_WALL : 0);
 	h->start_ns = now_ns(CLOCK_MONOTONIC);
 	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
 	r->w = fg_rec_writer_new(r->out_fd);
@@ -735,6 +831,40 @@ static void run_loop(struct run *r)
 	}
 }
 
+/*
+ * --off-cpu: the waits still going on at the end, their threads not run
+ * since, written with the time so far and flagged open, when that is within
+ * --min-block and --max-block.
+ */
+static void open_waits(struct run *r, uint64_t end)
+{
+	static struct fg_event e;
+	int fd = bpf_map__fd(r->skel->maps.waits);
+	uint32_t key, next;
+
+	if (!opts.offcpu)
+		return;
+	for (int err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		uint64_t so_far;
+
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &e) < 0 || e.time_ns > end ||
+		    e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH)
+			continue; /* gone meanwhile, begun after the end, or not a wait */
+		so_far = end - e.time_ns;
+		if (so_far < opts.min_block_ns || so_far > opts.max_block_ns)
+			continue;
+		e.time_ns = end;
+		e.weight = so_far;
+		e.flags |= FG_SAMPLE_F_OPEN;
+		on_sample(r, (const uint8_t *)&e,
+			  offsetof(struct fg_event, ips) + 8 * ((size_t)e.nr_kernel + e.nr_user));
+		r->off.open++;
+		r->off.open_ns += so_far;
+	}
+}
+
 /* Detach, take the last samples and events, and close the stream with its summary record. */
 static void finish(struct run *r)
 {
@@ -751,6 +881,7 @@ static void finish(struct run *r)
 		ring_buffer__consume(r->rb);
 		fg_sb_drain(r->sb, r->q);
 		check_lost(r, end);
+		open_waits(r, end);
 		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
 			    r->targets);
 	}
@@ -797,6 +928,33 @@ static void report_per_cpu(struct run *r)
 	}
 }
 
+/* --off-cpu, --wall: what became of the waits, for the end-of-run lines */
+static void report_offcpu(struct run *r, struct fg_sample_stats *st)
+{
+	uint64_t percpu[MAX_CPUS];
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+
+	st->offcpu = true;
+	st->wall = opts.wall;
+	st->waits = fg_rq_written_with(r->q, FG_SAMPLE_F_OFFCPU);
+	st->wait_ns = r->off.wait_ns;
+	st->waits_open = r->off.open;
+	st->waits_open_ns = r->off.open_ns;
+	st->waits_lost = stat_total(r, FG_STAT_WAITS_RINGBUF_FULL, percpu);
+	st->waits_unseen = stat_total(r, FG_STAT_WAITS_UNSEEN, percpu);
+	st->waits_short = stat_total(r, FG_STAT_WAITS_SHORT, percpu);
+	st->waits_long = stat_total(r, FG_STAT_WAITS_LONG, percpu);
+	st->wait_ring_bytes = r->off.ring_bytes;
+	st->wait_pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
+	st->max_waiting = opts.max_waiting;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_offcpu), &info, &info_len)) {
+		st->wait_prog_runs = info.run_cnt;
+		st->wait_prog_run_ns = info.run_time_ns;
+	}
+}
+
 /* What the run took, on standard error; nothing when the reader of the records went away. */
 static void report(struct run *r)
 {
@@ -833,6 +991,8 @@ static void report(struct run *r)
 		st.prog_runs = info.run_cnt;
 		st.prog_run_ns = info.run_time_ns;
 	}
+	if (opts.offcpu)
+		report_offcpu(r, &st);
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
 	fg_sample_summary(&text, &st);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
@@ -852,6 +1012,8 @@ static int release(struct run *r)
 	fg_targets_free(r->targets);
 	free(r->ringbuf_full_seen);
 	free(r->offline_warned);
+	free(r->off.lost_seen);
+	free(r->off.unseen_seen);
 	fg_buf_release(&r->rest);
 	fg_sample_opts_release(&opts);
 	return r->status;
@@ -869,6 +1031,7 @@ int main(int argc, char **argv)
 	add_targets(&r);
 	open_sideband(&r);
 	attach_cpus(&r);
+	attach_offcpu(&r);
 	open_output(&r);
 	start_stream(&r);
 	run_loop(&r);

@@ -70,6 +70,8 @@ struct fg_rec_header {
 #define FG_HDR_F_FILTERED (1u << 2)	   /* only some processes were sampled (-p, -t, COMMAND) */
 #define FG_HDR_F_IDLE (1u << 3)		   /* the idle task (pid 0) was sampled (-I) */
 #define FG_HDR_F_USTACK_SNAPSHOT (1u << 4) /* samples carry stack snapshots (call graph dwarf) */
+#define FG_HDR_F_OFFCPU (1u << 5)	   /* waits were recorded (--off-cpu) */
+#define FG_HDR_F_WALL (1u << 6)		   /* CPU samples weigh their period in ns (--wall) */
 
 /* record types */
 enum fg_rec_type {
@@ -224,9 +226,11 @@ struct fg_rec_lost {
 };
 
 enum fg_lost_reason {
-	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
-	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
-	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
+	FG_LOST_RINGBUF_FULL = 1,	/* samples: the BPF ring buffer was full */
+	FG_LOST_SIDEBAND = 2,		/* mmap/comm/task events: the perf buffer overflowed */
+	FG_LOST_CPU_OFFLINE = 3,	/* a CPU went offline: its samples stopped */
+	FG_LOST_WAITS_RINGBUF_FULL = 4, /* waits: their BPF ring buffer was full */
+	FG_LOST_WAITS_UNSEEN = 5,	/* waits not followed: the table of waits was full */
 };
 
 /* The closing record: what the run produced. */

@@ -26,6 +26,16 @@ struct fg_sample_stats {
 	uint64_t prog_runs, prog_run_ns; /* kernel.bpf_stats_enabled's; 0 runs: no line */
 	uint64_t bad_events;		 /* events from the BPF program dropped as malformed */
 	bool command_done;		 /* say how the command ended (sum.command_status) */
+	/* --off-cpu, --wall: waits */
+	bool offcpu, wall;
+	uint64_t waits, wait_ns; /* waits written (sum.samples counts them too), their time */
+	uint64_t waits_open, waits_open_ns; /* of those, still going on at the end */
+	uint64_t waits_lost;		    /* lost: their ring buffer was full */
+	uint64_t waits_unseen;		    /* not followed: the table of waits was full */
+	uint64_t waits_short, waits_long;   /* left out by --min-block, --max-block */
+	uint32_t wait_ring_bytes;	    /* that ring, and the pages a CPU that sized it */
+	unsigned wait_pages, max_waiting;
+	uint64_t wait_prog_runs, wait_prog_run_ns; /* the program on sched_switch */
 };
 
 /* The lines for `st`, appended to b. */
