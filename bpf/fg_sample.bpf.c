@@ -512,6 +512,16 @@ static __always_inline __u32 wait_key(__u32 tid, __u32 cpu)
 	return tid ? tid : FG_WAIT_KEY_IDLE | cpu;
 }
 
+/* whether the waits of `p` are recorded: the idle task, kernel threads, -p, -t, a command */
+static __always_inline bool followed(struct task_struct *p)
+{
+	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+
+	if (tid == 0 ? !include_idle : (BPF_CORE_READ(p, flags) & PF_KTHREAD) && !kernel_threads)
+		return false;
+	return !filter || is_target(p, pid, tid);
+}
+
 /* `next` runs again: its wait, if one was kept, goes out weighing its time */
 static __always_inline void wait_end(struct task_struct *next, __u64 now, __u32 cpu)
 {
@@ -519,8 +529,12 @@ static __always_inline void wait_end(struct task_struct *next, __u64 now, __u32 
 	struct fg_event *e = bpf_map_lookup_elem(&waits, &key);
 	__u64 delta, size;
 
-	if (!e)
+	if (!e) {
+		/* a thread followed whose wait began before the run, or was not seen to begin */
+		if (followed(next))
+			count(FG_STAT_WAITS_NO_START, 1);
 		return;
+	}
 	delta = now - e->time_ns;
 	if (delta < min_block_ns) {
 		count(FG_STAT_WAITS_SHORT, 1);
@@ -558,11 +572,9 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 
 	if (state & TASK_DEAD)
 		return; /* exiting: it never runs again */
-	if (tid == 0 ? !include_idle : kthread && !kernel_threads)
-		return;
 	if (cpu_filter && !((cpu_mask[(cpu / 64) & (FG_BPF_MAX_CPUS / 64 - 1)] >> (cpu % 64)) & 1))
 		return;
-	if (filter && !is_target(prev, pid, tid))
+	if (!followed(prev))
 		return;
 	c = bpf_map_lookup_elem(&ustack, &slot);
 	if (!c)

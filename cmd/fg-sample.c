@@ -267,6 +267,7 @@ struct run {
 		uint64_t *unseen_seen;	   /* and FG_STAT_WAITS_UNSEEN, already in lost records */
 		uint64_t open, open_ns;	   /* waits still going on at the end, written */
 		uint64_t written, wait_ns; /* waits written, and their time */
+		uint64_t open_short, open_long; /* open ones left out by --min-block, --max-block */
 	} off;
 	int werr;
 	bool epipe;
@@ -853,8 +854,14 @@ static void open_waits(struct run *r, uint64_t end)
 		    e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH)
 			continue; /* gone meanwhile, begun after the end, or not a wait */
 		so_far = end - e.time_ns;
-		if (so_far < opts.min_block_ns || so_far > opts.max_block_ns)
+		if (so_far < opts.min_block_ns || so_far > opts.max_block_ns) {
+			/* counted as the program counts the waits it leaves out */
+			if (so_far < opts.min_block_ns)
+				r->off.open_short++;
+			else
+				r->off.open_long++;
 			continue;
+		}
 		e.time_ns = end;
 		e.weight = so_far;
 		e.flags |= FG_SAMPLE_F_OPEN;
@@ -944,7 +951,9 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	st->waits_lost = stat_total(r, FG_STAT_WAITS_RINGBUF_FULL, percpu);
 	st->waits_unseen = stat_total(r, FG_STAT_WAITS_UNSEEN, percpu);
 	st->waits_short = stat_total(r, FG_STAT_WAITS_SHORT, percpu);
-	st->waits_long = stat_total(r, FG_STAT_WAITS_LONG, percpu);
+	st->waits_long = stat_total(r, FG_STAT_WAITS_LONG, percpu) + r->off.open_long;
+	st->waits_short += r->off.open_short;
+	st->waits_no_start = stat_total(r, FG_STAT_WAITS_NO_START, percpu);
 	st->wait_ring_bytes = r->off.ring_bytes;
 	st->wait_pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
 	st->max_waiting = opts.max_waiting;

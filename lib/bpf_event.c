@@ -162,6 +162,7 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_WAITS_UNSEEN] = "waits-unseen",
 	    [FG_STAT_WAITS_SHORT] = "waits-short",
 	    [FG_STAT_WAITS_LONG] = "waits-long",
+	    [FG_STAT_WAITS_NO_START] = "waits-no-start",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";

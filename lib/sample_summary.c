@@ -26,6 +26,11 @@ static void waits(struct fg_buf *b, const struct fg_sample_stats *st)
 			    "%" PRIu64 " waits not followed: the table of waits (%u threads) was "
 			    "full; raise --max-waiting to follow them\n",
 			    st->waits_unseen, st->max_waiting);
+	if (st->waits_no_start)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits not recorded: the switch that began them was not "
+			    "seen (before the run, on a CPU not sampled, or missed)\n",
+			    st->waits_no_start);
 	if (st->wait_prog_runs)
 		fg_buf_addf(b,
 			    "the BPF program on sched_switch ran %" PRIu64 " times, %" PRIu64
