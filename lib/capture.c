@@ -28,6 +28,11 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 	case FG_REC_SAMPLE:
 		c->samples++;
 		saw_time(c, rec->sample->time_ns);
+		if (rec->sample->flags & FG_SAMPLE_F_OFFCPU) {
+			c->waits++;
+			if (rec->sample->flags & FG_SAMPLE_F_OPEN)
+				c->waits_open++;
+		}
 		break;
 	case FG_REC_MAPPING:
 		saw_time(c, rec->mapping->time_ns);
@@ -53,6 +58,12 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 			break;
 		case FG_LOST_CPU_OFFLINE:
 			c->cpus_offline++;
+			break;
+		case FG_LOST_WAITS_RINGBUF_FULL:
+			count(&c->waits_lost, rec->lost->count);
+			break;
+		case FG_LOST_WAITS_UNSEEN:
+			count(&c->waits_unseen, rec->lost->count);
 			break;
 		default:
 			count(&c->other_lost, rec->lost->count);
@@ -94,6 +105,9 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->samples_lost, "samples (its ring buffer was full)");
 	add_count(b, &first, &c->events_lost,
 		  "mapping, comm or task events (its perf buffer overflowed)");
+	add_count(b, &first, &c->waits_lost, "waits (their ring buffer was full)");
+	add_count(b, &first, &c->waits_unseen,
+		  "waits it did not follow (its table of waits was full)");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
 	return !first;
 }

@@ -603,6 +603,12 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 	fg_buf_reset(&f->names);
 
 	f->offcpu = false;
+	/* before the default event is chosen: with --state, the first wait's event */
+	if (f->o.n_states && !state_matches(f, h->rest)) {
+		f->st.state_filtered++;
+		f->skip = true;
+		return;
+	}
 	if (f->o.wall && h->event.len && is_offcpu_event(h->event)) {
 		f->offcpu = true; /* with the event folded, whichever it is */
 	} else if (h->event.len) {
@@ -617,11 +623,6 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h)
 			f->skip = true;
 			return;
 		}
-	}
-	if (f->o.n_states && !state_matches(f, h->rest)) {
-		f->st.state_filtered++;
-		f->skip = true;
-		return;
 	}
 	if ((f->o.n_only_pids || f->o.n_only_comms)) {
 		bool keep = false;

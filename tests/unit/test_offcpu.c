@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Off-CPU waits down the pipeline: a wait's task state in the sample flags
- * (fg/sample_flags.h, fg/record.h), and fg-fold's wall-clock profiles and task
- * state filter (fg/fold.h).
+ * (fg/sample_flags.h, fg/record.h), what a reader counts of them and of their
+ * losses (fg/capture.h), and fg-fold's wall-clock profiles and task state
+ * filter (fg/fold.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 
+#include "fg/capture.h"
 #include "fg/fold.h"
 #include "fg/record.h"
 #include "unit.h"
@@ -38,6 +40,42 @@ TEST(wait_states)
 		FG_SAMPLE_F_KSTACK_CUT | FG_SAMPLE_F_KERNEL_THREAD | FG_SAMPLE_F_USER_MODE |
 		FG_SAMPLE_F_USTACK_NOFP | FG_SAMPLE_F_USTACK_SNAPSHOT | FG_SAMPLE_F_WEIGHT_NS |
 		FG_SAMPLE_F_OFFCPU | FG_SAMPLE_F_OPEN)) == 0);
+}
+
+TEST(capture_counts_waits_and_their_losses)
+{
+	struct fg_capture c = {0};
+	struct fg_buf b = FG_BUF_INIT;
+	struct fg_rec_sample cpu = {.time_ns = 1, .weight = 1},
+			     wait = {.time_ns = 2,
+				     .weight = 5000,
+				     .flags = state(FG_STATE_UNINTERRUPTIBLE)},
+			     open = {.time_ns = 3,
+				     .weight = 7000,
+				     .flags = state(FG_STATE_INTERRUPTIBLE) | FG_SAMPLE_F_OPEN};
+	struct fg_rec_lost full = {.count = 4, .reason = FG_LOST_WAITS_RINGBUF_FULL},
+			   unseen = {.count = 2, .reason = FG_LOST_WAITS_UNSEEN};
+	struct fg_rec r;
+
+	r = (struct fg_rec){.type = FG_REC_SAMPLE, .sample = &cpu};
+	fg_capture_add(&c, &r);
+	r.sample = &wait;
+	fg_capture_add(&c, &r);
+	r.sample = &open;
+	fg_capture_add(&c, &r);
+	CHECK_INT(c.samples, 3);
+	CHECK_INT(c.waits, 2);
+	CHECK_INT(c.waits_open, 1);
+	CHECK(!fg_capture_describe_lost(&c, &b));
+	r = (struct fg_rec){.type = FG_REC_LOST, .lost = &full};
+	fg_capture_add(&c, &r);
+	r.lost = &unseen;
+	fg_capture_add(&c, &r);
+	CHECK(fg_capture_describe_lost(&c, &b));
+	CHECK_STR(b.data, "4 waits (their ring buffer was full), 2 waits it did not follow (its "
+			  "table of waits was full)");
+	CHECK_INT(c.other_lost.n, 0);
+	fg_buf_release(&b);
 }
 
 /* the folded output of `in` with options `o`, as one string (caller frees) */
@@ -136,8 +174,9 @@ TEST(fold_state)
 	o.event_filter = "offcpu-time";
 	out = fold(&o, wall_in, &st);
 	CHECK_STR(out, "");
-	CHECK_INT(st.state_filtered, 2);
-	CHECK_INT(st.other_events, 1);
+	/* the CPU sample names no state: left out before its event is looked at */
+	CHECK_INT(st.state_filtered, 3);
+	CHECK_INT(st.other_events, 0);
 	free(out);
 	/* only a whole word prev_state=: not inside another field's name or value */
 	o.states = sr;
@@ -155,6 +194,7 @@ TEST(fold_state)
 int main(void)
 {
 	RUN(wait_states);
+	RUN(capture_counts_waits_and_their_losses);
 	RUN(fold_wall);
 	RUN(fold_state);
 	return unit_done();
