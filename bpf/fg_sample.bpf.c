@@ -607,6 +607,13 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 		nu = walk_user(prev, c, nk, slot, false);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
+	/*
+	 * A wait still kept: the switch that ended it was not reported (both
+	 * this program and others miss one now and then).  When it ended is
+	 * not known: it is counted, and replaced by this one.
+	 */
+	if (bpf_map_lookup_elem(&waits, &key))
+		count(FG_STAT_WAITS_NO_END, 1);
 	if (bpf_map_update_elem(&waits, &key, e, BPF_ANY) < 0)
 		count(FG_STAT_WAITS_UNSEEN, 1);
 }

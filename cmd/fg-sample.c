@@ -265,6 +265,7 @@ struct run {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
 		uint64_t *lost_seen;	   /* per possible CPU: FG_STAT_WAITS_RINGBUF_FULL */
 		uint64_t *unseen_seen;	   /* and FG_STAT_WAITS_UNSEEN, already in lost records */
+		uint64_t *no_end_seen;	   /* and FG_STAT_WAITS_NO_END */
 		uint64_t open, open_ns;	   /* waits still going on at the end, written */
 		uint64_t written, wait_ns; /* waits written, and their time */
 		uint64_t open_short, open_long; /* open ones left out by --min-block, --max-block */
@@ -467,6 +468,7 @@ static void check_lost(struct run *r, uint64_t now)
 	check_lost_of(r, FG_STAT_WAITS_RINGBUF_FULL, FG_LOST_WAITS_RINGBUF_FULL, r->off.lost_seen,
 		      now);
 	check_lost_of(r, FG_STAT_WAITS_UNSEEN, FG_LOST_WAITS_UNSEEN, r->off.unseen_seen, now);
+	check_lost_of(r, FG_STAT_WAITS_NO_END, FG_LOST_WAITS_NO_END, r->off.no_end_seen, now);
 }
 
 static void check_offline(struct run *r, uint64_t now)
@@ -568,6 +570,7 @@ static void setup_offcpu(struct run *r)
 	bpf_map__set_max_entries(r->skel->maps.wait_events, r->off.ring_bytes);
 	r->off.lost_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
 	r->off.unseen_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->off.no_end_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
 }
 
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
@@ -954,6 +957,7 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	st->waits_long = stat_total(r, FG_STAT_WAITS_LONG, percpu) + r->off.open_long;
 	st->waits_short += r->off.open_short;
 	st->waits_no_start = stat_total(r, FG_STAT_WAITS_NO_START, percpu);
+	st->waits_no_end = stat_total(r, FG_STAT_WAITS_NO_END, percpu);
 	st->wait_ring_bytes = r->off.ring_bytes;
 	st->wait_pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
 	st->max_waiting = opts.max_waiting;
@@ -961,6 +965,7 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_offcpu), &info, &info_len)) {
 		st->wait_prog_runs = info.run_cnt;
 		st->wait_prog_run_ns = info.run_time_ns;
+		st->wait_prog_missed = info.recursion_misses;
 	}
 }
 
@@ -1023,6 +1028,7 @@ static int release(struct run *r)
 	free(r->offline_warned);
 	free(r->off.lost_seen);
 	free(r->off.unseen_seen);
+	free(r->off.no_end_seen);
 	fg_buf_release(&r->rest);
 	fg_sample_opts_release(&opts);
 	return r->status;

@@ -163,6 +163,7 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_WAITS_SHORT] = "waits-short",
 	    [FG_STAT_WAITS_LONG] = "waits-long",
 	    [FG_STAT_WAITS_NO_START] = "waits-no-start",
+	    [FG_STAT_WAITS_NO_END] = "waits-no-end",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";

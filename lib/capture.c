@@ -65,6 +65,9 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 		case FG_LOST_WAITS_UNSEEN:
 			count(&c->waits_unseen, rec->lost->count);
 			break;
+		case FG_LOST_WAITS_NO_END:
+			count(&c->waits_no_end, rec->lost->count);
+			break;
 		default:
 			count(&c->other_lost, rec->lost->count);
 			break;
@@ -108,6 +111,7 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->waits_lost, "waits (their ring buffer was full)");
 	add_count(b, &first, &c->waits_unseen,
 		  "waits it did not follow (its table of waits was full)");
+	add_count(b, &first, &c->waits_no_end, "waits whose end the kernel did not report");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
 	return !first;
 }

@@ -26,11 +26,23 @@ static void waits(struct fg_buf *b, const struct fg_sample_stats *st)
 			    "%" PRIu64 " waits not followed: the table of waits (%u threads) was "
 			    "full; raise --max-waiting to follow them\n",
 			    st->waits_unseen, st->max_waiting);
+	if (st->waits_no_end)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits lost: the kernel did not report the switch that "
+			    "ended them\n",
+			    st->waits_no_end);
 	if (st->waits_no_start)
 		fg_buf_addf(b,
 			    "%" PRIu64 " waits not recorded: the switch that began them was not "
 			    "seen (before the run, on a CPU not sampled, or missed)\n",
 			    st->waits_no_start);
+	if (st->wait_prog_missed)
+		fg_buf_addf(b,
+			    "%" PRIu64
+			    " switches not seen: the kernel did not run the BPF program on "
+			    "sched_switch (its recursion guard); a wait may be missing or too long "
+			    "for each\n",
+			    st->wait_prog_missed);
 	if (st->wait_prog_runs)
 		fg_buf_addf(b,
 			    "the BPF program on sched_switch ran %" PRIu64 " times, %" PRIu64

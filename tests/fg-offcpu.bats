@@ -32,9 +32,12 @@ sum() {
 	awk -v re="$2" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) t += n } END { printf "%.0f\n", t }' "$1"
 }
 
-# no_start: the waits fg-sample's summary ($stderr) says it did not see begin
-no_start() {
-	[[ $stderr =~ ([0-9]+)\ waits\ not\ recorded:\ the\ switch ]] && echo "${BASH_REMATCH[1]}" || echo 0
+# not_seen: the waits fg-sample's summary ($stderr) says it did not see begin or end
+not_seen() {
+	local n=0
+	[[ $stderr =~ ([0-9]+)\ waits\ not\ recorded:\ the\ switch ]] && n=${BASH_REMATCH[1]}
+	[[ $stderr =~ ([0-9]+)\ waits\ lost:\ the\ kernel\ did\ not ]] && n=$((n + BASH_REMATCH[1]))
+	echo "$n"
 }
 
 # within A B PCT: A is within PCT percent of B
@@ -146,7 +149,9 @@ run_7030() {
 
 @test "--off-cpu: waits split 70/30 within 2 points, their total within 5% of what the workload measured" {
 	requires root btf
-	run_7030
+	# sleeps long enough that the time to wake (tens of microseconds, more under load) does
+	# not move the split the workload itself measures
+	ROUNDS="20 35 15" run_7030
 	# named although the process is gone: from the mappings recorded with the waits
 	fg-sym "$OUT" >"$BATS_TEST_TMPDIR/run.perf" 2>"$BATS_TEST_TMPDIR/sym.err"
 	fg-fold "$BATS_TEST_TMPDIR/run.perf" >"$BATS_TEST_TMPDIR/run.folded"
@@ -157,11 +162,17 @@ run_7030() {
 	mshort=$(awk '/^wait_short/ { print $2 }' "$BATS_TEST_TMPDIR/measured")
 	echo "# fg: wait_long $long ns, wait_short $short ns; measured: $mlong, $mshort" >&3
 	awk -v l="$long" -v s="$short" 'BEGIN { p = 100 * l / (l + s); print "# wait_long " p "%"; exit !(p >= 68 && p <= 72) }' >&3
+	# and within a point of the split the workload measured
+	awk -v l="$long" -v s="$short" -v ml="$mlong" -v ms="$mshort" 'BEGIN { d = 100 * l / (l + s) - 100 * ml / (ml + ms); exit !(d <= 1 && d >= -1) }'
 	within $((long + short)) $((mlong + mshort)) 5
-	# one record a wait: 100 of each
-	[ "$(grep -c 'offcpu-time: prev_state=S$' "$BATS_TEST_TMPDIR/run.perf")" -ge 200 ]
-	[ "$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_long+')" -eq 100 ]
-	[ "$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_short+')" -eq 100 ]
+	# one record a wait: 20 of each, but for those said not seen (and preemptions, which
+	# add waits)
+	local nl ns_ nn
+	nl=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_long+')
+	ns_=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_short+')
+	nn=$(not_seen)
+	echo "# waits in wait_long $nl, in wait_short $ns_, not seen $nn" >&3
+	[ $((nl + ns_ + nn)) -ge 40 ] && [ "$nl" -ge 19 ] && [ "$ns_" -ge 19 ]
 	# the kernel stack starts at __schedule: not in the BPF program or the tracepoint
 	! grep -q 'bpf_trace_run\|bpf_prog_' "$BATS_TEST_TMPDIR/run.perf"
 }
@@ -194,9 +205,9 @@ run_7030() {
 	# each short sleep is either left out and counted, or written as a long wait (or its
 	# start was not seen, and counted)
 	n=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/long.perf" | grep -c ' wait_short+' || true)
-	ns=$(no_start)
+	ns=$(not_seen)
 	[[ $stderr =~ left\ out:\ ([0-9]+)\ shorter\ than\ --min-block ]]
-	echo "# left out ${BASH_REMATCH[1]}, short sleeps written $n, not seen to begin $ns" >&3
+	echo "# left out ${BASH_REMATCH[1]}, short sleeps written $n, not seen to begin or end $ns" >&3
 	[ $((BASH_REMATCH[1] + n + ns)) -ge 40 ] && [ "$n" -le 4 ]
 	ROUNDS="40 20 1" run_7030 --max-block 10000
 	fg-sym "$OUT" 2>/dev/null >"$BATS_TEST_TMPDIR/short.perf"
@@ -206,9 +217,9 @@ run_7030() {
 	[ "$(sum "$BATS_TEST_TMPDIR/short.folded" ';wait_short;')" -gt 36000000 ]
 	# each of the 80 sleeps is either a short wait written, or left out and counted
 	n=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/short.perf" | grep -c ' wait_short+' || true)
-	ns=$(no_start)
+	ns=$(not_seen)
 	[[ $stderr =~ ,\ ([0-9]+)\ longer\ than\ --max-block ]]
-	echo "# left out ${BASH_REMATCH[1]}, short sleeps written $n, not seen to begin $ns" >&3
+	echo "# left out ${BASH_REMATCH[1]}, short sleeps written $n, not seen to begin or end $ns" >&3
 	[ $((BASH_REMATCH[1] + n + ns)) -ge 80 ] && [ "$n" -ge 36 ]
 }
 
@@ -252,7 +263,7 @@ run_7030() {
 	[ "$status" -eq 0 ]
 	fg-sym "$OUT" 2>/dev/null | fg-fold --wall >"$BATS_TEST_TMPDIR/wall.folded"
 	local cpu off ns
-	ns=$(no_start)
+	ns=$(not_seen)
 	cpu=$(sum "$BATS_TEST_TMPDIR/wall.folded" '^halfsleep;.*[^]]$')
 	off=$(sum "$BATS_TEST_TMPDIR/wall.folded" '^halfsleep;.*;\[off-cpu\]$')
 	echo "# CPU $cpu ns, off-CPU $off ns" >&3
@@ -262,7 +273,7 @@ run_7030() {
 	[ "$(sum "$BATS_TEST_TMPDIR/wall.folded" ';rest;.*\[off-cpu\]$')" -gt $((off * 9 / 10)) ]
 	# each CPU sample weighs the period of 999 Hz in nanoseconds, and says so
 	fgr-dump "$OUT" >"$BATS_TEST_TMPDIR/dump"
-	# the 20 sleeps are waits, but for those whose start fg-sample said it did not see
+	# the 20 sleeps are waits, but for those fg-sample said it did not see begin or end
 	run python3 - "$BATS_TEST_TMPDIR/dump" $((20 - ns)) <<-'EOF'
 		import re, sys
 		cpu = waits = 0

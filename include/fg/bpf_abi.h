@@ -94,6 +94,7 @@ enum fg_stat {
 	FG_STAT_WAITS_SHORT,	    /* waits left out: shorter than --min-block */
 	FG_STAT_WAITS_LONG,	    /* waits left out: longer than --max-block */
 	FG_STAT_WAITS_NO_START,	    /* waits of threads followed whose start was not seen */
+	FG_STAT_WAITS_NO_END,	    /* waits lost: the switch that ended them was not seen */
 	FG_STAT_MAX
 };
 

@@ -54,7 +54,8 @@ TEST(capture_counts_waits_and_their_losses)
 				     .weight = 7000,
 				     .flags = state(FG_STATE_INTERRUPTIBLE) | FG_SAMPLE_F_OPEN};
 	struct fg_rec_lost full = {.count = 4, .reason = FG_LOST_WAITS_RINGBUF_FULL},
-			   unseen = {.count = 2, .reason = FG_LOST_WAITS_UNSEEN};
+			   unseen = {.count = 2, .reason = FG_LOST_WAITS_UNSEEN},
+			   no_end = {.count = 1, .reason = FG_LOST_WAITS_NO_END};
 	struct fg_rec r;
 
 	r = (struct fg_rec){.type = FG_REC_SAMPLE, .sample = &cpu};
@@ -71,9 +72,11 @@ TEST(capture_counts_waits_and_their_losses)
 	fg_capture_add(&c, &r);
 	r.lost = &unseen;
 	fg_capture_add(&c, &r);
+	r.lost = &no_end;
+	fg_capture_add(&c, &r);
 	CHECK(fg_capture_describe_lost(&c, &b));
 	CHECK_STR(b.data, "4 waits (their ring buffer was full), 2 waits it did not follow (its "
-			  "table of waits was full)");
+			  "table of waits was full), 1 waits whose end the kernel did not report");
 	CHECK_INT(c.other_lost.n, 0);
 	fg_buf_release(&b);
 }

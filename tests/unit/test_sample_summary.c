@@ -113,6 +113,7 @@ TEST(waits)
 	st.waits_lost = 5;
 	st.waits_unseen = 6;
 	st.waits_no_start = 7;
+	st.waits_no_end = 8;
 	st.wait_prog_runs = 10;
 	st.wait_prog_run_ns = 10 * 1500;
 	fg_sample_summary(&b, &st);
@@ -122,6 +123,7 @@ TEST(waits)
 		     "-m above 64 (pages per CPU) to keep them\n"
 		     "6 waits not followed: the table of waits (10240 threads) was full; "
 		     "raise --max-waiting to follow them\n"
+		     "8 waits lost: the kernel did not report the switch that ended them\n"
 		     "7 waits not recorded: the switch that began them was not seen (before the "
 		     "run, on a CPU not sampled, or missed)\n"
 		     "the BPF program on sched_switch ran 10 times, 1500 ns each on average "
