@@ -294,3 +294,42 @@ run_7030() {
 	echo "# CPU samples, waits: $output" >&3
 	[ "$status" -eq 0 ]
 }
+
+# --- fg-record --off-cpu and --wall ---
+
+@test "fg-record: --off-cpu and --wall exclude each other, and their options are in the man page" {
+	fg --separate-stderr fg-record --off-cpu --wall -o x.svg
+	[ "$status" -eq 2 ]
+	[[ $stderr == "fg-record: --off-cpu and --wall exclude each other"$'\n'"usage: "* ]]
+	fg fg-record -h
+	for opt in off-cpu wall min-block max-block; do
+		assert_output_contains "--$opt"
+		grep -q "^\.It Fl \\\\-$(sed 's/-/\\\\-/g' <<<"$opt")" "$TOP/man/fg-record.1"
+	done
+}
+
+@test "fg-record --off-cpu: an off-CPU flame graph of the waits, in nanoseconds, named after the command" {
+	requires root btf
+	cd "$BATS_TEST_TMPDIR"
+	fg --separate-stderr fg-record --off-cpu -o waits.svg -- "$WORKLOADS/offcpu7030" 10 35 15
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"fg-record: wrote waits.svg and waits.folded"* ]]
+	grep -q '>Off-CPU Time: .*offcpu7030 10 35 15</text>' waits.svg
+	grep -q '<title>wait_long ([0-9,]* ns, [0-9.]*%, [0-9.]* ms)</title>' waits.svg
+	local long short
+	long=$(sum waits.folded ';main;wait_long;')
+	short=$(sum waits.folded ';main;wait_short;')
+	# 10 rounds only: the split's bounds are fg-sample's test's, widened
+	awk -v l="$long" -v s="$short" 'BEGIN { p = 100 * l / (l + s); print "# wait_long " p "%"; exit !(p >= 65 && p <= 75) }' >&3
+}
+
+@test "fg-record --wall: CPU samples and waits in one graph, the waits ending in [off-cpu]" {
+	requires root btf
+	cd "$BATS_TEST_TMPDIR"
+	fg --separate-stderr fg-record --wall -F 199 -o wall.folded -- "$WORKLOADS/halfsleep" 4 50
+	[ "$status" -eq 0 ]
+	grep -q '^halfsleep;.*;main;compute;burn [0-9]*$' wall.folded
+	grep -q '^halfsleep;.*;main;rest;.*;\[off-cpu\] [0-9]*$' wall.folded
+	# the CPU samples weigh 1e9 / 199 ns each
+	[ $(($(sum wall.folded ';compute;burn$') % 5025125)) -eq 0 ]
+}
