@@ -114,6 +114,7 @@ TEST(waits)
 	st.waits_unseen = 6;
 	st.waits_no_start = 7;
 	st.waits_no_end = 8;
+	st.wait_prog_missed = 3;
 	st.wait_prog_runs = 10;
 	st.wait_prog_run_ns = 10 * 1500;
 	fg_sample_summary(&b, &st);
@@ -126,6 +127,9 @@ TEST(waits)
 		     "8 waits lost: the kernel did not report the switch that ended them\n"
 		     "7 waits not recorded: the switch that began them was not seen (before the "
 		     "run, on a CPU not sampled, or missed)\n"
+		     "3 switches not seen: the kernel did not run the BPF program on "
+		     "sched_switch (its recursion guard); a wait may be missing or too long for "
+		     "each\n"
 		     "the BPF program on sched_switch ran 10 times, 1500 ns each on average "
 		     "(kernel.bpf_stats_enabled)\n") != NULL);
 	fg_buf_release(&b);
