@@ -191,6 +191,19 @@ run_7030() {
 	[[ $stderr == *", 0 process gone, "* ]]
 }
 
+@test "--off-cpu: a wait still going on at the end is written with its time so far, flagged open" {
+	requires root btf
+	fg --separate-stderr fg-sample --off-cpu -d 1 -o "$OUT" -- sleep 3
+	[ "$status" -eq 0 ]
+	[[ $stderr =~ 1\ of\ them\ still\ going\ on\ at\ the\ end\ \(([0-9.]+)\ s\ so\ far ]]
+	awk -v s="${BASH_REMATCH[1]}" 'BEGIN { exit !(s > 0.8 && s < 1.5) }'
+	fg --separate-stderr fg-sym "$OUT"
+	[[ $output =~ sleep\ +[0-9/]+\ +\[[0-9]+\]\ +[0-9.]+:\ +([0-9]+)\ offcpu-time:\ prev_state=S\ open=1 ]]
+	[ "${BASH_REMATCH[1]}" -gt 800000000 ] && [ "${BASH_REMATCH[1]}" -lt 1500000000 ]
+	assert_output_contains ' do_nanosleep+0x'
+	assert_stderr_contains "1 of 1 waits were still going on when the run ended"
+}
+
 @test "--off-cpu: --min-block and --max-block leave out the waits outside them, counted" {
 	requires root btf
 	local n ns
