@@ -229,9 +229,10 @@ enum fg_lost_reason {
 	FG_LOST_RINGBUF_FULL = 1,	/* samples: the BPF ring buffer was full */
 	FG_LOST_SIDEBAND = 2,		/* mmap/comm/task events: the perf buffer overflowed */
 	FG_LOST_CPU_OFFLINE = 3,	/* a CPU went offline: its samples stopped */
-	FG_LOST_WAITS_RINGBUF_FULL = 4, /* waits: their BPF ring buffer was full */
-	FG_LOST_WAITS_UNSEEN = 5,	/* waits not followed: the table of waits was full */
-	FG_LOST_WAITS_NO_END = 6,	/* waits whose end the kernel did not report */
+	/* 4 is main's FG_LOST_BUSY (events) */
+	FG_LOST_WAITS_RINGBUF_FULL = 5, /* waits: their BPF ring buffer was full */
+	FG_LOST_WAITS_UNSEEN = 6,	/* waits not followed: the table of waits was full */
+	FG_LOST_WAITS_NO_END = 7,	/* waits whose end the kernel did not report */
 };
 
 /* The closing record: what the run produced. */

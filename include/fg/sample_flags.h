@@ -23,11 +23,12 @@
 #define FG_SAMPLE_F_OPEN (1u << 11)	      /* a wait not over when the run ended */
 
 /*
- * A wait's task state (with FG_SAMPLE_F_OFFCPU), in flags bits 16 to 19:
+ * A wait's task state (with FG_SAMPLE_F_OFFCPU), in flags bits 12 to 15
+ * (below bit 16, which the events of fg-sample -e take):
  * how the thread left the CPU, as the kernel reports it (the letters of
  * /proc/PID/stat and of the sched_switch tracepoint's prev_state).
  */
-#define FG_SAMPLE_STATE_SHIFT 16
+#define FG_SAMPLE_STATE_SHIFT 12
 #define FG_SAMPLE_STATE_MASK (0xfu << FG_SAMPLE_STATE_SHIFT)
 #define FG_STATE_RUNNING 0	   /* R: gave the CPU up while runnable (sched_yield) */
 #define FG_STATE_INTERRUPTIBLE 1   /* S: sleeping */
