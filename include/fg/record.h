@@ -226,9 +226,9 @@ struct fg_rec_lost {
 };
 
 enum fg_lost_reason {
-	FG_LOST_RINGBUF_FULL = 1,	/* samples: the BPF ring buffer was full */
-	FG_LOST_SIDEBAND = 2,		/* mmap/comm/task events: the perf buffer overflowed */
-	FG_LOST_CPU_OFFLINE = 3,	/* a CPU went offline: its samples stopped */
+	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
+	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
+	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
 	/* 4 is main's FG_LOST_BUSY (events) */
 	FG_LOST_WAITS_RINGBUF_FULL = 5, /* waits: their BPF ring buffer was full */
 	FG_LOST_WAITS_UNSEEN = 6,	/* waits not followed: the table of waits was full */
