@@ -157,6 +157,7 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_SNAPSHOTS] = "snapshots",
 	    [FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
 	    [FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
+	    [FG_STAT_BUSY] = "busy",
 	    [FG_STAT_WAITS] = "waits",
 	    [FG_STAT_WAITS_RINGBUF_FULL] = "waits-lost",
 	    [FG_STAT_WAITS_UNSEEN] = "waits-unseen",

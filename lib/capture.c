@@ -59,6 +59,9 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 		case FG_LOST_CPU_OFFLINE:
 			c->cpus_offline++;
 			break;
+		case FG_LOST_BUSY:
+			count(&c->busy_lost, rec->lost->count);
+			break;
 		case FG_LOST_WAITS_RINGBUF_FULL:
 			count(&c->waits_lost, rec->lost->count);
 			break;
@@ -108,6 +111,8 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->samples_lost, "samples (its ring buffer was full)");
 	add_count(b, &first, &c->events_lost,
 		  "mapping, comm or task events (its perf buffer overflowed)");
+	add_count(b, &first, &c->busy_lost,
+		  "events (their CPU was inside another BPF program, taking a sample)");
 	add_count(b, &first, &c->waits_lost, "waits (their ring buffer was full)");
 	add_count(b, &first, &c->waits_unseen,
 		  "waits it did not follow (its table of waits was full)");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* What fg-sample says at the end of a run. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -56,14 +57,16 @@ void fg_sample_summary(struct fg_buf *b, const struct fg_sample_stats *st)
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 	int cs = s->command_status;
 	uint64_t samples = s->samples - (st->waits < s->samples ? st->waits : s->samples);
+	char hz[32] = "";
 
+	if (st->freq)
+		snprintf(hz, sizeof(hz), "%u Hz x ", st->freq);
 	if (st->offcpu && !st->wall)
 		fg_buf_addf(b, "%" PRIu64 " waits in %.2f s (%u CPUs)", st->waits, secs, st->ncpus);
 	else
-		fg_buf_addf(
-		    b, "%" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64,
-		    samples, secs, secs > 0 ? (double)samples / secs : 0.0, st->freq, st->ncpus,
-		    s->lost);
+		fg_buf_addf(b, "%" PRIu64 " samples in %.2f s (%.1f/s; %s%u CPUs), lost %" PRIu64,
+			    samples, secs, secs > 0 ? (double)samples / secs : 0.0, hz, st->ncpus,
+			    s->lost);
 	fg_buf_addf(b,
 		    "; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
 		    ", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
@@ -89,6 +92,8 @@ void fg_sample_summary(struct fg_buf *b, const struct fg_sample_stats *st)
 			    "the BPF program ran %" PRIu64 " times, %" PRIu64
 			    " ns each on average (kernel.bpf_stats_enabled)\n",
 			    st->prog_runs, st->prog_run_ns / st->prog_runs);
+	if (st->events)
+		fg_buf_addstr(b, st->events);
 	if (st->bad_events)
 		fg_buf_addf(b, "%" PRIu64 " malformed events from the BPF program dropped\n",
 			    st->bad_events);

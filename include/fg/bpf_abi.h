@@ -43,6 +43,15 @@
 #define FG_USTACK_SNAPSHOT_MAX 65528
 #define FG_USTACK_SNAPSHOT_DEFAULT 8192
 
+/*
+ * The attach cookie of each program (bpf_get_attach_cookie()): the event's
+ * number, and with FG_COOKIE_ENTRY, a uprobe on a function's first
+ * instruction, where the caller's return address is at the stack pointer
+ * and not yet in a frame.
+ */
+#define FG_COOKIE_EVENT_MASK 0xffffull
+#define FG_COOKIE_ENTRY (1ull << 32)
+
 /* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs.
  */
 struct fg_event {
@@ -87,6 +96,7 @@ enum fg_stat {
 	FG_STAT_SNAPSHOTS,	/* samples with a user stack snapshot (dwarf) */
 	FG_STAT_SNAPSHOT_BYTES, /* bytes of stack in those snapshots */
 	FG_STAT_SNAPSHOT_WHOLE, /* snapshots that reached the stack's end before BYTES */
+	FG_STAT_BUSY,		/* events left out: the CPU was in another of our programs */
 	/* --off-cpu: the program on sched_switch */
 	FG_STAT_WAITS,		    /* waits sent through the ring buffer of waits */
 	FG_STAT_WAITS_RINGBUF_FULL, /* waits lost: that ring buffer was full */
@@ -97,9 +107,6 @@ enum fg_stat {
 	FG_STAT_WAITS_NO_END,	    /* waits lost: the switch that ended them was not seen */
 	FG_STAT_MAX
 };
-
-/* the most CPUs the program's CPU mask (-C with --off-cpu) holds */
-#define FG_BPF_MAX_CPUS 4096
 
 /*
  * The key of a waiting thread in the table of waits: its thread id, or for

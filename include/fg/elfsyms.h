@@ -2,7 +2,8 @@
 /*
  * The function symbols of one ELF file (libelf): .symtab when present, else
  * .dynsym with the .symtab of MiniDebugInfo (.gnu_debugdata, an xz-compressed
- * ELF file, read with liblzma) when present; its loadable segments, to turn a
+ * ELF file, read with liblzma) when present; the PLT's entries, named after
+ * their relocations (.rela.plt); its loadable segments, to turn a
  * file offset into the address the symbols use (the load bias of PIE
  * executables and shared libraries); its build-id and .gnu_debuglink, to find
  * separate debug information.
@@ -20,12 +21,12 @@
 #include <stdint.h>
 
 /* Bounds on one file. */
-#define FG_ELF_MAX_FILE (4ull << 30)	   /* bytes */
-#define FG_ELF_MAX_SYMS (4u << 20)	   /* symbol table entries read */
-#define FG_ELF_MAX_NAMES (256u << 20)	   /* bytes of names kept */
-#define FG_ELF_MAX_SECTIONS 65536u	   /* section headers */
-#define FG_ELF_MAX_LOADS 256u		   /* PT_LOAD headers */
-#define FG_ELF_MAX_MINIDEBUG (64u << 20)   /* bytes of .gnu_debugdata, decompressed */
+#define FG_ELF_MAX_FILE (4ull << 30)	 /* bytes */
+#define FG_ELF_MAX_SYMS (4u << 20)	 /* symbol table entries read */
+#define FG_ELF_MAX_NAMES (256u << 20)	 /* bytes of names kept */
+#define FG_ELF_MAX_SECTIONS 65536u	 /* section headers */
+#define FG_ELF_MAX_LOADS 256u		 /* PT_LOAD headers */
+#define FG_ELF_MAX_MINIDEBUG (64u << 20) /* bytes of .gnu_debugdata, decompressed */
 #define FG_BUILD_ID_MAX 64
 
 /* Where the symbols came from, worst first. */
@@ -60,6 +61,16 @@ struct fg_elfsyms {
 	size_t nsyms;
 	char *strings; /* the names */
 	size_t strings_len;
+	/*
+	 * The PLT's entries (x86-64), named NAME@plt as objdump names them
+	 * (after the relocation of the GOT slot each jumps through): plt[i] is
+	 * the 16 bytes at plt_addr + 16 * i, unnamed when its name is NULL
+	 * (.plt's header).  They stay when a debug file's symbols are adopted.
+	 */
+	struct fg_elf_sym *plt;
+	size_t nplt;
+	uint64_t plt_addr;
+	char *plt_strings;
 };
 
 /*
@@ -79,11 +90,11 @@ struct Elf; /* libelf's Elf */
  */
 struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
-/* The PT_LOAD segments of an ELF file, at most FG_ELF_MAX_LOADS: how many; *loads is to be freed. */
+/* The PT_LOAD segments of an ELF file, at most FG_ELF_MAX_LOADS: how many; *loads is to be freed.
+ */
 size_t fg_elf_loads(struct Elf *elf, struct fg_elf_load **loads);
 /* The address of file offset `off` in the segments `loads`; false when in none. */
-bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off,
-			   uint64_t *addr);
+bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr);
 
 /* Take the symbols of `debug` (a separate debug file) into `e`, when better. */
 void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug);
