@@ -168,6 +168,11 @@ static int offcpu_check(const struct fg_sample_opts *o, char *why, size_t len)
 			      "--call-graph dwarf and --%s exclude each other: waits carry "
 			      "frame-pointer stacks only",
 			      o->wall ? "wall" : "off-cpu");
+	if (o->offcpu && o->nevents)
+		return refuse(why, len,
+			      "-e and --%s exclude each other: waits weigh their time, and --wall "
+			      "samples the CPU clock",
+			      o->wall ? "wall" : "off-cpu");
 	return 0;
 }
 

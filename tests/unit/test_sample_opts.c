@@ -132,6 +132,13 @@ TEST(offcpu_options)
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "--call-graph dwarf and --off-cpu exclude each other: waits carry "
 		       "frame-pointer stacks only");
+	/* events are counted, waits timed */
+	o.snapshot = 0;
+	CHECK_INT(fg_sample_opt(&o, 'e', "page-faults", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "-e and --off-cpu exclude each other: waits weigh their time, and --wall "
+		       "samples the CPU clock");
+	fg_sample_opts_release(&o);
 	/* bad values */
 	CHECK_STR(refused(FG_SAMPLE_OPT_MIN_BLOCK, "-1"),
 		  "invalid --min-block '-1' (microseconds)");
