@@ -295,7 +295,7 @@ static long cfi_step_frame(__u32 i, void *arg)
 {
 	struct walk *w = arg;
 	__u32 zero = 0, nu = w->nu, idx = w->nk + nu;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
 	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
 	const struct fg_cfi_rule *rule = NULL;
 	const struct fg_cfi_map *m;

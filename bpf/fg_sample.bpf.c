@@ -184,7 +184,7 @@ struct walk {
 	__u32 nk; /* kernel IPs before the user ones */
 	__u32 nu; /* user IPs found */
 	__u32 flags;
-	__u32 cpu; /* the key of this CPU's ustack_copy */
+	__u32 slot; /* the key of this walk's ustack_copy */
 };
 
 /*
@@ -210,7 +210,7 @@ static __always_inline bool copy_page(struct walk *w, struct ustack_copy *c)
 static long snapshot_step(__u32 i, void *arg)
 {
 	struct walk *w = arg;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
 
 	if (!c || c->copied >= snapshot_bytes)
 		return 1;
@@ -221,7 +221,7 @@ static long snapshot_step(__u32 i, void *arg)
 static long walk_step(__u32 i, void *arg)
 {
 	struct walk *w = arg;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
 	__u64 off, next, ret;
 	__u32 nu = w->nu, idx = w->nk + nu;
 
@@ -307,11 +307,12 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
 
 /*
  * Walk the user stack by frame pointers inside a copy of its top, which
- * becomes the snapshot with --call-graph dwarf.  Writes the user IPs after
- * the `nk` kernel IPs of c->ev; returns how many.
+ * becomes the snapshot with --call-graph dwarf when `snapshot`.  Writes the
+ * user IPs after the `nk` kernel IPs of c->ev, the `slot` of the ustack map;
+ * returns how many.
  */
 static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk,
-				       __u32 cpu, bool entry)
+				       __u32 slot, bool snapshot, bool entry)
 {
 	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -320,7 +321,7 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	    .fp = PT_REGS_FP_CORE(regs),
 	    .nk = nk,
 	    .nu = 1,
-	    .cpu = cpu,
+	    .slot = slot,
 	};
 	__u32 len;
 	bool cfi_done = false;
@@ -329,7 +330,7 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 		return 0;
 	c->ev.ips[nk] = PT_REGS_IP_CORE(regs);
 #ifdef __TARGET_ARCH_x86
-	if (snapshot_bytes) {
+	if (snapshot && snapshot_bytes) {
 		snapshot_regs(&c->snap, regs);
 		c->snap.sp = w.sp;
 		c->snap.size = 0;
@@ -455,6 +456,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	}
 	e = &c->ev;
 	e->time_ns = bpf_ktime_get_ns();
+	e->weight = 1;
 	e->cpu = cpu;
 	e->pid = pid;
 	e->tid = tid;
@@ -477,7 +479,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD || !BPF_CORE_READ(task, mm))
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(task, c, nk, cpu, cookie & FG_COOKIE_ENTRY);
+		nu = walk_user(task, c, nk, cpu, true, cookie & FG_COOKIE_ENTRY);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
@@ -501,6 +503,218 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 		return 0;
 	}
 	count(FG_STAT_SAMPLES, 1);
+	return 0;
+}
+
+/* --- off-CPU time (--off-cpu): where threads wait --- */
+
+/* set by fg-sample between open and load */
+const volatile __u64 min_block_ns = 1000;   /* --min-block */
+const volatile __u64 max_block_ns = ~0ull;  /* --max-block */
+const volatile bool kernel_threads = false; /* --kernel-threads: their waits too */
+const volatile __u32 wait_slots = 0;	    /* the waits' ustack slots follow the CPUs' */
+
+/*
+ * The table of waits: each thread off the CPU, by FG_WAIT_KEY, with its
+ * stacks as it left, time_ns when it did.  An entry is made at the switch
+ * that takes the thread off a CPU and removed at the one that puts it back.
+ * fg-sample sizes it (--max-waiting); preallocated, so that no switch waits
+ * on an allocation.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fg_event);
+} waits SEC(".maps");
+
+/* The waits that ended go out through a ring buffer of their own: fg-sample sizes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} wait_events SEC(".maps");
+
+/* the kernel's task states (include/linux/sched.h), as sched_switch reports prev_state */
+#define TASK_REPORT 0x7f /* interruptible ... parked */
+#define TASK_DEAD 0x80
+#define TASK_IDLE 0x402 /* uninterruptible, no load */
+#define TASK_RTLOCK_WAIT 0x1000
+
+/*
+ * A wait's kernel stack starts at __schedule, which took the thread off the
+ * CPU: the frames above it are this program's and the tracepoint's
+ * (bpf_prog_*, bpf_trace_run4), and the program is gone by the time fg-sym
+ * would name its frame.  Which frame __schedule is, is found at the first
+ * switch: the same call chain leads here every time.  Its address comes
+ * from kallsyms through libbpf; without it nothing is left out.
+ */
+extern const void __schedule __ksym __weak;
+#define KSKIP_SEARCH 4	   /* frames looked at for __schedule's */
+#define SCHEDULE_SIZE 8192 /* return addresses within this of its start are in it */
+__u32 kskip;
+bool kskip_known;
+
+static __always_inline __u32 kernel_skip(void *ctx)
+{
+	__u64 lo = (__u64)&__schedule, top[KSKIP_SEARCH];
+	long n;
+
+	if (kskip_known || !lo)
+		return kskip;
+	n = bpf_get_stack(ctx, top, sizeof(top), 0);
+	for (int i = 0; i < KSKIP_SEARCH && i < n / 8; i++) {
+		if (top[i] >= lo && top[i] - lo < SCHEDULE_SIZE) {
+			kskip = i;
+			break;
+		}
+	}
+	kskip_known = true;
+	return kskip;
+}
+
+/* FG_STATE_*: the kernel's task_state_index() of how a thread left the CPU */
+static __always_inline __u32 wait_state(bool preempt, __u32 state, struct task_struct *p)
+{
+	__u32 st, i;
+
+	if (preempt)
+		return FG_STATE_PREEMPTED;
+	if ((state & TASK_IDLE) == TASK_IDLE)
+		return FG_STATE_IDLE;
+	if (state & TASK_RTLOCK_WAIT)
+		return FG_STATE_UNINTERRUPTIBLE;
+	st = (state | (__u32)BPF_CORE_READ(p, exit_state)) & TASK_REPORT;
+	/* the highest bit set, counted from 1: S 1, D 2, T 3, t 4, X 5, Z 6, P 7 */
+	for (i = 0; st; i++)
+		st >>= 1;
+	return i;
+}
+
+static __always_inline __u32 wait_key(__u32 tid, __u32 cpu)
+{
+	return tid ? tid : FG_WAIT_KEY_IDLE | cpu;
+}
+
+/* whether the waits of `p` are recorded: the idle task, kernel threads, -p, -t, a command */
+static __always_inline bool followed(struct task_struct *p)
+{
+	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+
+	if (tid == 0 ? !include_idle : (BPF_CORE_READ(p, flags) & PF_KTHREAD) && !kernel_threads)
+		return false;
+	return !filter || is_target(p, pid, tid);
+}
+
+/* `next` runs again: its wait, if one was kept, goes out weighing its time */
+static __always_inline void wait_end(struct task_struct *next, __u64 now, __u32 cpu)
+{
+	__u32 key = wait_key(BPF_CORE_READ(next, pid), cpu);
+	struct fg_event *e = bpf_map_lookup_elem(&waits, &key);
+	__u64 delta, size;
+
+	if (!e) {
+		/* a thread followed whose wait began before the run, or was not seen to begin */
+		if (followed(next))
+			count(FG_STAT_WAITS_NO_START, 1);
+		return;
+	}
+	delta = now - e->time_ns;
+	if (delta < min_block_ns) {
+		count(FG_STAT_WAITS_SHORT, 1);
+	} else if (delta > max_block_ns) {
+		count(FG_STAT_WAITS_LONG, 1);
+	} else {
+		e->time_ns = now;
+		e->weight = delta;
+		size = offsetof(struct fg_event, ips) +
+		       ((__u64)e->nr_kernel + e->nr_user) * sizeof(__u64);
+		if (size > sizeof(*e))
+			size = sizeof(*e);
+		/* wake fg-sample when the ring is half full, rather than wait for its next read */
+		if (bpf_ringbuf_output(&wait_events, e, size,
+				       bpf_ringbuf_query(&wait_events, BPF_RB_AVAIL_DATA) >
+					       bpf_ringbuf_query(&wait_events, BPF_RB_RING_SIZE) / 2
+					   ? BPF_RB_FORCE_WAKEUP
+					   : BPF_RB_NO_WAKEUP) < 0)
+			count(FG_STAT_WAITS_RINGBUF_FULL, 1);
+		else
+			count(FG_STAT_WAITS, 1);
+	}
+	bpf_map_delete_elem(&waits, &key);
+}
+
+/* `prev` leaves the CPU: unless it is left out, its stacks go into the table of waits */
+static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool preempt,
+				       __u32 state, __u64 now, __u32 cpu)
+{
+	__u32 pid = BPF_CORE_READ(prev, tgid), tid = BPF_CORE_READ(prev, pid);
+	__u32 key = wait_key(tid, cpu), slot = wait_slots + cpu, nk = 0, nu = 0;
+	bool kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+	struct ustack_copy *c;
+	struct fg_event *e;
+
+	if (state & TASK_DEAD)
+		return; /* exiting: it never runs again */
+	if (cpu_filter) {
+		/* -C: only the waits that begin on these CPUs */
+		__u32 *on = bpf_map_lookup_elem(&cpus, &cpu);
+
+		if (!on || !*on)
+			return;
+	}
+	if (!followed(prev))
+		return;
+	c = bpf_map_lookup_elem(&ustack, &slot);
+	if (!c)
+		return;
+	e = &c->ev;
+	e->time_ns = now;
+	e->weight = 0;
+	e->cpu = cpu;
+	e->pid = pid;
+	e->tid = tid;
+	e->flags = FG_SAMPLE_F_OFFCPU | FG_SAMPLE_F_WEIGHT_NS |
+		   wait_state(preempt, state, prev) << FG_SAMPLE_STATE_SHIFT;
+	/* prev is the task running this program: its comm, its kernel stack, its user memory */
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (kernel_stacks) {
+		long n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64),
+				       kernel_skip(ctx) & BPF_F_SKIP_FIELD_MASK);
+
+		if (n < 0) {
+			e->flags |= FG_SAMPLE_F_KSTACK_FAILED;
+		} else {
+			nk = (__u32)n / sizeof(__u64);
+			if (nk >= kernel_depth)
+				e->flags |= FG_SAMPLE_F_KSTACK_CUT;
+		}
+	}
+	if (kthread || !BPF_CORE_READ(prev, mm))
+		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
+	else if (user_stacks)
+		nu = walk_user(prev, c, nk, slot, false, false);
+	e->nr_kernel = nk;
+	e->nr_user = nu;
+	/*
+	 * A wait still kept: the switch that ended it was not reported (both
+	 * this program and others miss one now and then).  When it ended is
+	 * not known: it is counted, and replaced by this one.
+	 */
+	if (bpf_map_lookup_elem(&waits, &key))
+		count(FG_STAT_WAITS_NO_END, 1);
+	if (bpf_map_update_elem(&waits, &key, e, BPF_ANY) < 0)
+		count(FG_STAT_WAITS_UNSEEN, 1);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(fg_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	wait_end(next, now, cpu);
+	wait_begin(ctx, prev, preempt, prev_state, now, cpu);
 	return 0;
 }
 

@@ -26,8 +26,8 @@ static const char usage_text[] =
     "usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
     "               [--event-filter EVENT] [--samples] [--srcline] [--inline]\n"
     "               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
-    "               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
-    "               [FILE ...]\n"
+    "               [--only-comm NAME] [--wall] [--state STATE[,STATE...]]\n"
+    "               [--input perf|folded|bpftrace] [-o FILE] [-v] [FILE ...]\n"
     "       fg-fold --every SECONDS -o DIR [OPTIONS] [FILE ...]\n"
     "       fg-fold -h | -V\n"
     "\n"
@@ -48,6 +48,11 @@ static const char usage_text[] =
     "  --skip-after FUNC       drop the callers of FUNC (repeatable)\n"
     "  --only-pid PID[,PID...] keep only samples of these processes (repeatable)\n"
     "  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
+    "  --wall                  wall-clock time: fold the waits (offcpu-time samples) with\n"
+    "                          the CPU samples, each wait's stack ending in [off-cpu]\n"
+    "  --state STATE[,STATE...]\n"
+    "                          keep only waits in these task states (S, D, R+, ...;\n"
+    "                          repeatable)\n"
     "  --input FORMAT          read perf, folded or bpftrace input (default: detect)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
     "  --every SECONDS         one profile per window of SECONDS of the samples' time\n"
@@ -68,6 +73,8 @@ enum {
 	OPT_SKIP_AFTER,
 	OPT_ONLY_PID,
 	OPT_ONLY_COMM,
+	OPT_WALL,
+	OPT_STATE,
 };
 
 static const struct option longopts[] = {
@@ -88,9 +95,11 @@ static const struct option longopts[] = {
     {"samples", no_argument, NULL, FG_FOLD_OPT_SAMPLES},
     {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
     {"srcline", no_argument, NULL, OPT_SRCLINE},
+    {"state", required_argument, NULL, OPT_STATE},
     {"tid", no_argument, NULL, FG_FOLD_OPT_TID},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
+    {"wall", no_argument, NULL, OPT_WALL},
     {NULL, 0, NULL, 0},
 };
 
@@ -135,8 +144,10 @@ static void report(const struct fg_fold *f, bool verbose)
 }
 
 struct lists {
-	const char **skip_after, **comms;
-	size_t n_skip_after, a_skip_after, n_comms, a_comms;
+	const char **skip_after, **comms, **states;
+	size_t n_skip_after, a_skip_after, n_comms, a_comms, n_states, a_states;
+	char **copies; /* the --state arguments, cut at their commas */
+	size_t n_copies, a_copies;
 	uint64_t *pids;
 	size_t n_pids, a_pids;
 };
@@ -154,6 +165,23 @@ static void add_pids(struct lists *l, const char *arg)
 		l->pids[l->n_pids++] = v;
 	}
 	free(copy);
+}
+
+/* --state S,D: each name as fg-sym and perf's sched_switch print prev_state */
+static void add_states(struct lists *l, const char *arg)
+{
+	char *copy = fg_xstrdup(arg), *save = NULL;
+
+	FG_ALLOC_GROW(l->copies, l->n_copies + 1, l->a_copies);
+	l->copies[l->n_copies++] = copy;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (strlen(t) > 2 || !strchr("RSDTtXZPI", t[0]) || (t[1] && strcmp(t, "R+") != 0))
+			usage_error("invalid task state '%s' (R, R+, S, D, T, t, X, Z, P or I)", t);
+		FG_ALLOC_GROW(l->states, l->n_states + 1, l->a_states);
+		l->states[l->n_states++] = t;
+	}
+	if (!l->n_states)
+		usage_error("invalid task state list '%s'", arg);
 }
 
 /* --every: the folded stacks of each time window into DIR/START.folded */
@@ -266,6 +294,12 @@ int main(int argc, char **argv)
 		case OPT_SRCLINE:
 			o.srcline = true;
 			break;
+		case OPT_STATE:
+			add_states(&l, optarg);
+			break;
+		case OPT_WALL:
+			o.wall = true;
+			break;
 		default:
 			if (fg_fold_opt(c, optarg, &o, &ws.w.every_ns, &why) != 0)
 				usage_error(why, optarg);
@@ -277,6 +311,8 @@ int main(int argc, char **argv)
 	o.n_only_comms = l.n_comms;
 	o.only_pids = l.pids;
 	o.n_only_pids = l.n_pids;
+	o.states = l.states;
+	o.n_states = l.n_states;
 
 	if (ws.w.every_ns) {
 		if (!output)
@@ -354,6 +390,13 @@ int main(int argc, char **argv)
 			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
+	if (verbose && o.wall)
+		fg_warnx(
+		    "--wall: %llu of them waits (offcpu-time), ending in " FG_FOLD_OFFCPU_FRAME,
+		    (unsigned long long)st->waits);
+	if (verbose && o.n_states)
+		fg_warnx("--state: left out %llu samples of other task states or none",
+			 (unsigned long long)st->state_filtered);
 	if (ws.w.late)
 		fg_warnx("%llu samples came after their window was written; they are counted in "
 			 "the next one",
@@ -364,8 +407,8 @@ int main(int argc, char **argv)
 	if (st->lines && !fg_fold_count(f) && !ws.written) {
 		fg_warnx("no stacks in %llu line%s of input%s", (unsigned long long)st->lines,
 			 st->lines == 1 ? "" : "s",
-			 st->bad_lines || st->other_events || st->filtered || st->refused ||
-				 st->long_lines
+			 st->bad_lines || st->other_events || st->filtered || st->state_filtered ||
+				 st->refused || st->long_lines
 			     ? " (see above)"
 			 : st->sideband ? ": only side-band records"
 					: ": no samples");
@@ -395,6 +438,10 @@ out:
 	fg_fold_free(f);
 	free(l.skip_after);
 	free(l.comms);
+	free(l.states);
+	for (size_t i = 0; i < l.n_copies; i++)
+		free(l.copies[i]);
+	free(l.copies);
 	free(l.pids);
 	return status;
 }

@@ -54,8 +54,10 @@ static const char usage_text[] =
     "usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
     "                 [-C cpu]... [--call-graph fp | dwarf[,bytes] | cfi[,bytes]] [--cfi-check]\n"
     "                 [--cfi-max-mib n] [--cfi-max-rows n] [--cfi-max-files n]\n"
-    "                 [--cfi-max-procs n] [--user-only | --kernel-only] [--max-depth n]\n"
-    "                 [-m pages] [-o file] [-- command [arg ...]]\n"
+    "                 [--cfi-max-procs n] [--user-only | --kernel-only]\n"
+    "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
+    "                 [--kernel-threads] [--max-waiting n]\n"
+    "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "       fg-sample --list-events [pattern]\n"
     "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
     "                  event (page-faults, context-switches, ...), tracepoint:CATEGORY:NAME,\n"
@@ -80,10 +82,21 @@ static const char usage_text[] =
     "                  (4194304), tables (4096), processes (8192) in the maps\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
+    "  --off-cpu       off-CPU time instead of CPU samples: a record for each wait, the\n"
+    "                  stacks of the thread as it left the CPU weighing the nanoseconds\n"
+    "                  until it ran again (sched_switch)\n"
+    "  --wall          wall-clock time: CPU samples, each weighing its period in\n"
+    "                  nanoseconds, and waits, as with --off-cpu\n"
+    "  --min-block us  leave out waits shorter than this, microseconds (default 1)\n"
+    "  --max-block us  leave out waits longer than this, microseconds (default: none)\n"
+    "  --kernel-threads  the waits of kernel threads too (left out by default)\n"
+    "  --max-waiting n   threads waiting at once whose waits are followed (default\n"
+    "                  10240; 2 KiB of kernel memory each)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
-    "                  counted events (-c); with dwarf, one second of the largest samples)\n"
+    "                  counted events (-c); with dwarf, one second of the largest samples);\n"
+    "                  also sizes the waits' ring (default 64)\n"
     "  -o file         write the records to file (default: standard output, not a terminal)\n"
     "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
     "  --list-events [pattern]\n"
@@ -294,6 +307,15 @@ struct run {
 	bool aside;	       /* samples drained while records are written wait in held */
 	struct fg_buf held;    /* each: u64 size, then the event, padded to 8 */
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
+	struct offcpu {
+		uint32_t ring_bytes;	   /* the ring buffer of waits */
+		uint64_t *lost_seen;	   /* per possible CPU: FG_STAT_WAITS_RINGBUF_FULL */
+		uint64_t *unseen_seen;	   /* and FG_STAT_WAITS_UNSEEN, already in lost records */
+		uint64_t *no_end_seen;	   /* and FG_STAT_WAITS_NO_END */
+		uint64_t open, open_ns;	   /* waits still going on at the end, written */
+		uint64_t written, wait_ns; /* waits written, and their time */
+		uint64_t open_short, open_long; /* open ones left out by --min-block, --max-block */
+	} off;
 	int werr;
 	bool epipe;
 	int status;
@@ -542,9 +564,19 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		r->bad_events++;
 		return;
 	}
-	s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
-	r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if (s.flags & FG_SAMPLE_F_OFFCPU) {
+		/* a wait weighs its time off the CPU, and is none of the events' samples */
+		r->off.wait_ns += s.weight;
+	} else {
+		s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
+		r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
+		if (opts.wall) {
+			/* a CPU sample stands for its sampling period of the thread's time */
+			s.weight = fg_sample_period_ns(opts.freq);
+			s.flags |= FG_SAMPLE_F_WEIGHT_NS;
+		}
+	}
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
 		return;
@@ -644,6 +676,12 @@ static void check_lost(struct run *r, uint64_t now)
 {
 	lost_since(r, now, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen);
 	lost_since(r, now, FG_STAT_BUSY, FG_LOST_BUSY, r->busy_seen);
+	if (!opts.offcpu)
+		return;
+	lost_since(r, now, FG_STAT_WAITS_RINGBUF_FULL, FG_LOST_WAITS_RINGBUF_FULL,
+		   r->off.lost_seen);
+	lost_since(r, now, FG_STAT_WAITS_UNSEEN, FG_LOST_WAITS_UNSEEN, r->off.unseen_seen);
+	lost_since(r, now, FG_STAT_WAITS_NO_END, FG_LOST_WAITS_NO_END, r->off.no_end_seen);
 }
 
 static void check_offline(struct run *r, uint64_t now)
@@ -715,6 +753,38 @@ static void prepare(struct run *r)
 	r->targets = fg_targets_new(opts.command != NULL);
 }
 
+/*
+ * --off-cpu, --wall: the program on sched_switch, loaded only then.  Its
+ * options; the table of waits, sized; a second scratch slot for each CPU
+ * (the waits' stack walks never share one with a CPU sample's); the ring
+ * buffer of waits, sized by -m or FG_SAMPLE_WAIT_PAGES.
+ */
+static void setup_offcpu(struct run *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
+
+	bpf_program__set_autoload(r->skel->progs.fg_offcpu, opts.offcpu);
+	if (!opts.offcpu)
+		return;
+	r->skel->rodata->min_block_ns = opts.min_block_ns;
+	r->skel->rodata->max_block_ns = opts.max_block_ns;
+	r->skel->rodata->kernel_threads = opts.kernel_threads;
+	/* -C: the waits that begin on these CPUs, through the map of CPUs of the other programs */
+	r->skel->rodata->wait_slots = (uint32_t)r->ncpus_possible;
+	bpf_map__set_max_entries(r->skel->maps.ustack, 2 * (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.waits, opts.max_waiting);
+	r->off.ring_bytes = fg_bpf_ring_bytes(pages, opts.ncpus, page);
+	if (!r->off.ring_bytes)
+		usage_error("invalid buffer size '%u': the ring buffer of waits would take %" PRIu64
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    pages, (uint64_t)pages * page * (uint64_t)opts.ncpus >> 20);
+	bpf_map__set_max_entries(r->skel->maps.wait_events, r->off.ring_bytes);
+	r->off.lost_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->off.unseen_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->off.no_end_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -764,6 +834,7 @@ static void setup_bpf(struct run *r)
 			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
 			    r->ringbuf_bytes >> 10);
 	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	setup_offcpu(r);
 	err = fg_sample_bpf__load(r->skel);
 	if (err == -EPERM || err == -ENOSYS)
 		refuse_denied(r, err, "bpf", "cannot load the BPF program");
@@ -796,6 +867,10 @@ static void setup_bpf(struct run *r)
 		ops.built_ctx = r;
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}
+	/* the waits', read with the samples' (the program wakes the reader when it is half full) */
+	if (opts.offcpu &&
+	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.wait_events), on_ring_record, r) < 0)
+		fail_setup(r, -errno, "cannot map the BPF ring buffer for waits");
 }
 
 /*
@@ -946,8 +1021,11 @@ static void attach_events(struct run *r)
 	struct bpf_program *tp_prog = r->skel->progs.fg_tracepoint;
 	struct bpf_program *up_prog = r->skel->progs.fg_uprobe;
 	pid_t pids[256];
-	size_t npids = probe_pids(pids, FG_ARRAY_SIZE(pids));
+	size_t npids;
 
+	if (opts.offcpu && !opts.wall)
+		return; /* --off-cpu: waits, no samples of events */
+	npids = probe_pids(pids, FG_ARRAY_SIZE(pids));
 	for (size_t e = 0; e < evlist.n; e++) {
 		const struct fg_ev *ev = &evlist.ev[e];
 		struct bpf_link *link;
@@ -1011,6 +1089,21 @@ static void attach_events(struct run *r)
 	}
 }
 
+/* --off-cpu, --wall: the program on sched_switch, on every CPU at once. */
+static void attach_offcpu(struct run *r)
+{
+	struct bpf_link *link;
+	int err;
+
+	if (!opts.offcpu)
+		return;
+	link = bpf_program__attach(r->skel->progs.fg_offcpu);
+	err = link ? 0 : -errno;
+	keep_link(r, link, -1);
+	if (err)
+		fail_setup(r, err, "cannot attach the BPF program to the sched_switch tracepoint");
+}
+
 /* the event records, after the header: what the samples' numbers mean */
 static void write_events(struct fg_rec_writer *w)
 {
@@ -1059,7 +1152,8 @@ static void start_stream(struct run *r)
 	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
 		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
 		   (r->filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
-		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
+		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0) |
+		   (opts.offcpu ? FG_HDR_F_OFFCPU : 0) | (opts.wall ? FG_HDR_F_WALL : 0);
 	h->start_ns = now_ns(CLOCK_MONOTONIC);
 	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
 	r->w = fg_rec_writer_new(r->out_fd);
@@ -1151,6 +1245,46 @@ static void run_loop(struct run *r)
 		check_offline(r, cut);
 		if (flush(r, last ? UINT64_MAX : cut) < 0 || last)
 			break;
+	}
+}
+
+/*
+ * --off-cpu: the waits still going on at the end, their threads not run
+ * since, written with the time so far and flagged open, when that is within
+ * --min-block and --max-block.
+ */
+static void open_waits(struct run *r, uint64_t end)
+{
+	static struct fg_event e;
+	int fd = bpf_map__fd(r->skel->maps.waits);
+	uint32_t key, next;
+
+	if (!opts.offcpu)
+		return;
+	for (int err = bpf_map_get_next_key(fd, NULL, &next); !err;
+	     err = bpf_map_get_next_key(fd, &key, &next)) {
+		uint64_t so_far;
+
+		key = next;
+		if (bpf_map_lookup_elem(fd, &key, &e) < 0 || e.time_ns > end ||
+		    e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH)
+			continue; /* gone meanwhile, begun after the end, or not a wait */
+		so_far = end - e.time_ns;
+		if (so_far < opts.min_block_ns || so_far > opts.max_block_ns) {
+			/* counted as the program counts the waits it leaves out */
+			if (so_far < opts.min_block_ns)
+				r->off.open_short++;
+			else
+				r->off.open_long++;
+			continue;
+		}
+		e.time_ns = end;
+		e.weight = so_far;
+		e.flags |= FG_SAMPLE_F_OPEN;
+		on_sample(r, (const uint8_t *)&e,
+			  offsetof(struct fg_event, ips) + 8 * ((size_t)e.nr_kernel + e.nr_user));
+		r->off.open++;
+		r->off.open_ns += so_far;
 	}
 }
 
@@ -1251,6 +1385,7 @@ static void finish(struct run *r)
 		ring_buffer__consume(r->rb);
 		fg_sb_drain(r->sb, r->q);
 		check_lost(r, end);
+		open_waits(r, end);
 		if (r->misses) {
 			struct fg_rec_lost l = {end, r->misses, UINT32_MAX, FG_LOST_BUSY};
 
@@ -1320,6 +1455,37 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns);
 }
 
+/* --off-cpu, --wall: what became of the waits, for the end-of-run lines */
+static void report_offcpu(struct run *r, struct fg_sample_stats *st)
+{
+	uint64_t percpu[MAX_CPUS];
+	struct bpf_prog_info info;
+	uint32_t info_len = sizeof(info);
+
+	st->offcpu = true;
+	st->wall = opts.wall;
+	st->waits = fg_rq_written_with(r->q, FG_SAMPLE_F_OFFCPU);
+	st->wait_ns = r->off.wait_ns;
+	st->waits_open = r->off.open;
+	st->waits_open_ns = r->off.open_ns;
+	st->waits_lost = stat_total(r, FG_STAT_WAITS_RINGBUF_FULL, percpu);
+	st->waits_unseen = stat_total(r, FG_STAT_WAITS_UNSEEN, percpu);
+	st->waits_short = stat_total(r, FG_STAT_WAITS_SHORT, percpu);
+	st->waits_long = stat_total(r, FG_STAT_WAITS_LONG, percpu) + r->off.open_long;
+	st->waits_short += r->off.open_short;
+	st->waits_no_start = stat_total(r, FG_STAT_WAITS_NO_START, percpu);
+	st->waits_no_end = stat_total(r, FG_STAT_WAITS_NO_END, percpu);
+	st->wait_ring_bytes = r->off.ring_bytes;
+	st->wait_pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
+	st->max_waiting = opts.max_waiting;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_offcpu), &info, &info_len)) {
+		st->wait_prog_runs = info.run_cnt;
+		st->wait_prog_run_ns = info.run_time_ns;
+		st->wait_prog_missed = info.recursion_misses;
+	}
+}
+
 /* What the run took, on standard error; nothing when the reader of the records went away. */
 static void report(struct run *r)
 {
@@ -1355,6 +1521,8 @@ static void report(struct run *r)
 		st.prog_runs = pc[0].runs;
 		st.prog_run_ns = pc[0].ns;
 	}
+	if (opts.offcpu)
+		report_offcpu(r, &st);
 	report_events(r, pc, &events);
 	st.events = events.data;
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
@@ -1381,6 +1549,9 @@ static int release(struct run *r)
 	free(r->busy_seen);
 	free(r->event_samples);
 	free(r->offline_warned);
+	free(r->off.lost_seen);
+	free(r->off.unseen_seen);
+	free(r->off.no_end_seen);
 	fg_evlist_release(&evlist);
 	fg_buf_release(&r->rest);
 	fg_buf_release(&r->held);
@@ -1400,6 +1571,7 @@ int main(int argc, char **argv)
 	add_targets(&r);
 	open_sideband(&r);
 	attach_events(&r);
+	attach_offcpu(&r);
 	open_output(&r);
 	start_stream(&r);
 	run_loop(&r);

@@ -313,6 +313,10 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		    (unsigned long long)st.evicted, FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
+	if (cap->waits_open)
+		fg_warnx("%llu of %llu waits were still going on when the run ended: written with "
+			 "their time so far (open=1)",
+			 (unsigned long long)cap->waits_open, (unsigned long long)cap->waits);
 	if (cap->cpus_offline)
 		fg_warnx("%llu CPU%s went offline during the run: %s samples stopped there",
 			 (unsigned long long)cap->cpus_offline, cap->cpus_offline == 1 ? "" : "s",

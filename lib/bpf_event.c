@@ -32,6 +32,10 @@ static int event_parts(const void *data, size_t size, struct fg_event *e, struct
 	memcpy(e, data, head);
 	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH)
 		return -EINVAL;
+	/* a CPU sample weighs 1; a wait its nanoseconds, and says so */
+	if (e->flags & FG_SAMPLE_F_OFFCPU ? !(e->flags & FG_SAMPLE_F_WEIGHT_NS)
+					  : e->weight != 1 || (e->flags & FG_SAMPLE_F_WEIGHT_NS))
+		return -EINVAL;
 	nips = (size_t)e->nr_kernel + e->nr_user;
 	*ips_at = head;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
@@ -61,7 +65,7 @@ int fg_bpf_event_sample(const void *data, size_t size, struct fg_rec_sample *s, 
 	s->pid = e.pid;
 	s->tid = e.tid;
 	s->flags = e.flags;
-	s->weight = 1;
+	s->weight = e.weight;
 	s->nr_kernel = e.nr_kernel;
 	s->nr_user = e.nr_user;
 	memcpy(s->comm, e.comm, sizeof(s->comm));
@@ -154,6 +158,13 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
 	    [FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
 	    [FG_STAT_BUSY] = "busy",
+	    [FG_STAT_WAITS] = "waits",
+	    [FG_STAT_WAITS_RINGBUF_FULL] = "waits-lost",
+	    [FG_STAT_WAITS_UNSEEN] = "waits-unseen",
+	    [FG_STAT_WAITS_SHORT] = "waits-short",
+	    [FG_STAT_WAITS_LONG] = "waits-long",
+	    [FG_STAT_WAITS_NO_START] = "waits-no-start",
+	    [FG_STAT_WAITS_NO_END] = "waits-no-end",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";

@@ -28,6 +28,11 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 	case FG_REC_SAMPLE:
 		c->samples++;
 		saw_time(c, rec->sample->time_ns);
+		if (rec->sample->flags & FG_SAMPLE_F_OFFCPU) {
+			c->waits++;
+			if (rec->sample->flags & FG_SAMPLE_F_OPEN)
+				c->waits_open++;
+		}
 		break;
 	case FG_REC_MAPPING:
 		saw_time(c, rec->mapping->time_ns);
@@ -56,6 +61,15 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 			break;
 		case FG_LOST_BUSY:
 			count(&c->busy_lost, rec->lost->count);
+			break;
+		case FG_LOST_WAITS_RINGBUF_FULL:
+			count(&c->waits_lost, rec->lost->count);
+			break;
+		case FG_LOST_WAITS_UNSEEN:
+			count(&c->waits_unseen, rec->lost->count);
+			break;
+		case FG_LOST_WAITS_NO_END:
+			count(&c->waits_no_end, rec->lost->count);
 			break;
 		default:
 			count(&c->other_lost, rec->lost->count);
@@ -99,6 +113,10 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 		  "mapping, comm or task events (its perf buffer overflowed)");
 	add_count(b, &first, &c->busy_lost,
 		  "events (their CPU was inside another BPF program, taking a sample)");
+	add_count(b, &first, &c->waits_lost, "waits (their ring buffer was full)");
+	add_count(b, &first, &c->waits_unseen,
+		  "waits it did not follow (its table of waits was full)");
+	add_count(b, &first, &c->waits_no_end, "waits whose end the kernel did not report");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
 	return !first;
 }

@@ -131,6 +131,7 @@ struct fg_fold {
 	uint64_t sample_lines;	/* frame lines seen in it */
 	uint64_t weight;
 	bool java;
+	bool offcpu; /* a wait folded into a wall-clock profile: ends in [off-cpu] */
 	struct fg_buf pname;
 	struct fg_buf names;
 	struct frame *frames;
@@ -727,6 +728,33 @@ static void sample_details(struct fg_fold *f, struct fg_fold_sample *s, size_t t
 
 static void sample_cache_put(struct fg_fold *f);
 
+/* perf's and fg-sym's name of the waits of an off-CPU profile */
+static bool is_offcpu_event(struct fg_span ev)
+{
+	size_t n = fg_ps_event_base_len(ev.p, ev.len);
+
+	return n == 11 && memcmp(ev.p, "offcpu-time", 11) == 0;
+}
+
+/* whether the "prev_state=X" among what follows the event names one of the states kept */
+static bool state_matches(struct fg_fold *f, struct fg_span rest)
+{
+	static const char key[] = "prev_state=";
+	const size_t klen = sizeof(key) - 1;
+
+	for (size_t i = 0; i + klen <= rest.len; i++) {
+		size_t n = 0;
+
+		if ((i > 0 && rest.p[i - 1] != ' ') || memcmp(rest.p + i, key, klen) != 0)
+			continue;
+		i += klen;
+		while (i + n < rest.len && rest.p[i + n] != ' ')
+			n++;
+		return in_list(f->o.states, f->o.n_states, rest.p + i, n);
+	}
+	return false;
+}
+
 static int end_sample(struct fg_fold *f)
 {
 	int r = 0;
@@ -777,6 +805,11 @@ static int end_sample(struct fg_fold *f)
 		}
 		if (f->key.len == 0 && !nokey)
 			fg_buf_addstr(&f->key, "[unknown]"); /* nor any frame */
+		if (f->offcpu) {
+			if (!nokey)
+				fg_buf_addstr(&f->key, ";" FG_FOLD_OFFCPU_FRAME);
+			f->st.waits++;
+		}
 		struct fg_fold_sample s = {
 		    .lineno = f->sample_lineno,
 		    .stack = nokey ? NULL : f->key.data,
@@ -818,8 +851,17 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const 
 	fg_buf_reset(&f->names);
 
 	f->extra = false;
+	f->offcpu = false;
+	/* before the default event is chosen: with --state, the first wait's event */
+	if (f->o.n_states && !state_matches(f, h->rest)) {
+		f->st.state_filtered++;
+		f->skip = true;
+		return;
+	}
 	if (h->event.len && f->o.extra_event && event_is(h->event, f->o.extra_event)) {
 		f->extra = true;
+	} else if (f->o.wall && h->event.len && is_offcpu_event(h->event)) {
+		f->offcpu = true; /* with the event folded, whichever it is */
 	} else if (h->event.len) {
 		if (!f->event) {
 			f->event_len = fg_ps_event_base_len(h->event.p, h->event.len);
@@ -1086,7 +1128,9 @@ static void add_key_span(struct fg_buf *b, const char *p, size_t len)
 /* not with --inline: it counts and reports each frame it cannot place */
 static bool scache_usable(const struct fg_fold *f)
 {
-	return !(f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) && !f->o.inline_frames;
+	/* --wall and --state count waits and filtered states as a sample starts: not cached */
+	return !(f->hooks.flags & (FG_FOLD_FRAMES | FG_FOLD_NO_TABLE)) && !f->o.inline_frames &&
+	       !f->o.wall && !f->o.n_states;
 }
 
 static void scache_clear(struct fg_fold *f)

@@ -5,6 +5,7 @@
 
 #include "fg/atomicfile.h"
 #include "fg/diag.h"
+#include "fg/fold.h"
 #include "fg/hash.h"
 #include "fg/palette.h"
 #include "fg/util.h"
@@ -114,6 +115,9 @@ static double unit(uint64_t v)
 /* The single-hue palette a multi-palette gives this name. */
 static enum fg_palette refine(enum fg_palette p, const char *n, size_t len)
 {
+	/* the waits of a wall-clock profile (fg-fold --wall): off-CPU blue, apart from the rest */
+	if (len == strlen(FG_FOLD_OFFCPU_FRAME) && memcmp(n, FG_FOLD_OFFCPU_FRAME, len) == 0)
+		return p == FG_PAL_IO || p == FG_PAL_BLUE ? FG_PAL_AQUA : FG_PAL_IO;
 	switch (p) {
 	case FG_PAL_JAVA:
 		if (ends_with(n, len, "_[j]"))

@@ -37,6 +37,25 @@ static inline size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+const char *fg_rec_wait_state(uint32_t flags)
+{
+	static const char *const names[FG_STATE_MAX + 1] = {
+	    [FG_STATE_RUNNING] = "R",
+	    [FG_STATE_INTERRUPTIBLE] = "S",
+	    [FG_STATE_UNINTERRUPTIBLE] = "D",
+	    [FG_STATE_STOPPED] = "T",
+	    [FG_STATE_TRACED] = "t",
+	    [FG_STATE_DEAD] = "X",
+	    [FG_STATE_ZOMBIE] = "Z",
+	    [FG_STATE_PARKED] = "P",
+	    [FG_STATE_IDLE] = "I",
+	    [FG_STATE_PREEMPTED] = "R+",
+	};
+	uint32_t state = (flags & FG_SAMPLE_STATE_MASK) >> FG_SAMPLE_STATE_SHIFT;
+
+	return state <= FG_STATE_MAX ? names[state] : "?";
+}
+
 const char *fg_rec_type_name(uint32_t type)
 {
 	switch (type) {

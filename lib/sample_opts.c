@@ -32,6 +32,12 @@ const struct option fg_sample_longopts[] = {
     {"cfi-max-procs", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_PROCS},
     {"cfi-max-rows", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_ROWS},
     {"mmap-pages", required_argument, NULL, 'm'},
+    {"off-cpu", no_argument, NULL, FG_SAMPLE_OPT_OFF_CPU},
+    {"wall", no_argument, NULL, FG_SAMPLE_OPT_WALL},
+    {"min-block", required_argument, NULL, FG_SAMPLE_OPT_MIN_BLOCK},
+    {"max-block", required_argument, NULL, FG_SAMPLE_OPT_MAX_BLOCK},
+    {"kernel-threads", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_THREADS},
+    {"max-waiting", required_argument, NULL, FG_SAMPLE_OPT_MAX_WAITING},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -140,6 +146,63 @@ static int cfi_limit(unsigned *out, const char *arg, const char *what, uint64_t 
 	return 0;
 }
 
+/* The off-CPU options: waits, their length, their table. */
+static int offcpu_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, size_t len)
+{
+	uint64_t v;
+
+	switch (c) {
+	case FG_SAMPLE_OPT_OFF_CPU:
+		o->offcpu = true;
+		return 0;
+	case FG_SAMPLE_OPT_WALL:
+		o->offcpu = o->wall = true;
+		return 0;
+	case FG_SAMPLE_OPT_MIN_BLOCK:
+	case FG_SAMPLE_OPT_MAX_BLOCK:
+		/* microseconds, as offcputime takes them */
+		if (fg_parse_u64(arg, 0, UINT64_MAX / 1000, &v) < 0)
+			return refuse(why, len, "invalid %s '%s' (microseconds)",
+				      c == FG_SAMPLE_OPT_MIN_BLOCK ? "--min-block" : "--max-block",
+				      arg);
+		if (c == FG_SAMPLE_OPT_MIN_BLOCK)
+			o->min_block_ns = v * 1000;
+		else
+			o->max_block_ns = v * 1000;
+		return 0;
+	case FG_SAMPLE_OPT_KERNEL_THREADS:
+		o->kernel_threads = true;
+		return 0;
+	case FG_SAMPLE_OPT_MAX_WAITING:
+		if (fg_parse_u64(arg, 1, 1u << 22, &v) < 0)
+			return refuse(why, len, "invalid --max-waiting '%s' (1 to %u threads)", arg,
+				      1u << 22);
+		o->max_waiting = (unsigned)v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* what the off-CPU options need of the others */
+static int offcpu_check(const struct fg_sample_opts *o, char *why, size_t len)
+{
+	if (o->min_block_ns > o->max_block_ns)
+		return refuse(why, len, "--min-block %llu is above --max-block %llu",
+			      (unsigned long long)(o->min_block_ns / 1000),
+			      (unsigned long long)(o->max_block_ns / 1000));
+	if (o->offcpu && o->snapshot)
+		return refuse(why, len,
+			      "--call-graph %s and --%s exclude each other: waits carry "
+			      "frame-pointer stacks only",
+			      o->cfi ? "cfi" : "dwarf", o->wall ? "wall" : "off-cpu");
+	if (o->offcpu && o->nevents)
+		return refuse(why, len,
+			      "-e and --%s exclude each other: waits weigh their time, and --wall "
+			      "samples the CPU clock",
+			      o->wall ? "wall" : "off-cpu");
+	return 0;
+}
+
 int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, size_t len)
 {
 	uint64_t v;
@@ -175,6 +238,7 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 			return refuse(why, len, "invalid buffer size '%s' (pages, a power of two)",
 				      arg);
 		o->pages = (unsigned)v;
+		o->pages_given = true;
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -215,7 +279,7 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		o->depth = (unsigned)v;
 		return 0;
 	}
-	return -ENOENT;
+	return offcpu_opt(o, c, arg, why, len);
 }
 
 static bool spec_time_based(const struct fg_ev_spec *s)
@@ -270,7 +334,7 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 		o->command = rest;
 	if (o->command && (o->npids || o->ntids))
 		return refuse(why, len, "a command and -p/-t exclude each other");
-	return 0;
+	return offcpu_check(o, why, len);
 }
 
 uint64_t fg_sample_opts_period(const struct fg_sample_opts *o)

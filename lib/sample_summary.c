@@ -7,23 +7,74 @@
 
 #include "fg/sample_summary.h"
 
+/* --off-cpu, --wall: the waits, what was left out and what was lost */
+static void waits(struct fg_buf *b, const struct fg_sample_stats *st)
+{
+	fg_buf_addf(
+	    b,
+	    "%" PRIu64 " waits, %.3f s off the CPU; %" PRIu64
+	    " of them still going on at the end (%.3f s so far, flagged open); left out: %" PRIu64
+	    " shorter than --min-block, %" PRIu64 " longer than --max-block\n",
+	    st->waits, (double)st->wait_ns / 1e9, st->waits_open, (double)st->waits_open_ns / 1e9,
+	    st->waits_short, st->waits_long);
+	if (st->waits_lost)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits lost: the ring buffer of waits of %u KiB was full; "
+			    "raise -m above %u (pages per CPU) to keep them\n",
+			    st->waits_lost, st->wait_ring_bytes >> 10, st->wait_pages);
+	if (st->waits_unseen)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits not followed: the table of waits (%u threads) was "
+			    "full; raise --max-waiting to follow them\n",
+			    st->waits_unseen, st->max_waiting);
+	if (st->waits_no_end)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits lost: the kernel did not report the switch that "
+			    "ended them\n",
+			    st->waits_no_end);
+	if (st->waits_no_start)
+		fg_buf_addf(b,
+			    "%" PRIu64 " waits not recorded: the switch that began them was not "
+			    "seen (before the run, on a CPU not sampled, or missed)\n",
+			    st->waits_no_start);
+	if (st->wait_prog_missed)
+		fg_buf_addf(b,
+			    "%" PRIu64
+			    " switches not seen: the kernel did not run the BPF program on "
+			    "sched_switch (its recursion guard); a wait may be missing or too long "
+			    "for each\n",
+			    st->wait_prog_missed);
+	if (st->wait_prog_runs)
+		fg_buf_addf(b,
+			    "the BPF program on sched_switch ran %" PRIu64 " times, %" PRIu64
+			    " ns each on average (kernel.bpf_stats_enabled)\n",
+			    st->wait_prog_runs, st->wait_prog_run_ns / st->wait_prog_runs);
+}
+
 void fg_sample_summary(struct fg_buf *b, const struct fg_sample_stats *st)
 {
 	const struct fg_rec_summary *s = &st->sum;
 	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
 	int cs = s->command_status;
+	uint64_t samples = s->samples - (st->waits < s->samples ? st->waits : s->samples);
 	char hz[32] = "";
 
 	if (st->freq)
 		snprintf(hz, sizeof(hz), "%u Hz x ", st->freq);
+	if (st->offcpu && !st->wall)
+		fg_buf_addf(b, "%" PRIu64 " waits in %.2f s (%u CPUs)", st->waits, secs, st->ncpus);
+	else
+		fg_buf_addf(b, "%" PRIu64 " samples in %.2f s (%.1f/s; %s%u CPUs), lost %" PRIu64,
+			    samples, secs, secs > 0 ? (double)samples / secs : 0.0, hz, st->ncpus,
+			    s->lost);
 	fg_buf_addf(b,
-		    "%" PRIu64 " samples in %.2f s (%.1f/s; %s%u CPUs), lost %" PRIu64
 		    "; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
 		    ", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
 		    "; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
-		    s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, hz, st->ncpus,
-		    s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, st->nofp,
-		    s->sideband_lost, s->mappings);
+		    s->kstack_failed, s->ustack_failed, s->ustack_cut, st->nofp, s->sideband_lost,
+		    s->mappings);
+	if (st->offcpu)
+		waits(b, st);
 	if (st->snapshot)
 		fg_buf_addf(b,
 			    "%" PRIu64 " user stack snapshots, %" PRIu64

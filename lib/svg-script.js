@@ -59,6 +59,19 @@
 		return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 	}
 
+	// ", 1.23 s" after a count, when the counts are a time (--countname ns, us, ms or s)
+	var unitNs = {ns: 1, us: 1e3, ms: 1e6, s: 1e9}[countname] || 0;
+	function dur(v) {
+		var ns = Math.round(v * factor) * unitNs;
+		if (!unitNs)
+			return '';
+		if (ns >= 1e9)
+			return ', ' + (ns / 1e9).toFixed(2) + ' s';
+		if (ns >= 1e6)
+			return ', ' + (ns / 1e6).toFixed(2) + ' ms';
+		return ns >= 1e3 ? ', ' + (ns / 1e3).toFixed(2) + ' us' : ', ' + ns + ' ns';
+	}
+
 	function pct(a, b) {
 		return (b > 0 ? 100 * a / b : 0).toFixed(2) + '%';
 	}
@@ -117,10 +130,11 @@
 
 	function describe(i) {
 		var lines = [name(i)], z = zoomed;
-		lines.push(fmt(w[i]) + ' ' + countname + ', ' + pct(w[i], w[0]) + ' of all' +
+		lines.push(fmt(w[i]) + ' ' + countname + dur(w[i]) + ', ' + pct(w[i], w[0]) + ' of all' +
 			   (z && i !== z && x[i] >= x[z] && x[i] < x[z] + w[z] ?
 				    ', ' + pct(w[i], w[z]) + ' of ' + name(z) : ''));
-		lines.push('self: ' + fmt(self(i)) + ' ' + countname + ', ' + pct(self(i), w[0]));
+		lines.push('self: ' + fmt(self(i)) + ' ' + countname + dur(self(i)) + ', ' +
+			   pct(self(i), w[0]));
 		if (hid[i] > 0)
 			lines.push('in frames too narrow to draw: ' + fmt(hid[i]) + ' ' + countname +
 				   ', ' + pct(hid[i], w[0]));

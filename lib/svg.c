@@ -236,11 +236,44 @@ static int finish(struct writer *w)
 
 static const char *title_of(const struct fg_svg_opts *o)
 {
+	bool io = o->palette == FG_PAL_IO; /* the title flamegraph.pl users give off-CPU graphs */
+
 	if (o->title)
 		return o->title;
 	if (o->inverted)
-		return "Icicle Graph";
-	return o->flamechart ? "Flame Chart" : "Flame Graph";
+		return io ? "Off-CPU Time Icicle Graph" : "Icicle Graph";
+	if (o->flamechart)
+		return io ? "Off-CPU Time Flame Chart" : "Flame Chart";
+	return io ? "Off-CPU Time Flame Graph" : "Flame Graph";
+}
+
+/* Nanoseconds in one count, when the counts are a time (--countname ns, us, ms or s); else 0. */
+static double count_ns(const char *countname)
+{
+	static const struct {
+		const char *name;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(countname, units[i].name) == 0)
+			return units[i].ns;
+	return 0;
+}
+
+/* ", 1.23 s": a time of counts in a unit of `unit_ns` nanoseconds, in the unit that reads best */
+static void put_time(struct fg_buf *b, double counts, double unit_ns)
+{
+	double ns = counts * unit_ns;
+
+	if (ns >= 1e9)
+		fg_buf_addf(b, ", %.2f s", ns / 1e9);
+	else if (ns >= 1e6)
+		fg_buf_addf(b, ", %.2f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		fg_buf_addf(b, ", %.2f us", ns / 1e3);
+	else
+		fg_buf_addf(b, ", %.0f ns", ns);
 }
 
 static void header(struct fg_buf *b, const struct fg_svg_opts *o, int height)
@@ -406,6 +439,7 @@ int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_op
 	double charpx = o->fontsize * o->fontwidth;
 	uint64_t rng = o->seed;
 	struct fg_buf lab = FG_BUF_INIT;
+	double unit_ns = count_ns(o->countname); /* the counts are a time: say it in seconds too */
 
 	raw8 = is_utf8(o->encoding) ? 0 : FG_ESC_RAW8;
 	header(b, o, height);
@@ -462,7 +496,10 @@ int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_op
 			put_count(b, width * o->factor);
 			fg_buf_addch(b, ' ');
 			esc(b, o->countname);
-			fg_buf_addstr(b, ", 100%)");
+			fg_buf_addstr(b, ", 100%");
+			if (unit_ns)
+				put_time(b, width * o->factor, unit_ns);
+			fg_buf_addch(b, ')');
 		} else {
 			/* flamegraph.pl computes the share from the rounded count */
 			snprintf(pct, sizeof(pct), "%.2f", 100 * samples / (timemax * o->factor));
@@ -472,6 +509,8 @@ int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_op
 			fg_buf_addch(b, ' ');
 			esc(b, o->countname);
 			fg_buf_addf(b, ", %s%%", pct);
+			if (unit_ns)
+				put_time(b, width * o->factor, unit_ns);
 			if (f->diff) {
 				double d = o->negate ? -fr->delta : fr->delta;
 

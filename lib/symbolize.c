@@ -2288,7 +2288,10 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	add_dec(b, smp->weight, 10, ' ', false);
 	fg_buf_addch(b, ' ');
 	fg_buf_addstr(b, smp->event ? smp->event : "cpu-clock");
-	fg_buf_add(b, ": \n", 3);
+	fg_buf_add(b, ": ", 2);
+	if (smp->detail)
+		fg_buf_addstr(b, smp->detail);
+	fg_buf_addch(b, '\n');
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
@@ -2329,6 +2332,7 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 	switch (rec->type) {
 	case FG_REC_SAMPLE: {
 		const struct fg_rec_sample *sm = rec->sample;
+		char wait[48];
 		struct fg_sym_sample smp = {
 		    .comm = sm->comm,
 		    .pid = sm->pid,
@@ -2336,7 +2340,8 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .cpu = sm->cpu,
 		    .time_ns = sm->time_ns,
 		    .weight = sm->weight,
-		    .event = fg_rec_evnames_get(s->events, sm),
+		    .event = sm->flags & FG_SAMPLE_F_OFFCPU ? "offcpu-time"
+							    : fg_rec_evnames_get(s->events, sm),
 		    .kips = rec->kips,
 		    .nkips = sm->nr_kernel,
 		    .uips = rec->uips,
@@ -2346,6 +2351,13 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .ustack_data = rec->ustack_data,
 		    .cfi_unwound = sm->flags & FG_SAMPLE_F_USTACK_CFI,
 		};
+		if (sm->flags & FG_SAMPLE_F_OFFCPU) {
+			/* as perf's sched_switch names it, where fg-fold --state finds it */
+			snprintf(wait, sizeof(wait), "prev_state=%s%s",
+				 fg_rec_wait_state(sm->flags),
+				 sm->flags & FG_SAMPLE_F_OPEN ? " open=1" : "");
+			smp.detail = wait;
+		}
 		return fg_symbolizer_write(s, out, &smp);
 	}
 	case FG_REC_MAPPING: {

@@ -40,8 +40,13 @@ struct fg_capture {
 	struct fg_capture_count busy_lost; /* events not sampled: their CPU was in another sample */
 	struct fg_capture_count other_lost; /* lost records of a reason this reader does not know */
 	uint64_t cpus_offline;		    /* CPUs that went offline during the run */
-	bool ended;			    /* the summary record was read */
-	struct fg_rec_summary summary;	    /* when ended */
+	uint64_t waits;			    /* of the samples, waits (fg-sample --off-cpu) */
+	uint64_t waits_open;		    /* of those, still going on when the run ended */
+	struct fg_capture_count waits_lost; /* waits: their ring buffer was full */
+	struct fg_capture_count waits_unseen; /* waits not followed: the table of waits was full */
+	struct fg_capture_count waits_no_end; /* waits whose end the kernel did not report */
+	bool ended;			      /* the summary record was read */
+	struct fg_rec_summary summary;	      /* when ended */
 };
 
 void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec);

@@ -58,7 +58,24 @@ struct fg_fold_opts {
 	size_t n_only_pids;
 	const char *const *only_comms; /* keep only samples of these process names */
 	size_t n_only_comms;
+	/*
+	 * A wall-clock profile (fg-sample --wall, perf record --off-cpu -e
+	 * cpu-clock): fold the waits (`offcpu-time` samples, weighing their
+	 * nanoseconds) with the samples of the event folded, each wait's stack
+	 * ending in the frame FG_FOLD_OFFCPU_FRAME.
+	 */
+	bool wall;
+	/*
+	 * Keep only the waits whose task state (the "prev_state=S" fg-sym
+	 * writes after the event) is one of these ("D", "S", "R+"); samples
+	 * that name none are left out.
+	 */
+	const char *const *states;
+	size_t n_states;
 };
+
+/* The last frame of a wait's stack in a wall-clock profile (fg_fold_opts.wall). */
+#define FG_FOLD_OFFCPU_FRAME "[off-cpu]"
 
 struct fg_fold_sideband {
 	char name[32]; /* "PERF_RECORD_MMAP2", or "other" */
@@ -66,13 +83,15 @@ struct fg_fold_sideband {
 };
 
 struct fg_fold_stats {
-	uint64_t samples;      /* samples (or folded lines, bpftrace entries) folded */
-	uint64_t other_events; /* samples skipped: not the event folded */
-	uint64_t filtered;     /* samples skipped by only_pids/only_comms */
-	uint64_t bad_lines;    /* lines neither header, frame nor blank, skipped */
-	uint64_t not_inlined;  /* --inline: frames left as they were (no line information) */
-	uint64_t lines;	       /* lines read that were neither blank nor comments */
-	uint64_t sideband;     /* side-band records (PERF_RECORD_*) skipped */
+	uint64_t samples;	 /* samples (or folded lines, bpftrace entries) folded */
+	uint64_t other_events;	 /* samples skipped: not the event folded */
+	uint64_t filtered;	 /* samples skipped by only_pids/only_comms */
+	uint64_t waits;		 /* waits (offcpu-time samples) folded into a wall-clock profile */
+	uint64_t state_filtered; /* samples skipped by states: another task state, or none */
+	uint64_t bad_lines;	 /* lines neither header, frame nor blank, skipped */
+	uint64_t not_inlined;	 /* --inline: frames left as they were (no line information) */
+	uint64_t lines;		 /* lines read that were neither blank nor comments */
+	uint64_t sideband;	 /* side-band records (PERF_RECORD_*) skipped */
 	struct fg_fold_sideband sideband_kinds[FG_FOLD_SIDEBAND_KINDS]; /* by kind */
 	size_t n_sideband_kinds;
 	uint64_t lost_records; /* PERF_RECORD_LOST and LOST_SAMPLES records */

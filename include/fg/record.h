@@ -70,6 +70,8 @@ struct fg_rec_header {
 #define FG_HDR_F_FILTERED (1u << 2)	   /* only some processes were sampled (-p, -t, COMMAND) */
 #define FG_HDR_F_IDLE (1u << 3)		   /* the idle task (pid 0) was sampled (-I) */
 #define FG_HDR_F_USTACK_SNAPSHOT (1u << 4) /* samples carry stack snapshots (call graph dwarf) */
+#define FG_HDR_F_OFFCPU (1u << 5)	   /* waits were recorded (--off-cpu) */
+#define FG_HDR_F_WALL (1u << 6)		   /* CPU samples weigh their period in ns (--wall) */
 
 /* record types */
 enum fg_rec_type {
@@ -97,9 +99,14 @@ struct fg_rec_hdr {
  * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
  * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
  * (include/fg/sample_flags.h).  weight is 1 for a CPU sample; with
- * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.  The top 16 bits of
- * flags are the sample's event (FG_SAMPLE_EVENT()), which an event record
- * describes (struct fg_rec_event).
+ * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds: a CPU sample's
+ * sampling period (fg-sample --wall), or with FG_SAMPLE_F_OFFCPU a wait's
+ * time off the CPU (fg-sample --off-cpu).  A wait's time_ns is when it
+ * ended (the thread ran again; for one still going on at the end of the run,
+ * FG_SAMPLE_F_OPEN, the end of the run), its stacks and cpu those of when it
+ * began, and its task state is FG_SAMPLE_STATE_* of the flags.  The top 12
+ * bits of flags are the sample's event (FG_SAMPLE_EVENT()), which an event
+ * record describes (struct fg_rec_event).
  */
 struct fg_rec_sample {
 	uint64_t time_ns;
@@ -249,7 +256,7 @@ enum fg_event_kind {
 
 #define FG_EVENT_F_WEIGHT_NS (1u << 0) /* its samples weigh nanoseconds (FG_SAMPLE_F_WEIGHT_NS) */
 
-#define FG_REC_EVENTS_MAX 65536u /* event numbers: the 16 top bits of a sample's flags */
+#define FG_REC_EVENTS_MAX 4096u /* event numbers: the 12 top bits of a sample's flags */
 #define FG_REC_EVENT_NAME_MAX 255u
 
 /* Records or samples lost, and why. */
@@ -270,6 +277,9 @@ enum fg_lost_reason {
 	 * event, as a uprobe's program interrupted by a clock tick)
 	 */
 	FG_LOST_BUSY = 4,
+	FG_LOST_WAITS_RINGBUF_FULL = 5, /* waits: their BPF ring buffer was full */
+	FG_LOST_WAITS_UNSEEN = 6,	/* waits not followed: the table of waits was full */
+	FG_LOST_WAITS_NO_END = 7,	/* waits whose end the kernel did not report */
 };
 
 /* The closing record: what the run produced. */
@@ -364,6 +374,12 @@ const char *fg_rec_reader_name(const struct fg_rec_reader *r);
 
 /* The name of a record type ("sample"), or "unknown". */
 const char *fg_rec_type_name(uint32_t type);
+/*
+ * The task state of a wait (flags with FG_SAMPLE_F_OFFCPU) as perf's
+ * sched_switch prints prev_state: "S", "D", "R+" (preempted)...; "?" for a
+ * value this reader does not know.
+ */
+const char *fg_rec_wait_state(uint32_t flags);
 /*
  * Check one record in memory (header included, `len` bytes, 8-aligned) and
  * fill *rec.  0, or -EPROTO with a reason in `why` (at least 128 bytes).

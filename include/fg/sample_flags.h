@@ -18,18 +18,40 @@
 #define FG_SAMPLE_F_USER_MODE (1u << 5)	    /* interrupted in user mode */
 #define FG_SAMPLE_F_USTACK_NOFP (1u << 6)   /* user chain ended at a frame without frame pointer */
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
-#define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds (off-CPU, later) */
+#define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds, not a count */
+#define FG_SAMPLE_F_OFFCPU (1u << 10)	      /* a wait: weight ns off the CPU (--off-cpu) */
+#define FG_SAMPLE_F_OPEN (1u << 11)	      /* a wait not over when the run ended */
 /* user IPs unwound with CFI by the BPF program (--call-graph cfi) */
 #define FG_SAMPLE_F_USTACK_CFI (1u << 12)
 /* --call-graph cfi: no table for one of its pcs yet; the sample carries a snapshot */
 #define FG_SAMPLE_F_CFI_FALLBACK (1u << 13)
 
 /*
- * The top 16 bits of the flags are the sample's event: its number among the
- * events of the run (fg-sample -e), 0 for the first (cpu-clock by default).
- * The flags above stay in the low 16 bits.
+ * A wait's task state (with FG_SAMPLE_F_OFFCPU), in flags bits 16 to 19
+ * (above the flags, below the event number of fg-sample -e):
+ * how the thread left the CPU, as the kernel reports it (the letters of
+ * /proc/PID/stat and of the sched_switch tracepoint's prev_state).
  */
-#define FG_SAMPLE_EVENT_SHIFT 16
+#define FG_SAMPLE_STATE_SHIFT 16
+#define FG_SAMPLE_STATE_MASK (0xfu << FG_SAMPLE_STATE_SHIFT)
+#define FG_STATE_RUNNING 0	   /* R: gave the CPU up while runnable (sched_yield) */
+#define FG_STATE_INTERRUPTIBLE 1   /* S: sleeping */
+#define FG_STATE_UNINTERRUPTIBLE 2 /* D: uninterruptible sleep (disk I/O, some locks) */
+#define FG_STATE_STOPPED 3	   /* T: stopped by a signal */
+#define FG_STATE_TRACED 4	   /* t: stopped by a tracer */
+#define FG_STATE_DEAD 5		   /* X */
+#define FG_STATE_ZOMBIE 6	   /* Z */
+#define FG_STATE_PARKED 7	   /* P: a parked kernel thread */
+#define FG_STATE_IDLE 8		   /* I: an idle kernel thread (uninterruptible, no load) */
+#define FG_STATE_PREEMPTED 9	   /* R+: preempted, runnable all along */
+#define FG_STATE_MAX 9
+
+/*
+ * The top 12 bits of the flags are the sample's event: its number among the
+ * events of the run (fg-sample -e), 0 for the first (cpu-clock by default).
+ * The flags above stay in the low 16 bits, a wait's state in bits 16 to 19.
+ */
+#define FG_SAMPLE_EVENT_SHIFT 20
 #define FG_SAMPLE_F_MASK 0xffffu
 #define FG_SAMPLE_EVENT(flags) ((flags) >> FG_SAMPLE_EVENT_SHIFT)
 

@@ -48,12 +48,33 @@ struct fg_sample_opts {
 	bool freq_given, cpus_given;
 	bool list_events;	  /* --list-events [PATTERN] */
 	const char *list_pattern; /* its PATTERN, or NULL */
+	/* off-CPU time: waits, from sched_switch */
+	bool offcpu;	       /* --off-cpu, or --wall: waits are recorded */
+	bool wall;	       /* --wall: and CPU samples, weighing their period in ns */
+	bool kernel_threads;   /* --kernel-threads: their waits too */
+	uint64_t min_block_ns; /* --min-block (given in microseconds) */
+	uint64_t max_block_ns; /* --max-block; UINT64_MAX: no limit */
+	unsigned max_waiting;  /* --max-waiting: the table of waits' entries */
+	bool pages_given;      /* -m was given: it sizes the waits' ring too */
 };
+
+/* --off-cpu's defaults: offcputime's (1 us, no limit; its table's 10240 entries) */
+#define FG_SAMPLE_MIN_BLOCK_NS 1000
+#define FG_SAMPLE_MAX_WAITING 10240
+/* the ring buffer of waits, pages a CPU, unless -m says: waits come as fast as threads switch */
+#define FG_SAMPLE_WAIT_PAGES 64
 
 #define FG_SAMPLE_OPTS_INIT                                                                        \
 	{                                                                                          \
-		.freq = 99, .depth = MAX_STACK_DEPTH                                               \
+		.freq = 99, .depth = MAX_STACK_DEPTH, .min_block_ns = FG_SAMPLE_MIN_BLOCK_NS,      \
+		.max_block_ns = UINT64_MAX, .max_waiting = FG_SAMPLE_MAX_WAITING                   \
 	}
+
+/* A CPU sample's weight in nanoseconds with --wall: the period the kernel samples at -F hz. */
+static inline uint64_t fg_sample_period_ns(unsigned hz)
+{
+	return 1000000000ull / (hz ? hz : 1);
+}
 
 /* the options that have no short form */
 enum {
@@ -67,6 +88,13 @@ enum {
 	FG_SAMPLE_OPT_CFI_MAX_PROCS,
 	FG_SAMPLE_OPT_CFI_MAX_ROWS,
 	FG_SAMPLE_OPT_LIST_EVENTS,
+	/* off-CPU time */
+	FG_SAMPLE_OPT_OFF_CPU,
+	FG_SAMPLE_OPT_WALL,
+	FG_SAMPLE_OPT_MIN_BLOCK,
+	FG_SAMPLE_OPT_MAX_BLOCK,
+	FG_SAMPLE_OPT_KERNEL_THREADS,
+	FG_SAMPLE_OPT_MAX_WAITING,
 };
 
 /* '+': the options end at the command */

@@ -166,6 +166,7 @@ struct fg_sym_sample {
 	uint64_t time_ns;
 	uint64_t weight;
 	const char *event;	     /* "cpu-clock" */
+	const char *detail;	     /* after the event on the header line, or NULL */
 	const uint64_t *kips, *uips; /* leaf first */
 	size_t nkips, nuips;
 	/*

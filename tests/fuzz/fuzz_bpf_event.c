@@ -45,6 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    s.comm[sizeof(s.comm) - 1] != '\0')
 			abort();
 		inside(ev, size, ips, 8 * ((size_t)s.nr_kernel + s.nr_user));
+		/* a CPU sample weighs 1; only a wait weighs nanoseconds */
+		if (!(s.flags & FG_SAMPLE_F_OFFCPU) &&
+		    (s.weight != 1 || (s.flags & FG_SAMPLE_F_WEIGHT_NS)))
+			abort();
 		/* a snapshot exactly when the flag says so */
 		if (ru != ((s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT) ? 0 : -ENOENT))
 			abort();

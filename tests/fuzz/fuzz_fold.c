@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const skip[] = {"main", "[unknown]"};
 	static const uint64_t pids[] = {1, 42};
 	static const char *const comms[] = {"java", "a b"};
+	static const char *const states[] = {"S", "R+"};
 	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
 	const char *text;
 	size_t len;
@@ -77,6 +78,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (b & 16)
 		o.event_filter = (b & 32) ? "cycles:u" : "cycles";
+	o.wall = b & 64;
+	if (b & 128) {
+		o.states = states;
+		o.n_states = 2;
+	}
 	text = (const char *)data + 2;
 	len = size - 2;
 

@@ -313,6 +313,8 @@ int main(int argc, char **argv)
 			s.cpu = (uint32_t)num(line, "cpu", 0, false);
 			s.time_ns = num(line, "time", 0, false);
 			s.weight = num(line, "weight", 1, false);
+			/* flags=N: FG_SAMPLE_F_* and a wait's FG_SAMPLE_STATE_* (--off-cpu waits)
+			 */
 			s.flags = (uint32_t)num(line, "flags", 0, false) |
 				  (uint32_t)num(line, "event", 0, false) << FG_SAMPLE_EVENT_SHIFT;
 			v = val(line, "comm", false, buf, sizeof(buf));

@@ -22,6 +22,7 @@ TEST(sample_from_a_bpf_event)
 	/* an event at a 4-byte offset, as perf raw data lies */
 	static uint8_t raw[4 + sizeof(struct fg_event)];
 	struct fg_event e = {.time_ns = 7,
+			     .weight = 1,
 			     .cpu = 1,
 			     .pid = 2,
 			     .tid = 3,
@@ -53,11 +54,42 @@ TEST(sample_from_a_bpf_event)
 	CHECK_INT(fg_bpf_event_sample(raw + 4, sizeof(e), &s, &eips), -EINVAL);
 }
 
+TEST(wait_events)
+{
+	struct fg_event e = {.time_ns = 5000,
+			     .weight = 70000000,
+			     .cpu = 1,
+			     .pid = 2,
+			     .tid = 3,
+			     .flags = FG_SAMPLE_F_OFFCPU | FG_SAMPLE_F_WEIGHT_NS |
+				      FG_STATE_UNINTERRUPTIBLE << FG_SAMPLE_STATE_SHIFT,
+			     .nr_kernel = 1};
+	size_t size = offsetof(struct fg_event, ips) + 8;
+	struct fg_rec_sample s;
+	const void *eips;
+
+	/* a wait weighs its nanoseconds, its flags and state kept */
+	CHECK_INT(fg_bpf_event_sample(&e, size, &s, &eips), 0);
+	CHECK_INT(s.weight, 70000000);
+	CHECK_INT(s.flags, e.flags);
+	CHECK_STR(fg_rec_wait_state(s.flags), "D");
+	/* a wait not in nanoseconds, a CPU sample that weighs other than 1 or says nanoseconds */
+	e.flags = FG_SAMPLE_F_OFFCPU;
+	CHECK_INT(fg_bpf_event_sample(&e, size, &s, &eips), -EINVAL);
+	e.flags = 0;
+	CHECK_INT(fg_bpf_event_sample(&e, size, &s, &eips), -EINVAL);
+	e.weight = 1;
+	CHECK_INT(fg_bpf_event_sample(&e, size, &s, &eips), 0);
+	e.flags = FG_SAMPLE_F_WEIGHT_NS;
+	CHECK_INT(fg_bpf_event_sample(&e, size, &s, &eips), -EINVAL);
+}
+
 /* An event with a snapshot, as the BPF program sends it (fg/bpf_abi.h), at `at` in buf. */
 static size_t snapshot_event(uint8_t *buf, size_t at)
 {
 	const size_t head = offsetof(struct fg_event, ips);
 	struct fg_event e = {.time_ns = 9,
+			     .weight = 1,
 			     .cpu = 1,
 			     .pid = 5,
 			     .tid = 6,
@@ -222,6 +254,7 @@ TEST(ring_sizes)
 int main(void)
 {
 	RUN(sample_from_a_bpf_event);
+	RUN(wait_events);
 	RUN(snapshot_events_and_records);
 	RUN(ring_sizes);
 	return unit_done();

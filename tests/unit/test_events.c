@@ -600,14 +600,15 @@ TEST(event_records)
 	memcpy(raw.name, "ok", 3);
 	raw.e.id = FG_REC_EVENTS_MAX;
 	CHECK_INT(fg_rec_parse(&raw, sizeof(raw), &rec, reason, sizeof(reason)), -EPROTO);
-	CHECK(strstr(reason, "event number 65536"));
+	CHECK(strstr(reason, "event number 4096"));
 	raw.e.id = 0;
 	raw.h.size = sizeof(raw.h) + sizeof(raw.e);
 	CHECK_INT(fg_rec_parse(&raw, raw.h.size, &rec, reason, sizeof(reason)), -EPROTO);
 	/* the sample's flags carry the event in their top bits */
-	CHECK_INT(FG_SAMPLE_EVENT(0x00070021u), 7);
-	CHECK_INT(FG_SAMPLE_EVENT(0xffff0000u), 0xffff);
-	CHECK_INT(0x00070021u & FG_SAMPLE_F_MASK, 0x21);
+	CHECK_INT(FG_SAMPLE_EVENT(0x00790021u), 7);
+	CHECK_INT(FG_SAMPLE_EVENT(0xfff00000u), 0xfff);
+	CHECK_INT(0x00790021u & FG_SAMPLE_F_MASK, 0x21);
+	CHECK_INT((0x00790021u & FG_SAMPLE_STATE_MASK) >> FG_SAMPLE_STATE_SHIFT, 9);
 }
 
 int main(void)

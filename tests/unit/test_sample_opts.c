@@ -133,6 +133,67 @@ TEST(call_graph_cfi)
 	CHECK_STR(why, "--call-graph cfi and --kernel-only exclude each other");
 }
 
+TEST(offcpu_options)
+{
+	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
+	char why[256], *none[] = {NULL};
+
+	/* offcputime's defaults */
+	CHECK(!o.offcpu && !o.wall && !o.kernel_threads);
+	CHECK(o.min_block_ns == 1000 && o.max_block_ns == UINT64_MAX);
+	CHECK_INT(o.max_waiting, 10240);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_OFF_CPU, NULL, why, sizeof(why)), 0);
+	CHECK(o.offcpu && !o.wall);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_WALL, NULL, why, sizeof(why)), 0);
+	CHECK(o.offcpu && o.wall);
+	/* microseconds in, nanoseconds kept */
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MIN_BLOCK, "250", why, sizeof(why)), 0);
+	CHECK(o.min_block_ns == 250000);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MAX_BLOCK, "0", why, sizeof(why)), 0);
+	CHECK(o.max_block_ns == 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--min-block 250 is above --max-block 0");
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MAX_BLOCK, "18446744073709551", why, sizeof(why)),
+		  0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_KERNEL_THREADS, NULL, why, sizeof(why)), 0);
+	CHECK(o.kernel_threads);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MAX_WAITING, "16", why, sizeof(why)), 0);
+	CHECK_INT(o.max_waiting, 16);
+	CHECK(!o.pages_given);
+	CHECK_INT(fg_sample_opt(&o, 'm', "128", why, sizeof(why)), 0);
+	CHECK(o.pages_given && o.pages == 128);
+	/* waits carry frame-pointer stacks only */
+	o.snapshot = 8192;
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--call-graph dwarf and --wall exclude each other: waits carry "
+		       "frame-pointer stacks only");
+	o.wall = false;
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--call-graph dwarf and --off-cpu exclude each other: waits carry "
+		       "frame-pointer stacks only");
+	/* events are counted, waits timed */
+	o.snapshot = 0;
+	CHECK_INT(fg_sample_opt(&o, 'e', "page-faults", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "-e and --off-cpu exclude each other: waits weigh their time, and --wall "
+		       "samples the CPU clock");
+	fg_sample_opts_release(&o);
+	/* bad values */
+	CHECK_STR(refused(FG_SAMPLE_OPT_MIN_BLOCK, "-1"),
+		  "invalid --min-block '-1' (microseconds)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_BLOCK, "18446744073709552"),
+		  "invalid --max-block '18446744073709552' (microseconds)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_WAITING, "0"),
+		  "invalid --max-waiting '0' (1 to 4194304 threads)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_WAITING, "4194305"),
+		  "invalid --max-waiting '4194305' (1 to 4194304 threads)");
+	/* a CPU sample's weight with --wall: the period the kernel samples at */
+	CHECK(fg_sample_period_ns(99) == 10101010);
+	CHECK(fg_sample_period_ns(999) == 1001001);
+	CHECK(fg_sample_period_ns(1000) == 1000000);
+}
+
 /* -e, -c, --list-events: the events parsed; -F for the clocks, -c for the others */
 TEST(events)
 {
@@ -207,6 +268,7 @@ int main(void)
 	RUN(bad_values_say_what);
 	RUN(combinations);
 	RUN(call_graph_cfi);
+	RUN(offcpu_options);
 	RUN(events);
 	return unit_done();
 }

@@ -77,6 +77,64 @@ TEST(every_line)
 	fg_buf_release(&b);
 }
 
+TEST(waits)
+{
+	struct fg_sample_stats st = {
+	    .sum = {.start_ns = 0,
+		    .end_ns = 2000000000,
+		    .samples = 103,
+		    .mappings = 13,
+		    .command_status = -1},
+	    .freq = 99,
+	    .ncpus = 2,
+	    .offcpu = true,
+	    .waits = 101,
+	    .wait_ns = 523456789,
+	    .waits_open = 1,
+	    .waits_open_ns = 10000000,
+	    .waits_short = 4,
+	    .wait_ring_bytes = 524288,
+	    .wait_pages = 64,
+	    .max_waiting = 10240,
+	};
+	struct fg_buf b = FG_BUF_INIT;
+
+	/* --off-cpu: waits, no CPU samples */
+	fg_sample_summary(&b, &st);
+	CHECK_STR(b.data, "101 waits in 2.00 s (2 CPUs); kernel stacks failed 0; user stacks "
+			  "failed 0, cut short 0, ended at a frame without frame pointer 0; events "
+			  "lost 0; 13 mappings\n"
+			  "101 waits, 0.523 s off the CPU; 1 of them still going on at the end "
+			  "(0.010 s so far, flagged open); left out: 4 shorter than --min-block, 0 "
+			  "longer than --max-block\n");
+	/* --wall: the CPU samples are the samples that are not waits; losses of both kinds */
+	fg_buf_reset(&b);
+	st.wall = true;
+	st.waits_lost = 5;
+	st.waits_unseen = 6;
+	st.waits_no_start = 7;
+	st.waits_no_end = 8;
+	st.wait_prog_missed = 3;
+	st.wait_prog_runs = 10;
+	st.wait_prog_run_ns = 10 * 1500;
+	fg_sample_summary(&b, &st);
+	CHECK(strncmp(b.data, "2 samples in 2.00 s (1.0/s; 99 Hz x 2 CPUs), lost 0;", 51) == 0);
+	CHECK(strstr(b.data,
+		     "\n5 waits lost: the ring buffer of waits of 512 KiB was full; raise "
+		     "-m above 64 (pages per CPU) to keep them\n"
+		     "6 waits not followed: the table of waits (10240 threads) was full; "
+		     "raise --max-waiting to follow them\n"
+		     "8 waits lost: the kernel did not report the switch that ended them\n"
+		     "7 waits not recorded: the switch that began them was not seen (before the "
+		     "run, on a CPU not sampled, or missed)\n"
+		     "3 switches not seen: the kernel did not run the BPF program on "
+		     "sched_switch (its recursion guard); a wait may be missing or too long for "
+		     "each\n"
+		     "the BPF program on sched_switch ran 10 times, 1500 ns each on average "
+		     "(kernel.bpf_stats_enabled)\n") != NULL);
+	fg_buf_release(&b);
+}
+
 /* with -e and no clock: no rate in the first line; the events' lines before the command's */
 TEST(events_without_a_clock)
 {
@@ -99,6 +157,7 @@ int main(void)
 {
 	RUN(a_plain_run_in_one_line);
 	RUN(every_line);
+	RUN(waits);
 	RUN(events_without_a_clock);
 	return unit_done();
 }

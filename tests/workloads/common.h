@@ -29,6 +29,55 @@ static inline double wl_seconds(int argc, char **argv, double def)
 }
 
 /*
+ * Sleep `ns` nanoseconds (CLOCK_MONOTONIC) through a system call made right
+ * here, by a syscall instruction inlined into the calling function: a
+ * profiler that takes the stack of a thread blocked in the kernel then finds
+ * the caller itself at the top of the user stack, with its frame pointer,
+ * rather than a libc wrapper built without one (which hides its caller).
+ * A macro, so that it is inlined even with -fno-inline.  Returns the
+ * system call's result (0, or -errno).
+ */
+#if defined(__x86_64__)
+#define WL_SLEEP_NS(ns)                                                                            \
+	({                                                                                         \
+		struct timespec wl_ts_ = {(time_t)((ns) / 1000000000), (long)((ns) % 1000000000)}; \
+		register long wl_r10_ __asm__("r10") = 0;                                          \
+		long wl_ret_ = 230; /* SYS_clock_nanosleep */                                      \
+		__asm__ volatile("syscall"                                                         \
+				 : "+a"(wl_ret_)                                                   \
+				 : "D"((long)CLOCK_MONOTONIC), "S"(0L), "d"(&wl_ts_), "r"(wl_r10_) \
+				 : "rcx", "r11", "memory");                                        \
+		wl_ret_;                                                                           \
+	})
+#elif defined(__aarch64__)
+#define WL_SLEEP_NS(ns)                                                                            \
+	({                                                                                         \
+		struct timespec wl_ts_ = {(time_t)((ns) / 1000000000), (long)((ns) % 1000000000)}; \
+		register long wl_x0_ __asm__("x0") = CLOCK_MONOTONIC;                              \
+		register long wl_x1_ __asm__("x1") = 0;                                            \
+		register long wl_x2_ __asm__("x2") = (long)&wl_ts_;                                \
+		register long wl_x3_ __asm__("x3") = 0;                                            \
+		register long wl_x8_ __asm__("x8") = 115; /* SYS_clock_nanosleep */                \
+		__asm__ volatile("svc #0"                                                          \
+				 : "+r"(wl_x0_)                                                    \
+				 : "r"(wl_x1_), "r"(wl_x2_), "r"(wl_x3_), "r"(wl_x8_)              \
+				 : "memory");                                                      \
+		wl_x0_;                                                                            \
+	})
+#else
+#error "WL_SLEEP_NS: no inline system call for this architecture"
+#endif
+
+/* The monotonic clock in nanoseconds. */
+static inline uint64_t wl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
  * A system call made by the instruction itself, inlined into the calling
  * function: no libc wrapper (built without frame pointers) stands between
  * the kernel and the caller, so a frame-pointer walk from the system call
