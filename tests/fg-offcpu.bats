@@ -51,8 +51,8 @@ within() {
 waits_stream() {
 	fgr-make >"$BATS_TEST_TMPDIR/w.fgr" <<-'EOF'
 		sample pid=42 comm=w time=5000000000 weight=1 u=1111
-		sample pid=42 comm=w time=5070000000 weight=70000000 flags=0x1600 k=ffffffff81000000 u=2222
-		sample pid=42 tid=43 comm=w time=5090000000 weight=3000 flags=0x9e00 u=3333
+		sample pid=42 comm=w time=5070000000 weight=70000000 flags=0x10600 k=ffffffff81000000 u=2222
+		sample pid=42 tid=43 comm=w time=5090000000 weight=3000 flags=0x90e00 u=3333
 		lost count=4 reason=5
 		lost count=2 reason=6
 	EOF
