@@ -17,6 +17,7 @@
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
 #include "fg/safeio.h"
+#include "fg/util.h"
 
 struct fg_dwarf {
 	int fd;
@@ -327,7 +328,7 @@ static int cmp_range(const void *a, const void *b)
  */
 static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi, alloc = 0;
+	size_t lo, alloc = 0;
 
 	if (!d->ranges_built) {
 		Dwarf_CU *u = NULL;
@@ -356,15 +357,7 @@ static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 		if (d->nranges)
 			qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
 	}
-	hi = d->nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ranges[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(d->ranges, d->nranges, start, addr);
 	return lo > 0 && addr < d->ranges[lo - 1].end &&
 	       dwarf_offdie(d->dw, d->ranges[lo - 1].cu, cu);
 }

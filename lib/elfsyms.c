@@ -11,6 +11,7 @@
 
 #include "fg/diag.h"
 #include "fg/elfsyms.h"
+#include "fg/util.h"
 
 #define NOTE_GNU "GNU"
 #ifndef NT_GNU_BUILD_ID
@@ -109,11 +110,11 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
 	if (!gelf_getehdr(elf, &eh))
 		return;
 	if (eh.e_ident[EI_DATA] == ELFDATA2MSB)
-		e->debuglink_crc = (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 |
-				   (uint32_t)c[2] << 8 | c[3];
+		e->debuglink_crc =
+		    (uint32_t)c[0] << 24 | (uint32_t)c[1] << 16 | (uint32_t)c[2] << 8 | c[3];
 	else
-		e->debuglink_crc = (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 |
-				   (uint32_t)c[1] << 8 | c[0];
+		e->debuglink_crc =
+		    (uint32_t)c[3] << 24 | (uint32_t)c[2] << 16 | (uint32_t)c[1] << 8 | c[0];
 	e->debuglink = fg_xstrndup(s, n);
 }
 
@@ -166,12 +167,12 @@ static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned
 		}
 		memcpy(c->strings + c->len, name, len + 1);
 		c->raw[c->nraw] = (struct raw_sym){
-			.addr = s.st_value,
-			.size = s.st_size,
-			.name_off = c->len,
-			.name_len = len,
-			.rank = sym_rank(GELF_ST_BIND(s.st_info), name) -
-				(type == STT_NOTYPE ? 16 : 0), /* a function's name before a label's */
+		    .addr = s.st_value,
+		    .size = s.st_size,
+		    .name_off = c->len,
+		    .name_len = len,
+		    .rank = sym_rank(GELF_ST_BIND(s.st_info), name) -
+			    (type == STT_NOTYPE ? 16 : 0), /* a function's name before a label's */
 		};
 		c->len += len + 1;
 		c->nraw++;
@@ -204,7 +205,7 @@ static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 	}
 	e->nsyms = w;
 	free(c->raw);
-	*c = (struct collect){ 0 };
+	*c = (struct collect){0};
 }
 
 /* Which sections hold code (symbols elsewhere are not functions); NULL when none can be read. */
@@ -320,7 +321,7 @@ static struct fg_elfsyms *load(Elf *elf)
 	unsigned char *exec_scn = NULL;
 	Elf_Scn *scn, *symtab = NULL, *dynsym = NULL, *minidebug = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
-	struct collect c = { 0 };
+	struct collect c = {0};
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
 		errno = ENOEXEC;
@@ -501,17 +502,16 @@ size_t fg_elf_loads(Elf *elf, struct fg_elf_load **loads)
 			continue;
 		*loads = fg_xreallocarray(*loads, n + 1, sizeof(**loads));
 		(*loads)[n++] = (struct fg_elf_load){
-			.vaddr = ph.p_vaddr,
-			.memsz = ph.p_memsz,
-			.offset = ph.p_offset,
-			.filesz = ph.p_filesz,
+		    .vaddr = ph.p_vaddr,
+		    .memsz = ph.p_memsz,
+		    .offset = ph.p_offset,
+		    .filesz = ph.p_filesz,
 		};
 	}
 	return n;
 }
 
-bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off,
-			   uint64_t *addr)
+bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct fg_elf_load *l = &loads[i];
@@ -531,17 +531,9 @@ bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_
 
 struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
 {
-	size_t lo = 0, hi = e->nsyms;
+	size_t lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
 	struct fg_elf_sym *s;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	s = &e->syms[lo - 1];
