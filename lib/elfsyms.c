@@ -183,7 +183,7 @@ static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned
 /* Sort what was gathered into e's table, one name per address. */
 static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 {
-	size_t w = 0;
+	size_t w = 0, alloc = 0;
 
 	if (c->nraw)
 		qsort(c->raw, c->nraw, sizeof(*c->raw), cmp_raw);
@@ -195,6 +195,11 @@ static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 			/* an alias: the best name came first; keep the largest size */
 			if (c->raw[i].size > e->syms[w - 1].size)
 				e->syms[w - 1].size = c->raw[i].size;
+			FG_ALLOC_GROW(e->aliases, e->naliases + 1, alloc);
+			e->aliases[e->naliases++] = (struct fg_elf_alias){
+			    .addr = c->raw[i].addr,
+			    .name = c->strings + c->raw[i].name_off,
+			};
 			continue;
 		}
 		e->syms[w].addr = c->raw[i].addr;
@@ -454,10 +459,13 @@ static void free_symbols(struct fg_elfsyms *e)
 	for (size_t i = 0; i < e->nsyms; i++)
 		free(e->syms[i].pretty);
 	free(e->syms);
+	free(e->aliases);
 	free(e->strings);
 	e->syms = NULL;
+	e->aliases = NULL;
 	e->strings = NULL;
 	e->nsyms = 0;
+	e->naliases = 0;
 	e->kind = FG_ELF_NOSYMS;
 }
 
@@ -479,12 +487,16 @@ void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug)
 	free_symbols(e);
 	e->syms = debug->syms;
 	e->nsyms = debug->nsyms;
+	e->aliases = debug->aliases;
+	e->naliases = debug->naliases;
 	e->strings = debug->strings;
 	e->strings_len = debug->strings_len;
 	e->kind = debug->kind;
 	debug->syms = NULL;
+	debug->aliases = NULL;
 	debug->strings = NULL;
 	debug->nsyms = 0;
+	debug->naliases = 0;
 	debug->kind = FG_ELF_NOSYMS;
 }
 

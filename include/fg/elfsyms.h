@@ -20,12 +20,12 @@
 #include <stdint.h>
 
 /* Bounds on one file. */
-#define FG_ELF_MAX_FILE (4ull << 30)	   /* bytes */
-#define FG_ELF_MAX_SYMS (4u << 20)	   /* symbol table entries read */
-#define FG_ELF_MAX_NAMES (256u << 20)	   /* bytes of names kept */
-#define FG_ELF_MAX_SECTIONS 65536u	   /* section headers */
-#define FG_ELF_MAX_LOADS 256u		   /* PT_LOAD headers */
-#define FG_ELF_MAX_MINIDEBUG (64u << 20)   /* bytes of .gnu_debugdata, decompressed */
+#define FG_ELF_MAX_FILE (4ull << 30)	 /* bytes */
+#define FG_ELF_MAX_SYMS (4u << 20)	 /* symbol table entries read */
+#define FG_ELF_MAX_NAMES (256u << 20)	 /* bytes of names kept */
+#define FG_ELF_MAX_SECTIONS 65536u	 /* section headers */
+#define FG_ELF_MAX_LOADS 256u		 /* PT_LOAD headers */
+#define FG_ELF_MAX_MINIDEBUG (64u << 20) /* bytes of .gnu_debugdata, decompressed */
 #define FG_BUILD_ID_MAX 64
 
 /* Where the symbols came from, worst first. */
@@ -42,6 +42,12 @@ struct fg_elf_sym {
 	char *pretty; /* demangled name, set by the caller (freed with the table) */
 };
 
+/* Another name of a function in fg_elfsyms.syms, at the same address. */
+struct fg_elf_alias {
+	uint64_t addr;
+	const char *name;
+};
+
 struct fg_elf_load {
 	uint64_t vaddr, memsz, offset, filesz;
 };
@@ -56,8 +62,10 @@ struct fg_elfsyms {
 	int minidebug_err; /* -errno: .gnu_debugdata present but unreadable (EFBIG: too large) */
 	struct fg_elf_load *loads;
 	size_t nloads;
-	struct fg_elf_sym *syms;
+	struct fg_elf_sym *syms; /* by address, one (the best) name for each */
 	size_t nsyms;
+	struct fg_elf_alias *aliases; /* the other names, by address */
+	size_t naliases;
 	char *strings; /* the names */
 	size_t strings_len;
 };
@@ -79,11 +87,10 @@ struct Elf; /* libelf's Elf */
  */
 struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
-/* The PT_LOAD segments of an ELF file, at most FG_ELF_MAX_LOADS: how many; *loads is to be freed. */
+/* The PT_LOAD segments of an ELF file (FG_ELF_MAX_LOADS at most): how many; free *loads. */
 size_t fg_elf_loads(struct Elf *elf, struct fg_elf_load **loads);
 /* The address of file offset `off` in the segments `loads`; false when in none. */
-bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off,
-			   uint64_t *addr);
+bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr);
 
 /* Take the symbols of `debug` (a separate debug file) into `e`, when better. */
 void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug);

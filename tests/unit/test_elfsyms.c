@@ -17,6 +17,8 @@ __attribute__((noinline)) void unit_known_function(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+/* another name of it: kept among the aliases */
+void unit_known_function_alias(void) __attribute__((alias("unit_known_function")));
 
 struct find {
 	uintptr_t addr;
@@ -41,7 +43,7 @@ static int find_fn(const struct fg_procmap *m, void *arg)
 /* The file offset of one of our own functions, as /proc/self/maps says. */
 static int self_offset(uintptr_t addr, uint64_t *off, char *path, size_t len)
 {
-	struct find f = { .addr = addr };
+	struct find f = {.addr = addr};
 	char *data;
 	size_t n;
 
@@ -77,6 +79,11 @@ TEST(elfsyms_names_our_own_function)
 	CHECK(s);
 	CHECK_STR(s->name, "unit_known_function");
 	CHECK(addr == s->addr);
+	bool alias = false;
+	for (size_t i = 0; i < e->naliases; i++)
+		if (strcmp(e->aliases[i].name, "unit_known_function_alias") == 0)
+			alias = e->aliases[i].addr == addr;
+	CHECK(alias);
 	/* nothing before the first function, nothing far past the last */
 	CHECK(fg_elfsyms_lookup(e, 0) == NULL);
 	CHECK(fg_elfsyms_lookup(e, UINT64_MAX) == NULL);
@@ -141,7 +148,7 @@ TEST(elfsyms_not_elf)
 
 TEST(build_id_hex)
 {
-	uint8_t id[4] = { 0xab, 0x01, 0xff, 0x10 };
+	uint8_t id[4] = {0xab, 0x01, 0xff, 0x10};
 	char buf[16];
 
 	fg_build_id_hex(id, 4, buf, true);
