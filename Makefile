@@ -55,7 +55,7 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT)
 	$(WARN) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # each tool links only the libraries it uses
-LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lstdc++ -lm $(LDLIBS)
+LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lm $(LDLIBS)
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)

@@ -15,7 +15,6 @@
 
 #include "fg/debugfile.h"
 #include "fg/diag.h"
-#include "fg/dwarf.h"
 #include "fg/elfsyms.h"
 #include "fg/hash.h"
 #include "fg/safeio.h"
@@ -114,15 +113,7 @@ static int try_place(const char *path, void *arg)
 	struct stat st;
 	int fd;
 
-	if (c->w->dwarf_bounds) {
-		fd = fg_dwarf_open_checked(path, NULL, 0);
-		if (fd >= 0 && fstat(fd, &st) < 0) {
-			close(fd);
-			fd = -errno;
-		}
-	} else {
-		fd = fg_open_data(path, FG_ELF_MAX_FILE, &st);
-	}
+	fd = fg_open_data(path, FG_ELF_MAX_FILE, &st);
 	if (fd < 0)
 		return 0;
 	if (st.st_size < MIN_ELF_SIZE || fg_debugfile_check(fd, c->w, &c->df->elf) < 0) {

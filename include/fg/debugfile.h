@@ -43,7 +43,6 @@ struct fg_debug_want {
 	uint32_t debuglink_crc;
 	const char *path;   /* the file's path (debuglink names are relative to it), or NULL */
 	const char *prefix; /* where the system's files are: "" or NULL for / */
-	bool dwarf_bounds;  /* refuse a candidate whose DWARF is over lib/dwarf.h's bounds */
 };
 
 /* A debug file found (and checked). */
