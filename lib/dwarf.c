@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/debugfile.h"
 #include "fg/diag.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
@@ -216,7 +217,9 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 /*
  * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id
  * under /usr/lib/debug/.build-id/, then by its name, relative to the
- * directory of the file that names it.  Under `root`.
+ * directory of the file that names it.  Under `root`.  Last, for a debug file
+ * fetched from debuginfod, beside it in the cache, where the supplementary
+ * file is fetched with it (lib/debugfile.c).
  */
 static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
 {
@@ -246,6 +249,8 @@ static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwa
 		snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
 		*alt = open_alt(p, id, (size_t)idlen);
 	}
+	if (!*alt && fg_debuginfod_sibling(path, id, (size_t)idlen, p, sizeof(p)))
+		*alt = open_alt(p, id, (size_t)idlen);
 	if (!*alt)
 		return -ENOENT;
 	dwarf_setalt(dw, (*alt)->dw);

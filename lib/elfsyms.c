@@ -118,6 +118,24 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
 	e->debuglink = fg_xstrndup(s, n);
 }
 
+/* .gnu_debugaltlink: the supplementary file's name, a NUL, then its build-id */
+static void read_altlink(Elf_Scn *scn, struct fg_elfsyms *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n, idlen;
+
+	if (!d || !d->d_buf || e->altlink_id_len)
+		return;
+	n = strnlen(d->d_buf, d->d_size);
+	if (n >= d->d_size)
+		return;
+	idlen = d->d_size - n - 1;
+	if (idlen == 0 || idlen > FG_BUILD_ID_MAX)
+		return;
+	memcpy(e->altlink_id, (const char *)d->d_buf + n + 1, idlen);
+	e->altlink_id_len = idlen;
+}
+
 /* Symbols gathered from one or more tables, before sorting. */
 struct collect {
 	struct raw_sym *raw;
@@ -359,6 +377,8 @@ static struct fg_elfsyms *load(Elf *elf)
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && strcmp(name, ".gnu_debuglink") == 0)
 				read_debuglink(elf, scn, e);
+			else if (name && strcmp(name, ".gnu_debugaltlink") == 0)
+				read_altlink(scn, e);
 			else if (name && strcmp(name, ".gnu_debugdata") == 0 && !minidebug)
 				minidebug = scn;
 		}

@@ -59,6 +59,9 @@ struct fg_elfsyms {
 	size_t build_id_len;
 	char *debuglink; /* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
+	/* .gnu_debugaltlink: the build-id of the supplementary (dwz) file, when named */
+	uint8_t altlink_id[FG_BUILD_ID_MAX];
+	size_t altlink_id_len;
 	int minidebug_err; /* -errno: .gnu_debugdata present but unreadable (EFBIG: too large) */
 	struct fg_elf_load *loads;
 	size_t nloads;
