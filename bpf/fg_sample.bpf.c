@@ -9,6 +9,12 @@
  * read only when the chain leaves it.  Each read of user memory is costly;
  * one read per frame (or bpf_get_stack(BPF_F_USER_STACK)) costs several
  * times more for the same frames.
+ *
+ * With --call-graph dwarf the sample also carries the user registers and a
+ * snapshot of the user stack, BYTES from the stack pointer up, for fg-sym to
+ * unwind with the binaries' CFI later (perf's method).  The snapshot is the
+ * same copy, extended page by page to BYTES or to the first page that cannot
+ * be read (the stack's end); the frame-pointer walk then runs inside it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -30,6 +36,7 @@ const volatile bool follow_children = false; /* and their descendants (COMMAND) 
 const volatile bool include_idle = false;
 const volatile __u32 kernel_depth = MAX_STACK_DEPTH;
 const volatile __u32 user_depth = MAX_STACK_DEPTH;
+const volatile __u32 snapshot_bytes = 0; /* --call-graph dwarf,BYTES: a multiple of 8; 0 for fp */
 
 /*
  * Samples go out through one BPF ring buffer shared by the CPUs, copied from
@@ -60,15 +67,38 @@ struct {
 	__type(value, __u32);
 } targets SEC(".maps");
 
-/* per CPU: the sample being built, and the copy of the user stack's top (one page of slack) */
+/* the copy of the user stack: a snapshot's size, rounded up to a page, and one page of slack */
+#define COPY_CAP (((FG_USTACK_SNAPSHOT_MAX + PAGE - 1) & ~(PAGE - 1)) + PAGE)
+_Static_assert(COPY_CAP >= FG_USTACK_COPY_MAX + PAGE, "the fp walk's copy");
+_Static_assert(COPY_CAP >= FG_USTACK_SNAPSHOT_MAX + 8 * 2 * MAX_STACK_DEPTH, "the IPs after it");
+
+/*
+ * Per CPU: the sample being built, and the copy of the user stack's top.  A
+ * sample without a snapshot goes out from `ev` (its fixed part, then its
+ * IPs); one with a snapshot from `head`, a copy of ev's fixed part, followed
+ * by the registers, the stack bytes and, moved there at the end, the IPs.
+ * Too large for a per-CPU array (32 KiB at most): an array indexed by CPU,
+ * fg-sample sets its size to the possible CPUs.  A program attached to a
+ * perf event never runs twice at once on one CPU.
+ */
 struct ustack_copy {
 	struct fg_event ev;
-	__u8 data[FG_USTACK_COPY_MAX + PAGE];
+	/*
+	 * Bytes of the copy, from sp, and whether a page could not be read (the
+	 * copy then holds the stack to its end).  Here rather than in the walk's
+	 * state on the BPF stack: the verifier then knows nothing of them, and
+	 * checks the bpf_loop() callbacks without a state for each value.
+	 */
+	__u32 copied;
+	__u32 ended;
+	__u8 head[__builtin_offsetof(struct fg_event, ips)];
+	struct fg_event_ustack snap;
+	__u8 data[COPY_CAP];
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* fg-sample sets it: the possible CPUs */
 	__type(key, __u32);
 	__type(value, struct ustack_copy);
 } ustack SEC(".maps");
@@ -112,21 +142,50 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 	return false;
 }
 
-/* the state of one walk, shared with the bpf_loop() callback */
+/* the state of one walk, shared with the bpf_loop() callbacks */
 struct walk {
 	__u64 sp, fp;
-	__u32 copied; /* bytes of the copy, from sp */
-	__u32 nk;     /* kernel IPs before the user ones */
-	__u32 nu;     /* user IPs found */
+	__u32 nk; /* kernel IPs before the user ones */
+	__u32 nu; /* user IPs found */
 	__u32 flags;
+	__u32 cpu; /* the key of this CPU's ustack_copy */
 };
+
+/*
+ * Copy one more page of the stack, at the end of the copy: false when
+ * another page does not fit, or cannot be read (the end of the stack).
+ */
+static __always_inline bool copy_page(struct walk *w, struct ustack_copy *c)
+{
+	__u32 at = c->copied;
+
+	if (c->ended || at > COPY_CAP - PAGE)
+		return false;
+	/* a whole page, aligned: it cannot fail halfway */
+	if (bpf_probe_read_user(c->data + at, PAGE, (void *)(w->sp + at)) < 0) {
+		c->ended = 1;
+		return false;
+	}
+	c->copied = at + PAGE;
+	return true;
+}
+
+/* One step of the snapshot: one more page, until it holds snapshot_bytes. */
+static long snapshot_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
+
+	if (!c || c->copied >= snapshot_bytes)
+		return 1;
+	return copy_page(w, c) ? 0 : 1;
+}
 
 /* One step of the frame-pointer walk: follow one frame, or copy one more page. */
 static long walk_step(__u32 i, void *arg)
 {
 	struct walk *w = arg;
-	__u32 zero = 0;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &zero);
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->cpu);
 	__u64 off, next, ret;
 	__u32 nu = w->nu, idx = w->nk + nu;
 
@@ -142,22 +201,16 @@ static long walk_step(__u32 i, void *arg)
 		return 1;
 	}
 	off = w->fp - w->sp;
-	if (off > FG_USTACK_COPY_MAX - 16) {
-		w->flags |= FG_SAMPLE_F_USTACK_CUT;
-		return 1;
-	}
-	if (off + 16 > w->copied) {
-		/* the chain left the copy: read the next page (a whole page cannot fail halfway) */
-		__u32 at = w->copied;
-
-		if (at > FG_USTACK_COPY_MAX ||
-		    bpf_probe_read_user(c->data + at, PAGE, (void *)(w->sp + at)) < 0) {
+	if (off + 16 > c->copied) {
+		/* the chain left the copy: read the next page, up to FG_USTACK_COPY_MAX */
+		if (c->copied >= FG_USTACK_COPY_MAX || !copy_page(w, c)) {
 			w->flags |= FG_SAMPLE_F_USTACK_CUT;
 			return 1;
 		}
-		w->copied = at + PAGE;
 		return 0;
 	}
+	if (off > COPY_CAP - 16)
+		return 1; /* cannot happen (off + 16 <= copied): for the verifier */
 	next = *(__u64 *)(c->data + off);
 	ret = *(__u64 *)(c->data + off + 8);
 	if (ret == 0)
@@ -178,11 +231,49 @@ static long walk_step(__u32 i, void *arg)
 	return 0;
 }
 
+#ifdef __TARGET_ARCH_x86
 /*
- * Walk the user stack by frame pointers inside a copy of its top.  Writes
- * the user IPs after the `nk` kernel IPs of c->ev; returns how many.
+ * The user registers into the snapshot, in perf_regs order: those the task
+ * saved when it entered the kernel (its pt_regs at the top of its kernel
+ * stack), so a sample taken in kernel mode gets the user registers too.
+ * x86-64 only (the abi of the snapshot): fg-sample refuses --call-graph
+ * dwarf elsewhere.
  */
-static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk)
+static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_regs *regs)
+{
+	u->abi = FG_USTACK_ABI_X86_64;
+	u->nr_regs = FG_USTACK_NR_REGS;
+	u->regs_mask = FG_USTACK_REGS_X86_64;
+	u->regs[0] = regs->ax;
+	u->regs[1] = regs->bx;
+	u->regs[2] = regs->cx;
+	u->regs[3] = regs->dx;
+	u->regs[4] = regs->si;
+	u->regs[5] = regs->di;
+	u->regs[6] = regs->bp;
+	u->regs[7] = regs->sp;
+	u->regs[8] = regs->ip;
+	u->regs[9] = regs->flags;
+	u->regs[10] = regs->cs;
+	u->regs[11] = regs->ss;
+	u->regs[12] = regs->r8; /* 12 to 15: perf_regs 16 to 23, ds es fs gs are not in the mask */
+	u->regs[13] = regs->r9;
+	u->regs[14] = regs->r10;
+	u->regs[15] = regs->r11;
+	u->regs[16] = regs->r12;
+	u->regs[17] = regs->r13;
+	u->regs[18] = regs->r14;
+	u->regs[19] = regs->r15;
+}
+#endif
+
+/*
+ * Walk the user stack by frame pointers inside a copy of its top, which
+ * becomes the snapshot with --call-graph dwarf.  Writes the user IPs after
+ * the `nk` kernel IPs of c->ev; returns how many.
+ */
+static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk,
+				       __u32 cpu)
 {
 	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -191,23 +282,41 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 		.fp = PT_REGS_FP_CORE(regs),
 		.nk = nk,
 		.nu = 1,
+		.cpu = cpu,
 	};
 	__u32 len;
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
 	c->ev.ips[nk] = PT_REGS_IP_CORE(regs);
+#ifdef __TARGET_ARCH_x86
+	if (snapshot_bytes) {
+		snapshot_regs(&c->snap, regs);
+		c->snap.sp = w.sp;
+		c->snap.size = 0;
+		c->ev.flags |= FG_SAMPLE_F_USTACK_SNAPSHOT;
+	}
+#endif
 	len = PAGE - (w.sp & (PAGE - 1));
 	if (bpf_probe_read_user(c->data, len, (void *)w.sp) < 0) {
 		c->ev.flags |= FG_SAMPLE_F_USTACK_FAILED;
 		count(FG_STAT_USTACK_FAILED, 1);
 		return 1;
 	}
-	w.copied = len;
+	c->copied = len;
+	c->ended = 0;
+	if (snapshot_bytes) {
+		__u32 size;
+
+		/* the rest of the snapshot, page by page, before the walk uses it */
+		bpf_loop(FG_USTACK_SNAPSHOT_MAX / PAGE + 1, snapshot_step, &w, 0);
+		size = c->copied < snapshot_bytes ? c->copied : snapshot_bytes;
+		c->snap.size = size & ~7u; /* the IPs follow, 8-aligned */
+	}
 	/* frames, plus a page read now and then */
 	bpf_loop(MAX_STACK_DEPTH + FG_USTACK_COPY_MAX / PAGE + 1, walk_step, &w, 0);
 	c->ev.flags |= w.flags;
-	count(FG_STAT_USTACK_BYTES, w.copied);
+	count(FG_STAT_USTACK_BYTES, c->copied);
 	if (w.flags & FG_SAMPLE_F_USTACK_CUT)
 		count(FG_STAT_USTACK_CUT, 1);
 	if (w.flags & FG_SAMPLE_F_USTACK_NOFP)
@@ -215,27 +324,51 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	return w.nu;
 }
 
+/*
+ * Send a sample with a snapshot: the fixed part of the event, the registers
+ * and the stack bytes, then the IPs, moved to follow the stack bytes.
+ */
+static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
+{
+	__u32 size = c->snap.size;
+	__u64 ips_len, len;
+
+	/* both are in bounds already; pinned and masked, so that the verifier sees it */
+	barrier_var(nips);
+	barrier_var(size);
+	size &= 0xfff8;
+	ips_len = (nips & 255) * sizeof(__u64);
+	if (size > FG_USTACK_SNAPSHOT_MAX || ips_len > 8 * 2 * MAX_STACK_DEPTH)
+		return -1;
+	__builtin_memcpy(c->head, &c->ev, sizeof(c->head));
+	if (ips_len && bpf_probe_read_kernel(c->data + size, ips_len, c->ev.ips) < 0)
+		return -1;
+	len = sizeof(c->head) + sizeof(c->snap) + size + ips_len;
+	return bpf_ringbuf_output(&events, c->head, len, BPF_RB_NO_WAKEUP);
+}
+
 SEC("perf_event")
 int fg_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id, zero = 0;
+	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ustack_copy *c;
 	struct fg_event *e;
 	__u32 nk = 0, nu = 0;
 	__u64 size;
+	long err;
 
 	if (tid == 0 ? !include_idle : filter && !is_target(task, pid, tid)) {
 		count(FG_STAT_FILTERED, 1);
 		return 0;
 	}
-	c = bpf_map_lookup_elem(&ustack, &zero);
+	c = bpf_map_lookup_elem(&ustack, &cpu);
 	if (!c)
 		return 0;
 	e = &c->ev;
 	e->time_ns = bpf_ktime_get_ns();
-	e->cpu = bpf_get_smp_processor_id();
+	e->cpu = cpu;
 	e->pid = pid;
 	e->tid = tid;
 	e->flags = 0;
@@ -260,13 +393,25 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD || !BPF_CORE_READ(task, mm))
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(task, c, nk);
+		nu = walk_user(task, c, nk, cpu);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
-	size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
-	if (size > sizeof(*e))
-		size = sizeof(*e);
-	if (bpf_ringbuf_output(&events, e, size, BPF_RB_NO_WAKEUP) < 0) {
+	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
+		err = output_snapshot(c, nk + nu);
+		if (!err) {
+			count(FG_STAT_SNAPSHOTS, 1);
+			count(FG_STAT_SNAPSHOT_BYTES, c->snap.size);
+			/* shorter than asked: the copy reached a page it could not read */
+			if (c->snap.size && c->snap.size < snapshot_bytes)
+				count(FG_STAT_SNAPSHOT_WHOLE, 1);
+		}
+	} else {
+		size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
+		if (size > sizeof(*e))
+			size = sizeof(*e);
+		err = bpf_ringbuf_output(&events, e, size, BPF_RB_NO_WAKEUP);
+	}
+	if (err < 0) {
 		count(FG_STAT_RINGBUF_FULL, 1);
 		return 0;
 	}

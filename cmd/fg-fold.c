@@ -6,16 +6,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fg/atomicfile.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/fold.h"
+#include "fg/perfscript.h"
+#include "fg/psheader.h"
 #include "fg/util.h"
+#include "fg/window.h"
 
 static const char usage_text[] =
     "usage: fg-fold [--pid | --tid] [--kernel] [--jit] [--all] [--addrs]\n"
@@ -23,6 +28,7 @@ static const char usage_text[] =
     "               [--context] [--skip-after FUNC] [--only-pid PID[,PID...]]\n"
     "               [--only-comm NAME] [--input perf|folded|bpftrace] [-o FILE] [-v]\n"
     "               [FILE ...]\n"
+    "       fg-fold --every SECONDS -o DIR [OPTIONS] [FILE ...]\n"
     "       fg-fold -h | -V\n"
     "\n"
     "Fold stacks from perf script text (perf's or fg-sym's), folded stacks or bpftrace\n"
@@ -44,6 +50,9 @@ static const char usage_text[] =
     "  --only-comm NAME        keep only samples of processes named NAME (repeatable)\n"
     "  --input FORMAT          read perf, folded or bpftrace input (default: detect)\n"
     "  -o, --output FILE       write to FILE instead of standard output\n"
+    "  --every SECONDS         one profile per window of SECONDS of the samples' time\n"
+    "                          (perf script input), into the directory -o names,\n"
+    "                          as START.folded\n"
     "  -v, --verbose           report the event folded and what was skipped\n"
     "  -h, --help              print this help and exit\n"
     "  -V, --version           print the version and exit\n";
@@ -64,6 +73,7 @@ enum {
 	OPT_ONLY_PID,
 	OPT_ONLY_COMM,
 	OPT_INPUT,
+	OPT_EVERY,
 };
 
 static const struct option longopts[] = {
@@ -71,6 +81,7 @@ static const struct option longopts[] = {
     {"all", no_argument, NULL, OPT_ALL},
     {"context", no_argument, NULL, OPT_CONTEXT},
     {"event-filter", required_argument, NULL, OPT_EVENT_FILTER},
+    {"every", required_argument, NULL, OPT_EVERY},
     {"help", no_argument, NULL, 'h'},
     {"inline", no_argument, NULL, OPT_INLINE},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -160,11 +171,67 @@ static void add_pids(struct lists *l, const char *arg)
 	free(copy);
 }
 
+/* --every: the folded stacks of each time window into DIR/START.folded */
+struct windows {
+	struct fg_window w;
+	const char *dir;
+	struct fg_fold *f;
+	uint64_t written; /* windows written so far */
+	bool verbose;
+};
+
+static int write_window(struct windows *ws, uint64_t start)
+{
+	struct fg_buf path = FG_BUF_INIT;
+	struct fg_atomic a;
+	int err;
+
+	fg_window_path(&path, ws->dir, start, ".folded");
+	err = fg_atomic_open(&a, path.data);
+	if (err == 0 && (err = fg_fold_write(ws->f, a.fp)) != 0)
+		fg_atomic_abort(&a);
+	else if (err == 0)
+		err = fg_atomic_commit(&a);
+	if (err)
+		fg_warne(-err, "cannot write '%s'", path.data);
+	else
+		ws->written++;
+	if (err == 0 && ws->verbose)
+		fg_warnx("wrote '%s': %zu stacks", path.data, fg_fold_count(ws->f));
+	fg_fold_clear(ws->f);
+	fg_buf_release(&path);
+	return err;
+}
+
+/* before each sample: a sample past the window being filled completes it */
+static int window_hook(void *ctx, const char *line, size_t len)
+{
+	struct windows *ws = ctx;
+	struct fg_ps_header h;
+	uint64_t t = 0, closed, tod, clk;
+
+	if (line[0] == '#') {
+		if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
+			ws->w.have_ref = true;
+			ws->w.ref_offset = (int64_t)(tod - clk);
+		}
+		return 0;
+	}
+	if (fg_ps_parse_header(line, len, &h) == FG_PS_SIDEBAND)
+		return 0; /* a side-band record, not a sample */
+	bool timed = fg_ps_header_time(line, len, &t) == 0;
+	if (fg_window_next(&ws->w, timed, t, &closed) && fg_fold_count(ws->f))
+		return write_window(ws, closed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
 	struct lists l = {0};
+	struct windows ws = {.dir = NULL};
 	const char *output = NULL;
+	double secs;
 	bool verbose = false;
 	int c, status = FG_EXIT_OK;
 
@@ -191,6 +258,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CONTEXT:
 			o.inline_context = o.inline_frames = true;
+			break;
+		case OPT_EVERY:
+			if (fg_parse_double(optarg, 1e-3, 1e9, &secs) != 0)
+				usage_error("invalid window length '%s' (seconds, at least 0.001)",
+					    optarg);
+			ws.w.every_ns = (uint64_t)llround(secs * 1e9);
 			break;
 		case OPT_EVENT_FILTER:
 			if (!*optarg)
@@ -249,6 +322,18 @@ int main(int argc, char **argv)
 	o.only_pids = l.pids;
 	o.n_only_pids = l.n_pids;
 
+	if (ws.w.every_ns) {
+		if (!output)
+			usage_error("--every needs -o DIR, the directory of the windows%s", "");
+		if (o.input != FG_FOLD_AUTO && o.input != FG_FOLD_PERF)
+			usage_error("--every reads perf script text, not %s input",
+				    fg_fold_input_name(o.input));
+		o.input = FG_FOLD_PERF;
+		if (mkdir(output, 0777) < 0 && errno != EEXIST)
+			fg_die("cannot create '%s'", output);
+		ws.dir = output;
+		output = NULL;
+	}
 	/* -o: all or nothing, through a temporary file renamed at the end */
 	struct fg_atomic af = {0};
 	FILE *out = stdout;
@@ -265,6 +350,11 @@ int main(int argc, char **argv)
 	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
 
 	struct fg_fold *f = fg_fold_new(&o, log_msg, NULL);
+	if (ws.dir) {
+		ws.f = f;
+		ws.verbose = verbose;
+		fg_fold_set_line_hook(f, window_hook, &ws);
+	}
 	int nfiles = argc - optind;
 
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
@@ -308,7 +398,14 @@ int main(int argc, char **argv)
 			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
-	if (st->lines && !fg_fold_count(f)) {
+	if (ws.w.late)
+		fg_warnx("%llu samples came after their window was written; they are counted in "
+			 "the next one",
+			 (unsigned long long)ws.w.late);
+	if (ws.w.untimed)
+		fg_warnx("%llu samples without a time were put in the window being filled",
+			 (unsigned long long)ws.w.untimed);
+	if (st->lines && !fg_fold_count(f) && !ws.written) {
 		fg_warnx("no stacks in %llu line%s of input%s", (unsigned long long)st->lines,
 			 st->lines == 1 ? "" : "s",
 			 st->bad_lines || st->other_events || st->filtered || st->refused ||
@@ -318,7 +415,8 @@ int main(int argc, char **argv)
 					: ": no samples");
 		status = FG_EXIT_FAIL;
 	}
-	int wr = fg_fold_write(f, out);
+	int wr = ws.dir ? (fg_fold_count(f) ? write_window(&ws, fg_window_start(&ws.w)) : 0)
+			: fg_fold_write(f, out);
 	if (output && !fg_fold_count(f) && status != FG_EXIT_OK) {
 		fg_atomic_abort(&af); /* an existing file is worth more than an empty one */
 	} else if (output) {

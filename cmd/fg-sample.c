@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
@@ -37,19 +38,24 @@
 
 static const char usage_text[] =
 	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--user-only | --kernel-only] [--max-depth n] [-m pages] [-o file]\n"
-	"                 [-- command [arg ...]]\n"
+	"                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+	"                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
 	"  -F hz           samples a second on each CPU (default 99)\n"
 	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
 	"  -p pid          sample only this process (repeatable)\n"
 	"  -t tid          sample only this thread (repeatable)\n"
 	"  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
 	"  -I              sample the idle task (pid 0) too\n"
+	"  --call-graph fp | dwarf[,bytes]\n"
+	"                  fp (default): walk the user stack by frame pointers;\n"
+	"                  dwarf: also record the user registers and bytes of user stack\n"
+	"                  (default 8192, at most 65528) for unwinding by CFI later\n"
 	"  --user-only     user stacks only\n"
 	"  --kernel-only   kernel stacks only\n"
 	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
 	"  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
-	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above)\n"
+	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
+	"                  one second of the largest samples)\n"
 	"  -o file         write the records to file (default: standard output, not a terminal)\n"
 	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
 	"  -h              show this help;  -V  show the version\n"
@@ -65,6 +71,7 @@ static struct opts {
 	bool idle, user_only, kernel_only, verbose;
 	unsigned depth;
 	unsigned pages;
+	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
 	const char *output;
 	char **command;
 } opts = {
@@ -134,7 +141,32 @@ static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, cons
 	(*v)[(*n)++] = (uint32_t)id;
 }
 
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH };
+
+/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
+static void parse_call_graph(const char *arg)
+{
+	const char *size;
+	uint64_t v;
+
+	if (strcmp(arg, "fp") == 0) {
+		opts.snapshot = 0;
+		return;
+	}
+	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
+		usage_error("invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
+#ifndef __x86_64__
+	usage_error("--call-graph dwarf: stack snapshots are written on x86-64 only");
+#endif
+	opts.snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
+	if (arg[5] == '\0')
+		return;
+	size = arg + 6;
+	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
+		usage_error("invalid stack dump size '%s' (1 to %u bytes)", size,
+			    FG_USTACK_SNAPSHOT_MAX);
+	opts.snapshot = (unsigned)((v + 7) & ~7ull);
+}
 
 static void parse_options(int argc, char **argv)
 {
@@ -148,6 +180,7 @@ static void parse_options(int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -206,6 +239,9 @@ static void parse_options(int argc, char **argv)
 		case OPT_KERNEL_ONLY:
 			opts.kernel_only = true;
 			break;
+		case OPT_CALL_GRAPH:
+			parse_call_graph(optarg);
+			break;
 		case OPT_MAX_DEPTH:
 			if (fg_parse_u64(optarg, 1, MAX_STACK_DEPTH, &v) < 0)
 				usage_error("invalid stack depth '%s' (1 to %d)", optarg,
@@ -218,6 +254,8 @@ static void parse_options(int argc, char **argv)
 	}
 	if (opts.user_only && opts.kernel_only)
 		usage_error("--user-only and --kernel-only exclude each other");
+	if (opts.kernel_only && opts.snapshot)
+		usage_error("--call-graph dwarf and --kernel-only exclude each other");
 	if (optind < argc)
 		opts.command = argv + optind;
 	if (opts.command && (opts.npids || opts.ntids))
@@ -237,6 +275,29 @@ static void parse_options(int argc, char **argv)
 			if (!cpu_online(opts.cpus[i]))
 				usage_error("CPU %d is not online", opts.cpus[i]);
 	}
+}
+
+/*
+ * As perf record does: a rate above kernel.perf_event_max_sample_rate (which
+ * the kernel also lowers by itself when sampling interrupts take too long)
+ * is lowered to it, with a warning; the kernel would refuse the event.
+ */
+static void clamp_rate(void)
+{
+	/* FG_SAMPLE_MAX_RATE_FILE: another file, so that tests need not change the sysctl */
+	const char *path = getenv("FG_SAMPLE_MAX_RATE_FILE");
+	FILE *f = fopen(path ? path : "/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long max;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &max) == 1 && max > 0 && opts.freq > max) {
+		fg_warnx("-F %u is above kernel.perf_event_max_sample_rate (%lu): sampling at "
+			 "%lu Hz (raise the limit with sysctl to sample faster)",
+			 opts.freq, max, max);
+		opts.freq = (unsigned)max;
+	}
+	fclose(f);
 }
 
 /* Refuse early, with one line naming what is missing. */
@@ -291,6 +352,7 @@ struct run {
 	int child_status;
 	bool child_done;
 	uint64_t bad_events;
+	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
 	int werr;
 };
 
@@ -298,14 +360,30 @@ struct run {
 static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
 	struct fg_rec_sample s;
-	const void *ips;
+	struct fg_rec_ustack u;
+	const void *ips, *regs, *stack;
+	size_t nips;
 
 	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
 		r->bad_events++;
 		return;
 	}
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips,
-		  8 * ((size_t)s.nr_kernel + s.nr_user));
+	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
+		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
+		return;
+	}
+	/* the snapshot comes before the IPs in the event, after them in the record */
+	if (fg_rec_ustack_from_event(data, size, &u, &regs, &stack) < 0) {
+		r->bad_events++;
+		return;
+	}
+	fg_buf_reset(&r->rest);
+	fg_buf_add(&r->rest, ips, nips);
+	fg_buf_add(&r->rest, &u, sizeof(u));
+	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
+	fg_buf_add(&r->rest, stack, u.size);
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
@@ -345,6 +423,37 @@ static uint32_t ring_size(unsigned pages, int ncpus)
 	while (size < want)
 		size <<= 1;
 	return size > (1u << 30) ? 0 : (uint32_t)size;
+}
+
+/* the largest sample with a snapshot, in the ring (its 8-byte header included) */
+static uint64_t snapshot_sample_max(void)
+{
+	return 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + opts.snapshot +
+	       16 * (uint64_t)opts.depth;
+}
+
+/*
+ * With --call-graph dwarf a sample is the size of its snapshot and more (8
+ * KiB and more by default): the ring holds one second of the largest
+ * samples of each CPU (at 99 Hz and 8192 bytes, 256 pages, 1 MiB), at least
+ * the default above.  Less is not enough on a busy machine: writing the
+ * output file there may stall for half a second (dirty pages written back
+ * under other jobs' I/O), the ring is not read meanwhile, and with 200 ms
+ * of room 11 to 67 samples were lost in such runs, none with one second
+ * (README, Benchmarks).  Its pages are cold whatever its size (100 ms of
+ * samples pass between two writes to a page), so a larger ring costs no
+ * more a sample: 64, 256 pages a CPU measured the same.  The whole ring
+ * stays within the 1 GiB ring_size() allows.
+ */
+static unsigned default_pages_snapshot(unsigned hz, int ncpus)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t want = (uint64_t)hz * snapshot_sample_max();
+	unsigned pages = default_pages(hz);
+
+	while ((uint64_t)pages * page < want && ring_size(pages * 2, ncpus))
+		pages <<= 1;
+	return pages;
 }
 
 static bool target_has(const struct run *r, uint32_t pid)
@@ -498,6 +607,9 @@ static void print_per_cpu(struct run *r)
 		[FG_STAT_FILTERED] = "filtered",
 		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
 		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
+		[FG_STAT_SNAPSHOTS] = "snapshots",
+		[FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
+		[FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
 	};
 	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
 
@@ -626,6 +738,7 @@ int main(int argc, char **argv)
 			"output or use -o FILE");
 	check_privileges();
 	check_kernel();
+	clamp_rate();
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
@@ -672,14 +785,22 @@ int main(int argc, char **argv)
 	r.skel->rodata->include_idle = opts.idle;
 	r.skel->rodata->kernel_depth = opts.depth;
 	r.skel->rodata->user_depth = opts.depth;
+	r.skel->rodata->snapshot_bytes = opts.snapshot;
+	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
 	if (!opts.pages)
-		opts.pages = default_pages(opts.freq);
+		opts.pages = opts.snapshot ? default_pages_snapshot(opts.freq, opts.ncpus)
+					   : default_pages(opts.freq);
 	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
 	if (!ringbuf_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
 			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
 			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
 				    (uint64_t)opts.ncpus >> 20);
+	if (opts.snapshot && ringbuf_bytes && ringbuf_bytes < snapshot_sample_max())
+		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
+			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
+			    opts.pages, opts.snapshot, (snapshot_sample_max() + 1023) >> 10,
+			    ringbuf_bytes >> 10);
 	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
 	err = fg_sample_bpf__load(r.skel);
 	if (err == -EPERM || err == -ENOSYS)
@@ -726,7 +847,8 @@ int main(int argc, char **argv)
 	h.ncpus = (uint32_t)opts.ncpus;
 	h.flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
 		  (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
-		  (r.filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0);
+		  (r.filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
+		  (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
 	if (r.filtering) {
 		for (size_t i = 0; i < fg_hmap_count(r.targets); i++) {
 			uint32_t pid;
@@ -857,10 +979,14 @@ int main(int argc, char **argv)
 	sum.samples = fg_rq_written(r.q, FG_REC_SAMPLE);
 	sum.mappings = fg_rq_written(r.q, FG_REC_MAPPING);
 	sum.lost = stat_total(&r, FG_STAT_RINGBUF_FULL, percpu_stats);
-	sum.kstack_failed = stat_total(&r, FG_STAT_KSTACK_FAILED, percpu_stats);
-	sum.ustack_failed = stat_total(&r, FG_STAT_USTACK_FAILED, percpu_stats);
-	sum.ustack_cut = stat_total(&r, FG_STAT_USTACK_CUT, percpu_stats);
-	uint64_t nofp = stat_total(&r, FG_STAT_USTACK_NOFP, percpu_stats);
+	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
+	sum.kstack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum.ustack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_FAILED);
+	sum.ustack_cut = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_CUT);
+	uint64_t nofp = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_NOFP);
+	uint64_t snaps = stat_total(&r, FG_STAT_SNAPSHOTS, percpu_stats);
+	uint64_t snap_bytes = stat_total(&r, FG_STAT_SNAPSHOT_BYTES, percpu_stats);
+	uint64_t snap_whole = stat_total(&r, FG_STAT_SNAPSHOT_WHOLE, percpu_stats);
 	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
 	if (opts.verbose && !epipe)
 		print_per_cpu(&r);
@@ -884,11 +1010,21 @@ int main(int argc, char **argv)
 	cleanup(&r);
 	if (epipe) {
 		/* the reader went away: stop quietly */
-	} else if (r.werr) {
-		fg_warne(r.werr, "write error");
-		status = FG_EXIT_FAIL;
 	} else {
+		if (r.werr) {
+			/* the disk filled: what was taken is still worth knowing */
+			fg_warne(-r.werr, "write error");
+			fg_warnx("'%s' ends there, without its summary record; what was sampled:",
+				 opts.output ? opts.output : "<stdout>");
+			status = FG_EXIT_FAIL;
+		}
 		print_summary(&sum, (unsigned)opts.ncpus, nofp);
+		if (opts.snapshot)
+			fprintf(stderr,
+				"fg-sample: %" PRIu64 " user stack snapshots, %" PRIu64
+				" bytes each on average (at most %u), %" PRIu64
+				" of them whole stacks (the stack ended first)\n",
+				snaps, snaps ? snap_bytes / snaps : 0, opts.snapshot, snap_whole);
 		if (sum.lost)
 			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
 				 "raise -m above %u (pages per CPU) to keep them",
@@ -919,6 +1055,7 @@ int main(int argc, char **argv)
 	fg_hmap_free(r.targets);
 	free(r.ringbuf_full_seen);
 	free(r.offline_warned);
+	fg_buf_release(&r.rest);
 	free(opts.pids);
 	free(opts.tids);
 	return status;

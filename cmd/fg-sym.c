@@ -12,46 +12,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/capture.h"
 #include "fg/debugfile.h"
 #include "fg/diag.h"
+#include "fg/psheader.h"
 #include "fg/record.h"
+#include "fg/safeio.h"
 #include "fg/symbolize.h"
 #include "fg/util.h"
 
 static const char usage_text[] =
-	"usage: fg-sym [-qv] [--inline] [--srcline] [--no-demangle] [--kallsyms FILE]\n"
-	"              [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
-	"              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
-	"              [-o FILE] [FILE]\n"
-	"\n"
-	"Name the frames of fg-sample's records (FILE or standard input) and write\n"
-	"them as perf script text.\n"
-	"\n"
-	"  -o, --output FILE    write to FILE instead of standard output\n"
-	"      --inline         expand inlined functions (DWARF)\n"
-	"      --srcline        add the source file and line of each frame (DWARF)\n"
-	"      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
-	"      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
-	"      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
-	"                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
-	"      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
-	"      --symfs DIR      look for mapped files and debug files under DIR\n"
-	"      --debuginfod URLS\n"
-	"                       fetch missing debug files by build-id from these\n"
-	"                       debuginfod servers (default: $DEBUGINFOD_URLS, but\n"
-	"                       not as root through sudo)\n"
-	"      --no-debuginfod  fetch no debug files\n"
-	"      --debuginfod-budget SECONDS\n"
-	"                       time for all fetches together (default 5)\n"
-	"  -q, --quiet          no summary on standard error\n"
-	"  -v, --verbose        warn about each file that cannot be read\n"
-	"  -h, --help           print this help\n"
-	"  -V, --version        print the version\n";
+    "usage: fg-sym [-fqv] [--header] [--inline] [--srcline] [--no-demangle]\n"
+    "              [--kallsyms FILE] [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
+    "              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
+    "              [-o FILE] [FILE]\n"
+    "\n"
+    "Name the frames of fg-sample's records (FILE or standard input) and write\n"
+    "them as perf script text.\n"
+    "\n"
+    "  -o, --output FILE    write to FILE instead of standard output (whole or not at all)\n"
+    "  -f, --force          read a capture that another user owns\n"
+    "      --header         start with perf script --header's comments: the host,\n"
+    "                       the sampling frequency, the clock's wall-clock time\n"
+    "      --inline         expand inlined functions (DWARF)\n"
+    "      --srcline        add the source file and line of each frame (DWARF)\n"
+    "      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
+    "      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
+    "      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
+    "                       (${XDG_CACHE_HOME:-~/.cache}/fg/kallsyms)\n"
+    "      --proc-root DIR  read DIR/PID/maps and the like instead of /proc\n"
+    "      --symfs DIR      look for mapped files and debug files under DIR\n"
+    "      --debuginfod URLS\n"
+    "                       fetch missing debug files by build-id from these\n"
+    "                       debuginfod servers (default: $DEBUGINFOD_URLS, but\n"
+    "                       not as root through sudo)\n"
+    "      --no-debuginfod  fetch no debug files\n"
+    "      --debuginfod-budget SECONDS\n"
+    "                       time for all fetches together (default 5)\n"
+    "  -q, --quiet          no summary on standard error\n"
+    "  -v, --verbose        warn about each file that cannot be read\n"
+    "  -h, --help           print this help\n"
+    "  -V, --version        print the version\n";
 
 enum {
 	OPT_DEBUGINFOD = 256,
@@ -64,25 +69,28 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_PROC_ROOT,
 	OPT_SYMFS,
+	OPT_HEADER,
 };
 
 static const struct option longopts[] = {
-	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
-	{ "debuginfod-budget", required_argument, NULL, OPT_DEBUGINFOD_BUDGET },
-	{ "help", no_argument, NULL, 'h' },
-	{ "inline", no_argument, NULL, OPT_INLINE },
-	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-	{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
-	{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
-	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-	{ "output", required_argument, NULL, 'o' },
-	{ "proc-root", required_argument, NULL, OPT_PROC_ROOT },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "srcline", no_argument, NULL, OPT_SRCLINE },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+    {"debuginfod", required_argument, NULL, OPT_DEBUGINFOD},
+    {"debuginfod-budget", required_argument, NULL, OPT_DEBUGINFOD_BUDGET},
+    {"force", no_argument, NULL, 'f'},
+    {"header", no_argument, NULL, OPT_HEADER},
+    {"help", no_argument, NULL, 'h'},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
+    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
+    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"output", required_argument, NULL, 'o'},
+    {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"srcline", no_argument, NULL, OPT_SRCLINE},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static noreturn void usage(int status)
@@ -225,10 +233,12 @@ static int wait_input(struct fg_symbolizer *s, struct fg_debuginfod *c, int fd)
 	return 0;
 }
 
-static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf, const struct dbgi *d)
+static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,
+		    const struct dbgi *d)
 {
 	struct fg_sym_stats st;
 	uint64_t unnamed = 0, nosrc = 0;
+	struct fg_buf b = FG_BUF_INIT;
 	char why[512] = "";
 	size_t n = 0;
 
@@ -244,8 +254,9 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf, co
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
 	if (st.bad_minidebug)
-		fg_warnx("%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
-			 (unsigned long long)st.bad_minidebug);
+		fg_warnx(
+		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
+		    (unsigned long long)st.bad_minidebug);
 	if (dwarf) {
 		n = 0;
 		for (int i = 0; i < FG_NOSRC_COUNT; i++) {
@@ -257,21 +268,48 @@ static void summary(const struct fg_symbolizer *s, uint64_t lost, bool dwarf, co
 			 (unsigned long long)nosrc, why);
 	}
 	summary_debuginfod(&st, d);
-	if (lost)
-		fg_warnx("%llu samples lost by the sampler", (unsigned long long)lost);
+	if (st.evicted)
+		fg_warnx(
+		    "%llu processes forgotten, those without a recent sample: over %u processes "
+		    "or %u mappings are not kept",
+		    (unsigned long long)st.evicted, FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX);
+	if (fg_capture_describe_lost(cap, &b))
+		fg_warnx("the sampler lost %s", b.data);
+	if (cap->cpus_offline)
+		fg_warnx("%llu CPU%s went offline during the run: %s samples stopped there",
+			 (unsigned long long)cap->cpus_offline, cap->cpus_offline == 1 ? "" : "s",
+			 cap->cpus_offline == 1 ? "its" : "their");
+	fg_buf_release(&b);
 }
 
-/* ${XDG_CACHE_HOME:-$HOME/.cache}/fg/kallsyms, or NULL */
-static const char *cache_path(char *buf, size_t size)
+/*
+ * The input ended early: say so, and what is known of the capture.  A
+ * stream cut after its header (fg-sample killed, its disk full) is still
+ * named as far as it goes; exit status 0.
+ */
+static void incomplete(const char *name, const struct fg_capture *cap, const char *cut)
+{
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_capture_describe(cap, &b);
+	fg_warnx("'%s': incomplete capture: %s, without the summary record that ends a run "
+		 "(fg-sample was killed, or its output could not be written); named what it "
+		 "holds: %s",
+		 name, cut, b.data);
+	fg_buf_release(&b);
+}
+
+/* ${XDG_CACHE_HOME:-$HOME/.cache}/fg, or NULL */
+static const char *cache_dir(char *buf, size_t size)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	int n;
 
 	/* the XDG base directory rules: a relative path is to be ignored */
 	if (xdg && xdg[0] == '/')
-		n = snprintf(buf, size, "%s/fg/kallsyms", xdg);
+		n = snprintf(buf, size, "%s/fg", xdg);
 	else if (home && home[0] == '/')
-		n = snprintf(buf, size, "%s/.cache/fg/kallsyms", home);
+		n = snprintf(buf, size, "%s/.cache/fg", home);
 	else
 		return NULL;
 	return n > 0 && (size_t)n < size ? buf : NULL;
@@ -288,6 +326,43 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* --header: perf script --header's comments, from the stream's header */
+static int write_header(struct fg_rec_reader *r)
+{
+	const struct fg_rec_header *h;
+	int rc = fg_rec_read_header(r, &h);
+
+	if (rc < 0)
+		return rc;
+	struct fg_ps_info info = {
+	    .host = h->host,
+	    .release = h->release,
+	    .event = "cpu-clock",
+	    .freq = h->freq,
+	    .has_ref = h->clock == FG_CLOCK_MONOTONIC && h->start_realtime_ns,
+	    .ref_realtime_ns = h->start_realtime_ns,
+	    .ref_clock_ns = h->start_ns,
+	};
+	fg_ps_write_header(stdout, &info); /* a write error shows when stdout is closed */
+	return 0;
+}
+
+/*
+ * As perf refuses a perf.data that is not the running user's or root's: a
+ * capture another user wrote could name any file on the system, and root
+ * reading it would read those files.
+ */
+static void check_owner(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid == 0 || st.st_uid == geteuid())
+		return;
+	fg_diex("refusing to read '%s': it belongs to user %lu, not to you or root; a capture "
+		"someone else wrote can make fg-sym read files they cannot (-f to read it anyway)",
+		name, (unsigned long)st.st_uid);
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -295,18 +370,22 @@ int main(int argc, char **argv)
 	struct dbgi dbgi = {.budget_ms = FG_DEBUGINFOD_BUDGET_MS};
 	double secs;
 	const char *input = NULL, *output = NULL;
-	bool quiet = false, no_cache = false, live;
+	bool quiet = false, no_cache = false, header = false, force = false, live, ok;
 	char cache[PATH_MAX];
 	struct stat st;
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
+	struct fg_replacement out;
+	struct fg_capture cap = {0};
 	struct fg_rec rec;
-	uint64_t lost = 0;
 	int c, fd, rc = 0, status = FG_EXIT_OK;
 
 	fg_set_progname("fg-sym");
-	while ((c = getopt_long(argc, argv, "ho:qvV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "fho:qvV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'f':
+			force = true;
+			break;
 		case 'h':
 			usage(FG_EXIT_OK);
 		case 'o':
@@ -336,6 +415,9 @@ int main(int argc, char **argv)
 				usage(FG_EXIT_USAGE);
 			}
 			dbgi.budget_ms = (uint64_t)(secs * 1000 + 0.5);
+			break;
+		case OPT_HEADER:
+			header = true;
 			break;
 		case OPT_INLINE:
 			o.inline_frames = true;
@@ -375,12 +457,23 @@ int main(int argc, char **argv)
 	fd = input ? open(input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (fd < 0)
 		fg_die("cannot open '%s'", input);
-	if (output && !freopen(output, "w", stdout))
-		fg_die("cannot open '%s'", output);
+	if (!force)
+		check_owner(fd, input ? input : "<stdin>");
+	if (output) {
+		/* through a temporary file, renamed into place once all is written */
+		int ofd = fg_replacement_open(&out, AT_FDCWD, output, 0666);
+
+		if (ofd < 0 || dup2(ofd, STDOUT_FILENO) < 0) {
+			fg_warne(ofd < 0 ? -ofd : errno, "cannot open '%s'", output);
+			return FG_EXIT_FAIL;
+		}
+		close(ofd);
+		out.fd = -1;
+	}
 	/* with a NULL buffer, glibc ignores the size and writes 4 KiB at a time */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (!no_cache && !o.kallsyms)
-		o.kallsyms_cache = cache_path(cache, sizeof(cache));
+		o.kallsyms_cache = cache_dir(cache, sizeof(cache));
 	if (o.inline_frames || o.srcline)
 		raise_fd_limit();
 	debuginfod_start(&dbgi);
@@ -390,7 +483,9 @@ int main(int argc, char **argv)
 	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
 	s = fg_symbolizer_new(&o);
 	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
-	for (;;) {
+	if (header)
+		rc = write_header(r);
+	while (rc >= 0) {
 		/* the input pauses: let a live pipeline see what is named so far */
 		if (live && !fg_rec_reader_has_buffered(r) &&
 		    ((dbgi.c && wait_input(s, dbgi.c, fd) < 0) || fflush(stdout) != 0))
@@ -398,82 +493,38 @@ int main(int argc, char **argv)
 		rc = fg_rec_next(r, &rec);
 		if (rc <= 0)
 			break;
-		switch (rec.type) {
-		case FG_REC_SAMPLE: {
-			const struct fg_rec_sample *sm = rec.sample;
-			struct fg_sym_sample smp = {
-				.comm = sm->comm,
-				.pid = sm->pid,
-				.tid = sm->tid,
-				.cpu = sm->cpu,
-				.time_ns = sm->time_ns,
-				.weight = sm->weight,
-				.event = sm->flags & FG_SAMPLE_F_WEIGHT_NS ? "offcpu-time" : "cpu-clock",
-				.kips = rec.kips,
-				.nkips = sm->nr_kernel,
-				.uips = rec.uips,
-				.nuips = sm->nr_user,
-			};
-			if (fg_symbolizer_write(s, stdout, &smp) < 0)
-				goto done;
+		fg_capture_add(&cap, &rec);
+		if (fg_symbolizer_record(s, stdout, &rec) < 0)
 			break;
-		}
-		case FG_REC_MAPPING: {
-			const struct fg_rec_mapping *mp = rec.mapping;
-			struct fg_sym_mapping m = {
-				.pid = mp->pid,
-				.time_ns = mp->time_ns,
-				.start = mp->start,
-				.end = mp->end,
-				.pgoff = mp->pgoff,
-				.dev_major = mp->maj,
-				.dev_minor = mp->min,
-				.inode = mp->ino,
-				.path = rec.path,
-				.exec = mp->prot & PROT_EXEC,
-			};
-			if (mp->flags & FG_MAP_F_BUILD_ID) {
-				m.build_id = mp->build_id;
-				m.build_id_len = mp->build_id_len;
-			}
-			fg_symbolizer_mapping(s, &m);
-			break;
-		}
-		case FG_REC_COMM:
-			if (rec.comm->flags & FG_COMM_F_EXEC)
-				fg_symbolizer_exec(s, rec.comm->pid, rec.comm->time_ns);
-			break;
-		case FG_REC_FORK:
-			fg_symbolizer_fork(s, rec.task->pid, rec.task->ppid);
-			break;
-		case FG_REC_EXIT:
-			if (rec.task->pid == rec.task->tid)
-				fg_symbolizer_exit(s, rec.task->pid);
-			break;
-		case FG_REC_LOST:
-			lost += rec.lost->count;
-			break;
-		default:
-			break;
-		}
 	}
-	/* the samples waiting for debug files: within the budget */
-	if (fg_symbolizer_flush(s, stdout, true) < 0)
-		goto done;
-	if (rc < 0) {
-		/* everything before the bad record is written first */
-		fflush(stdout);
+	/* the samples waiting for debug files, within the budget (a write error shows below) */
+	(void)fg_symbolizer_flush(s, stdout, true);
+	/* everything before the end or the damage is written first */
+	fflush(stdout);
+	if (rc < 0 && rc == -EPROTO && fg_rec_reader_truncated(r)) {
+		incomplete(fg_rec_reader_name(r), &cap, fg_rec_reader_error(r));
+	} else if (rc < 0) {
 		if (rc == -EPROTO)
 			fg_warnx("'%s': %s", fg_rec_reader_name(r), fg_rec_reader_error(r));
 		else
 			fg_warne(-rc, "cannot read '%s'", fg_rec_reader_name(r));
 		status = FG_EXIT_FAIL;
+	} else if (rc == 0 && !cap.ended) {
+		char cut[64];
+
+		snprintf(cut, sizeof(cut), "the stream ends at byte %llu",
+			 (unsigned long long)fg_rec_reader_offset(r));
+		incomplete(fg_rec_reader_name(r), &cap, cut);
 	}
-done:
-	if (fg_close_stdout() != FG_EXIT_OK)
+	ok = fg_close_stdout() == FG_EXIT_OK;
+	if (!ok)
 		status = FG_EXIT_FAIL;
+	if (output && (rc = fg_replacement_commit(&out, ok)) < 0) {
+		fg_warne(-rc, "cannot write '%s'", output);
+		status = FG_EXIT_FAIL;
+	}
 	if (!quiet)
-		summary(s, lost, o.inline_frames || o.srcline, &dbgi);
+		summary(s, &cap, o.inline_frames || o.srcline, &dbgi);
 	fg_rec_reader_free(r);
 	fg_symbolizer_free(s);
 	/* a transfer under way ends at its next progress call: within about a second */

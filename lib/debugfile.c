@@ -151,87 +151,21 @@ void fg_debugfile_release(struct fg_debugfile *df)
 /* --- the cache directory --- */
 
 /*
- * Open (and make, 0700) the directory `path` for the effective user's private
- * files, without following symbolic links: every directory above it must be
- * root's or the user's and writable by no one else (unless sticky, as /tmp),
- * and the directory itself the user's and writable by no one else.  A
- * descriptor, or -errno (ELOOP: a symbolic link, EPERM: someone else's).
- *
- * The same rules as the kernel symbol cache's (issue 17's private cache
- * directory): where a shared opener exists, this is the one call to swap.
+ * The cache directory, made 0700 when missing, by fg_private_dir_open()'s
+ * rules (no symbolic link, no one else's directory on the way), as a
+ * descriptor that can be read (libdebuginfod gets it as /proc/self/fd/N).
  */
 static int private_dir_open(const char *path)
 {
-	char buf[PATH_MAX];
-	char *comp, *save = NULL;
-	uid_t me = geteuid();
-	int dfd, r, depth = 0;
+	int dfd = fg_private_dir_open(path, true, NULL, 0, NULL), fd;
 
-	if (path[0] != '/')
-		return -EINVAL;
-	if (strlen(path) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	strcpy(buf, path);
-	dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return -errno;
-	for (comp = strtok_r(buf, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
-		bool last = !save || !*save || strspn(save, "/") == strlen(save);
-		struct stat st;
-		int next;
-
-		depth++;
-
-		if (strcmp(comp, ".") == 0 || strcmp(comp, "..") == 0) {
-			r = -EINVAL;
-			goto fail;
-		}
-		next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (next < 0 && errno == ENOENT) {
-			if (mkdirat(dfd, comp, 0700) < 0 && errno != EEXIST) {
-				r = -errno;
-				goto fail;
-			}
-			next = openat(dfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (next < 0) {
-			/* O_NOFOLLOW on a link: ELOOP, or ENOTDIR with O_DIRECTORY */
-			struct stat lst;
-
-			r = -errno;
-			if (fstatat(dfd, comp, &lst, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(lst.st_mode))
-				r = -ELOOP;
-			goto fail;
-		}
-		close(dfd);
-		dfd = next;
-		if (fstat(dfd, &st) < 0) {
-			r = -errno;
-			goto fail;
-		}
-		if (last) {
-			if (st.st_uid != me || (st.st_mode & 022)) {
-				r = -EPERM;
-				goto fail;
-			}
-		} else if ((st.st_uid != 0 && st.st_uid != me) ||
-			   ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
-			r = -EPERM;
-			goto fail;
-		}
-	}
-	if (!depth) { /* "/" itself: never a cache */
-		r = -EINVAL;
-		goto fail;
-	}
-	/* from O_PATH to a descriptor that can be read */
-	r = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (r < 0)
-		r = -errno;
-fail:
+		return dfd;
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
 	close(dfd);
-	return r;
+	return fd;
 }
 
 /* libdebuginfod's default cache: $XDG_CACHE_HOME/debuginfod_client, ~/.cache/debuginfod_client */

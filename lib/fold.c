@@ -114,6 +114,9 @@ struct fg_fold {
 
 	struct fg_hmap *inl_files; /* --inline: path -> struct inl_file * */
 
+	fg_fold_line_fn hook; /* sample headers and comments, before folding the sample */
+	void *hook_ctx;
+
 	/*
 	 * Frame lines seen before and the name they gave (the same line gives the
 	 * same frame), by the comm being "java" or not; bounded, so that memory
@@ -886,12 +889,16 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h)
 }
 
 /* a header's line: the end of the sample before, the start of its own */
-static int perf_header(struct fg_fold *f, const struct fg_ps_header *h)
+/* a sample header `line`: the sample before it ends, the line hook sees it, then it starts */
+static int perf_header(struct fg_fold *f, const struct fg_ps_header *h, const char *line,
+		       size_t len)
 {
 	int r = 0;
 
 	if (f->in_sample)
 		r = end_sample(f);
+	if (r == 0 && f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+		f->err = r;
 	if (r == 0)
 		start_sample(f, h);
 	return r;
@@ -946,7 +953,7 @@ static int resolve_pending(struct fg_fold *f, bool is_header)
 	f->has_pending = false;
 	f->lineno = f->pending_lineno;
 	if (is_header && fg_ps_parse_header(f->pending.data, f->pending.len, &h) == 0)
-		r = perf_header(f, &h);
+		r = perf_header(f, &h, f->pending.data, f->pending.len);
 	else
 		r = perf_body(f, f->pending.data, f->pending.len);
 	f->lineno = lineno;
@@ -989,7 +996,9 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 	}
 	if (line[0] == '#') {
 		f->blank_lines++; /* a comment: as good as blank */
-		return 0;
+		if (f->hook && (r = f->hook(f->hook_ctx, line, len)) != 0)
+			f->err = r;
+		return r;
 	}
 	r = fg_ps_parse_header(line, len, &h);
 	if (r == -ERANGE) {
@@ -1009,12 +1018,12 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 		return sideband(f, &h);
 	if (r == 0 && !h.weak) {
 		f->strong_seen = true;
-		return perf_header(f, &h);
+		return perf_header(f, &h, line, len);
 	}
 	if (r == 0 && !f->strong_seen) {
 		/* a weak header: with its frame on the line, or until the next line says */
 		if (h.rest.len)
-			return perf_header(f, &h);
+			return perf_header(f, &h, line, len);
 		fg_buf_reset(&f->pending);
 		fg_buf_add(&f->pending, line, len);
 		f->pending_lineno = f->lineno;
@@ -1613,6 +1622,21 @@ void fg_fold_free(struct fg_fold *f)
 	fg_buf_release(&f->names);
 	fg_buf_release(&f->key);
 	free(f);
+}
+
+void fg_fold_set_line_hook(struct fg_fold *f, fg_fold_line_fn fn, void *ctx)
+{
+	f->hook = fn;
+	f->hook_ctx = ctx;
+}
+
+void fg_fold_clear(struct fg_fold *f)
+{
+	fg_hmap_free(f->map);
+	f->map = fg_hmap_new(1024);
+	free(f->counts);
+	f->counts = NULL;
+	f->counts_alloc = 0;
 }
 
 size_t fg_fold_count(const struct fg_fold *f)

@@ -502,32 +502,6 @@ static bool cached_owner(const struct fg_ksym *s, const struct fg_kstamp *st)
 	return !s->module || fg_hmap_get(st->names, s->module, strlen(s->module)) != NULL;
 }
 
-/* mkdir -p for the directory of `path`, each made 0700 */
-static int make_dirs(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	if (strlen(path) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	strcpy(dir, path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;
@@ -545,23 +519,18 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, const char *path)
+int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, int dirfd, const char *name)
 {
 	struct cache_hdr h = { .magic = CACHE_MAGIC };
 	struct fg_big syms = { 0 }, names = { 0 };
 	const char *last_mod = NULL;
 	uint32_t last_mod_off = CACHE_NO_MODULE;
 	size_t n = 0, nlen = 0;
-	char tmp[PATH_MAX];
-	int fd, r;
+	struct fg_replacement rep;
+	int fd, r = 0;
 
 	if (!k || k->hidden || k->from_cache || !k->n)
 		return -EINVAL;
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	r = make_dirs(path);
-	if (r < 0)
-		return r;
 	fg_big_grow(&syms, k->n * sizeof(struct cache_sym));
 	for (size_t i = 0; i < k->n; i++) {
 		const struct fg_ksym *s = &k->syms[i];
@@ -596,10 +565,10 @@ int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, const ch
 	h.modules = st->modules;
 	h.nsyms = n;
 	h.names_len = nlen;
-	/* mkstemp makes it 0600: kernel addresses are for the owner's eyes only */
-	fd = mkstemp(tmp);
+	/* mode 0600: kernel addresses are for the owner's eyes only */
+	fd = fg_replacement_open(&rep, dirfd, name, 0600);
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		goto out;
 	}
 	r = write_all(fd, &h, sizeof(h));
@@ -607,12 +576,9 @@ int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, const ch
 		r = write_all(fd, syms.p, n * sizeof(struct cache_sym));
 	if (!r)
 		r = write_all(fd, names.p, nlen);
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
+	fd = fg_replacement_commit(&rep, r == 0);
+	if (!r)
+		r = fd;
 out:
 	fg_big_free(&syms);
 	fg_big_free(&names);
@@ -675,12 +641,12 @@ struct fg_ksyms *fg_ksyms_parse_cache(const void *data, size_t len, const struct
 	return adopt_cache(k, len, st);
 }
 
-struct fg_ksyms *fg_ksyms_load_cache(const char *path, const struct fg_kstamp *st)
+struct fg_ksyms *fg_ksyms_load_cache(int dirfd, const char *name, const struct fg_kstamp *st)
 {
 	struct fg_ksyms *k;
 	struct stat sb;
 	size_t have = 0;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
 		if (errno == ELOOP)

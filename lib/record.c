@@ -9,7 +9,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fg/buf.h"
 #include "fg/diag.h"
+#include "fg/escape.h"
 #include "fg/record.h"
 
 _Static_assert(sizeof(struct fg_rec_header) == 200, "header layout");
@@ -21,7 +23,21 @@ _Static_assert(sizeof(struct fg_rec_comm) == 40, "comm layout");
 _Static_assert(sizeof(struct fg_rec_task) == 24, "task layout");
 _Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
 _Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
+_Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
 _Static_assert(FG_REC_COMM_LEN == TASK_COMM_LEN, "comm length");
+/* the BPF program's snapshot header starts as the wire's */
+_Static_assert(offsetof(struct fg_event_ustack, regs) == sizeof(struct fg_rec_ustack),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, nr_regs) == offsetof(struct fg_rec_ustack, nr_regs),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, regs_mask) ==
+		   offsetof(struct fg_rec_ustack, regs_mask),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, sp) == offsetof(struct fg_rec_ustack, sp),
+	       "snapshot header layout");
+_Static_assert(offsetof(struct fg_event_ustack, size) == offsetof(struct fg_rec_ustack, size),
+	       "snapshot header layout");
+_Static_assert(FG_USTACK_NR_REGS == __builtin_popcountll(FG_USTACK_REGS_X86_64), "register count");
 
 #define HDR sizeof(struct fg_rec_hdr)
 #define HEADER_MAX 65536u
@@ -49,13 +65,15 @@ const char *fg_rec_type_name(uint32_t type)
 		return "lost";
 	case FG_REC_SUMMARY:
 		return "summary";
+	case FG_REC_CREDS:
+		return "creds";
 	}
 	return "unknown";
 }
 
 static bool known_type(uint32_t type)
 {
-	return type >= FG_REC_SAMPLE && type <= FG_REC_SUMMARY;
+	return type >= FG_REC_SAMPLE && type <= FG_REC_TYPE_MAX;
 }
 
 /* --- checking one record --- */
@@ -88,7 +106,8 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 		return bad(why, wl, "comm not NUL-terminated");
 	need += 8 * ((size_t)s->nr_kernel + s->nr_user);
 	if (plen < need)
-		return bad(why, wl, "%" PRIu32 " + %" PRIu32 " frames need %zu bytes, payload has %zu",
+		return bad(why, wl,
+			   "%" PRIu32 " + %" PRIu32 " frames need %zu bytes, payload has %zu",
 			   s->nr_kernel, s->nr_user, need, plen);
 	rec->sample = s;
 	rec->kips = (const uint64_t *)(p + sizeof(*s));
@@ -99,14 +118,19 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 		if (plen < need + sizeof(*u))
 			return bad(why, wl, "stack snapshot flag set but no snapshot");
 		if (u->nr_regs > USTACK_MAX_REGS)
-			return bad(why, wl, "stack snapshot with %" PRIu32 " registers", u->nr_regs);
+			return bad(why, wl, "stack snapshot with %" PRIu32 " registers",
+				   u->nr_regs);
+		if (u->nr_regs != (uint32_t)__builtin_popcountll(u->regs_mask))
+			return bad(why, wl,
+				   "stack snapshot with %" PRIu32 " registers for mask 0x%" PRIx64,
+				   u->nr_regs, u->regs_mask);
 		if (u->size > FG_REC_MAX_SIZE)
 			return bad(why, wl, "stack snapshot of %" PRIu32 " bytes", u->size);
 		size_t total = need + sizeof(*u) + 8 * (size_t)u->nr_regs + align8(u->size);
 
 		if (plen < total)
-			return bad(why, wl, "stack snapshot needs %zu bytes, payload has %zu", total,
-				   plen);
+			return bad(why, wl, "stack snapshot needs %zu bytes, payload has %zu",
+				   total, plen);
 		rec->ustack = u;
 		rec->ustack_regs = (const uint64_t *)(p + need + sizeof(*u));
 		rec->ustack_data = (const uint8_t *)(rec->ustack_regs + u->nr_regs);
@@ -120,8 +144,7 @@ static int parse_mapping(const uint8_t *p, size_t plen, struct fg_rec *rec, char
 	const char *path = (const char *)(p + sizeof(*m));
 
 	if (plen < sizeof(*m) + 1)
-		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen,
-			   sizeof(*m) + 1);
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, sizeof(*m) + 1);
 	if (m->build_id_len > FG_REC_BUILD_ID_MAX)
 		return bad(why, wl, "build-id of %u bytes", m->build_id_len);
 	if (m->start >= m->end)
@@ -179,6 +202,11 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 			break;
 		rec->summary = (const void *)p;
 		return 0;
+	case FG_REC_CREDS:
+		if (plen < sizeof(struct fg_rec_creds))
+			break;
+		rec->creds = (const void *)p;
+		return 0;
 	default:
 		return 0; /* unknown: the caller skips it */
 	}
@@ -196,7 +224,7 @@ struct fg_rec_reader {
 	size_t cap, start, end;
 	uint64_t offset; /* stream offset of buf[start] */
 	uint64_t skipped;
-	bool eof, have_header, failed;
+	bool eof, have_header, failed, truncated;
 	int err; /* sticky result once failed */
 	struct fg_rec_header hdr;
 	char msg[256];
@@ -228,6 +256,11 @@ const char *fg_rec_reader_error(const struct fg_rec_reader *r)
 uint64_t fg_rec_reader_offset(const struct fg_rec_reader *r)
 {
 	return r->offset;
+}
+
+bool fg_rec_reader_truncated(const struct fg_rec_reader *r)
+{
+	return r->truncated;
 }
 
 uint64_t fg_rec_reader_skipped(const struct fg_rec_reader *r)
@@ -326,8 +359,9 @@ int fg_rec_read_header(struct fg_rec_reader *r, const struct fg_rec_header **out
 	if (avail(r) >= 8) {
 		memcpy(&magic, r->buf + r->start, 8);
 		if (magic == __builtin_bswap64(FG_REC_MAGIC))
-			return fail(r, -EPROTO, "byte-swapped record stream (written on a machine "
-						"of the other byte order) at byte 0");
+			return fail(r, -EPROTO,
+				    "byte-swapped record stream (written on a machine "
+				    "of the other byte order) at byte 0");
 		if (magic != FG_REC_MAGIC)
 			return fail(r, -EPROTO, "not an fg record stream (bad magic) at byte 0");
 	}
@@ -380,21 +414,25 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 		if (rc < 0)
 			return read_error(r, rc);
 		if (rc == 0) {
-			if (avail(r))
-				return fail(r, -EPROTO, "truncated record header at byte %" PRIu64,
-					    r->offset);
-			return 0;
+			if (!avail(r))
+				return 0;
+			r->truncated = true;
+			return fail(r, -EPROTO, "truncated record header at byte %" PRIu64,
+				    r->offset);
 		}
 		memcpy(&h, r->buf + r->start, HDR);
 		if (h.size < HDR || h.size % 8 || h.size > FG_REC_MAX_SIZE)
-			return fail(r, -EPROTO, "bad size %" PRIu32 " for %s record at byte %" PRIu64,
-				    h.size, fg_rec_type_name(h.type), r->offset);
+			return fail(r, -EPROTO,
+				    "bad size %" PRIu32 " for %s record at byte %" PRIu64, h.size,
+				    fg_rec_type_name(h.type), r->offset);
 		rc = ensure(r, h.size);
 		if (rc < 0)
 			return read_error(r, rc);
-		if (rc == 0)
+		if (rc == 0) {
+			r->truncated = true;
 			return fail(r, -EPROTO, "truncated %s record at byte %" PRIu64,
 				    fg_rec_type_name(h.type), r->offset);
+		}
 		if (!known_type(h.type)) {
 			r->skipped++;
 			consume(r, h.size);
@@ -445,20 +483,30 @@ bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r)
 
 /* --- printing, for tests and debugging --- */
 
+/* a name from the stream, escaped (fg/escape.h): one record, one line */
+static void print_name(FILE *f, const char *name, size_t len)
+{
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_buf_add_escaped(&b, name, len, 0);
+	if (b.len)
+		fwrite(b.data, 1, b.len, f);
+	fg_buf_release(&b);
+}
+
 static void print_comm(FILE *f, const char *comm)
 {
-	fprintf(f, "%.*s", FG_REC_COMM_LEN, comm);
+	print_name(f, comm, strnlen(comm, FG_REC_COMM_LEN));
 }
 
 void fg_rec_print_header(FILE *f, const struct fg_rec_header *h)
 {
-	fprintf(f,
-		"header version=%" PRIu32 " size=%" PRIu32 " clock=%s freq=%" PRIu64
-		" ncpus=%" PRIu32 " flags=0x%" PRIx32 " start=%" PRIu64 " realtime=%" PRIu64
-		" host=%s release=%s\n",
-		h->version, h->header_size, h->clock == FG_CLOCK_MONOTONIC ? "monotonic" : "?",
-		h->freq, h->ncpus, h->flags, h->start_ns, h->start_realtime_ns, h->host,
-		h->release);
+	fprintf(
+	    f,
+	    "header version=%" PRIu32 " size=%" PRIu32 " clock=%s freq=%" PRIu64 " ncpus=%" PRIu32
+	    " flags=0x%" PRIx32 " start=%" PRIu64 " realtime=%" PRIu64 " host=%s release=%s\n",
+	    h->version, h->header_size, h->clock == FG_CLOCK_MONOTONIC ? "monotonic" : "?", h->freq,
+	    h->ncpus, h->flags, h->start_ns, h->start_realtime_ns, h->host, h->release);
 }
 
 void fg_rec_print(FILE *f, const struct fg_rec *rec)
@@ -472,7 +520,8 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 			" time=%" PRIu64 " cpu=%" PRIu32 " pid=%" PRIu32 " tid=%" PRIu32 " comm=",
 			s->time_ns, s->cpu, s->pid, s->tid);
 		print_comm(f, s->comm);
-		fprintf(f, " weight=%" PRIu64 " flags=0x%" PRIx32 " kernel=%" PRIu32 " user=%" PRIu32,
+		fprintf(f,
+			" weight=%" PRIu64 " flags=0x%" PRIx32 " kernel=%" PRIu32 " user=%" PRIu32,
 			s->weight, s->flags, s->nr_kernel, s->nr_user);
 		for (uint32_t i = 0; i < s->nr_kernel; i++)
 			fprintf(f, " k:%" PRIx64, rec->kips[i]);
@@ -488,15 +537,16 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 
 		fprintf(f,
 			" time=%" PRIu64 " pid=%" PRIu32 " tid=%" PRIu32 " start=%" PRIx64
-			" end=%" PRIx64 " pgoff=%" PRIx64 " dev=%" PRIu32 ":%" PRIu32 " ino=%" PRIu64
-			" prot=%" PRIu32 " flags=0x%" PRIx32 " build_id=",
+			" end=%" PRIx64 " pgoff=%" PRIx64 " dev=%" PRIu32 ":%" PRIu32
+			" ino=%" PRIu64 " prot=%" PRIu32 " flags=0x%" PRIx32 " build_id=",
 			m->time_ns, m->pid, m->tid, m->start, m->end, m->pgoff, m->maj, m->min,
 			m->ino, m->prot, m->flags);
 		if (!m->build_id_len)
 			fputc('-', f);
 		for (unsigned i = 0; i < m->build_id_len; i++)
 			fprintf(f, "%02x", m->build_id[i]);
-		fprintf(f, " path=%s", rec->path);
+		fputs(" path=", f);
+		print_name(f, rec->path, strlen(rec->path));
 		break;
 	}
 	case FG_REC_COMM:
@@ -531,6 +581,10 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 			s->command_status, s->flags);
 		break;
 	}
+	case FG_REC_CREDS:
+		fprintf(f, " time=%" PRIu64 " pid=%" PRIu32 " uid=%" PRIu32 " gid=%" PRIu32,
+			rec->creds->time_ns, rec->creds->pid, rec->creds->uid, rec->creds->gid);
+		break;
 	default:
 		fprintf(f, " type=%" PRIu32 " size=%" PRIu32, rec->type, rec->size);
 	}
@@ -652,17 +706,16 @@ static int write_parts(struct fg_rec_writer *w, uint32_t type, const struct part
 
 int fg_rec_write(struct fg_rec_writer *w, uint32_t type, const void *payload, size_t len)
 {
-	struct part p = { payload, len };
+	struct part p = {payload, len};
 
 	return write_parts(w, type, &p, 1);
 }
 
-int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
-			const uint64_t *ips)
+int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s, const uint64_t *ips)
 {
 	struct part p[2] = {
-		{ s, sizeof(*s) },
-		{ ips, 8 * ((size_t)s->nr_kernel + s->nr_user) },
+	    {s, sizeof(*s)},
+	    {ips, 8 * ((size_t)s->nr_kernel + s->nr_user)},
 	};
 
 	if (s->nr_kernel > FG_REC_MAX_FRAMES || s->nr_user > FG_REC_MAX_FRAMES)
@@ -670,12 +723,11 @@ int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
 	return write_parts(w, FG_REC_SAMPLE, p, 2);
 }
 
-int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m,
-			 const char *path)
+int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m, const char *path)
 {
 	struct part p[2] = {
-		{ m, sizeof(*m) },
-		{ path, strlen(path) + 1 },
+	    {m, sizeof(*m)},
+	    {path, strlen(path) + 1},
 	};
 
 	if (!*path || m->start >= m->end || m->build_id_len > FG_REC_BUILD_ID_MAX)
@@ -692,17 +744,41 @@ int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)
 	return 0;
 }
 
-int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
-			     const void **ips)
+/* the fixed part of an event and, with a snapshot, its struct fg_event_ustack */
+static int event_parts(const void *data, size_t size, struct fg_event *e, struct fg_event_ustack *u,
+		       size_t *ips_at)
 {
 	const size_t head = offsetof(struct fg_event, ips);
-	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
+	size_t nips;
 
 	if (size < head)
 		return -EINVAL;
-	memcpy(&e, data, head);
-	if (e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH ||
-	    size < head + 8 * ((size_t)e.nr_kernel + e.nr_user))
+	memcpy(e, data, head);
+	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH)
+		return -EINVAL;
+	nips = (size_t)e->nr_kernel + e->nr_user;
+	*ips_at = head;
+	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
+		if (size < head + sizeof(*u))
+			return -EINVAL;
+		memcpy(u, (const uint8_t *)data + head, sizeof(*u));
+		if (u->abi != FG_USTACK_ABI_X86_64 || u->nr_regs != FG_USTACK_NR_REGS ||
+		    u->regs_mask != FG_USTACK_REGS_X86_64 || u->size > FG_USTACK_SNAPSHOT_MAX ||
+		    u->size % 8)
+			return -EINVAL;
+		*ips_at = head + sizeof(*u) + u->size;
+	}
+	return size < *ips_at + 8 * nips ? -EINVAL : 0;
+}
+
+int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
+			     const void **ips)
+{
+	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
+	struct fg_event_ustack u;
+	size_t at;
+
+	if (event_parts(data, size, &e, &u, &at) < 0)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
 	s->time_ns = e.time_ns;
@@ -715,7 +791,38 @@ int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample
 	s->nr_user = e.nr_user;
 	memcpy(s->comm, e.comm, sizeof(s->comm));
 	s->comm[sizeof(s->comm) - 1] = '\0';
-	*ips = (const uint8_t *)data + head;
+	*ips = (const uint8_t *)data + at;
+	return 0;
+}
+
+int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
+			     const void **regs, const void **stack)
+{
+	struct fg_event e;
+	struct fg_event_ustack eu;
+	size_t at;
+
+	if (event_parts(data, size, &e, &eu, &at) < 0)
+		return -EINVAL;
+	if (!(e.flags & FG_SAMPLE_F_USTACK_SNAPSHOT))
+		return -ENOENT;
+	memcpy(u, &eu, sizeof(*u)); /* laid out alike (the _Static_asserts above) */
+	u->pad = 0;
+	at = offsetof(struct fg_event, ips) + offsetof(struct fg_event_ustack, regs);
+	*regs = (const uint8_t *)data + at;
+	*stack = (const uint8_t *)data + at + 8 * (size_t)eu.nr_regs;
+	return 0;
+}
+
+int fg_rec_ustack_reg(const struct fg_rec *rec, unsigned reg, uint64_t *val)
+{
+	const struct fg_rec_ustack *u = rec->ustack;
+
+	if (!u || reg >= 64 || !(u->regs_mask & (1ull << reg)))
+		return -ENOENT;
+	/* the registers of the mask, in the order of their numbers */
+	memcpy(val, rec->ustack_regs + __builtin_popcountll(u->regs_mask & ((1ull << reg) - 1)),
+	       sizeof(*val));
 	return 0;
 }
 

@@ -2,8 +2,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fg/diag.h"
@@ -40,28 +45,46 @@ int fg_open_regular(const char *path, uint64_t max_size, struct stat *st)
 	return fg_open_regular_at(AT_FDCWD, path, max_size, st);
 }
 
-int fg_open_data(const char *path, uint64_t max_size, struct stat *st)
+/*
+ * The checks of an open descriptor of a file that should hold data: regular,
+ * within max_size, and not a pseudo file that calls itself regular (procfs,
+ * sysfs and the like, where a read can have effects).  Returns fd, or -errno
+ * with fd closed.
+ */
+static int check_data(int fd, uint64_t max_size, struct stat *st)
 {
 	static const long pseudo[] = {
-		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC, SECURITYFS_MAGIC,
-		CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC, DEVPTS_SUPER_MAGIC,
+	    PROC_SUPER_MAGIC,	 SYSFS_MAGIC,	   DEBUGFS_MAGIC,
+	    TRACEFS_MAGIC,	 SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC,
+	    CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,	   DEVPTS_SUPER_MAGIC,
 	};
 	struct statfs sf;
-	int fd = fg_open_regular(path, max_size, st);
+	struct stat sb;
+	int err = 0;
 
-	if (fd < 0)
-		return fd;
-	if (fstatfs(fd, &sf) < 0) {
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		err = -EINVAL;
+	else if (max_size && (uint64_t)sb.st_size > max_size)
+		err = -EFBIG;
+	else if (fstatfs(fd, &sf) < 0)
+		err = -EINVAL;
+	for (size_t i = 0; !err && i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+		if ((long)sf.f_type == pseudo[i])
+			err = -EINVAL;
+	if (err) {
 		close(fd);
-		return -EINVAL;
+		return err;
 	}
-	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
-		if ((long)sf.f_type == pseudo[i]) {
-			close(fd);
-			return -EINVAL;
-		}
-	}
+	if (st)
+		*st = sb;
 	return fd;
+}
+
+int fg_open_data(const char *path, uint64_t max_size, struct stat *st)
+{
+	int fd = fg_open_regular(path, max_size, NULL);
+
+	return fd < 0 ? fd : check_data(fd, max_size, st);
 }
 
 int fg_read_all(int fd, size_t max, char **data, size_t *len)
@@ -110,5 +133,239 @@ int fg_read_file(const char *path, size_t max, char **data, size_t *len)
 		return fd;
 	err = fg_read_all(fd, max, data, len);
 	close(fd);
+	return err;
+}
+
+/* --- paths others built: no symbolic link followed --- */
+
+/* The next component of *p (skipping "/" and "."), copied to comp; 0 at the end, -errno. */
+static int next_component(const char **p, char *comp, size_t size)
+{
+	const char *s = *p;
+	size_t n;
+
+	for (;;) {
+		while (*s == '/')
+			s++;
+		if (!*s) {
+			*p = s;
+			return 0;
+		}
+		n = strcspn(s, "/");
+		if (!(n == 1 && s[0] == '.'))
+			break;
+		s += n;
+	}
+	if (n == 2 && s[0] == '.' && s[1] == '.')
+		return -EINVAL;
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(comp, s, n);
+	comp[n] = '\0';
+	*p = s + n;
+	return 1;
+}
+
+/* True when `p` has no component left. */
+static bool at_end(const char *p)
+{
+	char comp[NAME_MAX + 1];
+
+	return next_component(&p, comp, sizeof(comp)) <= 0;
+}
+
+/*
+ * Open directory `name` in `dirfd` without following a link: the descriptor
+ * (O_PATH), or -ELOOP for a symbolic link, -ENOTDIR, -errno.
+ */
+static int open_dir_nofollow(int dirfd, const char *name)
+{
+	struct stat sb;
+	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOTDIR && fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(sb.st_mode))
+		return -ELOOP;
+	return -errno;
+}
+
+static void close_owned(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+	int cur = dirfd, owned = -1, rc, fd;
+	struct stat sb;
+
+	if (path[0] == '/')
+		return -EINVAL;
+	while ((rc = next_component(&p, comp, sizeof(comp))) > 0 && !at_end(p)) {
+		fd = open_dir_nofollow(cur, comp);
+		close_owned(owned);
+		if (fd < 0)
+			return fd;
+		cur = owned = fd;
+	}
+	if (rc <= 0) {
+		close_owned(owned);
+		return rc < 0 ? rc : -EINVAL;
+	}
+	/* the file: stat first, so that a FIFO or a device is never opened */
+	if (fstatat(cur, comp, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = -errno;
+	} else if (S_ISLNK(sb.st_mode)) {
+		rc = -ELOOP;
+	} else if (!S_ISREG(sb.st_mode)) {
+		rc = -EINVAL;
+	} else {
+		fd = openat(cur, comp, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+		rc = fd < 0 ? -errno : check_data(fd, max_size, st);
+	}
+	close_owned(owned);
+	return rc;
+}
+
+int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize, uid_t *owner)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+	uid_t me = geteuid();
+	struct stat sb;
+	int cur, rc, fd;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	cur = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	int depth = 0;
+
+	while ((rc = next_component(&p, comp, sizeof(comp))) > 0) {
+		depth++;
+		fd = open_dir_nofollow(cur, comp);
+		if (fd == -ENOENT && create) {
+			if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
+				fd = -errno;
+			else
+				fd = open_dir_nofollow(cur, comp);
+		}
+		close(cur);
+		cur = fd;
+		rc = fd;
+		if (fd >= 0 && fstat(fd, &sb) < 0)
+			rc = -errno;
+		else if (fd >= 0 && ((sb.st_uid != me && sb.st_uid != 0) ||
+				     /* the last: its owner's alone; those above: no one else's
+					to rename in, unless sticky (/tmp) */
+				     (at_end(p) ? (sb.st_mode & 022) != 0
+						: (sb.st_mode & 022) && !(sb.st_mode & S_ISVTX))))
+			rc = -EPERM;
+		if (rc < 0) {
+			if (bad && (rc == -ELOOP || rc == -EPERM || rc == -ENOTDIR))
+				snprintf(bad, badsize, "%.*s", (int)(p - path), path);
+			if (owner && rc == -EPERM)
+				*owner = sb.st_uid;
+			close_owned(fd);
+			return rc;
+		}
+	}
+	if (rc < 0) {
+		close(cur);
+		return rc;
+	}
+	if (!depth) {
+		close(cur); /* "/" itself is no one's private directory */
+		return -EINVAL;
+	}
+	return cur;
+}
+
+/* --- writing a file whole or not at all --- */
+
+int fg_replacement_open(struct fg_replacement *r, int dirfd, const char *path, mode_t mode)
+{
+	static const char az[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	struct stat sb;
+	const char *slash, *base;
+	bool exists;
+	int n;
+
+	r->fd = -1;
+	r->dirfd = dirfd;
+	r->tmp[0] = '\0';
+	if (snprintf(r->dest, sizeof(r->dest), "%s", path) >= (int)sizeof(r->dest))
+		return -ENAMETOOLONG;
+	exists = fstatat(dirfd, path, &sb, dirfd == AT_FDCWD ? 0 : AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+		/* /dev/null, a FIFO, a terminal: nothing to replace, write to it */
+		r->fd = openat(dirfd, path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		return r->fd < 0 ? -errno : r->fd;
+	}
+	if (exists && dirfd == AT_FDCWD && lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+		/* replace the file the link points to, and keep the link */
+		char *real = realpath(path, NULL);
+
+		if (!real)
+			return -errno;
+		n = snprintf(r->dest, sizeof(r->dest), "%s", real);
+		free(real);
+		if (n >= (int)sizeof(r->dest) || stat(r->dest, &sb) < 0)
+			return n >= (int)sizeof(r->dest) ? -ENAMETOOLONG : -errno;
+	}
+	slash = strrchr(r->dest, '/');
+	base = slash ? slash + 1 : r->dest;
+	for (int tries = 0; tries < 100 && r->fd < 0; tries++) {
+		char suffix[7];
+		uint64_t v = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)tries << 40 ^
+			     (uint64_t)(uintptr_t)r ^ (uint64_t)clock();
+
+		for (int i = 0; i < 6; i++, v /= 62)
+			suffix[i] = az[v % 62];
+		suffix[6] = '\0';
+		n = snprintf(r->tmp, sizeof(r->tmp), "%.*s.%s.%s", (int)(base - r->dest), r->dest,
+			     base, suffix);
+		if (n >= (int)sizeof(r->tmp)) {
+			r->tmp[0] = '\0';
+			return -ENAMETOOLONG;
+		}
+		r->fd = openat(dirfd, r->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       mode);
+		if (r->fd < 0 && errno != EEXIST) {
+			int err = -errno;
+
+			r->tmp[0] = '\0';
+			return err;
+		}
+	}
+	if (r->fd < 0) {
+		r->tmp[0] = '\0';
+		return -EEXIST;
+	}
+	if (exists && S_ISREG(sb.st_mode))
+		fchmod(r->fd, sb.st_mode & mode & 07777);
+	return r->fd;
+}
+
+int fg_replacement_commit(struct fg_replacement *r, bool ok)
+{
+	int err = 0;
+
+	if (r->fd >= 0 && close(r->fd) < 0)
+		err = -errno;
+	r->fd = -1;
+	if (!r->tmp[0])
+		return err;
+	if (ok && !err && renameat(r->dirfd, r->tmp, r->dirfd, r->dest) < 0)
+		err = -errno;
+	if (!ok || err)
+		unlinkat(r->dirfd, r->tmp, 0);
+	r->tmp[0] = '\0';
 	return err;
 }

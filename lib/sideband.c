@@ -33,7 +33,8 @@ struct fg_rq {
 	size_t n, alloc;
 	struct fg_buf arena;
 	uint64_t seq;
-	uint64_t written[FG_REC_SUMMARY + 1];
+	uint64_t written[FG_REC_TYPE_MAX + 1];
+	uint64_t sample_flags[32]; /* samples written with each flag bit */
 };
 
 struct fg_rq *fg_rq_new(void)
@@ -57,7 +58,26 @@ size_t fg_rq_len(const struct fg_rq *q)
 
 uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type)
 {
-	return type <= FG_REC_SUMMARY ? q->written[type] : 0;
+	return type <= FG_REC_TYPE_MAX ? q->written[type] : 0;
+}
+
+uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag)
+{
+	int bit = flag ? __builtin_ctz(flag) : 0;
+
+	return flag && !(flag & (flag - 1)) ? q->sample_flags[bit] : 0;
+}
+
+/* Count the flags of a sample written (its payload starts with struct fg_rec_sample). */
+static void count_flags(struct fg_rq *q, const void *payload, size_t len)
+{
+	struct fg_rec_sample smp;
+
+	if (len < sizeof(smp))
+		return;
+	memcpy(&smp, payload, sizeof(smp));
+	for (uint32_t f = smp.flags; f; f &= f - 1)
+		q->sample_flags[__builtin_ctz(f)]++;
 }
 
 void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
@@ -104,8 +124,10 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_k
 		err = fg_rec_write(w, e->type, q->arena.data + e->off, e->len);
 		if (err)
 			break;
-		if (e->type <= FG_REC_SUMMARY)
+		if (e->type <= FG_REC_TYPE_MAX)
 			q->written[e->type]++;
+		if (e->type == FG_REC_SAMPLE)
+			count_flags(q, q->arena.data + e->off, e->len);
 	}
 	if (err) {
 		q->n = 0;
@@ -137,8 +159,8 @@ static const char *skip_field(const char *p, const char *end)
 	return p;
 }
 
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m,
-		       const char **path, size_t *pathlen)
+int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
+		       size_t *pathlen)
 {
 	const char *end = line + len, *p;
 	char perms[5] = "", buf[128];
@@ -178,6 +200,63 @@ int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m,
 	return perms[2] == 'x';
 }
 
+/* The numbers after "Uid:" or "Gid:" in /proc/PID/status text: the second is the effective one. */
+static int status_id(const char *text, const char *key, uint32_t *out)
+{
+	const char *p = text;
+	unsigned long real, eff;
+
+	/* at the start of a line: a process may name itself "Uid: 0 0" */
+	while ((p = strstr(p, key)) != NULL && p != text && p[-1] != '\n')
+		p++;
+	if (!p || sscanf(p + strlen(key), " %lu %lu", &real, &eff) != 2 || eff > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)eff;
+	return 0;
+}
+
+int fg_creds_parse(const char *status, struct fg_rec_creds *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (status_id(status, "Uid:", &c->uid) < 0 || status_id(status, "Gid:", &c->gid) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c)
+{
+	char name[64], buf[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s/%u/status", proc, pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Uid and Gid come within the first lines */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (fg_creds_parse(buf, c) < 0)
+		return n == 0 ? -ESRCH : -EINVAL;
+	c->pid = pid;
+	return 0;
+}
+
+/* Queue a creds record for pid at `time`, when it can still be read.  1 if queued. */
+static int queue_creds(struct fg_rq *q, const char *proc, uint32_t pid, uint64_t time)
+{
+	struct fg_rec_creds c;
+
+	if (fg_creds_read(proc, pid, &c) < 0)
+		return 0;
+	c.time_ns = time;
+	fg_rq_add(q, time, FG_REC_CREDS, &c, sizeof(c), NULL, 0);
+	return 1;
+}
+
 int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 {
 	char name[64];
@@ -192,6 +271,7 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 	rc = fg_lines_open(&l, name);
 	if (rc < 0)
 		return rc;
+	queue_creds(q, proc, pid, 0);
 	while ((rc = fg_lines_next(&l, &line, &len)) == 1) {
 		if (fg_maps_parse_line(line, len, &m, &path, &plen) != 1)
 			continue;
@@ -241,7 +321,7 @@ int fg_maps_snapshot_all(struct fg_rq *q, const char *proc)
 struct sb_cpu {
 	int fd;
 	int cpu;
-	void *base; /* the metadata page, then the data pages */
+	void *base;  /* the metadata page, then the data pages */
 	size_t size; /* bytes of data */
 	uint64_t lost;
 };
@@ -289,8 +369,8 @@ int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, i
 	attr.exclude_kernel = 1; /* events only; keeps the paranoid check to user space */
 	for (int i = 0; i < ncpus; i++) {
 		struct sb_cpu *c = &sb->cpus[i];
-		int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1,
-				      PERF_FLAG_FD_CLOEXEC);
+		int fd =
+		    (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
 		if (fd < 0 && errno == EINVAL && attr.build_id) {
 			/* kernels before 5.12: device and inode instead of build-ids */
@@ -404,8 +484,8 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			m.flags = FG_MAP_F_BUILD_ID;
 			m.build_id_len = ev.build_id_size <= FG_REC_BUILD_ID_MAX
-						 ? ev.build_id_size
-						 : FG_REC_BUILD_ID_MAX;
+					     ? ev.build_id_size
+					     : FG_REC_BUILD_ID_MAX;
 			memcpy(m.build_id, ev.build_id, m.build_id_len);
 		} else {
 			m.maj = ev.maj;
@@ -434,6 +514,9 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		r.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? FG_COMM_F_EXEC : 0;
 		copy_comm(r.comm, (const char *)body + 8, blen - 8);
 		fg_rq_add(q, id.time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
+		/* an exec may change who the process runs as (set-user-ID programs) */
+		if (r.flags & FG_COMM_F_EXEC)
+			return 1 + queue_creds(q, "/proc", r.pid, id.time);
 		return 1;
 	}
 	case PERF_RECORD_FORK:
@@ -454,6 +537,9 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 		t.ptid = ev.ptid;
 		t.time_ns = ev.time;
 		fg_rq_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
+		/* a new process: who it runs as, if it is still there */
+		if (type == FG_REC_FORK && t.pid == t.tid && t.pid != t.ppid)
+			return 1 + queue_creds(q, "/proc", t.pid, ev.time);
 		return 1;
 	}
 	case PERF_RECORD_LOST: {

@@ -17,11 +17,13 @@
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
+#include "fg/escape.h"
 #include "fg/hash.h"
 #include "fg/ksyms.h"
 #include "fg/perfmap.h"
 #include "fg/procmaps.h"
 #include "fg/safeio.h"
+#include "fg/sideband.h"
 #include "fg/symbolize.h"
 #include "fg/util.h"
 
@@ -31,16 +33,18 @@ const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
 	[FG_UNNAMED_GONE] = "process gone",
 	[FG_UNNAMED_NOMAP] = "no mapping",
 	[FG_UNNAMED_NOJIT] = "no JIT map",
+	[FG_UNNAMED_CHANGED] = "file changed",
+	[FG_UNNAMED_NOID] = "no file identity",
 	[FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
 };
 
 const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
-	[FG_NOSRC_NODWARF] = "no DWARF",
-	[FG_NOSRC_TOOBIG] = "DWARF over the size limit",
-	[FG_NOSRC_CORRUPT] = "corrupt DWARF",
-	[FG_NOSRC_SPLIT] = "split DWARF",
-	[FG_NOSRC_NOSUP] = "no supplementary DWARF file",
-	[FG_NOSRC_NOLINE] = "no line there",
+    [FG_NOSRC_NODWARF] = "no DWARF",
+    [FG_NOSRC_TOOBIG] = "DWARF over the size limit",
+    [FG_NOSRC_CORRUPT] = "corrupt DWARF",
+    [FG_NOSRC_SPLIT] = "split DWARF",
+    [FG_NOSRC_NOSUP] = "no supplementary DWARF file",
+    [FG_NOSRC_NOLINE] = "no line there",
 };
 
 /* Bounds */
@@ -87,8 +91,9 @@ struct map {
 
 struct jit {
 	struct fg_perfmap *pm;
-	char *path;	  /* the file read */
-	char *shown;	  /* the module shown: /tmp/perf-PID.map */
+	char *base;	   /* the directory it is found under: a process root, --symfs, "/" */
+	char *rel;	   /* its path below base, "tmp/perf-PID.map", no link followed */
+	char *shown;	   /* the module shown: /tmp/perf-PID.map */
 	uint64_t consumed; /* bytes parsed */
 	struct fg_buf partial;
 	dev_t dev;
@@ -115,6 +120,11 @@ struct proc {
 	uint64_t procmaps_ms;
 	struct jit *jit;
 	bool jit_tried;
+	bool creds_known; /* uid and gid from the stream */
+	uint32_t uid, gid;
+	size_t counted;		    /* mappings counted in maps_total */
+	struct proc *hnext;	    /* the next of its hash bucket */
+	struct proc *newer, *older; /* the order of use, for eviction */
 };
 
 /*
@@ -154,13 +164,22 @@ struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
 	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
-	struct fg_hmap *procs; /* pid -> struct proc * */
-	struct fg_hmap *dsos;  /* identity key -> struct dso * */
+	/*
+	 * The processes known, by pid, and in the order of their last event or
+	 * sample: beyond FG_SYM_PROCS_MAX the one unused the longest is forgotten.
+	 */
+	struct proc **pbuckets;
+	size_t npbuckets, nprocs;
+	size_t maps_total; /* mappings kept, all processes together */
+	struct proc *newest, *oldest;
+	struct fg_hmap *dsos; /* identity key -> struct dso * */
 	struct dso **all_dsos;
 	size_t ndsos, dsos_alloc;
 	struct proc *last_proc;
 	struct fg_ksyms *ksyms;
 	bool ksyms_tried;
+	int cache_fd;		 /* the kernel symbol cache's directory, or -1 (-2: refused) */
+	bool cache_tried;	 /* cache_fd tried with create */
 	struct fg_kstamp kstamp; /* the running kernel's, when kstamp_ok */
 	bool kstamp_ok;
 	struct dso *vdso;
@@ -182,7 +201,7 @@ struct fg_symbolizer {
 static void warn(struct fg_symbolizer *s, const char *fmt, ...) FG_PRINTF(2, 3);
 static void warn(struct fg_symbolizer *s, const char *fmt, ...)
 {
-	char msg[PATH_MAX + 256];
+	char msg[PATH_MAX + 256], safe[2 * PATH_MAX];
 	va_list ap;
 
 	if (!s->o.warn)
@@ -190,7 +209,8 @@ static void warn(struct fg_symbolizer *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	s->o.warn(s->o.warn_arg, "%s", msg);
+	/* the paths in messages come from the stream: no terminal controls, one line */
+	s->o.warn(s->o.warn_arg, "%s", fg_escape(msg, safe, sizeof(safe)));
 }
 
 static uint64_t now_ms(void)
@@ -210,9 +230,11 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 		s->o.kallsyms = "/proc/kallsyms";
 	if (!s->o.proc_root)
 		s->o.proc_root = "/proc";
-	s->procs = fg_hmap_new(256);
+	s->npbuckets = 256;
+	s->pbuckets = fg_xcalloc(s->npbuckets, sizeof(*s->pbuckets));
 	s->dsos = fg_hmap_new(256);
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
+	s->cache_fd = -1;
 	if (!s->o.inline_frames && !s->o.srcline) {
 		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
@@ -257,7 +279,8 @@ static void jit_free(struct jit *j)
 	if (!j)
 		return;
 	fg_perfmap_free(j->pm);
-	free(j->path);
+	free(j->base);
+	free(j->rel);
 	free(j->shown);
 	fg_buf_release(&j->partial);
 	free(j);
@@ -272,23 +295,29 @@ static void held_free(struct held *h)
 	free(h);
 }
 
+static void proc_free(struct proc *p)
+{
+	maps_clear(p);
+	jit_free(p->jit);
+	free(p);
+}
+
 void fg_symbolizer_free(struct fg_symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < fg_hmap_count(s->procs); i++) {
-		struct proc *p = fg_hmap_at(s->procs, i)->val.p;
-
-		maps_clear(p);
-		jit_free(p->jit);
-		free(p);
+	for (struct proc *p = s->newest, *next; p; p = next) {
+		next = p->older;
+		proc_free(p);
 	}
-	fg_hmap_free(s->procs);
+	free(s->pbuckets);
 	for (size_t i = 0; i < s->ndsos; i++)
 		dso_free(s->all_dsos[i]);
 	free(s->all_dsos);
 	fg_hmap_free(s->dsos);
 	fg_ksyms_free(s->ksyms);
+	if (s->cache_fd >= 0)
+		close(s->cache_fd);
 	if (s->kstamp_ok)
 		fg_kstamp_free(&s->kstamp);
 	free(s->exited);
@@ -308,22 +337,118 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s);
 }
 
-static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
+static struct proc **bucket(const struct fg_symbolizer *s, uint32_t pid)
 {
-	struct fg_hent *e;
-	bool inserted;
+	return &s->pbuckets[(pid * 0x9e3779b1u) & (s->npbuckets - 1)];
+}
+
+static void lru_unlink(struct fg_symbolizer *s, struct proc *p)
+{
+	*(p->newer ? &p->newer->older : &s->newest) = p->older;
+	*(p->older ? &p->older->newer : &s->oldest) = p->newer;
+	p->newer = p->older = NULL;
+}
+
+static void lru_push(struct fg_symbolizer *s, struct proc *p)
+{
+	p->older = s->newest;
+	p->newer = NULL;
+	*(s->newest ? &s->newest->newer : &s->oldest) = p;
+	s->newest = p;
+}
+
+/* The process `pid` if known, or NULL. */
+static struct proc *lookup_proc(const struct fg_symbolizer *s, uint32_t pid)
+{
+	struct proc *p;
+
+	for (p = *bucket(s, pid); p && p->pid != pid; p = p->hnext)
+		;
+	return p;
+}
+
+/* The same, and it becomes the most recently used. */
+static struct proc *find_proc(struct fg_symbolizer *s, uint32_t pid)
+{
+	struct proc *p;
 
 	if (s->last_proc && s->last_proc->pid == pid)
-		return s->last_proc;
-	e = fg_hmap_upsert(s->procs, &pid, sizeof(pid), &inserted);
-	if (inserted) {
-		struct proc *p = fg_xcalloc(1, sizeof(*p));
-
-		p->pid = pid;
-		e->val.p = p;
+		return s->last_proc; /* already the newest */
+	p = lookup_proc(s, pid);
+	if (p && p != s->newest) {
+		lru_unlink(s, p);
+		lru_push(s, p);
 	}
-	s->last_proc = e->val.p;
-	return e->val.p;
+	if (p)
+		s->last_proc = p;
+	return p;
+}
+
+/*
+ * Forget the process unused the longest: its mappings go, so that memory is
+ * bounded by FG_SYM_PROCS_MAX processes whatever the number of pids in the
+ * stream.  A later sample of it is named from /proc, if it is still there.
+ */
+static void evict_oldest(struct fg_symbolizer *s)
+{
+	struct proc *p = s->oldest, **pp;
+
+	for (pp = bucket(s, p->pid); *pp != p; pp = &(*pp)->hnext)
+		;
+	*pp = p->hnext;
+	lru_unlink(s, p);
+	if (s->last_proc == p)
+		s->last_proc = NULL;
+	s->nprocs--;
+	s->maps_total -= p->counted;
+	s->st.evicted++;
+	proc_free(p);
+}
+
+/*
+ * Count the mappings p holds now, then forget the processes unused the
+ * longest (never p) while all hold more than FG_SYM_MAPS_MAX: forks copy
+ * their parent's mappings, so pids that never exit would otherwise fill
+ * the memory.
+ */
+static void recount(struct fg_symbolizer *s, struct proc *p)
+{
+	size_t now = p->cur.nmaps + p->old.nmaps;
+
+	s->maps_total = s->maps_total - p->counted + now;
+	p->counted = now;
+	while (s->maps_total > FG_SYM_MAPS_MAX && s->oldest && s->oldest != p)
+		evict_oldest(s);
+}
+
+static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
+{
+	struct proc *p = find_proc(s, pid), **b;
+
+	if (p)
+		return p;
+	if (s->nprocs >= FG_SYM_PROCS_MAX)
+		evict_oldest(s);
+	if (s->nprocs >= s->npbuckets && s->npbuckets < FG_SYM_PROCS_MAX) {
+		/* grow the index (the list of all holds them in order) */
+		free(s->pbuckets);
+		s->npbuckets *= 2;
+		s->pbuckets = fg_xcalloc(s->npbuckets, sizeof(*s->pbuckets));
+		for (struct proc *q = s->newest; q; q = q->older) {
+			b = bucket(s, q->pid);
+			q->hnext = *b;
+			*b = q;
+		}
+	}
+	p = fg_xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	b = bucket(s, pid);
+	p->hnext = *b;
+	*b = p;
+	lru_push(s, p);
+	s->nprocs++;
+	s->last_proc = p;
+	return p;
 }
 
 static enum map_kind kind_of(const char *path)
@@ -430,10 +555,12 @@ void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping 
 		jit_free(p->jit);
 		p->jit = NULL;
 		p->jit_tried = false;
+		p->creds_known = false;
 	}
 	p->from_stream = true;
 	/* a mapping made before the last exec belongs to the old program */
 	add_map(p->old.nmaps && m->time_ns && m->time_ns < p->exec_ns ? &p->old : &p->cur, m);
+	recount(s, p);
 }
 
 void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
@@ -453,6 +580,18 @@ void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
 	p->gone = false;
 	p->from_stream = true;
 	p->procmaps_read = false;
+	/* a set-user-ID program runs as another user: a creds record follows if known */
+	p->creds_known = false;
+	recount(s, p);
+}
+
+void fg_symbolizer_creds(struct fg_symbolizer *s, uint32_t pid, uint32_t uid, uint32_t gid)
+{
+	struct proc *p = get_proc(s, pid);
+
+	p->creds_known = true;
+	p->uid = uid;
+	p->gid = gid;
 }
 
 void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
@@ -471,17 +610,22 @@ void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
 		child->exited = false;
 		child->gone = false;
 	}
-	if (child->cur.nmaps)
-		return;
-	/* a child starts with a copy of its parent's address space */
-	for (size_t i = 0; i < parent->cur.nmaps; i++) {
-		struct map m = parent->cur.maps[i];
+	/* a new process runs as its parent (a creds record may follow) */
+	child->creds_known = parent->creds_known;
+	child->uid = parent->uid;
+	child->gid = parent->gid;
+	if (!child->cur.nmaps && parent->cur.nmaps) {
+		/* a child starts with a copy of its parent's address space */
+		FG_ALLOC_GROW(child->cur.maps, parent->cur.nmaps, child->cur.alloc);
+		for (size_t i = 0; i < parent->cur.nmaps; i++) {
+			struct map m = parent->cur.maps[i];
 
-		m.path = fg_xstrdup(m.path);
-		FG_ALLOC_GROW(child->cur.maps, child->cur.nmaps + 1, child->cur.alloc);
-		child->cur.maps[child->cur.nmaps++] = m;
+			m.path = fg_xstrdup(m.path);
+			child->cur.maps[child->cur.nmaps++] = m;
+		}
+		child->from_stream = parent->from_stream;
 	}
-	child->from_stream = parent->from_stream;
+	recount(s, child);
 }
 
 void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
@@ -497,12 +641,13 @@ void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid)
 	 * memory stays bounded by the processes alive, not by all that ever ran.
 	 */
 	if (s->exited_n == EXITED_KEEP) {
-		struct proc *old = get_proc(s, s->exited[s->exited_head]);
+		struct proc *old = lookup_proc(s, s->exited[s->exited_head]);
 
-		if (old->exited && old != p) {
+		if (old && old->exited && old != p) {
 			maps_clear(old);
 			jit_free(old->jit);
 			old->jit = NULL;
+			recount(s, old);
 		}
 		s->exited[s->exited_head] = pid;
 		s->exited_head = (s->exited_head + 1) % EXITED_KEEP;
@@ -522,15 +667,15 @@ static int procmaps_add(const struct fg_procmap *pm, void *arg)
 {
 	struct procmaps_ctx *c = arg;
 	struct fg_sym_mapping m = {
-		.pid = c->p->pid,
-		.start = pm->start,
-		.end = pm->end,
-		.pgoff = pm->pgoff,
-		.dev_major = pm->dev_major,
-		.dev_minor = pm->dev_minor,
-		.inode = pm->inode,
-		.path = pm->path,
-		.exec = pm->exec,
+	    .pid = c->p->pid,
+	    .start = pm->start,
+	    .end = pm->end,
+	    .pgoff = pm->pgoff,
+	    .dev_major = pm->dev_major,
+	    .dev_minor = pm->dev_minor,
+	    .inode = pm->inode,
+	    .path = pm->path,
+	    .exec = pm->exec,
 	};
 
 	if (!pm->exec)
@@ -566,10 +711,11 @@ static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
 			warn(s, "cannot read '%s': %s", path, strerror(-err));
 		return;
 	}
-	struct procmaps_ctx c = { .p = p };
+	struct procmaps_ctx c = {.p = p};
 	if (fg_procmaps_parse(data, len, procmaps_add, &c, &bad) < 0)
 		warn(s, "'%s': malformed line %llu", path, (unsigned long long)bad);
 	free(data);
+	recount(s, p);
 }
 
 /* --- files --- */
@@ -581,9 +727,12 @@ static bool same_build_id(const struct map *m, const struct fg_elfsyms *e)
 }
 
 /*
- * Is the file open on fd the one mapped?  By build-id when both are known,
- * else by device and inode (unless `trusted`: a --symfs copy).  *elf receives
- * the file's symbols when they had to be read to decide.
+ * Is the file open on fd the one mapped?  By build-id when the mapping has
+ * one: the file must carry the same (a file with another, or none, is not
+ * that file: it changed since).  Else by device and inode, unless `trusted`
+ * (a --symfs copy).  *elf receives the file's symbols when they had to be
+ * read to decide.  A mapping with neither (resolve_map() never gets here)
+ * names no file.
  */
 static bool is_mapped_file(const struct map *m, int fd, const struct stat *st, bool trusted,
 			   struct fg_elfsyms **elf)
@@ -591,12 +740,11 @@ static bool is_mapped_file(const struct map *m, int fd, const struct stat *st, b
 	*elf = NULL;
 	if (m->build_id_len) {
 		*elf = fg_elfsyms_open_fd(fd);
-		if (*elf && (*elf)->build_id_len)
-			return same_build_id(m, *elf);
+		return *elf && (*elf)->build_id_len && same_build_id(m, *elf);
 	}
-	if (trusted || !m->inode)
+	if (trusted)
 		return true;
-	return st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
+	return m->inode && st->st_ino == m->inode && major(st->st_dev) == m->dev_major &&
 	       minor(st->st_dev) == m->dev_minor;
 }
 
@@ -607,7 +755,7 @@ static void dso_key(char *key, size_t *len, char type, const struct map *m)
 		memcpy(key + 1, m->build_id, m->build_id_len);
 		*len = 1 + m->build_id_len;
 	} else {
-		uint64_t v[2] = { (uint64_t)m->dev_major << 32 | m->dev_minor, m->inode };
+		uint64_t v[2] = {(uint64_t)m->dev_major << 32 | m->dev_minor, m->inode};
 
 		memcpy(key + 1, v, sizeof(v));
 		*len = 1 + sizeof(v);
@@ -698,12 +846,13 @@ static void load_vdso(struct fg_symbolizer *s)
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct fg_procmap m;
 
-		if (fg_procmap_parse(line, strlen(line), &m) == 0 && strcmp(m.path, "[vdso]") == 0 &&
-		    m.start == base) {
+		if (fg_procmap_parse(line, strlen(line), &m) == 0 &&
+		    strcmp(m.path, "[vdso]") == 0 && m.start == base) {
 			struct dso *d = fg_xcalloc(1, sizeof(*d));
 
 			/* this kernel's vdso is the same image in every process */
-			d->elf = fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
+			d->elf =
+			    fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
 			d->path = fg_xstrdup("[vdso]");
 			d->prefix = fg_xstrdup("");
 			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
@@ -829,6 +978,15 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	}
 	if (m->kind != MAP_FILE)
 		return;
+	if (!m->build_id_len && !m->inode) {
+		/*
+		 * Nothing tells which file was mapped: opening the path would read
+		 * whatever is there now, which a crafted capture could point at any
+		 * file of the system
+		 */
+		m->fail = FG_UNNAMED_NOID;
+		return;
+	}
 	d = dso_cached(s, m);
 	if (d) {
 		m->dso = d;
@@ -869,6 +1027,8 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 		if (fd < 0)
 			continue;
 		if (!is_mapped_file(m, fd, &st, trusted, &elf)) {
+			/* a file, but not the one mapped: replaced since, or rebuilt */
+			m->fail = FG_UNNAMED_CHANGED;
 			fg_elfsyms_free(elf);
 			elf = NULL;
 			close(fd);
@@ -877,7 +1037,9 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	}
 	if (fd < 0) {
 		if (s->o.verbose)
-			warn(s, "cannot find the file mapped at '%s' (pid %u)", m->path, p->pid);
+			warn(s, "%s the file mapped at '%s' (pid %u)",
+			     m->fail == FG_UNNAMED_CHANGED ? "no file found is" : "cannot find",
+			     m->path, p->pid);
 		return;
 	}
 	if (!elf)
@@ -973,46 +1135,112 @@ static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
 
 /* --- JIT maps --- */
 
-/* The pid of a process in its own pid namespace (NSpid's last field), or 0. */
-static uint32_t ns_pid(struct fg_symbolizer *s, uint32_t pid)
+/*
+ * From /proc/PID/status: the pid of a process in its own pid namespace
+ * (NSpid's last field) and its effective uid.  0, or -errno (gone).
+ */
+static int proc_status(struct fg_symbolizer *s, uint32_t pid, uint32_t *nspid, uint32_t *uid)
 {
 	char path[PATH_MAX], *data, *line;
+	struct fg_rec_creds c;
 	size_t len;
-	uint32_t nspid = 0;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%u/status", s->o.proc_root, pid);
-	if (fg_read_file(path, 1 << 20, &data, &len) < 0)
-		return 0;
+	if ((err = fg_read_file(path, 1 << 20, &data, &len)) < 0)
+		return err;
+	*nspid = 0;
 	line = strstr(data, "\nNSpid:");
 	if (line) {
 		char *end = strchr(line + 1, '\n'), *tok, *save;
 
 		if (end)
 			*end = '\0';
-		for (tok = strtok_r(line + 7, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
-			nspid = (uint32_t)strtoul(tok, NULL, 10);
+		for (tok = strtok_r(line + 7, " \t", &save); tok;
+		     tok = strtok_r(NULL, " \t", &save))
+			*nspid = (uint32_t)strtoul(tok, NULL, 10);
+		if (end)
+			*end = '\n';
 	}
+	err = fg_creds_parse(data, &c);
+	*uid = c.uid;
 	free(data);
-	return nspid;
+	return err;
+}
+
+/* Open a JIT map below its directory, following no symbolic link (fg/safeio.h). */
+static int jit_open(const char *base, const char *rel, struct stat *st)
+{
+	int dfd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (dfd < 0)
+		return -errno;
+	fd = fg_open_data_beneath(dfd, rel, 0, st);
+	close(dfd);
+	return fd;
+}
+
+/*
+ * Whether to believe a JIT map: it names the frames of a process, so it must
+ * be written by the user who runs it (as the kernel shows the process now,
+ * or as the stream recorded it, also once the process is gone).  When
+ * neither tells, perf's rule: the running user's or root's.  A file with
+ * other names (hard links) is refused: it may be another's file, linked.
+ */
+static bool jit_trusted(struct fg_symbolizer *s, struct proc *p, const struct stat *st,
+			const char *shown, bool live_known, uint32_t live_uid)
+{
+	uint32_t want;
+
+	if (st->st_nlink != 1) {
+		warn(s,
+		     "ignoring '%s': it has %lu names (hard links), so it may be another "
+		     "user's file",
+		     shown, (unsigned long)st->st_nlink);
+		return false;
+	}
+	if (live_known || p->creds_known) {
+		want = live_known ? live_uid : p->uid;
+		if (st->st_uid == want)
+			return true;
+		warn(s,
+		     "ignoring '%s': it belongs to user %lu, not to user %lu who runs process %u",
+		     shown, (unsigned long)st->st_uid, (unsigned long)want, p->pid);
+		return false;
+	}
+	if (st->st_uid == geteuid() || st->st_uid == 0)
+		return true;
+	warn(s,
+	     "ignoring '%s': it belongs to user %lu, and who ran process %u is not known "
+	     "(no creds record): only your own or root's maps are used then",
+	     shown, (unsigned long)st->st_uid, p->pid);
+	return false;
 }
 
 static void jit_refresh(struct jit *j)
 {
 	struct stat st;
-	int fd = open_data_file(j->path, 0, 0, &st);
+	int fd = jit_open(j->base, j->rel, &st);
 	char buf[65536];
 
 	j->last_check_ms = now_ms();
 	if (fd < 0)
 		return;
-	if (st.st_ino != j->ino || st.st_dev != j->dev || (uint64_t)st.st_size < j->consumed) {
-		/* another file (a new process under the pid) or rewritten: start again */
+	if (st.st_ino != j->ino || st.st_dev != j->dev) {
+		/*
+		 * Another file under the name: it was not checked (whose it is,
+		 * its links), so it is not read; the names read so far stay.  A
+		 * new process under the pid gets a new map (fg_symbolizer_fork).
+		 */
+		close(fd);
+		return;
+	}
+	if ((uint64_t)st.st_size < j->consumed) {
+		/* rewritten from the start: read it again */
 		fg_perfmap_free(j->pm);
 		j->pm = fg_perfmap_new();
 		j->consumed = 0;
 		fg_buf_reset(&j->partial);
-		j->dev = st.st_dev;
-		j->ino = st.st_ino;
 	}
 	while (j->consumed < PERFMAP_MAX) {
 		ssize_t r = pread(fd, buf, sizeof(buf), (off_t)(j->consumed + j->partial.len));
@@ -1038,55 +1266,51 @@ static void jit_refresh(struct jit *j)
 
 static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
 {
-	char path[PATH_MAX];
+	char base[PATH_MAX], rel[64], shown[64], path[PATH_MAX + 64];
 	struct stat st;
-	uint32_t nspid;
-	int fd = -1;
+	uint32_t nspid = 0, uid = 0;
+	bool live_known = false;
+	int fd = -ENOENT;
 
 	if (p->jit_tried)
 		return p->jit;
 	p->jit_tried = true;
+	snprintf(shown, sizeof(shown), "/tmp/perf-%u.map", p->pid);
 	/* inside the process' root, under its pid there; then ours */
-	if (!p->exited && !p->gone && (nspid = ns_pid(s, p->pid)) != 0) {
-		snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%u.map", s->o.proc_root, p->pid,
-			 nspid);
-		fd = open_data_file(path, 0, 0, &st);
+	if (!p->exited && !p->gone && proc_status(s, p->pid, &nspid, &uid) == 0) {
+		live_known = true;
+		if (nspid) {
+			snprintf(base, sizeof(base), "%s/%u/root", s->o.proc_root, p->pid);
+			snprintf(rel, sizeof(rel), "tmp/perf-%u.map", nspid);
+			fd = jit_open(base, rel, &st);
+		}
 	}
-	if (fd < 0) {
-		snprintf(path, sizeof(path), "%s/tmp/perf-%u.map", s->o.symfs ? s->o.symfs : "",
-			 p->pid);
-		fd = open_data_file(path, 0, 0, &st);
+	if (fd == -ENOENT) {
+		snprintf(base, sizeof(base), "%s", s->o.symfs ? s->o.symfs : "/");
+		snprintf(rel, sizeof(rel), "tmp/perf-%u.map", p->pid);
+		fd = jit_open(base, rel, &st);
 	}
+	snprintf(path, sizeof(path), "%s%s%s", base, base[strlen(base) - 1] == '/' ? "" : "/", rel);
+	if (fd == -ELOOP)
+		warn(s, "ignoring '%s': a symbolic link is on its path", path);
 	if (fd < 0)
 		return NULL;
 	close(fd);
-	/*
-	 * As perf: a live process' map must be its user's (or root's), so that
-	 * nobody names another user's frames by writing /tmp/perf-PID.map first
-	 */
-	if (!p->exited && !p->gone) {
-		char proc[PATH_MAX];
-		struct stat ps;
-
-		snprintf(proc, sizeof(proc), "%s/%u", s->o.proc_root, p->pid);
-		if (stat(proc, &ps) == 0 && st.st_uid != ps.st_uid && st.st_uid != 0) {
-			warn(s, "ignoring '%s': not owned by the user of process %u", path, p->pid);
-			return NULL;
-		}
-	}
+	if (!jit_trusted(s, p, &st, path, live_known, uid))
+		return NULL;
 	p->jit = fg_xcalloc(1, sizeof(*p->jit));
 	p->jit->pm = fg_perfmap_new();
-	p->jit->path = fg_xstrdup(path);
+	p->jit->base = fg_xstrdup(base);
+	p->jit->rel = fg_xstrdup(rel);
 	p->jit->dev = st.st_dev;
 	p->jit->ino = st.st_ino;
-	snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->pid);
-	p->jit->shown = fg_xstrdup(path);
+	p->jit->shown = fg_xstrdup(shown);
 	jit_refresh(p->jit);
 	return p->jit;
 }
 
-static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct proc *p,
-					       uint64_t ip, struct jit **jout)
+static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct proc *p, uint64_t ip,
+					       struct jit **jout)
 {
 	struct jit *j = get_jit(s, p);
 	const struct fg_perfmap_ent *e;
@@ -1125,6 +1349,47 @@ static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed
 	s->st.unnamed[why]++;
 }
 
+/*
+ * The directory of the kernel symbol cache (fg_private_dir_open: no link
+ * followed, every directory the user's or root's), opened once, and made
+ * when `create`.  A directory refused for safety is said once; any other
+ * failure with -v only.  The descriptor, or -1.
+ */
+static int open_cache_dir(struct fg_symbolizer *s, bool create)
+{
+	char bad[PATH_MAX] = "";
+	uid_t owner = 0;
+	int fd;
+
+	if (s->cache_fd >= 0 || s->cache_fd == -2 || (create && s->cache_tried))
+		return s->cache_fd >= 0 ? s->cache_fd : -1;
+	fd = fg_private_dir_open(s->o.kallsyms_cache, create, bad, sizeof(bad), &owner);
+	if (fd >= 0) {
+		s->cache_fd = fd;
+	} else if (fd == -ENOENT && !create) {
+		return -1; /* made when first written */
+	} else if (fd == -EPERM || fd == -ELOOP || fd == -ENOTDIR) {
+		if (fd == -EPERM && owner != geteuid() && owner != 0)
+			warn(s,
+			     "not using the kernel symbol cache in '%s': '%s' belongs to "
+			     "user %lu, not to you or root",
+			     s->o.kallsyms_cache, bad, (unsigned long)owner);
+		else
+			warn(s, "not using the kernel symbol cache in '%s': '%s' is %s",
+			     s->o.kallsyms_cache, bad,
+			     fd == -ELOOP     ? "a symbolic link"
+			     : fd == -ENOTDIR ? "not a directory"
+					      : "writable by other users");
+		s->cache_fd = -2; /* refused: not tried again */
+	} else if (s->o.verbose) {
+		warn(s, "cannot use the kernel symbol cache directory '%s': %s",
+		     s->o.kallsyms_cache, strerror(-fd));
+	}
+	if (create)
+		s->cache_tried = true;
+	return s->cache_fd >= 0 ? s->cache_fd : -1;
+}
+
 /* Read kallsyms itself (and refresh the cache from it). */
 static void load_kallsyms(struct fg_symbolizer *s)
 {
@@ -1141,18 +1406,19 @@ static void load_kallsyms(struct fg_symbolizer *s)
 		warn(s, "cannot read '%s': %s; kernel frames stay unnamed", s->o.kallsyms,
 		     strerror(errno));
 	else if (fg_ksyms_hidden(s->ksyms))
-		warn(s, "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
-			"kernel frames stay unnamed",
+		warn(s,
+		     "kernel addresses in '%s' are hidden (kernel.kptr_restrict); "
+		     "kernel frames stay unnamed",
 		     s->o.kallsyms);
 	if (!s->kstamp_ok || !s->ksyms || fg_ksyms_hidden(s->ksyms))
 		return;
 	/* a module loaded or unloaded while kallsyms was read: do not keep a mix */
 	if (fg_kstamp_read(&after, "/proc") < 0)
 		return;
-	if (fg_kstamp_equal(&s->kstamp, &after)) {
-		r = fg_ksyms_save(s->ksyms, &s->kstamp, s->o.kallsyms_cache);
+	if (fg_kstamp_equal(&s->kstamp, &after) && open_cache_dir(s, true) >= 0) {
+		r = fg_ksyms_save(s->ksyms, &s->kstamp, s->cache_fd, "kallsyms");
 		if (r < 0 && s->o.verbose)
-			warn(s, "cannot write the kernel symbol cache '%s': %s",
+			warn(s, "cannot write the kernel symbol cache '%s/kallsyms': %s",
 			     s->o.kallsyms_cache, strerror(-r));
 	}
 	fg_kstamp_free(&after);
@@ -1164,12 +1430,12 @@ static void first_kernel_frame(struct fg_symbolizer *s)
 	s->ksyms_tried = true;
 	if (s->o.kallsyms_cache && strcmp(s->o.kallsyms, "/proc/kallsyms") == 0)
 		s->kstamp_ok = fg_kstamp_read(&s->kstamp, "/proc") == 0;
-	if (s->kstamp_ok) {
-		s->ksyms = fg_ksyms_load_cache(s->o.kallsyms_cache, &s->kstamp);
+	if (s->kstamp_ok && open_cache_dir(s, false) >= 0) {
+		s->ksyms = fg_ksyms_load_cache(s->cache_fd, "kallsyms", &s->kstamp);
 		if (!s->ksyms && errno != ENOENT && errno != ESTALE && s->o.verbose)
-			warn(s, "kernel symbol cache '%s' not used: %s", s->o.kallsyms_cache,
-			     errno == EPERM ? "not a file of this user's alone"
-					    : strerror(errno));
+			warn(s, "kernel symbol cache '%s/kallsyms' not used: %s",
+			     s->o.kallsyms_cache,
+			     errno == EPERM ? "not a file of this user's alone" : strerror(errno));
 		if (s->ksyms)
 			return;
 	}
@@ -1322,6 +1588,12 @@ static void add_hex(struct fg_buf *b, uint64_t v, int width)
 	b->data[b->len] = '\0';
 }
 
+/* A name from a file, a process or the stream: never a line break or a terminal control */
+static void add_text(struct fg_buf *b, const char *text)
+{
+	fg_buf_add_escaped(b, text, strlen(text), 0);
+}
+
 static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 {
 	struct fg_buf *b = &s->out;
@@ -1330,7 +1602,7 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	add_hex(b, f->addr, 16);
 	fg_buf_addch(b, ' ');
 	if (f->sym) {
-		fg_buf_addstr(b, f->sym);
+		add_text(b, f->sym);
 		if (!f->inlined) {
 			fg_buf_add(b, "+0x", 3);
 			add_hex(b, f->off, 0);
@@ -1342,13 +1614,15 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	if (f->inlined)
 		fg_buf_add(b, "inlined", 7);
 	else
-		fg_buf_addstr(b, f->module);
+		add_text(b, f->module);
 	fg_buf_addch(b, ')');
 	if (f->srcfile) {
 		/* on a line of its own, the file's base name, as perf script -F+srcline */
 		const char *base = strrchr(f->srcfile, '/');
 
-		fg_buf_addf(b, "\n  %s:%u", base ? base + 1 : f->srcfile, f->srcline);
+		fg_buf_add(b, "\n  ", 3);
+		add_text(b, base ? base + 1 : f->srcfile);
+		fg_buf_addf(b, ":%u", f->srcline);
 	}
 	fg_buf_addch(b, '\n');
 }
@@ -1636,7 +1910,10 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	s->nholes = 0;
 	fg_buf_reset(b);
 	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
-	fg_buf_addstr(b, smp->comm && *smp->comm ? smp->comm : ":-1");
+	if (smp->comm && *smp->comm)
+		fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
+	else
+		fg_buf_add(b, ":-1", 3);
 	fg_buf_addch(b, ' ');
 	add_dec(b, smp->pid, 5, ' ', false);
 	fg_buf_addch(b, '/');
@@ -1681,6 +1958,65 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	}
 	if (fwrite(b->data, 1, b->len, out) != b->len)
 		return -(errno ? errno : EIO);
+	return 0;
+}
+
+int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec *rec)
+{
+	switch (rec->type) {
+	case FG_REC_SAMPLE: {
+		const struct fg_rec_sample *sm = rec->sample;
+		struct fg_sym_sample smp = {
+		    .comm = sm->comm,
+		    .pid = sm->pid,
+		    .tid = sm->tid,
+		    .cpu = sm->cpu,
+		    .time_ns = sm->time_ns,
+		    .weight = sm->weight,
+		    .event = sm->flags & FG_SAMPLE_F_WEIGHT_NS ? "offcpu-time" : "cpu-clock",
+		    .kips = rec->kips,
+		    .nkips = sm->nr_kernel,
+		    .uips = rec->uips,
+		    .nuips = sm->nr_user,
+		};
+		return fg_symbolizer_write(s, out, &smp);
+	}
+	case FG_REC_MAPPING: {
+		const struct fg_rec_mapping *mp = rec->mapping;
+		struct fg_sym_mapping m = {
+		    .pid = mp->pid,
+		    .time_ns = mp->time_ns,
+		    .start = mp->start,
+		    .end = mp->end,
+		    .pgoff = mp->pgoff,
+		    .dev_major = mp->maj,
+		    .dev_minor = mp->min,
+		    .inode = mp->ino,
+		    .path = rec->path,
+		    .exec = mp->prot & 4, /* PROT_EXEC */
+		};
+		if (mp->flags & FG_MAP_F_BUILD_ID) {
+			m.build_id = mp->build_id;
+			m.build_id_len = mp->build_id_len;
+		}
+		fg_symbolizer_mapping(s, &m);
+		break;
+	}
+	case FG_REC_COMM:
+		if (rec->comm->flags & FG_COMM_F_EXEC)
+			fg_symbolizer_exec(s, rec->comm->pid, rec->comm->time_ns);
+		break;
+	case FG_REC_FORK:
+		fg_symbolizer_fork(s, rec->task->pid, rec->task->ppid);
+		break;
+	case FG_REC_EXIT:
+		if (rec->task->pid == rec->task->tid)
+			fg_symbolizer_exit(s, rec->task->pid);
+		break;
+	case FG_REC_CREDS:
+		fg_symbolizer_creds(s, rec->creds->pid, rec->creds->uid, rec->creds->gid);
+		break;
+	}
 	return 0;
 }
 

@@ -109,6 +109,18 @@ int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char
  */
 int fg_fold_write(struct fg_fold *f, FILE *out);
 
+/*
+ * Called with each perf-script line that is a sample header or a '#' comment,
+ * before the sample is folded (the sample before it already is): a tool that
+ * cuts the stream into time windows writes and clears the table there.  A
+ * non-zero return (-errno) stops the reading; fg_fold_read() returns it.
+ */
+typedef int (*fg_fold_line_fn)(void *ctx, const char *line, size_t len);
+void fg_fold_set_line_hook(struct fg_fold *f, fg_fold_line_fn fn, void *ctx);
+
+/* Forget the stacks folded so far (their memory too), keeping options, stats and input state. */
+void fg_fold_clear(struct fg_fold *f);
+
 /* Number of distinct stacks so far. */
 size_t fg_fold_count(const struct fg_fold *f);
 const struct fg_fold_stats *fg_fold_stats(const struct fg_fold *f);

@@ -65,17 +65,20 @@ void fg_kstamp_free(struct fg_kstamp *st);
 bool fg_kstamp_equal(const struct fg_kstamp *a, const struct fg_kstamp *b);
 
 /*
- * Write the symbols of the kernel and of st's modules to `path` (replaced
- * whole through a temporary file, mode 0600: the addresses are secret from
- * other users).  0 or -errno.
+ * Write the symbols of the kernel and of st's modules to the file `name` in
+ * the directory `dirfd` (fg_private_dir_open() opens one that is safe to
+ * use), replaced whole through a temporary file, mode 0600: the addresses
+ * are secret from other users.  0 or -errno.
  */
-int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, const char *path);
+int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, int dirfd,
+		  const char *name);
 /*
- * Read a cache written for stamp `st`.  NULL with errno ENOENT (none),
- * ESTALE (another boot, other modules), EPERM (not a regular file of ours,
- * or writable by others) or EINVAL (malformed).
+ * Read a cache written for stamp `st` from `name` in `dirfd`.  NULL with
+ * errno ENOENT (none), ESTALE (another boot, other modules), EPERM (a
+ * symbolic link, not a regular file of ours, or writable by others) or
+ * EINVAL (malformed).
  */
-struct fg_ksyms *fg_ksyms_load_cache(const char *path, const struct fg_kstamp *st);
+struct fg_ksyms *fg_ksyms_load_cache(int dirfd, const char *name, const struct fg_kstamp *st);
 /* The same from memory; `st` NULL accepts any stamp. */
 struct fg_ksyms *fg_ksyms_parse_cache(const void *data, size_t len, const struct fg_kstamp *st);
 /* Whether the table came from a cache. */

@@ -38,12 +38,12 @@
 /* "FGSTACK1" as the bytes of a little-endian u64; a big-endian writer's bytes read "1KCATSGF" */
 #define FG_REC_MAGIC 0x314b434154534746ULL
 #define FG_REC_VERSION 1u
-#define FG_REC_HOST_LEN 72	 /* nodename, NUL-terminated (uname: at most 64 + NUL) */
-#define FG_REC_RELEASE_LEN 72	 /* kernel release, NUL-terminated */
-#define FG_REC_COMM_LEN 16	 /* TASK_COMM_LEN; a comm is always NUL-terminated */
-#define FG_REC_BUILD_ID_MAX 20	 /* bytes; the kernel's BUILD_ID_SIZE_MAX */
+#define FG_REC_HOST_LEN 72	   /* nodename, NUL-terminated (uname: at most 64 + NUL) */
+#define FG_REC_RELEASE_LEN 72	   /* kernel release, NUL-terminated */
+#define FG_REC_COMM_LEN 16	   /* TASK_COMM_LEN; a comm is always NUL-terminated */
+#define FG_REC_BUILD_ID_MAX 20	   /* bytes; the kernel's BUILD_ID_SIZE_MAX */
 #define FG_REC_MAX_SIZE (1u << 24) /* the largest record a reader accepts (16 MiB) */
-#define FG_REC_MAX_FRAMES 4096u /* per stack, kernel or user */
+#define FG_REC_MAX_FRAMES 4096u	   /* per stack, kernel or user */
 
 /* clocks the timestamps may come from (header.clock) */
 enum fg_rec_clock {
@@ -51,24 +51,25 @@ enum fg_rec_clock {
 };
 
 struct fg_rec_header {
-	uint64_t magic;		/* FG_REC_MAGIC */
-	uint32_t version;	/* FG_REC_VERSION */
-	uint32_t header_size;	/* bytes of this header, >= sizeof(struct fg_rec_header) in v1 */
-	uint32_t clock;		/* enum fg_rec_clock */
-	uint32_t flags;		/* FG_HDR_F_* */
-	uint64_t freq;		/* samples a second per CPU (-F) */
-	uint64_t start_ns;	/* the clock at the start of sampling */
+	uint64_t magic;	      /* FG_REC_MAGIC */
+	uint32_t version;     /* FG_REC_VERSION */
+	uint32_t header_size; /* bytes of this header, >= sizeof(struct fg_rec_header) in v1 */
+	uint32_t clock;	      /* enum fg_rec_clock */
+	uint32_t flags;	      /* FG_HDR_F_* */
+	uint64_t freq;	      /* samples a second per CPU (-F) */
+	uint64_t start_ns;    /* the clock at the start of sampling */
 	uint64_t start_realtime_ns; /* CLOCK_REALTIME at the same moment, for wall-clock times */
-	uint32_t ncpus;		/* CPUs sampled */
+	uint32_t ncpus;		    /* CPUs sampled */
 	uint32_t page_size;
 	char host[FG_REC_HOST_LEN];
 	char release[FG_REC_RELEASE_LEN];
 };
 
-#define FG_HDR_F_USER_ONLY (1u << 0)	/* no kernel stacks were taken (--user-only) */
-#define FG_HDR_F_KERNEL_ONLY (1u << 1)	/* no user stacks were taken (--kernel-only) */
-#define FG_HDR_F_FILTERED (1u << 2)	/* only some processes were sampled (-p, -t, COMMAND) */
-#define FG_HDR_F_IDLE (1u << 3)		/* the idle task (pid 0) was sampled (-I) */
+#define FG_HDR_F_USER_ONLY (1u << 0)	   /* no kernel stacks were taken (--user-only) */
+#define FG_HDR_F_KERNEL_ONLY (1u << 1)	   /* no user stacks were taken (--kernel-only) */
+#define FG_HDR_F_FILTERED (1u << 2)	   /* only some processes were sampled (-p, -t, COMMAND) */
+#define FG_HDR_F_IDLE (1u << 3)		   /* the idle task (pid 0) was sampled (-I) */
+#define FG_HDR_F_USTACK_SNAPSHOT (1u << 4) /* samples carry stack snapshots (call graph dwarf) */
 
 /* record types */
 enum fg_rec_type {
@@ -79,6 +80,8 @@ enum fg_rec_type {
 	FG_REC_FORK = 5,
 	FG_REC_LOST = 6,
 	FG_REC_SUMMARY = 7,
+	FG_REC_CREDS = 8,
+	FG_REC_TYPE_MAX = FG_REC_CREDS, /* the last type this reader knows */
 };
 
 struct fg_rec_hdr {
@@ -88,10 +91,12 @@ struct fg_rec_hdr {
 
 /*
  * A stack sample.  Followed by nr_kernel kernel IPs, then nr_user user IPs
- * (u64 each, leaf first).  With FG_SAMPLE_F_USTACK_SNAPSHOT in flags, the
- * IPs are followed by struct fg_rec_ustack and its data (a later DWARF mode).
- * Flags are FG_SAMPLE_F_* (include/fg/sample.h).  weight is 1 for a CPU
- * sample; with FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
+ * (u64 each, leaf first).  With FG_SAMPLE_F_USTACK_SNAPSHOT in flags
+ * (fg-sample --call-graph dwarf), the IPs are followed by struct
+ * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
+ * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
+ * (include/fg/sample.h).  weight is 1 for a CPU sample; with
+ * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
  */
 struct fg_rec_sample {
 	uint64_t time_ns;
@@ -108,16 +113,30 @@ struct fg_rec_sample {
 
 /*
  * A user stack snapshot, after a sample's IPs when FG_SAMPLE_F_USTACK_SNAPSHOT
- * is set: nr_regs registers (the perf_regs order of `abi`), then size bytes
- * copied from the stack pointer up, padded to 8.  Reserved: fg-sample does
- * not write it yet; readers validate it and hand it over.
+ * is set: nr_regs registers, then size bytes copied from the stack pointer
+ * up, padded to 8 with zeros.
+ *
+ * abi names the registers' numbering: FG_USTACK_ABI_X86_64 (1), the
+ * kernel's perf_regs for x86-64 (FG_REG_X86_*, PERF_REG_X86_*).  regs[]
+ * holds the registers whose bits are set in regs_mask, in the order of
+ * their numbers (so nr_regs is the number of bits set; fg_rec_ustack_reg()
+ * finds one).  fg-sample writes FG_USTACK_REGS_X86_64: ax bx cx dx si di bp
+ * sp ip flags cs ss r8-r15, 20 registers, as perf does; they are the user
+ * registers the thread had when it was interrupted, or when it entered the
+ * kernel for a sample taken in kernel mode.
+ *
+ * The data starts at address sp (the sp register) and ends where the copy
+ * stopped: at the size asked for (--call-graph dwarf,BYTES) or at the first
+ * page that could not be read, the end of the stack; size 0 when nothing
+ * could be read.  A reader that does not know snapshots finds a sample
+ * record longer than it expects, and ignores the tail, as for any record.
  */
 struct fg_rec_ustack {
-	uint32_t abi;	  /* 1: x86-64 perf_regs order */
-	uint32_t nr_regs;
+	uint32_t abi;	    /* FG_USTACK_ABI_X86_64: x86-64 perf_regs numbering */
+	uint32_t nr_regs;   /* the bits set in regs_mask, at most 64 */
 	uint64_t regs_mask; /* which perf_regs the regs[] array holds */
-	uint64_t sp;	  /* the address the data starts at */
-	uint32_t size;	  /* bytes of stack data */
+	uint64_t sp;	    /* the address the data starts at */
+	uint32_t size;	    /* bytes of stack data */
 	uint32_t pad;
 	/* uint64_t regs[nr_regs]; uint8_t data[size]; padding to 8 */
 };
@@ -138,9 +157,9 @@ struct fg_rec_mapping {
 	uint64_t ino;
 	uint32_t maj;
 	uint32_t min;
-	uint32_t prot;	  /* PROT_* */
-	uint32_t mflags;  /* MAP_* (MAP_SHARED, MAP_PRIVATE) */
-	uint32_t flags;	  /* FG_MAP_F_* */
+	uint32_t prot;	      /* PROT_* */
+	uint32_t mflags;      /* MAP_* (MAP_SHARED, MAP_PRIVATE) */
+	uint32_t flags;	      /* FG_MAP_F_* */
 	uint8_t build_id_len; /* 0..FG_REC_BUILD_ID_MAX */
 	uint8_t pad[3];
 	uint8_t build_id[FG_REC_BUILD_ID_MAX];
@@ -172,6 +191,25 @@ struct fg_rec_task {
 	uint64_t time_ns;
 };
 
+/*
+ * Who a process runs as: its effective user and group ids (as
+ * /proc/PID/status shows them to fg-sample), from time_ns on.  fg-sample
+ * writes one for each process of its /proc snapshot (time 0) and after each
+ * fork of a process and each exec, when the process could still be read.  A
+ * forked process runs as its parent until told otherwise; after an exec
+ * without a creds record, who it runs as is not known.  fg-sym trusts a
+ * process's JIT map (/tmp/perf-PID.map) only when the file belongs to that
+ * user, also once the process is gone.  Added after version 1 was fixed:
+ * readers that do not know the type skip it.
+ */
+struct fg_rec_creds {
+	uint32_t pid;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t flags; /* none yet: 0 */
+	uint64_t time_ns;
+};
+
 /* Records or samples lost, and why. */
 struct fg_rec_lost {
 	uint64_t time_ns;
@@ -190,16 +228,16 @@ enum fg_lost_reason {
 struct fg_rec_summary {
 	uint64_t start_ns;
 	uint64_t end_ns;
-	uint64_t samples;	  /* sample records written */
-	uint64_t lost;		  /* samples lost (the BPF ring buffer was full) */
-	uint64_t kstack_failed;	  /* samples whose kernel stack could not be read */
-	uint64_t ustack_failed;	  /* samples whose user stack could not be read */
-	uint64_t ustack_cut;	  /* samples whose user chain was cut short */
-	uint64_t sideband_lost;	  /* mmap/comm/task events lost */
-	uint64_t mappings;	  /* mapping records written */
-	uint64_t filtered;	  /* samples of other processes left out in the kernel */
-	int32_t command_status;	  /* the wait status of COMMAND, or -1 */
-	uint32_t flags;		  /* FG_SUM_F_* */
+	uint64_t samples;	/* sample records written */
+	uint64_t lost;		/* samples lost (the BPF ring buffer was full) */
+	uint64_t kstack_failed; /* samples whose kernel stack could not be read */
+	uint64_t ustack_failed; /* samples whose user stack could not be read */
+	uint64_t ustack_cut;	/* samples whose user chain was cut short */
+	uint64_t sideband_lost; /* mmap/comm/task events lost */
+	uint64_t mappings;	/* mapping records written */
+	uint64_t filtered;	/* samples of other processes left out in the kernel */
+	int32_t command_status; /* the wait status of COMMAND, or -1 */
+	uint32_t flags;		/* FG_SUM_F_* */
 };
 
 #define FG_SUM_F_COMMAND (1u << 0) /* command_status is valid */
@@ -208,8 +246,8 @@ struct fg_rec_summary {
 /* A record as the reader hands it out; the pointers stay valid until the next call. */
 struct fg_rec {
 	uint32_t type;
-	uint32_t size;	 /* bytes of the whole record */
-	uint64_t offset; /* byte offset of the record in the stream */
+	uint32_t size;	     /* bytes of the whole record */
+	uint64_t offset;     /* byte offset of the record in the stream */
 	const void *payload; /* size - 8 bytes */
 	union {
 		const struct fg_rec_sample *sample;
@@ -218,10 +256,11 @@ struct fg_rec {
 		const struct fg_rec_task *task; /* FG_REC_EXIT, FG_REC_FORK */
 		const struct fg_rec_lost *lost;
 		const struct fg_rec_summary *summary;
+		const struct fg_rec_creds *creds;
 	};
 	/* FG_REC_SAMPLE */
-	const uint64_t *kips; /* sample->nr_kernel kernel IPs, leaf first */
-	const uint64_t *uips; /* sample->nr_user user IPs, leaf first */
+	const uint64_t *kips;		    /* sample->nr_kernel kernel IPs, leaf first */
+	const uint64_t *uips;		    /* sample->nr_user user IPs, leaf first */
 	const struct fg_rec_ustack *ustack; /* with FG_SAMPLE_F_USTACK_SNAPSHOT, else NULL */
 	const uint64_t *ustack_regs;
 	const uint8_t *ustack_data;
@@ -260,6 +299,12 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec);
 bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r);
 /* Why the last call failed: "truncated sample record at byte 1234". */
 const char *fg_rec_reader_error(const struct fg_rec_reader *r);
+/*
+ * True when the last call failed because the input ended inside a record
+ * (after a whole header): the stream was cut short, as when its writer was
+ * killed or its disk filled, rather than damaged.
+ */
+bool fg_rec_reader_truncated(const struct fg_rec_reader *r);
 /* Bytes consumed so far (the offset of the next record). */
 uint64_t fg_rec_reader_offset(const struct fg_rec_reader *r);
 /* Records of unknown types skipped so far. */
@@ -297,8 +342,7 @@ int fg_rec_write(struct fg_rec_writer *w, uint32_t type, const void *payload, si
 int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
 			const uint64_t *ips);
 /* A mapping and its path. */
-int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m,
-			 const char *path);
+int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m, const char *path);
 int fg_rec_writer_flush(struct fg_rec_writer *w);
 /* The sticky error, or 0. */
 int fg_rec_writer_error(const struct fg_rec_writer *w);
@@ -306,12 +350,27 @@ int fg_rec_writer_error(const struct fg_rec_writer *w);
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
 
 /*
- * A sample record from one event of the BPF program (struct fg_event,
+ * A sample record from one event of the BPF program (struct fg_event, or
+ * with FG_SAMPLE_F_USTACK_SNAPSHOT the layout include/fg/sample.h gives;
  * `size` bytes, any alignment): fills *s and points *ips at its IPs inside
  * `data`.  0, or -EINVAL for an event that is too short or has too many IPs.
  */
 int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
 			     const void **ips);
+/*
+ * The snapshot of an event with FG_SAMPLE_F_USTACK_SNAPSHOT (struct
+ * fg_event_ustack): fills *u and points *regs (u->nr_regs u64s) and *stack
+ * (u->size bytes) inside `data`.  0, -ENOENT for an event without one, or
+ * -EINVAL for a malformed event.
+ */
+int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
+			     const void **regs, const void **stack);
+/*
+ * Register `reg` (FG_REG_X86_*, in the numbering of rec->ustack->abi) of a
+ * sample's snapshot: 0 with *val set, or -ENOENT when the sample has no
+ * snapshot or the snapshot not that register.
+ */
+int fg_rec_ustack_reg(const struct fg_rec *rec, unsigned reg, uint64_t *val);
 
 /* Fill a header with this machine's facts (magic, version, sizes, host, release, page size). */
 void fg_rec_header_init(struct fg_rec_header *h);

@@ -8,9 +8,11 @@
 #ifndef FG_SAFEIO_H
 #define FG_SAFEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /*
  * Open a regular file for reading: stat first (a FIFO or a device is refused
@@ -28,6 +30,69 @@ int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct st
  * a read can have effects, such as /proc/kmsg) are refused too (-EINVAL).
  */
 int fg_open_data(const char *path, uint64_t max_size, struct stat *st);
+
+/*
+ * fg_open_data for a path that others may have built, below the directory
+ * `dirfd` (AT_FDCWD, a process root, --symfs): no symbolic link is followed
+ * anywhere on the way.  Each directory of `path` (relative; "." and empty
+ * components are skipped) is opened with O_NOFOLLOW | O_DIRECTORY, the file
+ * itself with O_NOFOLLOW.  -ELOOP when a component is a symbolic link,
+ * -EINVAL for an absolute path or "..", else as fg_open_data.
+ */
+int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st);
+
+/*
+ * Open, and create when `create` (each missing directory made with mode
+ * 0700), the directory `path` (absolute) that the running user keeps private
+ * files in, such as a cache.  No symbolic link is followed on the way; every
+ * directory on it must belong to the running user or to root, and the last
+ * one must also be writable by its owner alone; one above it may be writable
+ * by others only when sticky (/tmp).  "/" itself is refused (-EINVAL).  So a directory that another
+ * user controls (a home directory reached through `sudo -E`, a symbolic link
+ * to elsewhere) is never written to, nor read from.
+ *
+ * Returns a descriptor of the directory (O_PATH, for the *at() calls), or
+ * -errno: -ELOOP a component is a symbolic link, -EPERM it belongs to another
+ * user (or the last one is writable by others), -ENOTDIR not a directory,
+ * -ENOENT missing and not `create`.  For -ELOOP, -EPERM and -ENOTDIR, `bad`
+ * (if not NULL) receives the path up to the component refused and *owner its
+ * owner (if not NULL).
+ */
+int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize, uid_t *owner);
+
+/*
+ * Writing a file whole or not at all (-o FILE, caches): the data goes to a
+ * new temporary file beside the destination, renamed over it only once all
+ * was written, so that a failure (a full disk, a signal) leaves what was
+ * there before and no partial file.
+ *
+ *	struct fg_replacement r;
+ *	int fd = fg_replacement_open(&r, AT_FDCWD, "out.txt", 0666);	// -errno on failure
+ *	... write to fd, checking every write ...
+ *	err = fg_replacement_commit(&r, ok);		// rename if ok, else remove
+ *
+ * The temporary is ".NAME.XXXXXX" in the destination's directory (relative
+ * to dirfd), created with O_EXCL | O_NOFOLLOW and `mode` (less the umask);
+ * it takes the mode of the file it replaces, less what `mode` leaves out.
+ * With AT_FDCWD, a destination that is a symbolic link is replaced where
+ * the link points, so the link stays.  A destination that exists but is not
+ * a regular file (/dev/null, a FIFO, a terminal) is written to directly:
+ * there is nothing to replace.
+ */
+struct fg_replacement {
+	int fd;
+	int dirfd;
+	char dest[4096]; /* the file replaced (the link's target for a link) */
+	char tmp[4096];	 /* the temporary's name; "" when writing to dest itself */
+};
+
+int fg_replacement_open(struct fg_replacement *r, int dirfd, const char *path, mode_t mode);
+/*
+ * Close the descriptor, then move the temporary into place when `ok`, or
+ * remove it.  0, or -errno of the failed close() or rename() (the temporary
+ * is removed then too).
+ */
+int fg_replacement_commit(struct fg_replacement *r, bool ok);
 
 /*
  * Read the whole of `fd` from its current position into a new buffer of at

@@ -30,6 +30,13 @@
 #define FG_USTACK_COPY_MAX 16384
 #endif
 
+/*
+ * --call-graph dwarf[,BYTES]: the user stack snapshot's size, at most and by
+ * default, as perf's (a multiple of 8; perf's limit keeps a sample under 64 KiB).
+ */
+#define FG_USTACK_SNAPSHOT_MAX 65528
+#define FG_USTACK_SNAPSHOT_DEFAULT 8192
+
 /* sample flags (struct fg_event.flags, and fg_rec_sample.flags on the wire) */
 #define FG_SAMPLE_F_KSTACK_FAILED (1u << 0)  /* kernel stack could not be read */
 #define FG_SAMPLE_F_USTACK_FAILED (1u << 1)  /* user stack could not be read at all */
@@ -38,7 +45,7 @@
 #define FG_SAMPLE_F_KERNEL_THREAD (1u << 4)  /* no user address space */
 #define FG_SAMPLE_F_USER_MODE (1u << 5)      /* interrupted in user mode */
 #define FG_SAMPLE_F_USTACK_NOFP (1u << 6)    /* user chain ended at a frame without frame pointer */
-#define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* record carries registers + stack bytes (later) */
+#define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)       /* weight is nanoseconds (off-CPU, later) */
 
 /* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs. */
@@ -54,6 +61,60 @@ struct fg_event {
 	__u64 ips[2 * MAX_STACK_DEPTH];
 };
 
+/*
+ * A snapshot's registers: x86-64's user registers in the kernel's perf_regs
+ * numbering (PERF_REG_X86_*), those perf records for --call-graph dwarf: all
+ * but the segment registers ds, es, fs and gs.  regs[] holds the registers
+ * of regs_mask in the order of their numbers.
+ */
+enum fg_reg_x86 {
+	FG_REG_X86_AX,
+	FG_REG_X86_BX,
+	FG_REG_X86_CX,
+	FG_REG_X86_DX,
+	FG_REG_X86_SI,
+	FG_REG_X86_DI,
+	FG_REG_X86_BP,
+	FG_REG_X86_SP,
+	FG_REG_X86_IP,
+	FG_REG_X86_FLAGS,
+	FG_REG_X86_CS,
+	FG_REG_X86_SS,
+	FG_REG_X86_DS,
+	FG_REG_X86_ES,
+	FG_REG_X86_FS,
+	FG_REG_X86_GS,
+	FG_REG_X86_R8,
+	FG_REG_X86_R9,
+	FG_REG_X86_R10,
+	FG_REG_X86_R11,
+	FG_REG_X86_R12,
+	FG_REG_X86_R13,
+	FG_REG_X86_R14,
+	FG_REG_X86_R15,
+	FG_REG_X86_MAX
+};
+
+#define FG_USTACK_ABI_X86_64 1u		  /* fg_event_ustack.abi: the registers above */
+#define FG_USTACK_REGS_X86_64 0xff0fffull /* every one but ds, es, fs, gs */
+#define FG_USTACK_NR_REGS 20		  /* the bits of FG_USTACK_REGS_X86_64 */
+
+/*
+ * With FG_SAMPLE_F_USTACK_SNAPSHOT, an event is the fixed part of struct
+ * fg_event (up to ips[]), then this, then `size` bytes of user stack (a
+ * multiple of 8) copied from `sp` up, then the nr_kernel + nr_user IPs.  The
+ * first 32 bytes are laid out as struct fg_rec_ustack on the wire.
+ */
+struct fg_event_ustack {
+	__u32 abi; /* FG_USTACK_ABI_X86_64 */
+	__u32 nr_regs;
+	__u64 regs_mask;
+	__u64 sp; /* the user stack pointer: where the data starts */
+	__u32 size;
+	__u32 pad;
+	__u64 regs[FG_USTACK_NR_REGS];
+};
+
 /* per-CPU counters, the indices of the BPF program's `stats` array */
 enum fg_stat {
 	FG_STAT_SAMPLES,	/* samples the program was run for and kept */
@@ -64,6 +125,9 @@ enum fg_stat {
 	FG_STAT_FILTERED,	/* samples of other processes, left out by -p/-t/-I */
 	FG_STAT_USTACK_BYTES,	/* bytes of user stack copied, for the overhead report */
 	FG_STAT_USTACK_NOFP,	/* the user chain ended at a frame without a frame pointer */
+	FG_STAT_SNAPSHOTS,	/* samples with a user stack snapshot (dwarf) */
+	FG_STAT_SNAPSHOT_BYTES, /* bytes of stack in those snapshots */
+	FG_STAT_SNAPSHOT_WHOLE, /* snapshots that reached the stack's end before BYTES */
 	FG_STAT_MAX
 };
 

@@ -43,15 +43,28 @@ typedef bool (*fg_rq_keep_fn)(void *ctx, uint32_t type, const void *payload, siz
 int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
 		void *ctx);
 size_t fg_rq_len(const struct fg_rq *q);
-/* Records written so far by type (index: enum fg_rec_type, up to FG_REC_SUMMARY). */
+/* Records written so far by type (index: enum fg_rec_type, up to FG_REC_TYPE_MAX). */
 uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type);
+/*
+ * Sample records written so far with `flag` (one FG_SAMPLE_F_* bit) set: the
+ * counters of a summary that can never exceed the samples written.
+ */
+uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag);
+
+/* --- who processes run as --- */
+
+/* The effective uid and gid from /proc/PID/status text.  0, or -EINVAL. */
+int fg_creds_parse(const char *status, struct fg_rec_creds *c);
+/* The same read from PROC/PID/status (time_ns 0).  0 or -errno (-ENOENT: gone). */
+int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c);
 
 /* --- the /proc snapshot --- */
 
 /*
- * Queue (time 0) a mapping record for every executable mapping of process
- * `pid`, read from PROC/PID/maps (proc: "/proc" unless testing).  Returns
- * the number of mappings, or -errno (-ENOENT: the process is gone).
+ * Queue (time 0) a creds record for process `pid` and a mapping record for
+ * every executable mapping of it, read from PROC/PID/status and PROC/PID/maps
+ * (proc: "/proc" unless testing).  Returns the number of mappings, or -errno
+ * (-ENOENT: the process is gone).
  */
 int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid);
 /* The same for every process; returns the number of mappings. */
@@ -61,8 +74,8 @@ int fg_maps_snapshot_all(struct fg_rq *q, const char *proc);
  * line).  1 for an executable mapping, 0 for another, -EINVAL for a line
  * that is not a maps line.
  */
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m,
-		       const char **path, size_t *pathlen);
+int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
+		       size_t *pathlen);
 
 /* --- the kernel's events --- */
 
@@ -77,7 +90,9 @@ int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, i
 void fg_sb_close(struct fg_sb *sb);
 /*
  * Move every event the kernel has written so far into the queue, as
- * records (executable mappings only).  Returns the number of events queued.
+ * records (executable mappings only), with a creds record after each fork
+ * of a process and each exec (read from /proc at once: a process already
+ * gone has none).  Returns the number of records queued.
  */
 int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q);
 /* Events the kernel lost (its buffer was full), and queues lost records for them. */

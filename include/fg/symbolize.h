@@ -25,15 +25,19 @@
 #include <stdio.h>
 
 #include "fg/diag.h"
+#include "fg/record.h"
 
 struct fg_debuginfod;
 
 struct fg_sym_opts {
-	const char *kallsyms;  /* default /proc/kallsyms */
+	const char *kallsyms; /* default /proc/kallsyms */
 	/*
-	 * A cache of /proc/kallsyms (fg/ksyms.h), read instead of it when its
-	 * stamp is the running kernel's, and written after reading it; NULL for
-	 * none.  Used only when `kallsyms` is /proc/kallsyms.
+	 * The directory of a cache of /proc/kallsyms (fg/ksyms.h): the file
+	 * "kallsyms" in it is read instead of /proc/kallsyms when its stamp is
+	 * the running kernel's, and written after reading it; NULL for none.
+	 * Used only when `kallsyms` is /proc/kallsyms, and only when
+	 * fg_private_dir_open() accepts the directory (no symbolic link on the
+	 * way, each directory the running user's or root's).
 	 */
 	const char *kallsyms_cache;
 	const char *proc_root; /* default /proc */
@@ -59,10 +63,12 @@ struct fg_sym_opts {
 /* Why a frame could not be named. */
 enum fg_unnamed {
 	FG_UNNAMED_NOSYMS,  /* the file has no symbol there (or kallsyms has none) */
-	FG_UNNAMED_NOFILE,  /* the mapped file cannot be found or is not the one mapped */
+	FG_UNNAMED_NOFILE,  /* the mapped file cannot be found */
 	FG_UNNAMED_GONE,    /* the process is gone and its mappings were not recorded */
 	FG_UNNAMED_NOMAP,   /* the address is in no known mapping */
 	FG_UNNAMED_NOJIT,   /* anonymous executable memory, and no /tmp/perf-PID.map names it */
+	FG_UNNAMED_CHANGED, /* a file is there, but not the one mapped (build-id, or inode) */
+	FG_UNNAMED_NOID,    /* the mapping names its file by neither build-id nor inode */
 	/* no symbol there, and debuginfod did not bring the file's debug file in time */
 	FG_UNNAMED_DITIMEOUT,
 	FG_UNNAMED_COUNT,
@@ -88,11 +94,28 @@ struct fg_sym_stats {
 	uint64_t named;
 	uint64_t unnamed[FG_UNNAMED_COUNT];
 	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
-	uint64_t files; /* distinct files whose symbols were read */
+	uint64_t files;			/* distinct files whose symbols were read */
 	uint64_t bad_minidebug; /* files whose .gnu_debugdata (MiniDebugInfo) cannot be read */
 	/* frames named by a debug file that debuginfod brought */
 	uint64_t debuginfod_named;
+	uint64_t evicted; /* processes forgotten (FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX), unused the
+			     longest */
 };
+
+/*
+ * The most processes whose mappings are kept.  A stream may name any number
+ * of pids (a million that never exit); beyond this, the process whose last
+ * event or sample is the oldest is forgotten (and counted), and a later
+ * sample of it is named from /proc if it is still running.
+ */
+#ifndef FG_FUZZING
+#define FG_SYM_PROCS_MAX 32768u
+/* The same when all processes together hold more than this many mappings (about 40 MiB). */
+#define FG_SYM_MAPS_MAX 262144u
+#else /* small, so that the fuzzer forgets processes all the time */
+#define FG_SYM_PROCS_MAX 4u
+#define FG_SYM_MAPS_MAX 16u
+#endif
 
 /* A mapping of a file (or anonymous memory) into a process. */
 struct fg_sym_mapping {
@@ -112,7 +135,7 @@ struct fg_sym_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t time_ns;
 	uint64_t weight;
-	const char *event; /* "cpu-clock" */
+	const char *event;	     /* "cpu-clock" */
 	const uint64_t *kips, *uips; /* leaf first */
 	size_t nkips, nuips;
 };
@@ -123,8 +146,8 @@ struct fg_frame {
 	const char *sym; /* NULL: [unknown] */
 	uint64_t off;
 	enum fg_unnamed why; /* with sym NULL: why it is unnamed */
-	const char *module; /* never NULL: "[unknown]" when nothing is known */
-	bool inlined;	    /* an inlined function within the previous frame's */
+	const char *module;  /* never NULL: "[unknown]" when nothing is known */
+	bool inlined;	     /* an inlined function within the previous frame's */
 	const char *srcfile; /* with srcline: the source file, or NULL */
 	unsigned srcline;
 };
@@ -141,6 +164,16 @@ void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
 /* A process (pid != ppid) or thread (pid == ppid) was created. */
 void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid);
 void fg_symbolizer_exit(struct fg_symbolizer *s, uint32_t pid);
+/*
+ * Who process `pid` runs as (a creds record): its JIT map is trusted only
+ * when the file is that user's.  A fork passes it on; an exec forgets it.
+ */
+void fg_symbolizer_creds(struct fg_symbolizer *s, uint32_t pid, uint32_t uid, uint32_t gid);
+/*
+ * One record of the stream: a sample is named and written to `out`, the
+ * other kinds feed the calls above.  0, or -errno on a write error.
+ */
+int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec *rec);
 
 /*
  * Name one frame of process `pid`.  `leaf` is false for return addresses

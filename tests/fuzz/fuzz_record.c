@@ -45,8 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sum += rec.kips[i];
 			for (uint32_t i = 0; i < rec.sample->nr_user; i++)
 				sum += rec.uips[i];
-			if (rec.ustack && rec.ustack->size)
-				sum += rec.ustack_data[rec.ustack->size - 1];
+			if (rec.ustack) {
+				/* the snapshot lies inside its record: read all of it */
+				const uint8_t *end = (const uint8_t *)rec.payload + rec.size - 8;
+				uint64_t v;
+
+				if (rec.ustack_data + rec.ustack->size > end ||
+				    (const uint8_t *)(rec.ustack_regs + rec.ustack->nr_regs) > end)
+					abort();
+				for (uint32_t i = 0; i < rec.ustack->size; i++)
+					sum += rec.ustack_data[i];
+				for (unsigned reg = 0; reg <= 64; reg++)
+					if (fg_rec_ustack_reg(&rec, reg, &v) == 0)
+						sum += v;
+			}
 		} else if (rec.type == FG_REC_MAPPING) {
 			sum += strlen(rec.path);
 		}

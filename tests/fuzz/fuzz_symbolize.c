@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Fuzz the naming engine's bookkeeping: any sequence of mappings (overlapping,
- * splitting, replacing), execs, forks, exits and samples, for a few pids.
+ * splitting, replacing), execs, forks, exits, creds and samples, for a few
+ * pids (more than the fuzzing build keeps: processes are forgotten too).
  * Files are never found (their paths do not exist), so this exercises the
  * address spaces, the caches and the writer, not the file system.
  */
@@ -43,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t pid = (uint32_t)take(&p, end, 1) % 8 + 100;
 
 		t += take(&p, end, 1);
-		switch (op % 5) {
+		switch (op % 6) {
 		case 0: {
 			static const char *paths[] = { "/nonexistent/a", "/nonexistent/b", "//anon",
 						       "[vdso]", "[heap]", "[vsyscall]", "x" };
@@ -74,6 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 3:
 			fg_symbolizer_exit(s, pid);
+			break;
+		case 4:
+			fg_symbolizer_creds(s, pid, (uint32_t)take(&p, end, 2), 0);
 			break;
 		default: {
 			size_t nk = take(&p, end, 1) % 4, nu = take(&p, end, 1) % 12;

@@ -12,12 +12,19 @@
  *	exit pid=N [tid=N] [time=N]
  *	fork pid=N ppid=N [tid=N] [ptid=N] [time=N]
  *	lost count=N [cpu=N] [reason=N]
+ *	creds pid=N uid=N [gid=N] [time=N]
  *	summary [samples=N]
+ *	nosummary                              (end without the summary record)
  *	bytes HEX                              (raw bytes, for corrupt streams)
  *
+ * A stream ends with a summary record (samples= the sample lines), as
+ * fg-sample ends a run, unless it has one already, or `nosummary` or raw
+ * bytes came last.
  * Numbers are decimal or 0x-hexadecimal; IPs and addresses are hexadecimal
- * with or without 0x.
+ * with or without 0x.  In comm= and path=, \xHH, \n, \t and \\ stand for
+ * the bytes they name, so that tests can write hostile names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +62,29 @@ static const char *val(char *line, const char *key, bool rest, char *buf, size_t
 		p += kl;
 	}
 	return NULL;
+}
+
+/* decode \xHH, \n, \t and \\ in place */
+static char *unescape(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		unsigned v;
+
+		if (*r != '\\' || !r[1]) {
+			*w++ = *r;
+		} else if (r[1] == 'x' && isxdigit((unsigned char)r[2]) &&
+			   isxdigit((unsigned char)r[3]) && sscanf(r + 2, "%2x", &v) == 1) {
+			*w++ = (char)v;
+			r += 3;
+		} else {
+			r++;
+			*w++ = *r == 'n' ? '\n' : *r == 't' ? '\t' : *r;
+		}
+	}
+	*w = '\0';
+	return s;
 }
 
 static uint64_t num(char *line, const char *key, uint64_t def, bool hex)
@@ -114,12 +144,23 @@ static size_t hexbytes(const char *s, uint8_t *out, size_t max)
 	return n;
 }
 
+static void write_summary(struct fg_rec_writer *w, uint64_t samples)
+{
+	struct fg_rec_summary s;
+
+	memset(&s, 0, sizeof(s));
+	s.samples = samples;
+	s.command_status = -1;
+	fg_rec_write(w, FG_REC_SUMMARY, &s, sizeof(s));
+}
+
 int main(int argc, char **argv)
 {
 	FILE *in = argc > 1 ? fopen(argv[1], "r") : stdin;
 	struct fg_rec_writer *w;
 	struct fg_rec_header h;
-	bool header_done = false;
+	bool header_done = false, closed = false;
+	uint64_t nsamples = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -152,8 +193,10 @@ int main(int argc, char **argv)
 			if (write(STDOUT_FILENO, raw, n) != (ssize_t)n)
 				fg_die("write error");
 			header_done = true;
+			closed = true;
 			continue;
 		}
+		closed = false;
 		if (!header_done) {
 			if (strcmp(cmd, "header") == 0)
 				h.freq = num(line, "freq", 99, false);
@@ -185,11 +228,12 @@ int main(int argc, char **argv)
 			m.flags = m.time_ns ? 0 : FG_MAP_F_SNAPSHOT;
 			v = val(line, "buildid", false, buf, sizeof(buf));
 			if (v) {
-				m.build_id_len = (uint8_t)hexbytes(v, m.build_id, FG_REC_BUILD_ID_MAX);
+				m.build_id_len =
+				    (uint8_t)hexbytes(v, m.build_id, FG_REC_BUILD_ID_MAX);
 				m.flags |= FG_MAP_F_BUILD_ID;
 			}
 			v = val(line, "path", true, buf, sizeof(buf));
-			fg_rec_write_mapping(w, &m, v ? v : "");
+			fg_rec_write_mapping(w, &m, v ? unescape(buf) : "");
 		} else if (strcmp(cmd, "sample") == 0) {
 			struct fg_rec_sample s;
 
@@ -200,10 +244,12 @@ int main(int argc, char **argv)
 			s.time_ns = num(line, "time", 0, false);
 			s.weight = num(line, "weight", 1, false);
 			v = val(line, "comm", false, buf, sizeof(buf));
-			snprintf(s.comm, sizeof(s.comm), "%s", v ? v : "test");
+			snprintf(s.comm, sizeof(s.comm), "%s", v ? unescape(buf) : "test");
 			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
-			s.nr_user = (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
+			s.nr_user =
+			    (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
 			fg_rec_write_sample(w, &s, ipbuf);
+			nsamples++;
 		} else if (strcmp(cmd, "comm") == 0) {
 			struct fg_rec_comm c;
 
@@ -213,7 +259,7 @@ int main(int argc, char **argv)
 			c.time_ns = num(line, "time", 0, false);
 			c.flags = num(line, "exec", 0, false) ? FG_COMM_F_EXEC : 0;
 			v = val(line, "comm", false, buf, sizeof(buf));
-			snprintf(c.comm, sizeof(c.comm), "%s", v ? v : "");
+			snprintf(c.comm, sizeof(c.comm), "%s", v ? unescape(buf) : "");
 			fg_rec_write(w, FG_REC_COMM, &c, sizeof(c));
 		} else if (strcmp(cmd, "exit") == 0 || strcmp(cmd, "fork") == 0) {
 			struct fg_rec_task t;
@@ -233,19 +279,28 @@ int main(int argc, char **argv)
 			l.cpu = (uint32_t)num(line, "cpu", 0, false);
 			l.reason = (uint32_t)num(line, "reason", FG_LOST_RINGBUF_FULL, false);
 			fg_rec_write(w, FG_REC_LOST, &l, sizeof(l));
-		} else if (strcmp(cmd, "summary") == 0) {
-			struct fg_rec_summary s;
+		} else if (strcmp(cmd, "creds") == 0) {
+			struct fg_rec_creds c;
 
-			memset(&s, 0, sizeof(s));
-			s.samples = num(line, "samples", 0, false);
-			s.command_status = -1;
-			fg_rec_write(w, FG_REC_SUMMARY, &s, sizeof(s));
+			memset(&c, 0, sizeof(c));
+			c.pid = (uint32_t)num(line, "pid", 0, false);
+			c.uid = (uint32_t)num(line, "uid", 0, false);
+			c.gid = (uint32_t)num(line, "gid", c.uid, false);
+			c.time_ns = num(line, "time", 0, false);
+			fg_rec_write(w, FG_REC_CREDS, &c, sizeof(c));
+		} else if (strcmp(cmd, "summary") == 0) {
+			write_summary(w, num(line, "samples", nsamples, false));
+			closed = true;
+		} else if (strcmp(cmd, "nosummary") == 0) {
+			closed = true;
 		} else {
 			bad("unknown record kind");
 		}
 	}
 	if (!header_done)
 		fg_rec_write_header(w, &h);
+	if (!closed)
+		write_summary(w, nsamples);
 	free(line);
 	if (fg_rec_writer_free(w) < 0)
 		fg_die("write error");

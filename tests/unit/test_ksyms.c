@@ -8,6 +8,7 @@
 
 #include "fg/hash.h"
 #include "fg/ksyms.h"
+#include "fg/safeio.h"
 #include "unit.h"
 
 static const char text[] = "ffffffff81000000 T _stext\n"
@@ -255,12 +256,15 @@ TEST(ksyms_cache)
 	CHECK(mkdtemp(dir));
 	fake_proc(dir, "6f1c3a52-0d1e-4b8e-9f3c-1a2b3c4d5e6f", mods);
 	CHECK_INT(fg_kstamp_read(&st, dir), 0);
-	/* made with its directories, 0600 */
+	/* in a private directory, made with its parents; the file 0600 */
+	snprintf(path, sizeof(path), "%s/cache/fg", dir);
+	int dfd = fg_private_dir_open(path, true, NULL, 0, NULL);
+	CHECK(dfd >= 0);
 	snprintf(path, sizeof(path), "%s/cache/fg/kallsyms", dir);
-	CHECK_INT(fg_ksyms_save(k, &st, path), 0);
+	CHECK_INT(fg_ksyms_save(k, &st, dfd, "kallsyms"), 0);
 	struct stat sb;
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 0777) == 0600);
-	c = fg_ksyms_load_cache(path, &st);
+	c = fg_ksyms_load_cache(dfd, "kallsyms", &st);
 	CHECK(c);
 	if (!c)
 		return;
@@ -290,32 +294,32 @@ TEST(ksyms_cache)
 	CHECK(s && sure);
 	CHECK_STR(s->name, "bpf_prog_1234_handler");
 	/* a table from a cache lacks what it left out: it is not written back */
-	CHECK_INT(fg_ksyms_save(c, &st, path), -EINVAL);
-	CHECK_INT(fg_ksyms_save(NULL, &st, path), -EINVAL);
+	CHECK_INT(fg_ksyms_save(c, &st, dfd, "kallsyms"), -EINVAL);
+	CHECK_INT(fg_ksyms_save(NULL, &st, dfd, "kallsyms"), -EINVAL);
 	fg_ksyms_free(c);
 
 	/* another boot, other modules: stale */
 	fake_proc(dir, "6f1c3a52-0d1e-4b8e-9f3c-1a2b3c4d5e6f", "nf_tables 1 0 - Live 0x1\n");
 	CHECK_INT(fg_kstamp_read(&other, dir), 0);
 	errno = 0;
-	CHECK(fg_ksyms_load_cache(path, &other) == NULL);
+	CHECK(fg_ksyms_load_cache(dfd, "kallsyms", &other) == NULL);
 	CHECK_INT(errno, ESTALE);
 	fg_kstamp_free(&other);
 	/* writable by others, or a symbolic link: not ours alone */
 	CHECK(chmod(path, 0644) == 0);
-	c = fg_ksyms_load_cache(path, &st);
+	c = fg_ksyms_load_cache(dfd, "kallsyms", &st);
 	CHECK(c);
 	fg_ksyms_free(c);
 	CHECK(chmod(path, 0666) == 0);
 	errno = 0;
-	CHECK(fg_ksyms_load_cache(path, &st) == NULL);
+	CHECK(fg_ksyms_load_cache(dfd, "kallsyms", &st) == NULL);
 	CHECK_INT(errno, EPERM);
 	CHECK(chmod(path, 0600) == 0);
 	snprintf(cmd, sizeof(cmd), "ln -s %s %s.link", path, path);
 	CHECK(system(cmd) == 0);
 	snprintf(cmd, sizeof(cmd), "%s.link", path);
 	errno = 0;
-	CHECK(fg_ksyms_load_cache(cmd, &st) == NULL);
+	CHECK(fg_ksyms_load_cache(dfd, "kallsyms.link", &st) == NULL);
 	CHECK_INT(errno, EPERM);
 	unlink(cmd);
 	/* cut short anywhere: malformed */
@@ -336,8 +340,9 @@ TEST(ksyms_cache)
 	buf[0] ^= 1;
 	CHECK(fg_ksyms_parse_cache(buf, n, NULL) == NULL);
 	errno = 0;
-	CHECK(fg_ksyms_load_cache("/nonexistent/kallsyms", &st) == NULL);
+	CHECK(fg_ksyms_load_cache(dfd, "none", &st) == NULL);
 	CHECK_INT(errno, ENOENT);
+	close(dfd);
 	fg_kstamp_free(&st);
 	fg_ksyms_free(k);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

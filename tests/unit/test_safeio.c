@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Unit tests for lib/safeio.c: paths without symbolic links, private directories, replacements. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fg/safeio.h"
+#include "unit.h"
+
+static char top[] = "/tmp/fg-test-safeio.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", top, rel);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *in_top(const char *rel)
+{
+	static char path[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(path[i], sizeof(path[i]), "%s/%s", top, rel);
+	return path[i];
+}
+
+static int files_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.' || (e->d_name[1] && e->d_name[1] != '.');
+	closedir(d);
+	return n;
+}
+
+TEST(beneath_opens_a_plain_path)
+{
+	int dfd = open(top, O_PATH | O_DIRECTORY), fd;
+	struct stat st;
+	char buf[8] = "";
+
+	mkdir(in_top("tmp"), 0755);
+	put("tmp/perf-1.map", "1000 10 f\n");
+	fd = fg_open_data_beneath(dfd, "tmp/perf-1.map", 0, &st);
+	CHECK(fd >= 0);
+	CHECK(read(fd, buf, 4) == 4);
+	CHECK_STR(buf, "1000");
+	CHECK(S_ISREG(st.st_mode));
+	close(fd);
+	fd = fg_open_data_beneath(dfd, "./tmp//perf-1.map", 0, NULL);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp/perf-1.map", 4, NULL), -EFBIG);
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp/none", 0, NULL), -ENOENT);
+	close(dfd);
+}
+
+TEST(beneath_follows_no_link)
+{
+	int dfd = open(top, O_PATH | O_DIRECTORY);
+
+	put("secret", "1000 10 SECRET\n");
+	CHECK(symlink(in_top("secret"), in_top("tmp/perf-2.map")) == 0);
+	CHECK(symlink("tmp", in_top("ltmp")) == 0);
+	/* the last component, and a directory on the way */
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp/perf-2.map", 0, NULL), -ELOOP);
+	CHECK_INT(fg_open_data_beneath(dfd, "ltmp/perf-1.map", 0, NULL), -ELOOP);
+	CHECK_INT(fg_open_data_beneath(dfd, "../etc/passwd", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp/../secret", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(dfd, "/etc/passwd", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(dfd, "", 0, NULL), -EINVAL);
+	close(dfd);
+}
+
+TEST(beneath_refuses_what_holds_no_data)
+{
+	int dfd = open(top, O_PATH | O_DIRECTORY), root = open("/", O_PATH | O_DIRECTORY);
+
+	CHECK(mkfifo(in_top("tmp/fifo"), 0600) == 0);
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp/fifo", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(dfd, "tmp", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(root, "proc/version", 0, NULL), -EINVAL);
+	CHECK_INT(fg_open_data_beneath(root, "dev/null", 0, NULL), -EINVAL);
+	close(dfd);
+	close(root);
+}
+
+TEST(private_dir_is_made_and_reopened)
+{
+	struct stat st;
+	int fd = fg_private_dir_open(in_top("home/.cache/fg"), true, NULL, 0, NULL);
+
+	CHECK(fd >= 0);
+	CHECK(fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	/* the descriptor serves the *at() calls */
+	int f = openat(fd, "kallsyms", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(f >= 0);
+	close(f);
+	close(fd);
+	CHECK(stat(in_top("home/.cache"), &st) == 0 && (st.st_mode & 0777) == 0700);
+	fd = fg_private_dir_open(in_top("home/.cache/fg"), false, NULL, 0, NULL);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_INT(fg_private_dir_open(in_top("home/none"), false, NULL, 0, NULL), -ENOENT);
+	CHECK_INT(fg_private_dir_open("relative/fg", true, NULL, 0, NULL), -EINVAL);
+}
+
+TEST(private_dir_refuses_links_and_others)
+{
+	char bad[512] = "";
+	uid_t owner = 0;
+
+	/* a link to a directory elsewhere, at the end or on the way */
+	mkdir(in_top("elsewhere"), 0700);
+	CHECK(symlink(in_top("elsewhere"), in_top("home/.cache/fg2")) == 0);
+	CHECK_INT(fg_private_dir_open(in_top("home/.cache/fg2"), true, bad, sizeof(bad), NULL),
+		  -ELOOP);
+	CHECK_STR(bad, in_top("home/.cache/fg2"));
+	CHECK(symlink(in_top("home/.cache"), in_top("lcache")) == 0);
+	CHECK_INT(fg_private_dir_open(in_top("lcache/fg"), true, bad, sizeof(bad), NULL), -ELOOP);
+	CHECK_STR(bad, in_top("lcache"));
+	CHECK(files_in(in_top("elsewhere")) == 0);
+	/* writable by others */
+	mkdir(in_top("home/open"), 0700);
+	chmod(in_top("home/open"), 0777);
+	CHECK_INT(fg_private_dir_open(in_top("home/open"), true, bad, sizeof(bad), NULL), -EPERM);
+	/* not a directory */
+	put("home/file", "x");
+	CHECK_INT(fg_private_dir_open(in_top("home/file/fg"), true, bad, sizeof(bad), NULL),
+		  -ENOTDIR);
+	if (geteuid() != 0)
+		return;
+	/* another user's directory on the way, as a home reached through sudo -E */
+	mkdir(in_top("alice"), 0700);
+	CHECK(chown(in_top("alice"), 65534, 65534) == 0);
+	CHECK_INT(fg_private_dir_open(in_top("alice/.cache/fg"), true, bad, sizeof(bad), &owner),
+		  -EPERM);
+	CHECK_STR(bad, in_top("alice"));
+	CHECK_INT(owner, 65534);
+	CHECK(files_in(in_top("alice")) == 0);
+}
+
+static void write_str(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		abort();
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[256];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	buf[n < 0 ? 0 : n] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+TEST(replacement_is_whole_or_nothing)
+{
+	struct fg_replacement r;
+	struct stat st;
+	int fd;
+
+	mkdir(in_top("out"), 0755);
+	put("out/a.txt", "old\n");
+	chmod(in_top("out/a.txt"), 0640);
+	/* a failed run leaves the old file and no temporary */
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
+	CHECK(fd >= 0);
+	CHECK(r.tmp[0]);
+	write_str(fd, "half");
+	CHECK_INT(fg_replacement_commit(&r, false), 0);
+	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
+	CHECK_INT(files_in(in_top("out")), 1);
+	/* a good one replaces it, with its mode */
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
+	write_str(fd, "new\n");
+	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
+	CHECK_INT(fg_replacement_commit(&r, true), 0);
+	CHECK_STR(slurp(in_top("out/a.txt")), "new\n");
+	CHECK(stat(in_top("out/a.txt"), &st) == 0 && (st.st_mode & 0777) == 0640);
+	CHECK_INT(files_in(in_top("out")), 1);
+	/* a new file */
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/b.txt"), 0666);
+	write_str(fd, "b\n");
+	CHECK_INT(fg_replacement_commit(&r, true), 0);
+	CHECK_STR(slurp(in_top("out/b.txt")), "b\n");
+	CHECK(fg_replacement_open(&r, AT_FDCWD, in_top("none/c.txt"), 0666) == -ENOENT);
+}
+
+TEST(replacement_keeps_links_and_devices)
+{
+	struct fg_replacement r;
+	struct stat st;
+	int fd;
+
+	CHECK(symlink("a.txt", in_top("out/link")) == 0);
+	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/link"), 0666);
+	CHECK(fd >= 0);
+	write_str(fd, "via link\n");
+	CHECK_INT(fg_replacement_commit(&r, true), 0);
+	CHECK(lstat(in_top("out/link"), &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK_STR(slurp(in_top("out/a.txt")), "via link\n");
+	/* /dev/null is written to, never replaced */
+	fd = fg_replacement_open(&r, AT_FDCWD, "/dev/null", 0666);
+	CHECK(fd >= 0);
+	CHECK_STR(r.tmp, "");
+	write_str(fd, "x");
+	CHECK_INT(fg_replacement_commit(&r, true), 0);
+	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+}
+
+int main(void)
+{
+	if (!mkdtemp(top))
+		return 1;
+	RUN(beneath_opens_a_plain_path);
+	RUN(beneath_follows_no_link);
+	RUN(beneath_refuses_what_holds_no_data);
+	RUN(private_dir_is_made_and_reopened);
+	RUN(private_dir_refuses_links_and_others);
+	RUN(replacement_is_whole_or_nothing);
+	RUN(replacement_keeps_links_and_devices);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
+	if (system(cmd) != 0)
+		return 1;
+	return unit_done();
+}
