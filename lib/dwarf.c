@@ -275,15 +275,15 @@ struct fg_dwarf *fg_dwarf_open_fd(int fd, const char *path, const char *root)
 	Elf *elf;
 	int dfd, err;
 
-	elf_version(EV_CURRENT);
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
 		return NULL;
 	/* read, not mapped: a file truncated under us must not raise SIGBUS */
-	elf = elf_begin(dfd, ELF_C_READ, NULL);
+	elf = fg_elf_begin_fd(dfd);
 	if (!elf) {
+		err = errno;
 		close(dfd);
-		errno = ENOEXEC;
+		errno = err;
 		return NULL;
 	}
 	d = dwarf_new(elf, dfd, NULL, &err);

@@ -404,9 +404,8 @@ static struct fg_elfsyms *load(Elf *elf)
 	return e;
 }
 
-struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
+struct Elf *fg_elf_begin_fd(int fd)
 {
-	struct fg_elfsyms *e;
 	struct stat st;
 	Elf *elf;
 
@@ -426,10 +425,18 @@ struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
 	 * file truncated under us gives a read error rather than SIGBUS.
 	 */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
+	if (!elf)
 		errno = ENOEXEC;
+	return elf;
+}
+
+struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
+{
+	struct fg_elfsyms *e;
+	Elf *elf = fg_elf_begin_fd(fd);
+
+	if (!elf)
 		return NULL;
-	}
 	e = load(elf);
 	int err = errno;
 	elf_end(elf);

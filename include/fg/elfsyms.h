@@ -84,6 +84,13 @@ struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size);
 
 struct Elf; /* libelf's Elf */
 /*
+ * libelf over the regular file open on `fd` (the descriptor stays the
+ * caller's, and must outlive the Elf), read with pread, never mapped: a file
+ * truncated under it gives read errors, not SIGBUS.  NULL with errno EINVAL
+ * (not a regular file), EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC.
+ */
+struct Elf *fg_elf_begin_fd(int fd);
+/*
  * libelf over a private copy of an image in memory (libelf may convert it in
  * place).  NULL with errno EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC; else
  * *copy is to be freed after elf_end().
