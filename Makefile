@@ -56,6 +56,11 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # each tool links only the libraries it uses
 LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lm $(LDLIBS)
+# and a tool's own: only fg-top draws on a terminal (ncurses) and has a second thread
+NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+$(OUT)/cmd/fg-top.o: TOOL_CFLAGS = $(NCURSES_CFLAGS)
+$(OUT)/fg-top: TOOL_LIBS = $(NCURSES_LIBS) -pthread
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)
@@ -116,11 +121,11 @@ $(OUT)/libfg.a: $(LIB_OBJS)
 
 $(OUT)/cmd/%.o: cmd/%.c $(wildcard include/fg/*.h) | $(OUT)/cmd
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(TOOL_CFLAGS) -c $< -o $@
 
 $(OUT)/%: $(OUT)/cmd/%.o $(OUT)/libfg.a
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS_ALL) -o $@
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(TOOL_LIBS) $(LDLIBS_ALL) -o $@
 
 # --- BPF: vmlinux.h from the kernel's BTF, object, skeleton ---
 

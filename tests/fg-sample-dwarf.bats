@@ -276,7 +276,7 @@ check_snapshots() {
 	fg --separate-stderr fg-sample --call-graph dwarf,1020 -o "$OUT" -- env -i "$NOFP" 0.5 "$INFO"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"(at most 1024)"* ]]
-	fg --separate-stderr fg-sample -F 299 --call-graph dwarf,1 -o "$OUT" -- env -i "$NOFP" 0.5 "$INFO"
+	fg --separate-stderr fg-sample -F 299 --call-graph dwarf,1 -o "$OUT" -- env -i "$NOFP" 1.5 "$INFO"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *" bytes each on average (at most 8), "* ]]
 	run check_snapshots 8

@@ -81,3 +81,23 @@ requires() {
 		esac
 	done
 }
+
+# the options TOOL --help names (up to a line "Keys:" or the end; USAGE: in its usage lines,
+# up to the first empty line), one a line, in order
+help_options() { # TOOL [USAGE]
+	if [ -n "${2:-}" ]; then
+		"$1" --help | sed -n '1,/^$/p'
+	else
+		"$1" --help | sed '/^Keys:/,$d'
+	fi | grep -oE '(^| |\[)--?[a-zA-Z][-a-zA-Z]*([] ,|]|$)' | sed -E 's/^[ []//; s/[] ,|]$//'
+}
+
+# the options man/TOOL.1 names with Fl, one a line, in order (SYNOPSIS: the synopsis only)
+man_options() { # TOOL [SYNOPSIS]
+	local man=$TOP/man/$1.1
+	if [ -n "${2:-}" ]; then
+		sed -n '/^\.Sh SYNOPSIS/,/^\.Sh DESCRIPTION/p' "$man"
+	else
+		cat "$man"
+	fi | grep -oE 'Fl -?[a-zA-Z][-a-zA-Z]*' | awk '{ print "-" $2 }'
+}
