@@ -21,7 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "fg/sample.h"
+#include "fg/bpf_abi.h"
 
 #define PF_KTHREAD 0x00200000
 
@@ -278,11 +278,11 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct walk w = {
-		.sp = PT_REGS_SP_CORE(regs),
-		.fp = PT_REGS_FP_CORE(regs),
-		.nk = nk,
-		.nu = 1,
-		.cpu = cpu,
+	    .sp = PT_REGS_SP_CORE(regs),
+	    .fp = PT_REGS_FP_CORE(regs),
+	    .nk = nk,
+	    .nu = 1,
+	    .cpu = cpu,
 	};
 	__u32 len;
 

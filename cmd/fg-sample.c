@@ -2,6 +2,15 @@
 /*
  * fg-sample: sample the stacks of every CPU (or of some processes) with an
  * eBPF program and write them as a record stream (fg-record(5)).
+ *
+ * main() is the run's steps in order (see there).  This file keeps what
+ * touches the BPF skeleton (opening, sizing, loading and attaching the
+ * program, reading its ring buffer and counters) and the tool's speech;
+ * the rest is in lib/: bpf_event (events into records, ring sizing),
+ * sample_opts, targets, spawn, sideband, reorder, sample_summary.  Another
+ * kind of BPF program (a tracepoint, a uprobe) is another setup and attach
+ * step: its links go through keep_link(), its perf events' failures through
+ * fail_perf_event().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,12 +18,10 @@
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,62 +30,49 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
-#include "fg/hash.h"
 #include "fg/record.h"
-#include "fg/sample.h"
+#include "fg/reorder.h"
+#include "fg/sample_opts.h"
+#include "fg/sample_summary.h"
 #include "fg/sideband.h"
+#include "fg/spawn.h"
+#include "fg/targets.h"
 #include "fg/task.h"
 #include "fg/util.h"
 #include "fg_sample.skel.h"
 
-#define MAX_CPUS 4096
+#define MAX_CPUS FG_SAMPLE_MAX_CPUS
 
 static const char usage_text[] =
-	"usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-	"                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
-	"                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
-	"  -F hz           samples a second on each CPU (default 99)\n"
-	"  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
-	"  -p pid          sample only this process (repeatable)\n"
-	"  -t tid          sample only this thread (repeatable)\n"
-	"  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
-	"  -I              sample the idle task (pid 0) too\n"
-	"  --call-graph fp | dwarf[,bytes]\n"
-	"                  fp (default): walk the user stack by frame pointers;\n"
-	"                  dwarf: also record the user registers and bytes of user stack\n"
-	"                  (default 8192, at most 65528) for unwinding by CFI later\n"
-	"  --user-only     user stacks only\n"
-	"  --kernel-only   kernel stacks only\n"
-	"  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
-	"  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
-	"                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-	"                  one second of the largest samples)\n"
-	"  -o file         write the records to file (default: standard output, not a terminal)\n"
-	"  -v              show libbpf's messages, and the counters of each CPU at the end\n"
-	"  -h              show this help;  -V  show the version\n"
-	"  command         run it, sample it and its children, stop when it exits\n";
+    "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
+    "                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+    "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
+    "  -F hz           samples a second on each CPU (default 99)\n"
+    "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
+    "  -p pid          sample only this process (repeatable)\n"
+    "  -t tid          sample only this thread (repeatable)\n"
+    "  -C cpu          sample only this CPU (repeatable, or a list: 0,2-3)\n"
+    "  -I              sample the idle task (pid 0) too\n"
+    "  --call-graph fp | dwarf[,bytes]\n"
+    "                  fp (default): walk the user stack by frame pointers;\n"
+    "                  dwarf: also record the user registers and bytes of user stack\n"
+    "                  (default 8192, at most 65528) for unwinding by CFI later\n"
+    "  --user-only     user stacks only\n"
+    "  --kernel-only   kernel stacks only\n"
+    "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
+    "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
+    "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
+    "                  one second of the largest samples)\n"
+    "  -o file         write the records to file (default: standard output, not a terminal)\n"
+    "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+    "  -h              show this help;  -V  show the version\n"
+    "  command         run it, sample it and its children, stop when it exits\n";
 
-static struct opts {
-	unsigned freq;
-	double duration;
-	uint32_t *pids, *tids;
-	size_t npids, ntids, apids, atids;
-	int cpus[MAX_CPUS];
-	int ncpus;
-	bool idle, user_only, kernel_only, verbose;
-	unsigned depth;
-	unsigned pages;
-	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
-	const char *output;
-	char **command;
-} opts = {
-	.freq = 99,
-	.depth = MAX_STACK_DEPTH,
-	.pages = 0, /* by the rate: default_pages() */
-};
+static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -131,135 +125,29 @@ static bool cpu_online(int cpu)
 	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
-static void add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what)
-{
-	uint64_t id;
-
-	if (fg_parse_u64(arg, 1, INT32_MAX, &id) < 0)
-		usage_error("invalid %s '%s'", what, arg);
-	FG_ALLOC_GROW(*v, *n + 1, *alloc);
-	(*v)[(*n)++] = (uint32_t)id;
-}
-
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAX_DEPTH, OPT_CALL_GRAPH };
-
-/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
-static void parse_call_graph(const char *arg)
-{
-	const char *size;
-	uint64_t v;
-
-	if (strcmp(arg, "fp") == 0) {
-		opts.snapshot = 0;
-		return;
-	}
-	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
-		usage_error("invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
-#ifndef __x86_64__
-	usage_error("--call-graph dwarf: stack snapshots are written on x86-64 only");
-#endif
-	opts.snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
-	if (arg[5] == '\0')
-		return;
-	size = arg + 6;
-	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
-		usage_error("invalid stack dump size '%s' (1 to %u bytes)", size,
-			    FG_USTACK_SNAPSHOT_MAX);
-	opts.snapshot = (unsigned)((v + 7) & ~7ull);
-}
-
 static void parse_options(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "idle", no_argument, NULL, 'I' },
-		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
-		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
-		{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH },
-		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	uint64_t v;
-	int c;
+	char why[512];
+	int c, err;
 
-	/* '+': options end at the command */
-	while ((c = getopt_long(argc, argv, "+C:d:F:hIm:o:p:t:Vv", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'C':
-			if (fg_cpulist_parse(optarg, opts.cpus, &opts.ncpus, MAX_CPUS) < 0)
-				usage_error("invalid CPU list '%s'", optarg);
-			break;
-		case 'd':
-			if (fg_parse_double(optarg, 0.001, 1e7, &opts.duration) < 0)
-				usage_error("invalid duration '%s'", optarg);
-			break;
-		case 'F':
-			if (fg_parse_u64(optarg, 1, 100000, &v) < 0)
-				usage_error("invalid frequency '%s'", optarg);
-			opts.freq = (unsigned)v;
-			break;
-		case 'h':
+	while ((c = getopt_long(argc, argv, FG_SAMPLE_SHORTOPTS, fg_sample_longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage_text, stdout);
 			exit(fg_close_stdout());
-		case 'I':
-			opts.idle = true;
-			break;
-		case 'm':
-			if (fg_parse_u64(optarg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
-				usage_error("invalid buffer size '%s' (pages, a power of two)", optarg);
-			opts.pages = (unsigned)v;
-			break;
-		case 'o':
-			opts.output = optarg;
-			break;
-		case 'p':
-			add_id(&opts.pids, &opts.npids, &opts.apids, optarg, "pid");
-			break;
-		case 't':
-			add_id(&opts.tids, &opts.ntids, &opts.atids, optarg, "tid");
-			break;
-		case 'V':
+		}
+		if (c == 'V') {
 			fg_print_version();
 			exit(fg_close_stdout());
-		case 'v':
-			opts.verbose = true;
-			break;
-		case OPT_USER_ONLY:
-			opts.user_only = true;
-			break;
-		case OPT_KERNEL_ONLY:
-			opts.kernel_only = true;
-			break;
-		case OPT_CALL_GRAPH:
-			parse_call_graph(optarg);
-			break;
-		case OPT_MAX_DEPTH:
-			if (fg_parse_u64(optarg, 1, MAX_STACK_DEPTH, &v) < 0)
-				usage_error("invalid stack depth '%s' (1 to %d)", optarg,
-					    MAX_STACK_DEPTH);
-			opts.depth = (unsigned)v;
-			break;
-		default:
-			usage_error(NULL);
 		}
+		err = fg_sample_opt(&opts, c, optarg, why, sizeof(why));
+		if (err == -ENOENT)
+			usage_error(NULL); /* getopt said why */
+		if (err < 0)
+			usage_error("%s", why);
 	}
-	if (opts.user_only && opts.kernel_only)
-		usage_error("--user-only and --kernel-only exclude each other");
-	if (opts.kernel_only && opts.snapshot)
-		usage_error("--call-graph dwarf and --kernel-only exclude each other");
-	if (optind < argc)
-		opts.command = argv + optind;
-	if (opts.command && (opts.npids || opts.ntids))
-		usage_error("a command and -p/-t exclude each other");
+	if (fg_sample_opts_check(&opts, argv + optind, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+	/* what the options name must be there */
 	for (size_t i = 0; i < opts.npids; i++)
 		if (kill((pid_t)opts.pids[i], 0) < 0 && errno == ESRCH)
 			usage_error("no process with pid %" PRIu32, opts.pids[i]);
@@ -270,11 +158,9 @@ static void parse_options(int argc, char **argv)
 		if (access(path, F_OK) < 0)
 			usage_error("no thread with tid %" PRIu32, opts.tids[i]);
 	}
-	if (opts.ncpus) {
-		for (int i = 0; i < opts.ncpus; i++)
-			if (!cpu_online(opts.cpus[i]))
-				usage_error("CPU %d is not online", opts.cpus[i]);
-	}
+	for (int i = 0; i < opts.ncpus; i++)
+		if (!cpu_online(opts.cpus[i]))
+			usage_error("CPU %d is not online", opts.cpus[i]);
 }
 
 /*
@@ -316,13 +202,16 @@ static void check_privileges(void)
 		return;
 	fg_diex("permission denied: run as root, or with the capabilities CAP_BPF and "
 		"CAP_PERFMON (missing: %s)",
-		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON" : !bpf ? "CAP_BPF" : "CAP_PERFMON");
+		!bpf && !perfmon ? "CAP_BPF, CAP_PERFMON"
+		: !bpf		 ? "CAP_BPF"
+				 : "CAP_PERFMON");
 }
 
 static void check_kernel(void)
 {
 	/* FG_SAMPLE_BTF: another path to check, so that the tests can see this message */
-	const char *btf = getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
+	const char *btf =
+	    getenv("FG_SAMPLE_BTF") ? getenv("FG_SAMPLE_BTF") : "/sys/kernel/btf/vmlinux";
 
 	if (access(btf, R_OK) < 0)
 		fg_diex("the kernel has no BTF ('%s' is missing): it needs CONFIG_DEBUG_INFO_BTF=y",
@@ -337,308 +226,32 @@ static void check_kernel(void)
 struct run {
 	struct fg_sample_bpf *skel;
 	struct ring_buffer *rb;
-	struct bpf_link **links;
+	struct bpf_link **links; /* every program attached, each with its perf event or -1 */
 	int *pfds;
 	int nlinks;
+	size_t alinks;
+	uint32_t ringbuf_bytes;
 	struct fg_sb *sb;
 	struct fg_rq *q;
 	struct fg_rec_writer *w;
-	struct fg_hmap *targets; /* tgids whose side-band events are kept */
-	bool filtering, follow;
+	struct fg_targets *targets; /* the processes whose side-band events are kept */
+	bool filtering;
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
 	bool *offline_warned;	     /* per sampled CPU */
-	pid_t child;
+	struct fg_spawn cmd;	     /* the command, if any */
 	int child_status;
 	bool child_done;
+	int out_fd;
 	uint64_t bad_events;
 	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
+	struct fg_rec_header header;
+	struct fg_rec_summary sum;
+	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	int werr;
+	bool epipe;
+	int status;
 };
-
-/* One sample from the BPF program, into the queue. */
-static void on_sample(struct run *r, const uint8_t *data, size_t size)
-{
-	struct fg_rec_sample s;
-	struct fg_rec_ustack u;
-	const void *ips, *regs, *stack;
-	size_t nips;
-
-	if (fg_rec_sample_from_event(data, size, &s, &ips) < 0) {
-		r->bad_events++;
-		return;
-	}
-	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
-	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
-		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
-		return;
-	}
-	/* the snapshot comes before the IPs in the event, after them in the record */
-	if (fg_rec_ustack_from_event(data, size, &u, &regs, &stack) < 0) {
-		r->bad_events++;
-		return;
-	}
-	fg_buf_reset(&r->rest);
-	fg_buf_add(&r->rest, ips, nips);
-	fg_buf_add(&r->rest, &u, sizeof(u));
-	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
-	fg_buf_add(&r->rest, stack, u.size);
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
-}
-
-/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
-static int on_ring_record(void *ctx, void *data, size_t size)
-{
-	on_sample(ctx, data, size);
-	return 0;
-}
-
-/*
- * The ring buffer's default size, pages per CPU: about 25 samples of each CPU
- * a page, 4 to 16 pages.  A ring larger than needed costs time in each sample
- * at low rates: its pages are revisited seldom, and in a shadow-paged guest
- * the first write to a page not written for a while is slow (at 99 Hz the
- * output step took about 1.7 us a sample with 16 pages a CPU, 1.0 us with 4;
- * README, Benchmarks).  The ring is drained every 100 ms, so 4 pages at
- * 100 Hz hold 1.6 KiB a sample, twice the room 16 pages give at 1000 Hz.
- */
-static unsigned default_pages(unsigned hz)
-{
-	unsigned pages = 4;
-
-	while (pages < 16 && pages * 25 < hz)
-		pages <<= 1;
-	return pages;
-}
-
-/*
- * The ring buffer's size in bytes: -m pages for each CPU sampled, rounded up
- * to a power of two as the kernel wants; 0 when too large.
- */
-static uint32_t ring_size(unsigned pages, int ncpus)
-{
-	uint64_t want = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE) * (uint64_t)ncpus;
-	uint64_t size = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	while (size < want)
-		size <<= 1;
-	return size > (1u << 30) ? 0 : (uint32_t)size;
-}
-
-/* the largest sample with a snapshot, in the ring (its 8-byte header included) */
-static uint64_t snapshot_sample_max(void)
-{
-	return 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + opts.snapshot +
-	       16 * (uint64_t)opts.depth;
-}
-
-/*
- * With --call-graph dwarf a sample is the size of its snapshot and more (8
- * KiB and more by default): the ring holds one second of the largest
- * samples of each CPU (at 99 Hz and 8192 bytes, 256 pages, 1 MiB), at least
- * the default above.  Less is not enough on a busy machine: writing the
- * output file there may stall for half a second (dirty pages written back
- * under other jobs' I/O), the ring is not read meanwhile, and with 200 ms
- * of room 11 to 67 samples were lost in such runs, none with one second
- * (README, Benchmarks).  Its pages are cold whatever its size (100 ms of
- * samples pass between two writes to a page), so a larger ring costs no
- * more a sample: 64, 256 pages a CPU measured the same.  The whole ring
- * stays within the 1 GiB ring_size() allows.
- */
-static unsigned default_pages_snapshot(unsigned hz, int ncpus)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	uint64_t want = (uint64_t)hz * snapshot_sample_max();
-	unsigned pages = default_pages(hz);
-
-	while ((uint64_t)pages * page < want && ring_size(pages * 2, ncpus))
-		pages <<= 1;
-	return pages;
-}
-
-static bool target_has(const struct run *r, uint32_t pid)
-{
-	return fg_hmap_get(r->targets, &pid, sizeof(pid)) != NULL;
-}
-
-static void target_add(struct run *r, uint32_t pid)
-{
-	fg_hmap_upsert(r->targets, &pid, sizeof(pid), NULL);
-}
-
-/*
- * Which records to write, asked in time order: samples (the BPF program
- * filtered them) and the side-band events of the targets and, for a
- * command, of the children they fork.
- */
-static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t len)
-{
-	struct run *r = ctx;
-	uint32_t pid;
-
-	if (!r->filtering || type == FG_REC_SAMPLE || type == FG_REC_LOST || len < 4)
-		return true;
-	memcpy(&pid, payload, 4); /* every side-band record starts with the pid */
-	if (type == FG_REC_FORK && r->follow && len >= sizeof(struct fg_rec_task)) {
-		struct fg_rec_task t;
-
-		memcpy(&t, payload, sizeof(t));
-		if (target_has(r, t.ppid))
-			target_add(r, t.pid);
-	}
-	return target_has(r, pid);
-}
-
-static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
-{
-	uint32_t key = which;
-	uint64_t total = 0;
-
-	if (bpf_map__lookup_elem(r->skel->maps.stats, &key, sizeof(key), percpu,
-				 sizeof(uint64_t) * (size_t)r->ncpus_possible, 0) < 0)
-		return 0;
-	for (int i = 0; i < r->ncpus_possible; i++)
-		total += percpu[i];
-	return total;
-}
-
-/* Queue a lost record for each CPU whose ring-buffer-full count grew. */
-static void check_lost(struct run *r, uint64_t now)
-{
-	uint64_t percpu[MAX_CPUS];
-
-	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
-	for (int i = 0; i < r->ncpus_possible; i++) {
-		if (percpu[i] > r->ringbuf_full_seen[i]) {
-			struct fg_rec_lost l = { now, percpu[i] - r->ringbuf_full_seen[i],
-						 (uint32_t)i, FG_LOST_RINGBUF_FULL };
-
-			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-			r->ringbuf_full_seen[i] = percpu[i];
-		}
-	}
-}
-
-static void check_offline(struct run *r, uint64_t now)
-{
-	int online[MAX_CPUS];
-	int n = fg_cpus_online(NULL, online, MAX_CPUS);
-
-	for (int i = 0; i < opts.ncpus && n > 0; i++) {
-		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
-			continue;
-		struct fg_rec_lost l = { now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE };
-
-		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
-		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-		r->offline_warned[i] = true;
-	}
-}
-
-/* true when every -p/-t target is gone */
-static bool targets_gone(void)
-{
-	if (!opts.npids && !opts.ntids)
-		return false;
-	for (size_t i = 0; i < opts.npids; i++)
-		if (fg_task_alive("/proc", opts.pids[i]))
-			return false;
-	for (size_t i = 0; i < opts.ntids; i++)
-		if (fg_task_alive("/proc", opts.tids[i]))
-			return false;
-	return true;
-}
-
-/* fork the command, stopped on a pipe until sampling runs; returns the pipe to release it */
-static int start_command(struct run *r, int *errpipe)
-{
-	int go[2], er[2];
-
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0)
-		fg_die("cannot create a pipe");
-	r->child = fork();
-	if (r->child < 0)
-		fg_die("cannot fork");
-	if (r->child == 0) {
-		char c;
-		int err;
-
-		close(go[1]);
-		close(er[0]);
-		signal(SIGPIPE, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		/* the command's standard output must not mix with the records */
-		if (!opts.output)
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-		execvp(opts.command[0], opts.command);
-		err = errno;
-		(void)!write(er[1], &err, sizeof(err));
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	*errpipe = er[0];
-	return go[1];
-}
-
-static int open_cpu_clock(int cpu)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = opts.freq;
-	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/* -v: the BPF program's counters CPU by CPU */
-static void print_per_cpu(struct run *r)
-{
-	static const char *const names[FG_STAT_MAX] = {
-		[FG_STAT_SAMPLES] = "samples",
-		[FG_STAT_RINGBUF_FULL] = "lost",
-		[FG_STAT_KSTACK_FAILED] = "kstack-failed",
-		[FG_STAT_USTACK_FAILED] = "ustack-failed",
-		[FG_STAT_USTACK_CUT] = "ustack-cut",
-		[FG_STAT_FILTERED] = "filtered",
-		[FG_STAT_USTACK_BYTES] = "ustack-bytes",
-		[FG_STAT_USTACK_NOFP] = "ustack-nofp",
-		[FG_STAT_SNAPSHOTS] = "snapshots",
-		[FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
-		[FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
-	};
-	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
-
-	for (int k = 0; k < FG_STAT_MAX; k++)
-		stat_total(r, (enum fg_stat)k, v[k]);
-	for (int c = 0; c < r->ncpus_possible; c++) {
-		char line[512];
-		int len = snprintf(line, sizeof(line), "fg-sample: CPU %d:", c);
-
-		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
-			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
-					names[k], v[k][c]);
-		fprintf(stderr, "%s\n", line);
-	}
-}
-
-static void print_summary(const struct fg_rec_summary *s, unsigned ncpus, uint64_t nofp)
-{
-	double secs = (double)(s->end_ns - s->start_ns) / 1e9;
-
-	fprintf(stderr,
-		"fg-sample: %" PRIu64 " samples in %.2f s (%.1f/s; %u Hz x %u CPUs), lost %" PRIu64
-		"; kernel stacks failed %" PRIu64 "; user stacks failed %" PRIu64
-		", cut short %" PRIu64 ", ended at a frame without frame pointer %" PRIu64
-		"; events lost %" PRIu64 "; %" PRIu64 " mappings\n",
-		s->samples, secs, secs > 0 ? (double)s->samples / secs : 0.0, opts.freq, ncpus,
-		s->lost, s->kstack_failed, s->ustack_failed, s->ustack_cut, nofp, s->sideband_lost,
-		s->mappings);
-}
 
 static void cleanup(struct run *r)
 {
@@ -657,7 +270,7 @@ static void cleanup(struct run *r)
 	r->rb = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
-	r->nlinks = 0;
+	r->nlinks = r->alinks = 0;
 }
 
 /* kernel.perf_event_paranoid, or -1000 when it cannot be read */
@@ -697,17 +310,13 @@ static noreturn void refuse_denied(struct run *r, int err, const char *call, con
 			 paranoid);
 	else if (paranoid != -1000)
 		snprintf(note, sizeof(note),
-			 " (kernel.perf_event_paranoid is %ld, which does not limit them)", paranoid);
+			 " (kernel.perf_event_paranoid is %ld, which does not limit them)",
+			 paranoid);
 	fg_diex("%s: %s: %s() is denied although fg-sample has the privileges%s: a seccomp "
 		"filter (a container's default profile) or a security module forbids it; run "
 		"fg-sample outside the container, or allow bpf and perf_event_open "
 		"(docker run --security-opt seccomp=unconfined)%s",
 		what, strerror(-err), call, note, hint);
-}
-
-static bool denied(int err)
-{
-	return err == -EPERM || err == -EACCES || err == -ENOSYS;
 }
 
 static noreturn void fail_setup(struct run *r, int err, const char *what)
@@ -719,20 +328,145 @@ static noreturn void fail_setup(struct run *r, int err, const char *what)
 	fg_diex("%s: %s", what, strerror(-err));
 }
 
-int main(int argc, char **argv)
+/*
+ * perf_event_open() failed with `err` for an event on `cpu` (`what` says
+ * which): say why in one line, and stop.  `rate`: the event samples at -F,
+ * which the kernel refuses above its limit.
+ */
+static noreturn void fail_perf_event(struct run *r, int err, int cpu, bool rate, const char *what)
 {
-	struct run r = { .child = -1, .child_status = -1 };
-	struct fg_rec_header h;
-	struct fg_rec_summary sum;
-	struct sigaction sa;
-	int out_fd = STDOUT_FILENO, go_fd = -1, err_fd = -1, err, failed_cpu = -1;
-	uint64_t start, deadline = 0, percpu_stats[MAX_CPUS];
-	uint32_t ringbuf_bytes;
-	int status = FG_EXIT_OK;
-	bool epipe = false;
+	if (err == -ENODEV && !cpu_online(cpu)) {
+		cleanup(r);
+		fg_diex("%s: the CPU is offline", what);
+	}
+	if (err == -EINVAL && rate) {
+		cleanup(r);
+		fg_diex("%s: %s: is -F %u above /proc/sys/kernel/perf_event_max_sample_rate?", what,
+			strerror(-err), opts.freq);
+	}
+	if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP) {
+		cleanup(r);
+		fg_diex("%s: %s: perf events are unavailable on this kernel or CPU", what,
+			strerror(-err));
+	}
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		refuse_denied(r, err, "perf_event_open", what);
+	fail_setup(r, err, what);
+}
 
-	fg_set_progname(argv[0]);
-	parse_options(argc, argv);
+/* Keep a program attached (and the perf event it is attached to, or -1), for cleanup(). */
+static void keep_link(struct run *r, struct bpf_link *link, int pfd)
+{
+	FG_ALLOC_GROW(r->links, (size_t)r->nlinks + 1, r->alinks);
+	r->pfds = fg_xreallocarray(r->pfds, r->alinks, sizeof(int));
+	r->links[r->nlinks] = link;
+	r->pfds[r->nlinks++] = pfd;
+}
+
+/* One sample from the BPF program, into the queue. */
+static void on_sample(struct run *r, const uint8_t *data, size_t size)
+{
+	struct fg_rec_sample s;
+	struct fg_rec_ustack u;
+	const void *ips, *regs, *stack;
+	size_t nips;
+
+	if (fg_bpf_event_sample(data, size, &s, &ips) < 0) {
+		r->bad_events++;
+		return;
+	}
+	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
+		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
+		return;
+	}
+	/* the snapshot comes before the IPs in the event, after them in the record */
+	if (fg_bpf_event_ustack(data, size, &u, &regs, &stack) < 0) {
+		r->bad_events++;
+		return;
+	}
+	fg_buf_reset(&r->rest);
+	fg_buf_add(&r->rest, ips, nips);
+	fg_buf_add(&r->rest, &u, sizeof(u));
+	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
+	fg_buf_add(&r->rest, stack, u.size);
+	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
+}
+
+/* a record from the ring buffer (the BPF program counts the samples it could not put there) */
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	on_sample(ctx, data, size);
+	return 0;
+}
+
+static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
+{
+	uint32_t key = which;
+	uint64_t total = 0;
+
+	if (bpf_map__lookup_elem(r->skel->maps.stats, &key, sizeof(key), percpu,
+				 sizeof(uint64_t) * (size_t)r->ncpus_possible, 0) < 0)
+		return 0;
+	for (int i = 0; i < r->ncpus_possible; i++)
+		total += percpu[i];
+	return total;
+}
+
+/* Queue a lost record for each CPU whose ring-buffer-full count grew. */
+static void check_lost(struct run *r, uint64_t now)
+{
+	uint64_t percpu[MAX_CPUS];
+
+	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
+	for (int i = 0; i < r->ncpus_possible; i++) {
+		if (percpu[i] > r->ringbuf_full_seen[i]) {
+			struct fg_rec_lost l = {now, percpu[i] - r->ringbuf_full_seen[i],
+						(uint32_t)i, FG_LOST_RINGBUF_FULL};
+
+			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+			r->ringbuf_full_seen[i] = percpu[i];
+		}
+	}
+}
+
+static void check_offline(struct run *r, uint64_t now)
+{
+	int online[MAX_CPUS];
+	int n = fg_cpus_online(NULL, online, MAX_CPUS);
+
+	for (int i = 0; i < opts.ncpus && n > 0; i++) {
+		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
+			continue;
+		struct fg_rec_lost l = {now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE};
+
+		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
+		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		r->offline_warned[i] = true;
+	}
+}
+
+/* true when every -p/-t target is gone */
+static bool targets_gone(void)
+{
+	if (!opts.npids && !opts.ntids)
+		return false;
+	for (size_t i = 0; i < opts.npids; i++)
+		if (fg_task_alive("/proc", opts.pids[i]))
+			return false;
+	for (size_t i = 0; i < opts.ntids; i++)
+		if (fg_task_alive("/proc", opts.tids[i]))
+			return false;
+	return true;
+}
+
+/* --- the steps of a run, in order --- */
+
+/* What a run needs before anything is opened: the CPUs, the counters, the signals. */
+static void prepare(struct run *r)
+{
+	struct sigaction sa;
+
 	if (!opts.output && isatty(STDOUT_FILENO))
 		fg_diex("refusing to write binary records to a terminal: redirect standard "
 			"output or use -o FILE");
@@ -742,13 +476,14 @@ int main(int argc, char **argv)
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
 		if (opts.ncpus <= 0)
-			fg_diex("cannot read the online CPUs from '/sys/devices/system/cpu/online'");
+			fg_diex(
+			    "cannot read the online CPUs from '/sys/devices/system/cpu/online'");
 	}
-	r.ncpus_possible = libbpf_num_possible_cpus();
-	if (r.ncpus_possible <= 0 || r.ncpus_possible > MAX_CPUS)
+	r->ncpus_possible = libbpf_num_possible_cpus();
+	if (r->ncpus_possible <= 0 || r->ncpus_possible > MAX_CPUS)
 		fg_diex("cannot count the possible CPUs");
-	r.ringbuf_full_seen = fg_xcalloc((size_t)r.ncpus_possible, sizeof(uint64_t));
-	r.offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
+	r->ringbuf_full_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -756,307 +491,388 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	libbpf_set_print(libbpf_print);
+	r->q = fg_rq_new();
+	r->filtering = opts.npids || opts.ntids || opts.command;
+	r->targets = fg_targets_new(opts.command != NULL);
+}
 
-	r.targets = fg_hmap_new(0);
-	r.q = fg_rq_new();
-	r.filtering = opts.npids || opts.ntids || opts.command;
-	r.follow = opts.command != NULL;
-	if (opts.command)
-		go_fd = start_command(&r, &err_fd);
-	for (size_t i = 0; i < opts.npids; i++)
-		target_add(&r, opts.pids[i]);
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t tgid = fg_task_tgid("/proc", opts.tids[i]);
+/* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
+static void setup_bpf(struct run *r)
+{
+	int err;
 
-		if (tgid)
-			target_add(&r, tgid);
-	}
-	if (opts.command)
-		target_add(&r, (uint32_t)r.child);
-
-	/* the BPF program */
-	r.skel = fg_sample_bpf__open();
-	if (!r.skel)
-		fail_setup(&r, -errno, "cannot open the BPF program");
-	r.skel->rodata->kernel_stacks = !opts.user_only;
-	r.skel->rodata->user_stacks = !opts.kernel_only;
-	r.skel->rodata->filter = r.filtering;
-	r.skel->rodata->follow_children = r.follow;
-	r.skel->rodata->include_idle = opts.idle;
-	r.skel->rodata->kernel_depth = opts.depth;
-	r.skel->rodata->user_depth = opts.depth;
-	r.skel->rodata->snapshot_bytes = opts.snapshot;
-	bpf_map__set_max_entries(r.skel->maps.ustack, (uint32_t)r.ncpus_possible);
+	r->skel = fg_sample_bpf__open();
+	if (!r->skel)
+		fail_setup(r, -errno, "cannot open the BPF program");
+	r->skel->rodata->kernel_stacks = !opts.user_only;
+	r->skel->rodata->user_stacks = !opts.kernel_only;
+	r->skel->rodata->filter = r->filtering;
+	r->skel->rodata->follow_children = opts.command != NULL;
+	r->skel->rodata->include_idle = opts.idle;
+	r->skel->rodata->kernel_depth = opts.depth;
+	r->skel->rodata->user_depth = opts.depth;
+	r->skel->rodata->snapshot_bytes = opts.snapshot;
+	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
 	if (!opts.pages)
-		opts.pages = opts.snapshot ? default_pages_snapshot(opts.freq, opts.ncpus)
-					   : default_pages(opts.freq);
-	ringbuf_bytes = ring_size(opts.pages, opts.ncpus);
-	if (!ringbuf_bytes)
+		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
+					       (size_t)sysconf(_SC_PAGESIZE));
+	r->ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
+	if (!r->ringbuf_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
-			    " MiB (pages x CPUs sampled), 1 GiB at most", opts.pages,
+			    " MiB (pages x CPUs sampled), 1 GiB at most",
+			    opts.pages,
 			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
-				    (uint64_t)opts.ncpus >> 20);
-	if (opts.snapshot && ringbuf_bytes && ringbuf_bytes < snapshot_sample_max())
+				    (uint64_t)opts.ncpus >>
+				20);
+	if (opts.snapshot && r->ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
 		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
 			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
-			    opts.pages, opts.snapshot, (snapshot_sample_max() + 1023) >> 10,
-			    ringbuf_bytes >> 10);
-	bpf_map__set_max_entries(r.skel->maps.events, ringbuf_bytes);
-	err = fg_sample_bpf__load(r.skel);
+			    opts.pages, opts.snapshot,
+			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
+			    r->ringbuf_bytes >> 10);
+	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	err = fg_sample_bpf__load(r->skel);
 	if (err == -EPERM || err == -ENOSYS)
-		refuse_denied(&r, err, "bpf", "cannot load the BPF program");
+		refuse_denied(r, err, "bpf", "cannot load the BPF program");
 	if (err == -EACCES || err == -EINVAL)
-		fail_setup(&r, err, "the kernel refused the BPF program (-v shows its log)");
+		fail_setup(r, err, "the kernel refused the BPF program (-v shows its log)");
 	if (err)
-		fail_setup(&r, err, "cannot load the BPF program");
-	for (size_t i = 0; i < opts.npids; i++) {
-		uint32_t v = FG_TARGET_PID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.pids[i], 4, &v, 4, BPF_ANY);
-	}
-	for (size_t i = 0; i < opts.ntids; i++) {
-		uint32_t v = FG_TARGET_TID;
-
-		bpf_map__update_elem(r.skel->maps.targets, &opts.tids[i], 4, &v, 4, BPF_ANY);
-	}
-	if (opts.command) {
-		uint32_t v = FG_TARGET_PID, pid = (uint32_t)r.child;
-
-		bpf_map__update_elem(r.skel->maps.targets, &pid, 4, &v, 4, BPF_ANY);
-	}
+		fail_setup(r, err, "cannot load the BPF program");
 	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), on_ring_record, &r, NULL);
-	if (!r.rb)
-		fail_setup(&r, -errno, "cannot map the BPF ring buffer for samples");
+	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
+	if (!r->rb)
+		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+}
 
-	/* the side-band events first, so nothing between the snapshot and the samples is missed */
-	err = fg_sb_open(&r.sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
+/*
+ * One target: the BPF program samples it (its `targets` map: `id` is a
+ * thread group id for FG_TARGET_PID, a thread id for FG_TARGET_TID), and
+ * the side-band records of its process are kept.
+ */
+static void add_target(struct run *r, uint32_t id, uint32_t kind)
+{
+	uint32_t tgid = kind == FG_TARGET_TID ? fg_task_tgid("/proc", id) : id;
+	int err = bpf_map__update_elem(r->skel->maps.targets, &id, sizeof(id), &kind, sizeof(kind),
+				       BPF_ANY);
+
+	if (err) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "cannot add %s %" PRIu32 " to the BPF program's targets",
+			 kind == FG_TARGET_TID ? "tid" : "pid", id);
+		fail_setup(r, err, what);
+	}
+	if (tgid)
+		fg_targets_add(r->targets, tgid);
+}
+
+/* The processes and threads to sample, with -p, -t or a command (forked here). */
+static void add_targets(struct run *r)
+{
+	for (size_t i = 0; i < opts.npids; i++)
+		add_target(r, opts.pids[i], FG_TARGET_PID);
+	for (size_t i = 0; i < opts.ntids; i++)
+		add_target(r, opts.tids[i], FG_TARGET_TID);
+	if (opts.command) {
+		/* held until sampling runs (start_stream()) */
+		int err = fg_spawn_held(&r->cmd, opts.command, !opts.output);
+
+		if (err)
+			fail_setup(r, err, "cannot start the command");
+		add_target(r, (uint32_t)r->cmd.pid, FG_TARGET_PID);
+	}
+}
+
+/*
+ * The side-band events on every CPU, then the mappings of the processes
+ * already running: in that order, so nothing between the two is missed.
+ */
+static void open_sideband(struct run *r)
+{
+	int failed_cpu = -1;
+	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, 128, &failed_cpu);
+
 	if (err) {
 		char what[96];
 
 		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
-		if (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP)
-			fg_diex("%s: %s: perf events are unavailable on this kernel or CPU",
-				what, strerror(-err));
-		if (denied(err))
-			refuse_denied(&r, err, "perf_event_open", what);
-		fail_setup(&r, err, what);
+		fail_perf_event(r, err, failed_cpu, false, what);
 	}
-	fg_rec_header_init(&h);
-	h.freq = opts.freq;
-	h.ncpus = (uint32_t)opts.ncpus;
-	h.flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
-		  (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
-		  (r.filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
-		  (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
-	if (r.filtering) {
-		for (size_t i = 0; i < fg_hmap_count(r.targets); i++) {
-			uint32_t pid;
-
-			memcpy(&pid, fg_hmap_at(r.targets, i)->key, 4);
-			fg_maps_snapshot_pid(r.q, "/proc", pid);
-		}
-	} else {
-		fg_maps_snapshot_all(r.q, "/proc");
+	if (!r->filtering) {
+		fg_maps_snapshot_all(r->q, "/proc");
+		return;
 	}
+	for (size_t i = 0; i < fg_targets_count(r->targets); i++)
+		fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
+}
 
-	/* sampling: a CPU-clock event on every CPU, the program attached to each */
-	r.links = fg_xcalloc((size_t)opts.ncpus, sizeof(*r.links));
-	r.pfds = fg_xcalloc((size_t)opts.ncpus, sizeof(int));
+static int open_cpu_clock(int cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.freq = 1;
+	attr.sample_freq = opts.freq;
+	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Sampling: a CPU-clock event on every CPU, the program attached to each. */
+static void attach_cpus(struct run *r)
+{
 	for (int i = 0; i < opts.ncpus; i++) {
 		int fd = open_cpu_clock(opts.cpus[i]);
+		struct bpf_link *link;
 		char what[96];
+		int err;
 
 		if (fd < 0) {
-			err = -errno;
 			snprintf(what, sizeof(what), "cannot open a CPU-clock perf event on CPU %d",
 				 opts.cpus[i]);
-			if (err == -ENODEV && !cpu_online(opts.cpus[i]))
-				fg_diex("%s: the CPU is offline", what);
-			if (err == -EINVAL)
-				fg_diex("%s: %s: is -F %u above "
-					"/proc/sys/kernel/perf_event_max_sample_rate?",
-					what, strerror(-err), opts.freq);
-			if (err == -ENOENT || err == -EOPNOTSUPP)
-				fg_diex("%s: %s: perf events are unavailable", what,
-					strerror(-err));
-			if (denied(err))
-				refuse_denied(&r, err, "perf_event_open", what);
-			fail_setup(&r, err, what);
+			fail_perf_event(r, -errno, opts.cpus[i], true, what);
 		}
-		r.pfds[i] = fd;
-		r.nlinks = i + 1;
-		r.links[i] = bpf_program__attach_perf_event(r.skel->progs.fg_sample, fd);
-		if (!r.links[i]) {
-			err = -errno;
+		link = bpf_program__attach_perf_event(r->skel->progs.fg_sample, fd);
+		err = link ? 0 : -errno;
+		keep_link(r, link, fd);
+		if (err) {
 			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
 				 opts.cpus[i]);
-			fail_setup(&r, err, what);
+			fail_setup(r, err, what);
 		}
 	}
-	if (opts.output) {
-		/* only now, so that a refusal above leaves an existing file as it was */
-		out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (out_fd < 0) {
-			err = errno;
-			cleanup(&r);
-			errno = err;
-			fg_die("cannot open '%s'", opts.output);
-		}
+}
+
+/* The output, opened only now: a refusal above leaves a file already there as it was. */
+static void open_output(struct run *r)
+{
+	int err;
+
+	r->out_fd = STDOUT_FILENO;
+	if (!opts.output)
+		return;
+	r->out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0) {
+		err = errno;
+		cleanup(r);
+		errno = err;
+		fg_die("cannot open '%s'", opts.output);
 	}
-	start = now_ns(CLOCK_MONOTONIC);
-	h.start_ns = start;
-	h.start_realtime_ns = now_ns(CLOCK_REALTIME);
+}
+
+/* The stream's header, and the command released: sampling has begun. */
+static void start_stream(struct run *r)
+{
+	struct fg_rec_header *h = &r->header;
+	int err;
+
+	fg_rec_header_init(h);
+	h->freq = opts.freq;
+	h->ncpus = (uint32_t)opts.ncpus;
+	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
+		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
+		   (r->filtering ? FG_HDR_F_FILTERED : 0) | (opts.idle ? FG_HDR_F_IDLE : 0) |
+		   (opts.snapshot ? FG_HDR_F_USTACK_SNAPSHOT : 0);
+	h->start_ns = now_ns(CLOCK_MONOTONIC);
+	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
+	r->w = fg_rec_writer_new(r->out_fd);
+	fg_rec_write_header(r->w, h);
+	if (!opts.command)
+		return;
+	err = fg_spawn_release(&r->cmd);
+	if (err) {
+		fg_warne(-err, "cannot run '%s'", opts.command[0]);
+		r->status = FG_EXIT_FAIL;
+	}
+}
+
+/* Write what is queued up to `upto`: 0, or the write error (also kept in r->werr). */
+static int flush(struct run *r, uint64_t upto)
+{
+	if (fg_rq_flush(r->q, upto, r->w, r->filtering ? fg_targets_keep : NULL, r->targets) < 0 ||
+	    fg_rec_writer_flush(r->w) < 0)
+		r->werr = fg_rec_writer_error(r->w);
+	return r->werr;
+}
+
+/* The loop: every 100 ms, side-band events and samples into time order, then out. */
+static void run_loop(struct run *r)
+{
+	uint64_t deadline = 0;
+
 	if (opts.duration > 0)
-		deadline = start + (uint64_t)llround(opts.duration * 1e9);
-	r.w = fg_rec_writer_new(out_fd);
-	fg_rec_write_header(r.w, &h);
-	if (go_fd >= 0) {
-		int cerr;
-
-		(void)!write(go_fd, "g", 1);
-		close(go_fd);
-		if (read(err_fd, &cerr, sizeof(cerr)) == sizeof(cerr)) {
-			fg_warne(cerr, "cannot run '%s'", opts.command[0]);
-			status = FG_EXIT_FAIL;
-		}
-		close(err_fd);
-	}
-
-	/* the loop: every 100 ms, side-band events and samples into time order, then out */
+		deadline = r->header.start_ns + (uint64_t)llround(opts.duration * 1e9);
 	for (;;) {
 		uint64_t cut;
 		bool last = stop_signal || child_exited;
 
 		if (!last) {
-			struct timespec ts = { 0, 100 * 1000 * 1000 };
+			struct timespec ts = {0, 100 * 1000 * 1000};
 
 			nanosleep(&ts, NULL);
 		}
-		if (opts.command && !r.child_done) {
+		if (opts.command && !r->child_done) {
 			int st;
 
-			if (waitpid(r.child, &st, WNOHANG) == r.child) {
-				r.child_done = true;
-				r.child_status = st;
+			if (waitpid(r->cmd.pid, &st, WNOHANG) == r->cmd.pid) {
+				r->child_done = true;
+				r->child_status = st;
 			}
 		}
 		cut = now_ns(CLOCK_MONOTONIC);
 		if (deadline && cut >= deadline)
 			last = true;
-		if (r.child_done || stop_signal || targets_gone())
+		if (r->child_done || stop_signal || targets_gone())
 			last = true;
-		fg_sb_drain(r.sb, r.q);
-		ring_buffer__consume(r.rb);
-		check_lost(&r, cut);
-		check_offline(&r, cut);
-		if (fg_rq_flush(r.q, last ? UINT64_MAX : cut, r.w, keep_record, &r) < 0 ||
-		    fg_rec_writer_flush(r.w) < 0) {
-			r.werr = fg_rec_writer_error(r.w);
-			break;
-		}
-		if (last)
+		fg_sb_drain(r->sb, r->q);
+		ring_buffer__consume(r->rb);
+		check_lost(r, cut);
+		check_offline(r, cut);
+		if (flush(r, last ? UINT64_MAX : cut) < 0 || last)
 			break;
 	}
-	/* detach first, then the last counters */
-	uint64_t end = now_ns(CLOCK_MONOTONIC);
+}
 
-	for (int i = 0; i < r.nlinks; i++) {
-		bpf_link__destroy(r.links[i]);
-		r.links[i] = NULL;
+/* Detach, take the last samples and events, and close the stream with its summary record. */
+static void finish(struct run *r)
+{
+	struct fg_rec_summary *sum = &r->sum;
+	uint64_t percpu[MAX_CPUS], end = now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < r->nlinks; i++) {
+		bpf_link__destroy(r->links[i]);
+		r->links[i] = NULL;
 	}
-	if (r.werr == -EPIPE) {
-		epipe = true;
-	} else if (!r.werr) {
-		ring_buffer__consume(r.rb);
-		fg_sb_drain(r.sb, r.q);
-		check_lost(&r, end);
-		fg_rq_flush(r.q, UINT64_MAX, r.w, keep_record, &r);
+	if (r->werr == -EPIPE) {
+		r->epipe = true;
+	} else if (!r->werr) {
+		ring_buffer__consume(r->rb);
+		fg_sb_drain(r->sb, r->q);
+		check_lost(r, end);
+		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
+			    r->targets);
 	}
-	memset(&sum, 0, sizeof(sum));
-	sum.start_ns = start;
-	sum.end_ns = end;
-	sum.samples = fg_rq_written(r.q, FG_REC_SAMPLE);
-	sum.mappings = fg_rq_written(r.q, FG_REC_MAPPING);
-	sum.lost = stat_total(&r, FG_STAT_RINGBUF_FULL, percpu_stats);
+	memset(sum, 0, sizeof(*sum));
+	sum->start_ns = r->header.start_ns;
+	sum->end_ns = end;
+	sum->samples = fg_rq_written(r->q, FG_REC_SAMPLE);
+	sum->mappings = fg_rq_written(r->q, FG_REC_MAPPING);
+	sum->lost = stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
 	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
-	sum.kstack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_KSTACK_FAILED);
-	sum.ustack_failed = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_FAILED);
-	sum.ustack_cut = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_CUT);
-	uint64_t nofp = fg_rq_written_with(r.q, FG_SAMPLE_F_USTACK_NOFP);
-	uint64_t snaps = stat_total(&r, FG_STAT_SNAPSHOTS, percpu_stats);
-	uint64_t snap_bytes = stat_total(&r, FG_STAT_SNAPSHOT_BYTES, percpu_stats);
-	uint64_t snap_whole = stat_total(&r, FG_STAT_SNAPSHOT_WHOLE, percpu_stats);
-	sum.filtered = stat_total(&r, FG_STAT_FILTERED, percpu_stats);
-	if (opts.verbose && !epipe)
-		print_per_cpu(&r);
-	sum.sideband_lost = fg_sb_lost(r.sb);
-	sum.command_status = r.child_done ? r.child_status : -1;
-	sum.flags = r.child_done ? FG_SUM_F_COMMAND : 0;
-	if (!epipe && !r.werr) {
-		fg_rec_write(r.w, FG_REC_SUMMARY, &sum, sizeof(sum));
-		r.werr = fg_rec_writer_flush(r.w);
-		if (r.werr == -EPIPE)
-			epipe = true;
+	sum->kstack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum->ustack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_FAILED);
+	sum->ustack_cut = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
+	r->nofp = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
+	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
+	sum->sideband_lost = fg_sb_lost(r->sb);
+	sum->command_status = r->child_done ? r->child_status : -1;
+	sum->flags = r->child_done ? FG_SUM_F_COMMAND : 0;
+	if (!r->epipe && !r->werr) {
+		fg_rec_write(r->w, FG_REC_SUMMARY, sum, sizeof(*sum));
+		r->werr = fg_rec_writer_flush(r->w);
+		if (r->werr == -EPIPE)
+			r->epipe = true;
 	}
-	fg_rec_writer_free(r.w);
-	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	fg_rec_writer_free(r->w);
+	r->w = NULL;
+}
+
+/* -v: the BPF program's counters CPU by CPU */
+static void report_per_cpu(struct run *r)
+{
+	static uint64_t v[FG_STAT_MAX][MAX_CPUS];
+
+	for (int k = 0; k < FG_STAT_MAX; k++)
+		stat_total(r, (enum fg_stat)k, v[k]);
+	for (int c = 0; c < r->ncpus_possible; c++) {
+		char line[512];
+		int len = snprintf(line, sizeof(line), "CPU %d:", c);
+
+		for (int k = 0; k < FG_STAT_MAX && len > 0 && (size_t)len < sizeof(line); k++)
+			len += snprintf(line + len, sizeof(line) - (size_t)len, " %s %" PRIu64,
+					fg_bpf_stat_name((unsigned)k), v[k][c]);
+		fg_warnx("%s", line);
+	}
+}
+
+/* What the run took, on standard error; nothing when the reader of the records went away. */
+static void report(struct run *r)
+{
+	struct fg_sample_stats st = {.sum = r->sum,
+				     .freq = opts.freq,
+				     .ncpus = (unsigned)opts.ncpus,
+				     .nofp = r->nofp,
+				     .snapshot = opts.snapshot,
+				     .ring_bytes = r->ringbuf_bytes,
+				     .pages = opts.pages,
+				     .bad_events = r->bad_events};
+	uint64_t percpu[MAX_CPUS];
 	struct bpf_prog_info info;
 	uint32_t info_len = sizeof(info);
+	struct fg_buf text = FG_BUF_INIT;
 
+	if (r->epipe)
+		return;
+	if (opts.verbose)
+		report_per_cpu(r);
+	if (r->werr) {
+		/* the disk filled: what was taken is still worth knowing */
+		fg_warne(-r->werr, "write error");
+		fg_warnx("'%s' ends there, without its summary record; what was sampled:",
+			 opts.output ? opts.output : "<stdout>");
+		r->status = FG_EXIT_FAIL;
+	}
+	st.snapshots = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
+	st.snapshot_bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
+	st.snapshot_whole = stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu);
+	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
 	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(r.skel->progs.fg_sample), &info, &info_len) < 0)
-		info.run_cnt = 0;
-	cleanup(&r);
-	if (epipe) {
-		/* the reader went away: stop quietly */
-	} else {
-		if (r.werr) {
-			/* the disk filled: what was taken is still worth knowing */
-			fg_warne(-r.werr, "write error");
-			fg_warnx("'%s' ends there, without its summary record; what was sampled:",
-				 opts.output ? opts.output : "<stdout>");
-			status = FG_EXIT_FAIL;
-		}
-		print_summary(&sum, (unsigned)opts.ncpus, nofp);
-		if (opts.snapshot)
-			fprintf(stderr,
-				"fg-sample: %" PRIu64 " user stack snapshots, %" PRIu64
-				" bytes each on average (at most %u), %" PRIu64
-				" of them whole stacks (the stack ended first)\n",
-				snaps, snaps ? snap_bytes / snaps : 0, opts.snapshot, snap_whole);
-		if (sum.lost)
-			fg_warnx("%" PRIu64 " samples lost: the ring buffer of %u KiB was full; "
-				 "raise -m above %u (pages per CPU) to keep them",
-				 sum.lost, ringbuf_bytes >> 10, opts.pages);
-		if (info.run_cnt)
-			fprintf(stderr,
-				"fg-sample: the BPF program ran %" PRIu64 " times, %" PRIu64
-				" ns each on average (kernel.bpf_stats_enabled)\n",
-				(uint64_t)info.run_cnt, (uint64_t)(info.run_time_ns / info.run_cnt));
-		if (r.bad_events)
-			fg_warnx("%" PRIu64 " malformed events from the BPF program dropped",
-				 r.bad_events);
-		if (r.child_done && status == FG_EXIT_OK) {
-			if (WIFEXITED(r.child_status))
-				fprintf(stderr, "fg-sample: command exited with status %d\n",
-					WEXITSTATUS(r.child_status));
-			else if (WIFSIGNALED(r.child_status))
-				fprintf(stderr, "fg-sample: command killed by signal %d (%s)\n",
-					WTERMSIG(r.child_status),
-					strsignal(WTERMSIG(r.child_status)));
-		}
+	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_sample), &info, &info_len)) {
+		st.prog_runs = info.run_cnt;
+		st.prog_run_ns = info.run_time_ns;
 	}
-	if (opts.output && close(out_fd) < 0 && !epipe && !r.werr) {
+	st.command_done = r->child_done && r->status == FG_EXIT_OK;
+	fg_sample_summary(&text, &st);
+	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
+		fg_warnx("%.*s", (int)(nl - line), line);
+	fg_buf_release(&text);
+}
+
+/* Everything released; the exit status. */
+static int release(struct run *r)
+{
+	cleanup(r);
+	if (opts.output && close(r->out_fd) < 0 && !r->epipe && !r->werr) {
 		fg_warn("write error on '%s'", opts.output);
-		status = FG_EXIT_FAIL;
+		r->status = FG_EXIT_FAIL;
 	}
-	fg_rq_free(r.q);
-	fg_hmap_free(r.targets);
-	free(r.ringbuf_full_seen);
-	free(r.offline_warned);
-	fg_buf_release(&r.rest);
-	free(opts.pids);
-	free(opts.tids);
-	return status;
+	fg_rq_free(r->q);
+	fg_targets_free(r->targets);
+	free(r->ringbuf_full_seen);
+	free(r->offline_warned);
+	fg_buf_release(&r->rest);
+	fg_sample_opts_release(&opts);
+	return r->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1}, .child_status = -1};
+
+	fg_set_progname(argv[0]);
+	parse_options(argc, argv);
+	/* each step stops the tool with one line saying why, releasing what was set up */
+	prepare(&r);
+	setup_bpf(&r);
+	add_targets(&r);
+	open_sideband(&r);
+	attach_cpus(&r);
+	open_output(&r);
+	start_stream(&r);
+	run_loop(&r);
+	finish(&r);
+	report(&r);
+	return release(&r);
 }

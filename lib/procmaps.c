@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fg/procmaps.h"
 #include "fg/util.h"
@@ -50,6 +51,9 @@ int fg_procmap_parse(char *line, size_t len, struct fg_procmap *m)
 	for (int i = 0; i < 4; i++)
 		if (!p[i] || !strchr(i == 0 ? "r-" : i == 1 ? "w-" : i == 2 ? "x-" : "ps", p[i]))
 			return -EINVAL;
+	m->prot = (p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
+		  (p[2] == 'x' ? PROT_EXEC : 0);
+	m->shared = p[3] == 's';
 	m->exec = p[2] == 'x';
 	p += 4;
 	if (expect(&p, end, ' ') || hex(&p, end, &m->pgoff, 16) || expect(&p, end, ' ') ||

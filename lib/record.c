@@ -24,21 +24,6 @@ _Static_assert(sizeof(struct fg_rec_task) == 24, "task layout");
 _Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
 _Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
 _Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
-_Static_assert(FG_REC_COMM_LEN == TASK_COMM_LEN, "comm length");
-/* the BPF program's snapshot header starts as the wire's */
-_Static_assert(offsetof(struct fg_event_ustack, regs) == sizeof(struct fg_rec_ustack),
-	       "snapshot header layout");
-_Static_assert(offsetof(struct fg_event_ustack, nr_regs) == offsetof(struct fg_rec_ustack, nr_regs),
-	       "snapshot header layout");
-_Static_assert(offsetof(struct fg_event_ustack, regs_mask) ==
-		   offsetof(struct fg_rec_ustack, regs_mask),
-	       "snapshot header layout");
-_Static_assert(offsetof(struct fg_event_ustack, sp) == offsetof(struct fg_rec_ustack, sp),
-	       "snapshot header layout");
-_Static_assert(offsetof(struct fg_event_ustack, size) == offsetof(struct fg_rec_ustack, size),
-	       "snapshot header layout");
-_Static_assert(FG_USTACK_NR_REGS == __builtin_popcountll(FG_USTACK_REGS_X86_64), "register count");
-
 #define HDR sizeof(struct fg_rec_hdr)
 #define HEADER_MAX 65536u
 #define USTACK_MAX_REGS 64u
@@ -741,76 +726,6 @@ int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)
 		return w->err;
 	memcpy(w->buf + w->len, h, sizeof(*h));
 	w->len += sizeof(*h);
-	return 0;
-}
-
-/* the fixed part of an event and, with a snapshot, its struct fg_event_ustack */
-static int event_parts(const void *data, size_t size, struct fg_event *e, struct fg_event_ustack *u,
-		       size_t *ips_at)
-{
-	const size_t head = offsetof(struct fg_event, ips);
-	size_t nips;
-
-	if (size < head)
-		return -EINVAL;
-	memcpy(e, data, head);
-	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH)
-		return -EINVAL;
-	nips = (size_t)e->nr_kernel + e->nr_user;
-	*ips_at = head;
-	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
-		if (size < head + sizeof(*u))
-			return -EINVAL;
-		memcpy(u, (const uint8_t *)data + head, sizeof(*u));
-		if (u->abi != FG_USTACK_ABI_X86_64 || u->nr_regs != FG_USTACK_NR_REGS ||
-		    u->regs_mask != FG_USTACK_REGS_X86_64 || u->size > FG_USTACK_SNAPSHOT_MAX ||
-		    u->size % 8)
-			return -EINVAL;
-		*ips_at = head + sizeof(*u) + u->size;
-	}
-	return size < *ips_at + 8 * nips ? -EINVAL : 0;
-}
-
-int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
-			     const void **ips)
-{
-	struct fg_event e; /* the fixed part only: perf raw data is 4-byte aligned */
-	struct fg_event_ustack u;
-	size_t at;
-
-	if (event_parts(data, size, &e, &u, &at) < 0)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	s->time_ns = e.time_ns;
-	s->cpu = e.cpu;
-	s->pid = e.pid;
-	s->tid = e.tid;
-	s->flags = e.flags;
-	s->weight = 1;
-	s->nr_kernel = e.nr_kernel;
-	s->nr_user = e.nr_user;
-	memcpy(s->comm, e.comm, sizeof(s->comm));
-	s->comm[sizeof(s->comm) - 1] = '\0';
-	*ips = (const uint8_t *)data + at;
-	return 0;
-}
-
-int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
-			     const void **regs, const void **stack)
-{
-	struct fg_event e;
-	struct fg_event_ustack eu;
-	size_t at;
-
-	if (event_parts(data, size, &e, &eu, &at) < 0)
-		return -EINVAL;
-	if (!(e.flags & FG_SAMPLE_F_USTACK_SNAPSHOT))
-		return -ENOENT;
-	memcpy(u, &eu, sizeof(*u)); /* laid out alike (the _Static_asserts above) */
-	u->pad = 0;
-	at = offsetof(struct fg_event, ips) + offsetof(struct fg_event_ustack, regs);
-	*regs = (const uint8_t *)data + at;
-	*stack = (const uint8_t *)data + at + 8 * (size_t)eu.nr_regs;
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Mappings and process events beside the samples: /proc snapshot, perf side-band, time order. */
+/* Mappings and process events beside the samples: the /proc snapshot and perf side-band. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -18,186 +18,20 @@
 #include "fg/lines.h"
 #include "fg/sideband.h"
 
-/* --- the time-ordering queue --- */
-
-struct rq_ent {
-	uint64_t time;
-	uint64_t seq;
-	size_t off; /* in the arena: struct fg_rec_hdr-less payload */
-	uint32_t len;
-	uint32_t type;
-};
-
-struct fg_rq {
-	struct rq_ent *ents;
-	size_t n, alloc;
-	struct fg_buf arena;
-	uint64_t seq;
-	uint64_t written[FG_REC_TYPE_MAX + 1];
-	uint64_t sample_flags[32]; /* samples written with each flag bit */
-};
-
-struct fg_rq *fg_rq_new(void)
-{
-	return fg_xcalloc(1, sizeof(struct fg_rq));
-}
-
-void fg_rq_free(struct fg_rq *q)
-{
-	if (!q)
-		return;
-	free(q->ents);
-	fg_buf_release(&q->arena);
-	free(q);
-}
-
-size_t fg_rq_len(const struct fg_rq *q)
-{
-	return q->n;
-}
-
-uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type)
-{
-	return type <= FG_REC_TYPE_MAX ? q->written[type] : 0;
-}
-
-uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag)
-{
-	int bit = flag ? __builtin_ctz(flag) : 0;
-
-	return flag && !(flag & (flag - 1)) ? q->sample_flags[bit] : 0;
-}
-
-/* Count the flags of a sample written (its payload starts with struct fg_rec_sample). */
-static void count_flags(struct fg_rq *q, const void *payload, size_t len)
-{
-	struct fg_rec_sample smp;
-
-	if (len < sizeof(smp))
-		return;
-	memcpy(&smp, payload, sizeof(smp));
-	for (uint32_t f = smp.flags; f; f &= f - 1)
-		q->sample_flags[__builtin_ctz(f)]++;
-}
-
-void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
-	       const void *p2, size_t l2)
-{
-	struct rq_ent *e;
-
-	FG_ALLOC_GROW(q->ents, q->n + 1, q->alloc);
-	e = &q->ents[q->n++];
-	e->time = time;
-	e->seq = q->seq++;
-	e->type = type;
-	e->off = q->arena.len;
-	e->len = (uint32_t)(l1 + l2);
-	fg_buf_add(&q->arena, p1, l1);
-	if (l2)
-		fg_buf_add(&q->arena, p2, l2);
-}
-
-static int ent_cmp(const void *a, const void *b)
-{
-	const struct rq_ent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
-		void *ctx)
-{
-	size_t i, kept = 0;
-	struct fg_buf rest = FG_BUF_INIT;
-	int err = 0;
-
-	if (!q->n)
-		return fg_rec_writer_error(w);
-	qsort(q->ents, q->n, sizeof(*q->ents), ent_cmp);
-	for (i = 0; i < q->n && q->ents[i].time <= upto; i++) {
-		struct rq_ent *e = &q->ents[i];
-
-		if (keep && !keep(ctx, e->type, q->arena.data + e->off, e->len))
-			continue;
-		err = fg_rec_write(w, e->type, q->arena.data + e->off, e->len);
-		if (err)
-			break;
-		if (e->type <= FG_REC_TYPE_MAX)
-			q->written[e->type]++;
-		if (e->type == FG_REC_SAMPLE)
-			count_flags(q, q->arena.data + e->off, e->len);
-	}
-	if (err) {
-		q->n = 0;
-		fg_buf_reset(&q->arena);
-		return err;
-	}
-	/* keep the later ones, compacting the arena */
-	for (; i < q->n; i++) {
-		struct rq_ent e = q->ents[i];
-
-		fg_buf_add(&rest, q->arena.data + e.off, e.len);
-		e.off = rest.len - e.len;
-		q->ents[kept++] = e;
-	}
-	q->n = kept;
-	fg_buf_release(&q->arena);
-	q->arena = rest;
-	return 0;
-}
-
 /* --- the /proc snapshot --- */
 
-static const char *skip_field(const char *p, const char *end)
+void fg_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m)
 {
-	while (p < end && *p != ' ')
-		p++;
-	while (p < end && *p == ' ')
-		p++;
-	return p;
-}
-
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
-		       size_t *pathlen)
-{
-	const char *end = line + len, *p;
-	char perms[5] = "", buf[128];
-	unsigned long long start, stop, off, ino;
-	unsigned maj, min;
-	int n = 0;
-
-	/* the numbers fit in the first 128 bytes; the path is taken in place */
-	size_t head = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
-
-	memcpy(buf, line, head);
-	buf[head] = '\0';
-	if (sscanf(buf, "%llx-%llx %4s %llx %x:%x %llu %n", &start, &stop, perms, &off, &maj, &min,
-		   &ino, &n) != 7 ||
-	    strlen(perms) != 4 || start >= stop)
-		return -EINVAL;
 	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = stop;
-	m->pgoff = off;
-	m->maj = maj;
-	m->min = min;
-	m->ino = ino;
-	m->prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | (perms[2] == 'x' ? 4 : 0);
-	m->mflags = perms[3] == 's' ? 1 /* MAP_SHARED */ : 2 /* MAP_PRIVATE */;
+	m->start = pm->start;
+	m->end = pm->end;
+	m->pgoff = pm->pgoff;
+	m->maj = pm->dev_major;
+	m->min = pm->dev_minor;
+	m->ino = pm->inode;
+	m->prot = pm->prot;
+	m->mflags = pm->shared ? MAP_SHARED : MAP_PRIVATE;
 	m->flags = FG_MAP_F_SNAPSHOT;
-	/* the path: after the inode and its padding, to the end of the line */
-	p = line;
-	for (int i = 0; i < 5; i++)
-		p = skip_field(p, end);
-	if (n > 0 && (size_t)n <= head)
-		p = line + n;
-	while (p < end && *p == ' ')
-		p++;
-	*path = p;
-	*pathlen = (size_t)(end - p);
-	return perms[2] == 'x';
 }
 
 /* The numbers after "Uid:" or "Gid:" in /proc/PID/status text: the second is the effective one. */
@@ -259,13 +93,15 @@ static int queue_creds(struct fg_rq *q, const char *proc, uint32_t pid, uint64_t
 
 int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 {
+	static const char anon[] = "//anon";
 	char name[64];
 	struct fg_lines l;
+	struct fg_procmap pm;
 	struct fg_rec_mapping m;
-	const char *line, *path;
-	size_t len, plen;
+	const char *line;
+	size_t len;
 	int rc, n = 0;
-	struct fg_buf pb = FG_BUF_INIT;
+	struct fg_buf copy = FG_BUF_INIT; /* the line, which the parser cuts in place */
 
 	snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
 	rc = fg_lines_open(&l, name);
@@ -273,19 +109,21 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 		return rc;
 	queue_creds(q, proc, pid, 0);
 	while ((rc = fg_lines_next(&l, &line, &len)) == 1) {
-		if (fg_maps_parse_line(line, len, &m, &path, &plen) != 1)
+		fg_buf_reset(&copy);
+		fg_buf_add(&copy, line, len);
+		/* a line the kernel would not write, or a mapping no sample can be in */
+		if (fg_procmap_parse(copy.data, len, &pm) < 0 || !pm.exec || pm.end == pm.start)
 			continue;
+		fg_maps_record(&pm, &m);
 		m.pid = pid;
 		m.tid = pid;
-		fg_buf_reset(&pb);
-		if (plen)
-			fg_buf_add(&pb, path, plen);
+		if (pm.path_len)
+			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pm.path, pm.path_len + 1);
 		else
-			fg_buf_addstr(&pb, "//anon");
-		fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pb.data, pb.len + 1);
+			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), anon, sizeof(anon));
 		n++;
 	}
-	fg_buf_release(&pb);
+	fg_buf_release(&copy);
 	fg_lines_release(&l);
 	/* a process that exited while we read it: what we read is still true */
 	return rc < 0 && rc != -ESRCH ? rc : n;

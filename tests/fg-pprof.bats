@@ -65,13 +65,6 @@ raw_totals() {
 }
 
 # pprof's way of printing a time in nanoseconds: "%.2f" and a unit, ".00" left out
-pprof_time() {
-	awk -v ns="$1" 'BEGIN { v = ns; u = "ns"
-		if (ns >= 1e9) { v = ns / 1e9; u = "s" } else if (ns >= 1e6) { v = ns / 1e6; u = "ms" }
-		else if (ns >= 1e3) { v = ns / 1e3; u = "us" }
-		s = sprintf("%.2f", v); sub(/\.00$/, "", s); print s u }'
-}
-
 @test "fg-pprof -h prints the usage; -V the version" {
 	fg fg-pprof -h
 	[ "$status" -eq 0 ]
@@ -119,8 +112,9 @@ pprof_time() {
 	[ -z "$(pprof_tag pid perf.pb.gz)" ]
 	# 499 samples a second (perf's header): each sample is 1/499 s, as perf's periods say
 	n=$(grep -c ' cpu-clock:ppp: *$' "$PP/perf-leaves.txt")
-	fg pprof -top perf.pb.gz
-	assert_output_contains "Total samples = $(pprof_time $((n * 2004008)))"
+	# in nanoseconds: pprof's default unit is that of the smallest value shown
+	fg pprof -top -unit=ns perf.pb.gz
+	assert_output_contains "Total samples = $((n * 2004008))ns"
 	[ "$(raw_totals perf.pb.gz)" = "$n $((n * 2004008))" ]
 }
 
@@ -141,8 +135,8 @@ pprof_time() {
 	pprof_tag pid sys.pb.gz >pprof.pid
 	same_shares fold.pid pprof.pid
 	n=$(grep -c ' cpu-clock: *$' "$PP/fgsym-sys.txt")
-	fg pprof -top sys.pb.gz
-	assert_output_contains "Total samples = $(pprof_time $((n * 2004008)))"
+	fg pprof -top -unit=ns sys.pb.gz
+	assert_output_contains "Total samples = $((n * 2004008))ns"
 	# the wall-clock time of the first sample, from fg-sym's reference time
 	assert_output_contains "Time: Nov 30, 2026"
 }
@@ -232,8 +226,8 @@ pprof_time() {
 	n=$(sed -n 's/^fg-sample: \([0-9]*\) samples in .*/\1/p' sample.err)
 	[ "$n" -gt 0 ]
 	[ "$(raw_totals live.pb.gz)" = "$n $((n * 10101010))" ]
-	fg pprof -top live.pb.gz
-	assert_output_contains "Total samples = $(pprof_time $((n * 10101010)))"
+	fg pprof -top -unit=ns live.pb.gz
+	assert_output_contains "Total samples = $((n * 10101010))ns"
 	assert_output_contains "leaf_a"
 }
 

@@ -296,6 +296,29 @@ count_comm() {
 	head -n 1 "$DUMP" | grep -q ' flags=0x4 '
 }
 
+# /proc/PID/maps says " (deleted)" after a file unlinked since it was mapped: the mapping is
+# recorded under the file's own name, and fg-sym reads the file through /proc/PID/map_files
+@test "fg-sample -p: a binary deleted before the run is recorded under its name, and named" {
+	requires root btf perf_event
+	local exe=$BATS_TEST_TMPDIR/split-deleted
+	cp "$WORKLOADS/split7030" "$exe"
+	"$exe" 4 &
+	local pid=$!
+	while ! grep -q "$exe" "/proc/$pid/maps" 2>/dev/null; do sleep 0.05; done
+	rm "$exe"
+	grep -q "$exe (deleted)" "/proc/$pid/maps"
+	fg --separate-stderr fg-sample -p "$pid" -d 1 -o "$OUT"
+	[ "$status" -eq 0 ]
+	fg --separate-stderr fg-sym "$OUT"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ "$status" -eq 0 ]
+	dump
+	grep -q "^mapping .* path=$exe\$" "$DUMP"
+	[ -z "$(grep '(deleted)' "$DUMP")" ]
+	[[ $output == *" hot+0x"*"($exe)"* ]]
+}
+
 @test "fg-sample -t samples one thread" {
 	requires root btf perf_event
 	$WORKLOADS/split7030 4 &

@@ -1,7 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * /proc/PID/maps lines:
+ * /proc/PID/maps lines, the one parser of them (fg-sym's live processes,
+ * fg-sample's snapshot, the tests' tools):
  *	START-END PERMS OFFSET MAJOR:MINOR INODE   PATH
+ *
+ * The kernel appends " (deleted)" to the path of a file unlinked since it
+ * was mapped; the parser takes it off and sets `deleted`, so that the path
+ * names the file as it was mapped (a copy under --symfs has that name; the
+ * file itself stays readable through /proc/PID/map_files/START-END).  A file
+ * whose own name ends in " (deleted)" reads the same: the name is then the
+ * wrong one, and the mapping's device and inode tell.
  */
 #ifndef FG_PROCMAPS_H
 #define FG_PROCMAPS_H
@@ -14,9 +22,11 @@ struct fg_procmap {
 	uint64_t start, end, pgoff;
 	uint32_t dev_major, dev_minor;
 	uint64_t inode;
-	bool exec;	   /* 'x' in the permissions */
-	bool deleted;	   /* the path ended in " (deleted)", which is not part of path */
-	const char *path;  /* points into the line; "" for an anonymous mapping */
+	uint32_t prot;	  /* PROT_READ, PROT_WRITE, PROT_EXEC from "rwx" */
+	bool shared;	  /* 's' (a MAP_SHARED mapping) rather than 'p' */
+	bool exec;	  /* 'x' in the permissions */
+	bool deleted;	  /* the path ended in " (deleted)", which is not part of path */
+	const char *path; /* points into the line; "" for an anonymous mapping */
 	size_t path_len;
 };
 

@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "fg/sample.h"
+#include "fg/sample_flags.h"
 
 /* "FGSTACK1" as the bytes of a little-endian u64; a big-endian writer's bytes read "1KCATSGF" */
 #define FG_REC_MAGIC 0x314b434154534746ULL
@@ -95,7 +95,7 @@ struct fg_rec_hdr {
  * (fg-sample --call-graph dwarf), the IPs are followed by struct
  * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
  * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
- * (include/fg/sample.h).  weight is 1 for a CPU sample; with
+ * (include/fg/sample_flags.h).  weight is 1 for a CPU sample; with
  * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
  */
 struct fg_rec_sample {
@@ -349,22 +349,6 @@ int fg_rec_writer_error(const struct fg_rec_writer *w);
 /* Bytes handed to write() so far plus those buffered. */
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w);
 
-/*
- * A sample record from one event of the BPF program (struct fg_event, or
- * with FG_SAMPLE_F_USTACK_SNAPSHOT the layout include/fg/sample.h gives;
- * `size` bytes, any alignment): fills *s and points *ips at its IPs inside
- * `data`.  0, or -EINVAL for an event that is too short or has too many IPs.
- */
-int fg_rec_sample_from_event(const void *data, size_t size, struct fg_rec_sample *s,
-			     const void **ips);
-/*
- * The snapshot of an event with FG_SAMPLE_F_USTACK_SNAPSHOT (struct
- * fg_event_ustack): fills *u and points *regs (u->nr_regs u64s) and *stack
- * (u->size bytes) inside `data`.  0, -ENOENT for an event without one, or
- * -EINVAL for a malformed event.
- */
-int fg_rec_ustack_from_event(const void *data, size_t size, struct fg_rec_ustack *u,
-			     const void **regs, const void **stack);
 /*
  * Register `reg` (FG_REG_X86_*, in the numbering of rec->ustack->abi) of a
  * sample's snapshot: 0 with *val set, or -ENOENT when the sample has no

@@ -7,10 +7,10 @@
  *    /proc/PID/maps, at the start of a run;
  *  - struct fg_sb: the kernel's mmap2/comm/task events during the run, from
  *    a dummy software perf event per CPU (as perf record does), with
- *    build-ids where the kernel supplies them;
- *  - struct fg_rq: a queue that puts samples and these events in time
- *    order before they are written, so a reader sees a process's mappings
- *    before its samples.
+ *    build-ids where the kernel supplies them.
+ *
+ * Both queue their records on a struct fg_rq (fg/reorder.h), which puts them
+ * in time order with the samples.
  */
 #ifndef FG_SIDEBAND_H
 #define FG_SIDEBAND_H
@@ -19,37 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fg/procmaps.h"
 #include "fg/record.h"
-
-/* --- the time-ordering queue --- */
-
-struct fg_rq;
-
-struct fg_rq *fg_rq_new(void);
-void fg_rq_free(struct fg_rq *q);
-/* Queue a record: `type`, then the bytes of p1 and p2 as its payload. */
-void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
-	       const void *p2, size_t l2);
-/*
- * Which records to write, asked in time order (so that a fork is seen
- * before the events of the child it creates): the record type and payload.
- */
-typedef bool (*fg_rq_keep_fn)(void *ctx, uint32_t type, const void *payload, size_t len);
-/*
- * Write the queued records with a time <= upto, oldest first (records of
- * equal time in the order queued), those `keep` accepts (NULL: all).
- * 0 or the writer's -errno.
- */
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
-		void *ctx);
-size_t fg_rq_len(const struct fg_rq *q);
-/* Records written so far by type (index: enum fg_rec_type, up to FG_REC_TYPE_MAX). */
-uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type);
-/*
- * Sample records written so far with `flag` (one FG_SAMPLE_F_* bit) set: the
- * counters of a summary that can never exceed the samples written.
- */
-uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag);
+#include "fg/reorder.h"
 
 /* --- who processes run as --- */
 
@@ -70,12 +42,11 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid);
 /* The same for every process; returns the number of mappings. */
 int fg_maps_snapshot_all(struct fg_rq *q, const char *proc);
 /*
- * Parse one line of /proc/PID/maps into *m and *path (pointing into the
- * line).  1 for an executable mapping, 0 for another, -EINVAL for a line
- * that is not a maps line.
+ * The mapping record of a /proc/PID/maps line parsed by fg_procmap_parse()
+ * (the snapshot's: FG_MAP_F_SNAPSHOT, time 0; pid and tid left 0).  Its path
+ * is the parser's, without " (deleted)".
  */
-int fg_maps_parse_line(const char *line, size_t len, struct fg_rec_mapping *m, const char **path,
-		       size_t *pathlen);
+void fg_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m);
 
 /* --- the kernel's events --- */
 

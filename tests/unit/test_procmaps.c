@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fg/procmaps.h"
 #include "unit.h"
@@ -19,29 +20,32 @@ TEST(procmaps_line)
 	CHECK(m.start == 0x5630fc5ba000 && m.end == 0x5630fc5bf000 && m.pgoff == 0x2000);
 	CHECK(m.dev_major == 0xfe && m.dev_minor == 0 && m.inode == 247134 && m.exec);
 	CHECK_STR(m.path, "/usr/bin/cat");
+	CHECK(m.prot == (PROT_READ | PROT_EXEC) && !m.shared && !m.deleted);
 	CHECK_INT(fg_procmap_parse(l2, strlen(l2), &m), 0);
 	CHECK_STR(m.path, "[vdso]");
 	CHECK_INT(fg_procmap_parse(l3, strlen(l3), &m), 0);
 	CHECK_STR(m.path, "");
 	CHECK(!m.exec);
+	CHECK_INT(m.prot, PROT_READ | PROT_WRITE);
 	CHECK_INT(fg_procmap_parse(l4, strlen(l4), &m), 0);
 	CHECK_STR(m.path, "/tmp/my file");
 	CHECK(m.deleted && m.dev_major == 0x103 && m.dev_minor == 2);
+	CHECK(m.shared && m.prot == (PROT_READ | PROT_EXEC));
 }
 
 TEST(procmaps_bad)
 {
 	const char *bad[] = {
-		"",
-		"zz-10 r-xp 0 0:0 0 x",
-		"20-10 r-xp 00000000 00:00 0 x",
-		"10-20 r-x 00000000 00:00 0 x",
-		"10-20 rzxp 00000000 00:00 0 x",
-		"10-20 r-xp 00000000 0000 0 x",
-		"10-20 r-xp 00000000 00:00 x",
-		"10-20 r-xp",
-		"11111111111111111-20 r-xp 00000000 00:00 0 x",
-		"10-20 r-xp 00000000 00:00 999999999999999999999 x",
+	    "",
+	    "zz-10 r-xp 0 0:0 0 x",
+	    "20-10 r-xp 00000000 00:00 0 x",
+	    "10-20 r-x 00000000 00:00 0 x",
+	    "10-20 rzxp 00000000 00:00 0 x",
+	    "10-20 r-xp 00000000 0000 0 x",
+	    "10-20 r-xp 00000000 00:00 x",
+	    "10-20 r-xp",
+	    "11111111111111111-20 r-xp 00000000 00:00 0 x",
+	    "10-20 r-xp 00000000 00:00 999999999999999999999 x",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -27,7 +27,7 @@ static int tmpfd(void)
 
 static struct mem slurp(int fd)
 {
-	struct mem m = { NULL, 0 };
+	struct mem m = {NULL, 0};
 	off_t end = lseek(fd, 0, SEEK_END);
 
 	m.len = (size_t)end;
@@ -37,8 +37,8 @@ static struct mem slurp(int fd)
 	return m;
 }
 
-static const uint64_t ips[] = { 0xffffffff81000010, 0xffffffff81000020, 0x401136, 0x401150,
-				0x7f0000001000 };
+static const uint64_t ips[] = {0xffffffff81000010, 0xffffffff81000020, 0x401136, 0x401150,
+			       0x7f0000001000};
 
 /* Every kind of record once; returns the stream. */
 static struct mem sample_stream(void)
@@ -46,17 +46,29 @@ static struct mem sample_stream(void)
 	int fd = tmpfd();
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_header h;
-	struct fg_rec_sample s = { .time_ns = 1000, .cpu = 1, .pid = 42, .tid = 43,
-				   .weight = 1, .nr_kernel = 2, .nr_user = 3 };
-	struct fg_rec_mapping m = { .pid = 42, .tid = 42, .start = 0x400000, .end = 0x402000,
-				    .pgoff = 0x1000, .ino = 77, .maj = 8, .min = 1, .prot = 5,
-				    .flags = FG_MAP_F_SNAPSHOT };
-	struct fg_rec_comm c = { .pid = 42, .tid = 42, .time_ns = 900, .flags = FG_COMM_F_EXEC };
-	struct fg_rec_task ex = { .pid = 42, .tid = 43, .ppid = 1, .ptid = 1, .time_ns = 2000 };
-	struct fg_rec_lost lost = { .time_ns = 1500, .count = 3, .cpu = 0,
-				    .reason = FG_LOST_RINGBUF_FULL };
-	struct fg_rec_summary sum = { .start_ns = 1, .end_ns = 3000, .samples = 1, .lost = 3,
-				      .command_status = -1 };
+	struct fg_rec_sample s = {.time_ns = 1000,
+				  .cpu = 1,
+				  .pid = 42,
+				  .tid = 43,
+				  .weight = 1,
+				  .nr_kernel = 2,
+				  .nr_user = 3};
+	struct fg_rec_mapping m = {.pid = 42,
+				   .tid = 42,
+				   .start = 0x400000,
+				   .end = 0x402000,
+				   .pgoff = 0x1000,
+				   .ino = 77,
+				   .maj = 8,
+				   .min = 1,
+				   .prot = 5,
+				   .flags = FG_MAP_F_SNAPSHOT};
+	struct fg_rec_comm c = {.pid = 42, .tid = 42, .time_ns = 900, .flags = FG_COMM_F_EXEC};
+	struct fg_rec_task ex = {.pid = 42, .tid = 43, .ppid = 1, .ptid = 1, .time_ns = 2000};
+	struct fg_rec_lost lost = {
+	    .time_ns = 1500, .count = 3, .cpu = 0, .reason = FG_LOST_RINGBUF_FULL};
+	struct fg_rec_summary sum = {
+	    .start_ns = 1, .end_ns = 3000, .samples = 1, .lost = 3, .command_status = -1};
 	static const char unknown[] = "from the future!";
 
 	fg_rec_header_init(&h);
@@ -214,7 +226,8 @@ TEST(truncated_sample_names_its_offset)
 	close(fd);
 	CHECK(at > 0);
 	CHECK_INT(read_all(m.data, at + 20, &n, msg, sizeof(msg)), -EPROTO);
-	snprintf(want, sizeof(want), "truncated sample record at byte %llu", (unsigned long long)at);
+	snprintf(want, sizeof(want), "truncated sample record at byte %llu",
+		 (unsigned long long)at);
 	CHECK_STR(msg, want);
 	CHECK_INT(n, 2);
 	free(m.data);
@@ -332,8 +345,7 @@ TEST(bad_records)
 	memset(copy + mp + 8 + sizeof(struct fg_rec_mapping), 'a',
 	       mh.size - 8 - sizeof(struct fg_rec_mapping));
 	CHECK_INT(read_all(copy, m.len, &n, msg, sizeof(msg)), -EPROTO);
-	snprintf(want, sizeof(want), "bad mapping record at byte %zu: path not NUL-terminated",
-		 mp);
+	snprintf(want, sizeof(want), "bad mapping record at byte %zu: path not NUL-terminated", mp);
 	CHECK_STR(msg, want);
 
 	RESET();
@@ -447,7 +459,7 @@ TEST(big_records_and_snapshots)
 	CHECK_STR(fg_rec_reader_error(r), "no error");
 	fg_rec_reader_free(r);
 	close(fd);
-	s = &(struct fg_rec_sample){ .nr_kernel = 5000 };
+	s = &(struct fg_rec_sample){.nr_kernel = 5000};
 	w = fg_rec_writer_new(-1);
 	CHECK_INT(fg_rec_write_sample(w, s, ips), -EINVAL);
 	free(p);
@@ -459,7 +471,7 @@ TEST(write_errors_are_reported_and_sticky)
 	int fd = open("/dev/full", O_WRONLY);
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_header h;
-	struct fg_rec_lost l = { .count = 1 };
+	struct fg_rec_lost l = {.count = 1};
 
 	CHECK(fd >= 0);
 	fg_rec_header_init(&h);
@@ -510,179 +522,6 @@ TEST(print_is_one_line_per_record)
 	free(text);
 	fg_rec_reader_free(r);
 	close(fd);
-	free(m.data);
-}
-
-TEST(sample_from_a_bpf_event)
-{
-	/* an event at a 4-byte offset, as perf raw data lies */
-	static uint8_t raw[4 + sizeof(struct fg_event)];
-	struct fg_event e = { .time_ns = 7, .cpu = 1, .pid = 2, .tid = 3, .flags = 0x20,
-			      .nr_kernel = 1, .nr_user = 2 };
-	struct fg_rec_sample s;
-	const void *eips;
-	uint64_t v[3];
-	size_t size = offsetof(struct fg_event, ips) + 3 * 8;
-
-	memcpy(e.comm, "a-very-long-command-name", 16); /* not terminated */
-	e.ips[0] = 0xffffffff81000000;
-	e.ips[1] = 0x401000;
-	e.ips[2] = 0x401100;
-	memcpy(raw + 4, &e, size);
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, size, &s, &eips), 0);
-	CHECK_INT(s.time_ns, 7);
-	CHECK_INT(s.tid, 3);
-	CHECK_INT(s.weight, 1);
-	CHECK_INT(s.flags, 0x20);
-	CHECK_STR(s.comm, "a-very-long-com");
-	memcpy(v, eips, sizeof(v));
-	CHECK(v[0] == 0xffffffff81000000 && v[2] == 0x401100);
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, size - 1, &s, &eips), -EINVAL);
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, 10, &s, &eips), -EINVAL);
-	e.nr_user = MAX_STACK_DEPTH + 1;
-	memcpy(raw + 4, &e, offsetof(struct fg_event, ips));
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, sizeof(e), &s, &eips), -EINVAL);
-}
-
-/* An event with a snapshot, as the BPF program sends it (include/fg/sample.h), at `at` in buf. */
-static size_t snapshot_event(uint8_t *buf, size_t at)
-{
-	const size_t head = offsetof(struct fg_event, ips);
-	struct fg_event e = {.time_ns = 9,
-			     .cpu = 1,
-			     .pid = 5,
-			     .tid = 6,
-			     .flags = FG_SAMPLE_F_USTACK_SNAPSHOT | FG_SAMPLE_F_USER_MODE,
-			     .nr_kernel = 1,
-			     .nr_user = 2};
-	struct fg_event_ustack u = {.abi = FG_USTACK_ABI_X86_64,
-				    .nr_regs = FG_USTACK_NR_REGS,
-				    .regs_mask = FG_USTACK_REGS_X86_64,
-				    .sp = 0x7ffd1000,
-				    .size = 24};
-	uint64_t ips3[3] = {0xffffffff81000000, 0x401000, 0x401100};
-	uint8_t stack[24];
-
-	memcpy(e.comm, "snap", 5);
-	for (int i = 0; i < FG_USTACK_NR_REGS; i++)
-		u.regs[i] = 0x1000 + (uint64_t)i;
-	for (int i = 0; i < 24; i++)
-		stack[i] = (uint8_t)(0xa0 + i);
-	memcpy(buf + at, &e, head);
-	memcpy(buf + at + head, &u, sizeof(u));
-	memcpy(buf + at + head + sizeof(u), stack, sizeof(stack));
-	memcpy(buf + at + head + sizeof(u) + sizeof(stack), ips3, sizeof(ips3));
-	return head + sizeof(u) + sizeof(stack) + sizeof(ips3);
-}
-
-TEST(snapshot_events_and_records)
-{
-	static uint8_t raw[4096];
-	const size_t head = offsetof(struct fg_event, ips);
-	size_t size = snapshot_event(raw, 4); /* perf raw data lies 4-byte aligned */
-	struct fg_rec_sample s;
-	struct fg_rec_ustack u;
-	const void *eips, *regs, *stack;
-	uint64_t v[3], r;
-
-	/* the IPs come after the snapshot in an event */
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, size, &s, &eips), 0);
-	CHECK_INT(s.flags, FG_SAMPLE_F_USTACK_SNAPSHOT | FG_SAMPLE_F_USER_MODE);
-	CHECK_INT(s.nr_user, 2);
-	memcpy(v, eips, sizeof(v));
-	CHECK(v[0] == 0xffffffff81000000 && v[1] == 0x401000 && v[2] == 0x401100);
-	CHECK_INT(fg_rec_ustack_from_event(raw + 4, size, &u, &regs, &stack), 0);
-	CHECK_INT(u.abi, FG_USTACK_ABI_X86_64);
-	CHECK_INT(u.nr_regs, 20);
-	CHECK(u.regs_mask == FG_USTACK_REGS_X86_64 && u.sp == 0x7ffd1000);
-	CHECK_INT(u.size, 24);
-	memcpy(&r, (const uint8_t *)regs + 8 * 19, 8);
-	CHECK(r == 0x1000 + 19);
-	CHECK_INT(((const uint8_t *)stack)[23], 0xa0 + 23);
-	/* short, or lying about its snapshot */
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, size - 1, &s, &eips), -EINVAL);
-	CHECK_INT(fg_rec_ustack_from_event(raw + 4, size - 1, &u, &regs, &stack), -EINVAL);
-	CHECK_INT(fg_rec_sample_from_event(raw + 4, head + 8, &s, &eips), -EINVAL);
-	static const struct {
-		size_t off;
-		uint32_t v;
-	} lies[] = {
-	    {offsetof(struct fg_event_ustack, abi), 2},
-	    {offsetof(struct fg_event_ustack, nr_regs), 21},
-	    {offsetof(struct fg_event_ustack, size), 20}, /* not a multiple of 8 */
-	    {offsetof(struct fg_event_ustack, size), 32}, /* more than the event holds */
-	    {offsetof(struct fg_event_ustack, size), FG_USTACK_SNAPSHOT_MAX + 8},
-	};
-	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
-		snapshot_event(raw, 4);
-		memcpy(raw + 4 + head + lies[i].off, &lies[i].v, 4);
-		CHECK_INT(fg_rec_sample_from_event(raw + 4, size, &s, &eips), -EINVAL);
-		CHECK_INT(fg_rec_ustack_from_event(raw + 4, size, &u, &regs, &stack), -EINVAL);
-	}
-	/* an event without one */
-	snapshot_event(raw, 4);
-	uint32_t flags = FG_SAMPLE_F_USER_MODE;
-	memcpy(raw + 4 + offsetof(struct fg_event, flags), &flags, 4);
-	CHECK_INT(fg_rec_ustack_from_event(raw + 4, size, &u, &regs, &stack), -ENOENT);
-
-	/* the record fg-sample makes of it: sample, IPs, then the snapshot; read back */
-	size = snapshot_event(raw, 0);
-	CHECK_INT(fg_rec_sample_from_event(raw, size, &s, &eips), 0);
-	CHECK_INT(fg_rec_ustack_from_event(raw, size, &u, &regs, &stack), 0);
-	uint8_t rec_buf[1024];
-	size_t len = 0;
-#define PUT(p, n) (memcpy(rec_buf + len, (p), (n)), len += (n))
-	PUT(&s, sizeof(s));
-	PUT(eips, 24);
-	PUT(&u, sizeof(u));
-	PUT(regs, 8 * (size_t)u.nr_regs);
-	PUT(stack, u.size);
-#undef PUT
-	int fd = tmpfd();
-	struct fg_rec_writer *w = fg_rec_writer_new(fd);
-	struct fg_rec_header h;
-	fg_rec_header_init(&h);
-	CHECK_INT(fg_rec_write_header(w, &h), 0);
-	CHECK_INT(fg_rec_write(w, FG_REC_SAMPLE, rec_buf, len), 0);
-	CHECK_INT(fg_rec_write_sample(w, &s, ips), 0); /* no snapshot: its flag cleared below */
-	CHECK_INT(fg_rec_writer_free(w), 0);
-	struct mem m = slurp(fd);
-	close(fd);
-	struct fg_rec rec;
-	char why[160];
-	size_t second = sizeof(h) + 8 + len;
-	uint32_t plain = 0;
-
-	memcpy(m.data + second + 8 + offsetof(struct fg_rec_sample, flags), &plain, 4);
-	CHECK_INT(fg_rec_parse(m.data + sizeof(h), m.len - sizeof(h), &rec, why, sizeof(why)), 0);
-	CHECK(rec.ustack != NULL);
-	CHECK_INT(rec.ustack->size, 24);
-	CHECK(rec.uips[1] == 0x401100);
-	CHECK(fg_rec_ustack_reg(&rec, FG_REG_X86_IP, &r) == 0 && r == 0x1000 + 8);
-	CHECK(fg_rec_ustack_reg(&rec, FG_REG_X86_SS, &r) == 0 && r == 0x1000 + 11);
-	CHECK(fg_rec_ustack_reg(&rec, FG_REG_X86_R8, &r) == 0 && r == 0x1000 + 12);
-	CHECK(fg_rec_ustack_reg(&rec, FG_REG_X86_R15, &r) == 0 && r == 0x1000 + 19);
-	CHECK_INT(fg_rec_ustack_reg(&rec, FG_REG_X86_DS, &r), -ENOENT);
-	CHECK_INT(fg_rec_ustack_reg(&rec, 64, &r), -ENOENT);
-	CHECK_INT(rec.ustack_data[0], 0xa0);
-	CHECK_INT(fg_rec_parse(m.data + second, m.len - second, &rec, why, sizeof(why)), 0);
-	CHECK(rec.ustack == NULL);
-	CHECK_INT(fg_rec_ustack_reg(&rec, FG_REG_X86_IP, &r), -ENOENT);
-
-	/* a record lying about its snapshot is refused, saying so */
-	uint8_t *u0 = m.data + sizeof(h) + 8 + sizeof(s) + 24;
-	uint32_t nr = 19;
-	memcpy(u0 + offsetof(struct fg_rec_ustack, nr_regs), &nr, 4);
-	CHECK_INT(fg_rec_parse(m.data + sizeof(h), m.len - sizeof(h), &rec, why, sizeof(why)),
-		  -EPROTO);
-	CHECK_STR(why, "stack snapshot with 19 registers for mask 0xff0fff");
-	nr = 20;
-	memcpy(u0 + offsetof(struct fg_rec_ustack, nr_regs), &nr, 4);
-	uint32_t big = 32;
-	memcpy(u0 + offsetof(struct fg_rec_ustack, size), &big, 4);
-	CHECK_INT(fg_rec_parse(m.data + sizeof(h), m.len - sizeof(h), &rec, why, sizeof(why)),
-		  -EPROTO);
-	CHECK(strstr(why, "stack snapshot needs") != NULL);
 	free(m.data);
 }
 
@@ -752,8 +591,6 @@ int main(void)
 	RUN(big_records_and_snapshots);
 	RUN(write_errors_are_reported_and_sticky);
 	RUN(print_is_one_line_per_record);
-	RUN(sample_from_a_bpf_event);
-	RUN(snapshot_events_and_records);
 	RUN(creds_record_and_cut_streams);
 	return unit_done();
 }

@@ -1,41 +1,42 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for the side-band helpers: /proc maps lines, the snapshot, time order. */
+/* Unit tests for the side-band helpers: /proc maps lines as records, the snapshot, creds. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "fg/sideband.h"
 #include "unit.h"
 
-TEST(maps_lines)
+/* A maps line, parsed by procmaps, as the snapshot records it. */
+TEST(maps_records)
 {
-	static const char exec_line[] =
+	char exec_line[] =
 	    "55d0c0a00000-55d0c0a05000 r-xp 00002000 fe:01 1234567                    "
 	    "/usr/bin/with space (deleted)";
-	static const char anon[] = "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 ";
-	static const char data[] =
-	    "55d0c0a05000-55d0c0a06000 rw-p 00007000 fe:01 1234567 /usr/bin/x";
+	char shared[] = "7f0000000000-7f0000001000 rwxs 00000000 00:00 0 ";
+	struct fg_procmap pm;
 	struct fg_rec_mapping m;
-	const char *path;
-	size_t len;
 
-	CHECK_INT(fg_maps_parse_line(exec_line, strlen(exec_line), &m, &path, &len), 1);
+	CHECK_INT(fg_procmap_parse(exec_line, strlen(exec_line), &pm), 0);
+	fg_maps_record(&pm, &m);
 	CHECK(m.start == 0x55d0c0a00000 && m.end == 0x55d0c0a05000);
 	CHECK_INT(m.pgoff, 0x2000);
 	CHECK_INT(m.maj, 0xfe);
 	CHECK_INT(m.min, 1);
 	CHECK_INT(m.ino, 1234567);
 	CHECK_INT(m.prot, 5);
-	CHECK_INT(m.mflags, 2);
+	CHECK_INT(m.mflags, 2); /* MAP_PRIVATE */
 	CHECK_INT(m.flags, FG_MAP_F_SNAPSHOT);
-	CHECK(len == strlen("/usr/bin/with space (deleted)"));
-	CHECK(memcmp(path, "/usr/bin/with space (deleted)", len) == 0);
-	CHECK_INT(fg_maps_parse_line(anon, strlen(anon), &m, &path, &len), 1);
-	CHECK_INT(len, 0);
-	CHECK_INT(fg_maps_parse_line(data, strlen(data), &m, &path, &len), 0);
-	CHECK_INT(fg_maps_parse_line("garbage", 7, &m, &path, &len), -EINVAL);
-	CHECK_INT(fg_maps_parse_line("2000-1000 r-xp 0 0:0 0", 22, &m, &path, &len), -EINVAL);
+	CHECK(m.pid == 0 && m.time_ns == 0 && m.build_id_len == 0);
+	CHECK_STR(pm.path, "/usr/bin/with space");
+	CHECK(pm.deleted);
+	CHECK_INT(fg_procmap_parse(shared, strlen(shared), &pm), 0);
+	fg_maps_record(&pm, &m);
+	CHECK_INT(m.prot, 7);
+	CHECK_INT(m.mflags, 1); /* MAP_SHARED */
 }
 
 static int tmpfd(void)
@@ -46,58 +47,6 @@ static int tmpfd(void)
 	if (fd >= 0)
 		unlink(path);
 	return fd;
-}
-
-static bool keep_odd_pids(void *ctx, uint32_t type, const void *payload, size_t len)
-{
-	uint32_t pid;
-
-	(*(int *)ctx)++;
-	if (type != FG_REC_EXIT || len < 4)
-		return true;
-	memcpy(&pid, payload, 4);
-	return pid & 1;
-}
-
-TEST(queue_orders_by_time_and_keeps_the_rest)
-{
-	struct fg_rq *q = fg_rq_new();
-	int fd = tmpfd();
-	struct fg_rec_writer *w = fg_rec_writer_new(fd);
-	struct fg_rec_header h;
-	uint64_t times[] = {50, 10, 30, 10, 70, 20};
-	int asked = 0;
-
-	fg_rec_header_init(&h);
-	fg_rec_write_header(w, &h);
-	for (uint32_t i = 0; i < 6; i++) {
-		struct fg_rec_task t = {.pid = i, .time_ns = times[i]};
-
-		fg_rq_add(q, times[i], FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	}
-	CHECK_INT(fg_rq_flush(q, 40, w, keep_odd_pids, &asked), 0);
-	CHECK_INT(asked, 4);			     /* 10, 10, 20, 30 */
-	CHECK_INT(fg_rq_len(q), 2);		     /* 50 and 70 wait */
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 3); /* pids 1, 3 and 5 */
-	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_len(q), 0);
-	CHECK_INT(fg_rec_writer_free(w), 0);
-
-	lseek(fd, 0, SEEK_SET);
-	struct fg_rec_reader *r = fg_rec_reader_new(fd, "q");
-	struct fg_rec rec;
-	uint32_t want_pid[] = {1, 3, 5, 0, 4}; /* times 10, 10 (queued later), 20, 50, 70 */
-	int n = 0;
-	while (fg_rec_next(r, &rec) > 0) {
-		CHECK(n < 5);
-		CHECK_INT(rec.task->pid, want_pid[n]);
-		n++;
-	}
-	CHECK_INT(n, 5);
-	fg_rec_reader_free(r);
-	close(fd);
-	fg_rq_free(q);
-	fg_rq_free(NULL);
 }
 
 TEST(snapshot_of_this_process)
@@ -137,6 +86,73 @@ TEST(snapshot_of_this_process)
 	fg_rq_free(q);
 }
 
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/*
+ * A snapshot from a made-up /proc: executable mappings only, a file deleted
+ * since it was mapped under its own name, an anonymous one as //anon, lines
+ * the kernel would not write skipped.
+ */
+TEST(snapshot_of_a_made_up_proc)
+{
+	char root[] = "/tmp/fg-unit-proc-XXXXXX", dir[64], maps[96], status[96];
+	struct fg_rq *q = fg_rq_new();
+	int fd = tmpfd();
+	struct fg_rec_writer *w = fg_rec_writer_new(fd);
+	struct fg_rec_header h;
+	static const char *const want[] = {"/usr/bin/prog", "/tmp/prog new", "//anon"};
+	int n;
+
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(dir, sizeof(dir), "%s/42", root);
+	snprintf(maps, sizeof(maps), "%s/maps", dir);
+	snprintf(status, sizeof(status), "%s/status", dir);
+	CHECK_INT(mkdir(dir, 0700), 0);
+	put_file(status, "Name:\tprog\nUid:\t1\t2\t2\t2\nGid:\t3\t4\t4\t4\n");
+	put_file(maps, "400000-401000 r-xp 00001000 08:01 77   /usr/bin/prog\n"
+		       "401000-402000 rw-p 00002000 08:01 77   /usr/bin/prog\n"
+		       "500000-501000 r-xp 00000000 08:01 78   /tmp/prog new (deleted)\n"
+		       "not a maps line\n"
+		       "600000-600000 r-xp 00000000 08:01 79   /empty\n"
+		       "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n");
+	n = fg_maps_snapshot_pid(q, root, 42);
+	unlink(maps);
+	unlink(status);
+	rmdir(dir);
+	rmdir(root);
+	CHECK_INT(n, 3);
+	fg_rec_header_init(&h);
+	fg_rec_write_header(w, &h);
+	CHECK_INT(fg_rq_flush(q, 0, w, NULL, NULL), 0);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	lseek(fd, 0, SEEK_SET);
+	struct fg_rec_reader *r = fg_rec_reader_new(fd, "snap");
+	struct fg_rec rec;
+	CHECK_INT(fg_rec_next(r, &rec), 1);
+	CHECK_INT(rec.type, FG_REC_CREDS);
+	CHECK(rec.creds->pid == 42 && rec.creds->uid == 2 && rec.creds->gid == 4);
+	for (int i = 0; i < 3; i++) {
+		CHECK_INT(fg_rec_next(r, &rec), 1);
+		CHECK_INT(rec.type, FG_REC_MAPPING);
+		CHECK_STR(rec.path, want[i]);
+		CHECK(rec.mapping->pid == 42 && rec.mapping->tid == 42);
+		CHECK_INT(rec.mapping->prot, 5);
+	}
+	CHECK_INT(rec.mapping->ino, 0);
+	CHECK_INT(fg_rec_next(r, &rec), 0);
+	fg_rec_reader_free(r);
+	close(fd);
+	fg_rq_free(q);
+}
+
 TEST(creds_from_status)
 {
 	struct fg_rec_creds c;
@@ -161,9 +177,9 @@ TEST(creds_from_status)
 
 int main(void)
 {
-	RUN(maps_lines);
-	RUN(queue_orders_by_time_and_keeps_the_rest);
+	RUN(maps_records);
 	RUN(snapshot_of_this_process);
+	RUN(snapshot_of_a_made_up_proc);
 	RUN(creds_from_status);
 	return unit_done();
 }

@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The contract between the BPF program (bpf/fg_sample.bpf.c) and fg-sample:
- * what one sample looks like in the BPF ring buffer, the per-CPU counters
- * and the sample flags.  Both sides include this file, so it uses only the
- * kernel's __u32/__u64 types (vmlinux.h in BPF, <linux/types.h> in user
- * space) and no libc.
+ * The BPF program's interface: the contract between bpf/fg_sample.bpf.c and
+ * fg-sample.  What one sample looks like in the BPF ring buffer (struct
+ * fg_event, with a stack snapshot struct fg_event_ustack), the per-CPU
+ * counters of its `stats` map, the values of its `targets` map, and the
+ * limits both sides size their buffers by.  Both sides include this file,
+ * so it uses only the kernel's __u32/__u64 types (vmlinux.h in BPF,
+ * <linux/types.h> in user space) and no libc.
  *
- * The sample flags are also the flags of the sample record on the wire
- * (include/fg/record.h): fg-sample copies them through unchanged.
+ * Only the sampler side reads it: bpf/, cmd/fg-sample.c and lib/bpf_event.c,
+ * which turns these events into the records of the stream.  The numbers a
+ * sample carries alike in an event and in a record (its flags, the
+ * snapshot's register numbering) are in fg/sample_flags.h.
  */
-#ifndef FG_SAMPLE_H
-#define FG_SAMPLE_H
+#ifndef FG_BPF_ABI_H
+#define FG_BPF_ABI_H
 
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+
+#include "fg/sample_flags.h"
 
 #ifndef TASK_COMM_LEN
 #define TASK_COMM_LEN 16
@@ -37,18 +43,8 @@
 #define FG_USTACK_SNAPSHOT_MAX 65528
 #define FG_USTACK_SNAPSHOT_DEFAULT 8192
 
-/* sample flags (struct fg_event.flags, and fg_rec_sample.flags on the wire) */
-#define FG_SAMPLE_F_KSTACK_FAILED (1u << 0)  /* kernel stack could not be read */
-#define FG_SAMPLE_F_USTACK_FAILED (1u << 1)  /* user stack could not be read at all */
-#define FG_SAMPLE_F_USTACK_CUT (1u << 2)     /* user chain cut short (unreadable or too deep) */
-#define FG_SAMPLE_F_KSTACK_CUT (1u << 3)     /* kernel stack filled MAX_STACK_DEPTH */
-#define FG_SAMPLE_F_KERNEL_THREAD (1u << 4)  /* no user address space */
-#define FG_SAMPLE_F_USER_MODE (1u << 5)      /* interrupted in user mode */
-#define FG_SAMPLE_F_USTACK_NOFP (1u << 6)    /* user chain ended at a frame without frame pointer */
-#define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
-#define FG_SAMPLE_F_WEIGHT_NS (1u << 9)       /* weight is nanoseconds (off-CPU, later) */
-
-/* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs. */
+/* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs.
+ */
 struct fg_event {
 	__u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 cpu;
@@ -60,44 +56,6 @@ struct fg_event {
 	char comm[TASK_COMM_LEN];
 	__u64 ips[2 * MAX_STACK_DEPTH];
 };
-
-/*
- * A snapshot's registers: x86-64's user registers in the kernel's perf_regs
- * numbering (PERF_REG_X86_*), those perf records for --call-graph dwarf: all
- * but the segment registers ds, es, fs and gs.  regs[] holds the registers
- * of regs_mask in the order of their numbers.
- */
-enum fg_reg_x86 {
-	FG_REG_X86_AX,
-	FG_REG_X86_BX,
-	FG_REG_X86_CX,
-	FG_REG_X86_DX,
-	FG_REG_X86_SI,
-	FG_REG_X86_DI,
-	FG_REG_X86_BP,
-	FG_REG_X86_SP,
-	FG_REG_X86_IP,
-	FG_REG_X86_FLAGS,
-	FG_REG_X86_CS,
-	FG_REG_X86_SS,
-	FG_REG_X86_DS,
-	FG_REG_X86_ES,
-	FG_REG_X86_FS,
-	FG_REG_X86_GS,
-	FG_REG_X86_R8,
-	FG_REG_X86_R9,
-	FG_REG_X86_R10,
-	FG_REG_X86_R11,
-	FG_REG_X86_R12,
-	FG_REG_X86_R13,
-	FG_REG_X86_R14,
-	FG_REG_X86_R15,
-	FG_REG_X86_MAX
-};
-
-#define FG_USTACK_ABI_X86_64 1u		  /* fg_event_ustack.abi: the registers above */
-#define FG_USTACK_REGS_X86_64 0xff0fffull /* every one but ds, es, fs, gs */
-#define FG_USTACK_NR_REGS 20		  /* the bits of FG_USTACK_REGS_X86_64 */
 
 /*
  * With FG_SAMPLE_F_USTACK_SNAPSHOT, an event is the fixed part of struct

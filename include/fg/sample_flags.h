@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The numbers a stack sample carries alike in the BPF program's events
+ * (fg/bpf_abi.h) and in the sample records of the stream (fg/record.h): the
+ * sample flags, which fg-sample copies through unchanged, and the numbering
+ * of a stack snapshot's registers.  Included by both the BPF program and
+ * user space, so it holds constants only: no types, no libc.
+ */
+#ifndef FG_SAMPLE_FLAGS_H
+#define FG_SAMPLE_FLAGS_H
+
+/* sample flags (struct fg_event.flags in the ring buffer, fg_rec_sample.flags on the wire) */
+#define FG_SAMPLE_F_KSTACK_FAILED (1u << 0) /* kernel stack could not be read */
+#define FG_SAMPLE_F_USTACK_FAILED (1u << 1) /* user stack could not be read at all */
+#define FG_SAMPLE_F_USTACK_CUT (1u << 2)    /* user chain cut short (unreadable or too deep) */
+#define FG_SAMPLE_F_KSTACK_CUT (1u << 3)    /* kernel stack filled MAX_STACK_DEPTH */
+#define FG_SAMPLE_F_KERNEL_THREAD (1u << 4) /* no user address space */
+#define FG_SAMPLE_F_USER_MODE (1u << 5)	    /* interrupted in user mode */
+#define FG_SAMPLE_F_USTACK_NOFP (1u << 6)   /* user chain ended at a frame without frame pointer */
+#define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
+#define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds (off-CPU, later) */
+
+/*
+ * A snapshot's registers: x86-64's user registers in the kernel's perf_regs
+ * numbering (PERF_REG_X86_*), those perf records for --call-graph dwarf: all
+ * but the segment registers ds, es, fs and gs.  regs[] holds the registers
+ * of regs_mask in the order of their numbers.
+ */
+enum fg_reg_x86 {
+	FG_REG_X86_AX,
+	FG_REG_X86_BX,
+	FG_REG_X86_CX,
+	FG_REG_X86_DX,
+	FG_REG_X86_SI,
+	FG_REG_X86_DI,
+	FG_REG_X86_BP,
+	FG_REG_X86_SP,
+	FG_REG_X86_IP,
+	FG_REG_X86_FLAGS,
+	FG_REG_X86_CS,
+	FG_REG_X86_SS,
+	FG_REG_X86_DS,
+	FG_REG_X86_ES,
+	FG_REG_X86_FS,
+	FG_REG_X86_GS,
+	FG_REG_X86_R8,
+	FG_REG_X86_R9,
+	FG_REG_X86_R10,
+	FG_REG_X86_R11,
+	FG_REG_X86_R12,
+	FG_REG_X86_R13,
+	FG_REG_X86_R14,
+	FG_REG_X86_R15,
+	FG_REG_X86_MAX
+};
+
+#define FG_USTACK_ABI_X86_64 1u		  /* fg_event_ustack.abi: the registers above */
+#define FG_USTACK_REGS_X86_64 0xff0fffull /* every one but ds, es, fs, gs */
+#define FG_USTACK_NR_REGS 20		  /* the bits of FG_USTACK_REGS_X86_64 */
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fg-sample's options: their values checked one by one as getopt_long()
+ * hands them out, then together.  The tool keeps the option table, the
+ * usage text and the checks against the running system (does pid N exist,
+ * is CPU N online); this module holds what an option means.  A refusal is
+ * -EINVAL with the reason in `why` ("invalid frequency '0'"), which the
+ * tool prints before its usage, exit status 2.
+ *
+ *	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
+ *	while ((c = getopt_long(argc, argv, FG_SAMPLE_SHORTOPTS, fg_sample_longopts, NULL)) != -1)
+ *		if (fg_sample_opt(&o, c, optarg, why, sizeof(why)) < 0) usage_error(why);
+ *	if (fg_sample_opts_check(&o, argv + optind, why, sizeof(why)) < 0) usage_error(why);
+ */
+#ifndef FG_SAMPLE_OPTS_H
+#define FG_SAMPLE_OPTS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fg/bpf_abi.h"
+
+#define FG_SAMPLE_MAX_CPUS 4096
+
+struct fg_sample_opts {
+	unsigned freq;	 /* -F */
+	double duration; /* -d; 0: until stopped */
+	uint32_t *pids;	 /* -p */
+	uint32_t *tids;	 /* -t */
+	size_t npids, ntids, apids, atids;
+	int cpus[FG_SAMPLE_MAX_CPUS]; /* -C */
+	int ncpus;
+	bool idle, user_only, kernel_only, verbose;
+	unsigned depth;	   /* --max-depth */
+	unsigned pages;	   /* -m; 0: by the rate (fg_bpf_ring_pages()) */
+	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
+	const char *output;
+	char **command; /* NULL, or the command and its arguments */
+};
+
+#define FG_SAMPLE_OPTS_INIT                                                                        \
+	{                                                                                          \
+		.freq = 99, .depth = MAX_STACK_DEPTH                                               \
+	}
+
+/* the options that have no short form */
+enum {
+	FG_SAMPLE_OPT_USER_ONLY = 256,
+	FG_SAMPLE_OPT_KERNEL_ONLY,
+	FG_SAMPLE_OPT_MAX_DEPTH,
+	FG_SAMPLE_OPT_CALL_GRAPH,
+};
+
+/* '+': the options end at the command */
+#define FG_SAMPLE_SHORTOPTS "+C:d:F:hIm:o:p:t:Vv"
+extern const struct option fg_sample_longopts[];
+
+/*
+ * Option `c` with its argument (getopt_long's optarg), into *o.  0, or
+ * -EINVAL with the reason in why; -ENOENT for a `c` this module does not
+ * take (-h, -V and getopt's '?' are the tool's).
+ */
+int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, size_t len);
+/*
+ * The options together, once all are in; `rest` (the operands, NULL-ended)
+ * is the command when not empty.  0, or -EINVAL with the reason in why.
+ */
+int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_t len);
+/* Free the pid and tid lists. */
+void fg_sample_opts_release(struct fg_sample_opts *o);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What fg-sample says at the end of a run, on standard error: the samples
+ * and what became of their stacks, the snapshots, the losses and how to
+ * avoid them, the BPF program's cost, the command's status.  Formatted here
+ * as lines (each ending in '\n', without the program's name, which the
+ * tool's diagnostics add), so that the wording is one function's.
+ */
+#ifndef FG_SAMPLE_SUMMARY_H
+#define FG_SAMPLE_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fg/buf.h"
+#include "fg/record.h"
+
+struct fg_sample_stats {
+	struct fg_rec_summary sum; /* as written at the end of the stream */
+	unsigned freq, ncpus;	   /* -F and the CPUs sampled */
+	uint64_t nofp;		   /* samples whose user chain ended without a frame pointer */
+	unsigned snapshot;	   /* --call-graph dwarf's BYTES; 0: no line for snapshots */
+	uint64_t snapshots, snapshot_bytes, snapshot_whole;
+	uint32_t ring_bytes; /* the ring buffer, and the -m that sized it */
+	unsigned pages;
+	uint64_t prog_runs, prog_run_ns; /* kernel.bpf_stats_enabled's; 0 runs: no line */
+	uint64_t bad_events;		 /* events from the BPF program dropped as malformed */
+	bool command_done;		 /* say how the command ended (sum.command_status) */
+};
+
+/* The lines for `st`, appended to b. */
+void fg_sample_summary(struct fg_buf *b, const struct fg_sample_stats *st);
+
+#endif

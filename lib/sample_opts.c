@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* fg-sample's options, checked. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg/cpulist.h"
+#include "fg/diag.h"
+#include "fg/sample_opts.h"
+#include "fg/util.h"
+
+const struct option fg_sample_longopts[] = {
+    {"freq", required_argument, NULL, 'F'},
+    {"duration", required_argument, NULL, 'd'},
+    {"pid", required_argument, NULL, 'p'},
+    {"tid", required_argument, NULL, 't'},
+    {"cpu", required_argument, NULL, 'C'},
+    {"idle", no_argument, NULL, 'I'},
+    {"user-only", no_argument, NULL, FG_SAMPLE_OPT_USER_ONLY},
+    {"kernel-only", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_ONLY},
+    {"max-depth", required_argument, NULL, FG_SAMPLE_OPT_MAX_DEPTH},
+    {"call-graph", required_argument, NULL, FG_SAMPLE_OPT_CALL_GRAPH},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static int refuse(char *why, size_t len, const char *fmt, ...) FG_PRINTF(3, 4);
+
+static int refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what,
+		  char *why, size_t len)
+{
+	uint64_t id;
+
+	if (fg_parse_u64(arg, 1, INT32_MAX, &id) < 0)
+		return refuse(why, len, "invalid %s '%s'", what, arg);
+	FG_ALLOC_GROW(*v, *n + 1, *alloc);
+	(*v)[(*n)++] = (uint32_t)id;
+	return 0;
+}
+
+/* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
+static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
+{
+	const char *size;
+	uint64_t v;
+
+	if (strcmp(arg, "fp") == 0) {
+		o->snapshot = 0;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] != '\0' && arg[5] != ','))
+		return refuse(why, len, "invalid --call-graph '%s' (fp, or dwarf[,bytes])", arg);
+#ifndef __x86_64__
+	return refuse(why, len, "--call-graph dwarf: stack snapshots are written on x86-64 only");
+#endif
+	o->snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
+	if (arg[5] == '\0')
+		return 0;
+	size = arg + 6;
+	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
+		return refuse(why, len, "invalid stack dump size '%s' (1 to %u bytes)", size,
+			      FG_USTACK_SNAPSHOT_MAX);
+	o->snapshot = (unsigned)((v + 7) & ~7ull);
+	return 0;
+}
+
+int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, size_t len)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'C':
+		if (fg_cpulist_parse(arg, o->cpus, &o->ncpus, FG_SAMPLE_MAX_CPUS) < 0)
+			return refuse(why, len, "invalid CPU list '%s'", arg);
+		return 0;
+	case 'd':
+		if (fg_parse_double(arg, 0.001, 1e7, &o->duration) < 0)
+			return refuse(why, len, "invalid duration '%s'", arg);
+		return 0;
+	case 'F':
+		if (fg_parse_u64(arg, 1, 100000, &v) < 0)
+			return refuse(why, len, "invalid frequency '%s'", arg);
+		o->freq = (unsigned)v;
+		return 0;
+	case 'I':
+		o->idle = true;
+		return 0;
+	case 'm':
+		if (fg_parse_u64(arg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
+			return refuse(why, len, "invalid buffer size '%s' (pages, a power of two)",
+				      arg);
+		o->pages = (unsigned)v;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'p':
+		return add_id(&o->pids, &o->npids, &o->apids, arg, "pid", why, len);
+	case 't':
+		return add_id(&o->tids, &o->ntids, &o->atids, arg, "tid", why, len);
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case FG_SAMPLE_OPT_USER_ONLY:
+		o->user_only = true;
+		return 0;
+	case FG_SAMPLE_OPT_KERNEL_ONLY:
+		o->kernel_only = true;
+		return 0;
+	case FG_SAMPLE_OPT_CALL_GRAPH:
+		return call_graph(o, arg, why, len);
+	case FG_SAMPLE_OPT_MAX_DEPTH:
+		if (fg_parse_u64(arg, 1, MAX_STACK_DEPTH, &v) < 0)
+			return refuse(why, len, "invalid stack depth '%s' (1 to %d)", arg,
+				      MAX_STACK_DEPTH);
+		o->depth = (unsigned)v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_t len)
+{
+	if (o->user_only && o->kernel_only)
+		return refuse(why, len, "--user-only and --kernel-only exclude each other");
+	if (o->kernel_only && o->snapshot)
+		return refuse(why, len, "--call-graph dwarf and --kernel-only exclude each other");
+	if (rest && rest[0])
+		o->command = rest;
+	if (o->command && (o->npids || o->ntids))
+		return refuse(why, len, "a command and -p/-t exclude each other");
+	return 0;
+}
+
+void fg_sample_opts_release(struct fg_sample_opts *o)
+{
+	free(o->pids);
+	free(o->tids);
+	o->pids = o->tids = NULL;
+	o->npids = o->ntids = o->apids = o->atids = 0;
+}
