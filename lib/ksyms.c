@@ -13,6 +13,7 @@
 #include "fg/hash.h"
 #include "fg/ksyms.h"
 #include "fg/safeio.h"
+#include "fg/util.h"
 
 /* How far past the last symbol of a run an address still belongs to it. */
 #define KSYM_TAIL 4096
@@ -367,20 +368,12 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 
 const struct fg_ksym *fg_ksyms_lookup(const struct fg_ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!k || !k->n)
 		return NULL;
-	hi = k->n;
 	/* the last symbol starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(k->syms, k->n, addr, addr);
 	if (lo == 0)
 		return NULL;
 	const struct fg_ksym *s = &k->syms[lo - 1];
