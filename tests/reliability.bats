@@ -2,6 +2,15 @@
 # Reliability: full disks, captures cut short, rates the kernel cannot keep,
 # and memory bounded by what matters, not by the input.  Disk-full cases run
 # on a 12 KiB tmpfs; memory bounds are checked with /usr/bin/time -f %M.
+#
+# The same cases for the other tools sit beside those tools' own tests:
+#   fg-fold.bats  "-o FILE on a full disk", "folded input is told from perf text
+#                 whatever its first line's length", "fractional counts are
+#                 folded input", "a line past the limit (64 MiB)", "folding 200
+#                 copies of a capture uses no more memory than one copy"
+#   fg-svg.bats   "a full disk leaves no partial file", "memory follows the
+#                 distinct stacks", "an SVG past what browsers open"
+#   fg-pprof.bats "a failed write exits 1 ... and leaves no file"
 bats_require_minimum_version 1.5.0
 load helpers
 
