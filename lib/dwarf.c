@@ -214,12 +214,27 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 	return a;
 }
 
+struct alt_place {
+	const void *id;
+	size_t idlen;
+	struct fg_dwarf *alt;
+};
+
+static int try_alt(const char *path, void *arg)
+{
+	struct alt_place *a = arg;
+
+	a->alt = open_alt(path, a->id, a->idlen);
+	return a->alt != NULL;
+}
+
 /*
- * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id
- * under /usr/lib/debug/.build-id/, then by its name, relative to the
- * directory of the file that names it.  Under `root`.  Last, for a debug file
- * fetched from debuginfod, beside it in the cache, where the supplementary
- * file is fetched with it (lib/debugfile.c).
+ * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id,
+ * where lib/debugfile.c looks for any debug file by build-id (under `root`,
+ * then under /), then by its name, under `root`, relative to the directory of
+ * the file that names it.  Last, for a debug file fetched from debuginfod,
+ * beside it in the cache, where the supplementary file is fetched with it
+ * (lib/debugfile.c).
  */
 static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
 {
@@ -227,19 +242,18 @@ static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwa
 	const void *id;
 	char p[PATH_MAX * 2];
 	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(dw, &name, &id);
+	struct fg_debug_want w = {.prefix = root};
+	struct alt_place a = {0};
 
 	*alt = NULL;
 	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX || !name)
 		return -ENOEXEC;
 	if (!root)
 		root = "";
-	if (idlen >= 2) {
-		char hex[2 * FG_BUILD_ID_MAX + 2];
-
-		fg_build_id_hex(id, (size_t)idlen, hex, true);
-		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%s.debug", root, hex);
-		*alt = open_alt(p, id, (size_t)idlen);
-	}
+	w.build_id = a.id = id;
+	w.build_id_len = a.idlen = (size_t)idlen;
+	fg_debugfile_each_place(&w, try_alt, &a);
+	*alt = a.alt;
 	if (!*alt && name[0] == '/') {
 		snprintf(p, sizeof(p), "%s%s", root, name);
 		*alt = open_alt(p, id, (size_t)idlen);
