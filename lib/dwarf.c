@@ -30,6 +30,23 @@ struct fg_dwarf {
 	struct cu_range *ranges; /* built when .debug_aranges does not place an address */
 	size_t nranges;
 	bool ranges_built;
+	struct memo *memo; /* MEMO_SLOTS of them, made at the first look-up */
+};
+
+/*
+ * Look-ups remembered, per file, in a table indexed by the address's hash,
+ * each slot holding the last address that fell there: a profile asks for the
+ * same addresses again and again, and one look-up walks a whole unit's DIEs
+ * (twice past an inlined instance).  At most MEMO_SLOTS * FG_DWARF_MAX_INLINE
+ * locations a file.
+ */
+#define MEMO_BITS 11
+#define MEMO_SLOTS (1u << MEMO_BITS)
+
+struct memo {
+	uint64_t addr;
+	int n;			   /* locations at addr; -1: the slot is empty */
+	struct fg_dwarf_loc *locs; /* n of them */
 };
 
 struct cu_range {
@@ -395,7 +412,8 @@ static const char *func_name(Dwarf_Die *die)
 	return name;
 }
 
-int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
+/* fg_dwarf_lookup, without the memo */
+static int lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	Dwarf_Line *line;
@@ -404,9 +422,7 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 	const char *file = NULL;
 	unsigned lineno = 0;
 
-	if (d && d->broken)
-		return -ENOEXEC;
-	if (!d || max <= 0 || (!dwarf_addrdie(d->dw, addr, &cu) && !cu_by_ranges(d, addr, &cu)))
+	if (!dwarf_addrdie(d->dw, addr, &cu) && !cu_by_ranges(d, addr, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (line) {
@@ -467,12 +483,45 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 			lineno = (unsigned)v;
 	}
 	free(scopes);
-	if (n == 0 && (file || lineno) && max > 0) {
+	if (n == 0 && (file || lineno)) {
 		locs[0].func = NULL;
 		locs[0].file = file;
 		locs[0].line = lineno;
 		n = 1;
 	}
+	return n;
+}
+
+int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
+{
+	struct fg_dwarf_loc all[FG_DWARF_MAX_INLINE];
+	struct memo *m;
+	int n;
+
+	if (d && d->broken)
+		return -ENOEXEC;
+	if (!d || max <= 0)
+		return 0;
+	if (!d->memo) {
+		d->memo = fg_xmalloc(MEMO_SLOTS * sizeof(*d->memo));
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			d->memo[i] = (struct memo){.n = -1};
+	}
+	m = &d->memo[(addr * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS)];
+	if (m->n < 0 || m->addr != addr) {
+		n = lookup(d, addr, all, FG_DWARF_MAX_INLINE);
+		free(m->locs);
+		m->locs = NULL;
+		if (n > 0) {
+			m->locs = fg_xmalloc((size_t)n * sizeof(*all));
+			memcpy(m->locs, all, (size_t)n * sizeof(*all));
+		}
+		m->addr = addr;
+		m->n = n;
+	}
+	n = m->n < max ? m->n : max;
+	if (n > 0)
+		memcpy(locs, m->locs, (size_t)n * sizeof(*locs));
 	return n;
 }
 
@@ -485,6 +534,9 @@ void fg_dwarf_free(struct fg_dwarf *d)
 	/* set with dwarf_setalt: the main file's dwarf_end leaves it alone */
 	fg_dwarf_free(d->alt);
 	free(d->ranges);
+	for (size_t i = 0; d->memo && i < MEMO_SLOTS; i++)
+		free(d->memo[i].locs);
+	free(d->memo);
 	if (d->elf)
 		elf_end(d->elf);
 	free(d->image);

@@ -51,7 +51,8 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size);
  * each with the source position inside it.  Returns how many (0 when DWARF
  * says nothing about addr), or -ENOEXEC once a look-up in the file has failed
  * on corrupt DWARF (it is not asked again).  Strings live as long as the
- * fg_dwarf.
+ * fg_dwarf.  The answers for recent addresses are kept (a bounded table per
+ * file): asking again for an address costs a copy, not a walk of its unit.
  */
 int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max);
 void fg_dwarf_free(struct fg_dwarf *d);
