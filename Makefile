@@ -140,7 +140,7 @@ $(OUT)/vmlinux.h:
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/fg/*.h)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iinclude -Ibpf \
+	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iinclude -Ibpf \
 		$(CLANG_BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o

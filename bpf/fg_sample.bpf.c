@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * fg-sample's BPF program: on every tick of a CPU-clock perf event, send the
- * interrupted task's kernel stack and user stack through a BPF ring buffer.
+ * fg-sample's BPF programs: on every tick of a CPU-clock perf event, or on
+ * each event it is asked to sample (-e: another perf software event, a
+ * tracepoint, a uprobe), send the task's kernel stack and user stack through
+ * a BPF ring buffer.  The three programs (perf_event, tracepoint, uprobe)
+ * differ only in how they are entered: they take a sample alike, and the
+ * number of the event, their attach cookie, goes into the sample's flags.
  *
  * The user stack is walked by frame pointers inside a copy of the stack's
  * top: one bpf_probe_read_user() from the stack pointer to the end of its
@@ -37,6 +41,9 @@ const volatile bool include_idle = false;
 const volatile __u32 kernel_depth = MAX_STACK_DEPTH;
 const volatile __u32 user_depth = MAX_STACK_DEPTH;
 const volatile __u32 snapshot_bytes = 0; /* --call-graph dwarf,BYTES: a multiple of 8; 0 for fp */
+/* tracepoints and uprobes: a sample every `count_period` events (-c; perf counts the others) */
+const volatile __u64 count_period = 1;
+const volatile bool cpu_filter = false; /* tracepoints and uprobes: only the CPUs in `cpus` (-C) */
 
 /*
  * Samples go out through one BPF ring buffer shared by the CPUs, copied from
@@ -67,6 +74,22 @@ struct {
 	__type(value, __u32);
 } targets SEC(".maps");
 
+/* per CPU, per event (its number): the events since its last sample, with -c N */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1); /* fg-sample sets it: the number of events */
+	__type(key, __u32);
+	__type(value, __u64);
+} evcount SEC(".maps");
+
+/* -C for the programs that run on every CPU (tracepoints, uprobes): CPU -> 1 when sampled */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* fg-sample sets it: the possible CPUs */
+	__type(key, __u32);
+	__type(value, __u32);
+} cpus SEC(".maps");
+
 /* the copy of the user stack: a snapshot's size, rounded up to a page, and one page of slack */
 #define COPY_CAP (((FG_USTACK_SNAPSHOT_MAX + PAGE - 1) & ~(PAGE - 1)) + PAGE)
 _Static_assert(COPY_CAP >= FG_USTACK_COPY_MAX + PAGE, "the fp walk's copy");
@@ -78,10 +101,17 @@ _Static_assert(COPY_CAP >= FG_USTACK_SNAPSHOT_MAX + 8 * 2 * MAX_STACK_DEPTH, "th
  * IPs); one with a snapshot from `head`, a copy of ev's fixed part, followed
  * by the registers, the stack bytes and, moved there at the end, the IPs.
  * Too large for a per-CPU array (32 KiB at most): an array indexed by CPU,
- * fg-sample sets its size to the possible CPUs.  A program attached to a
- * perf event never runs twice at once on one CPU.
+ * fg-sample sets its size to the possible CPUs.
+ *
+ * Programs may run within one another on a CPU: a clock tick's program
+ * while a uprobe's runs (the kernel keeps perf_event and tracepoint programs
+ * apart, not uprobes), or a uprobe's program preempted by another task's.
+ * `busy` guards the slot: taken with an atomic add, a program that finds it
+ * taken leaves the event out and counts it (FG_STAT_BUSY).
  */
 struct ustack_copy {
+	__u32 busy;
+	__u32 pad;
 	struct fg_event ev;
 	/*
 	 * Bytes of the copy, from sp, and whether a page could not be read (the
@@ -273,7 +303,7 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
  * the `nk` kernel IPs of c->ev; returns how many.
  */
 static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk,
-				       __u32 cpu)
+				       __u32 cpu, bool entry)
 {
 	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -305,6 +335,16 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 	}
 	c->copied = len;
 	c->ended = 0;
+	/*
+	 * On a function's first instruction (a uprobe on its entry) the return
+	 * address into the caller is at the stack pointer, and the frame
+	 * pointer is still the caller's: without this the caller would be
+	 * missing from the stack (perf's walk misses it too).
+	 */
+	if (entry && user_depth > 1 && nk + 1 < 2 * MAX_STACK_DEPTH) {
+		c->ev.ips[(nk + 1) & 255] = *(__u64 *)c->data;
+		w.nu = 2;
+	}
 	if (snapshot_bytes) {
 		__u32 size;
 
@@ -347,11 +387,18 @@ static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
 	return bpf_ringbuf_output(&events, c->head, len, BPF_RB_NO_WAKEUP);
 }
 
-SEC("perf_event")
-int fg_sample(struct bpf_perf_event_data *ctx)
+/*
+ * Take one sample of the current task for event `cookie` (its number, and
+ * FG_COOKIE_ENTRY for a uprobe on a function's entry).  `user_mode`: the
+ * task is in user mode (no kernel stack).  `each`: the program runs on every
+ * event on every CPU (tracepoints, uprobes), so -c and -C are applied here;
+ * perf applies them to its own events.
+ */
+static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, bool each)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
+	__u32 event = cookie & FG_COOKIE_EVENT_MASK;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ustack_copy *c;
 	struct fg_event *e;
@@ -359,26 +406,44 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	__u64 size;
 	long err;
 
+	if (each && cpu_filter) {
+		__u32 *on = bpf_map_lookup_elem(&cpus, &cpu);
+
+		if (!on || !*on) {
+			count(FG_STAT_FILTERED, 1);
+			return 0;
+		}
+	}
 	if (tid == 0 ? !include_idle : filter && !is_target(task, pid, tid)) {
 		count(FG_STAT_FILTERED, 1);
 		return 0;
 	}
+	if (each && count_period > 1) {
+		__u64 *n = bpf_map_lookup_elem(&evcount, &event);
+
+		if (n && ++*n < count_period)
+			return 0;
+		if (n)
+			*n = 0;
+	}
 	c = bpf_map_lookup_elem(&ustack, &cpu);
 	if (!c)
 		return 0;
+	if (__sync_fetch_and_add(&c->busy, 1) != 0) {
+		__sync_fetch_and_add(&c->busy, -1);
+		count(FG_STAT_BUSY, 1);
+		return 0;
+	}
 	e = &c->ev;
 	e->time_ns = bpf_ktime_get_ns();
 	e->cpu = cpu;
 	e->pid = pid;
 	e->tid = tid;
-	e->flags = 0;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
-#ifdef __TARGET_ARCH_x86
-	/* the context is read in whole words: cs shares its word with FRED's bits */
-	if ((*(__u64 *)((void *)&ctx->regs + offsetof(struct pt_regs, cs)) & 3) == 3)
+	e->flags = event << FG_SAMPLE_EVENT_SHIFT;
+	if (user_mode)
 		e->flags |= FG_SAMPLE_F_USER_MODE;
-#endif
-	if (kernel_stacks && !(e->flags & FG_SAMPLE_F_USER_MODE)) {
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (kernel_stacks && !user_mode) {
 		long n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64), 0);
 
 		if (n < 0) {
@@ -393,7 +458,7 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD || !BPF_CORE_READ(task, mm))
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(task, c, nk, cpu);
+		nu = walk_user(task, c, nk, cpu, cookie & FG_COOKIE_ENTRY);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
@@ -411,12 +476,40 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 			size = sizeof(*e);
 		err = bpf_ringbuf_output(&events, e, size, BPF_RB_NO_WAKEUP);
 	}
+	__sync_fetch_and_add(&c->busy, -1);
 	if (err < 0) {
 		count(FG_STAT_RINGBUF_FULL, 1);
 		return 0;
 	}
 	count(FG_STAT_SAMPLES, 1);
 	return 0;
+}
+
+/* a perf event: a clock's tick (cpu-clock, the default) or another software event */
+SEC("perf_event")
+int fg_sample(struct bpf_perf_event_data *ctx)
+{
+	bool user_mode = false;
+
+#ifdef __TARGET_ARCH_x86
+	/* the context is read in whole words: cs shares its word with FRED's bits */
+	user_mode = (*(__u64 *)((void *)&ctx->regs + offsetof(struct pt_regs, cs)) & 3) == 3;
+#endif
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), user_mode, false);
+}
+
+/* a tracepoint (tracepoint:CATEGORY:NAME): always in the kernel */
+SEC("tracepoint")
+int fg_tracepoint(void *ctx)
+{
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), false, true);
+}
+
+/* a uprobe or uretprobe: in user mode, at the probed instruction or return */
+SEC("uprobe")
+int fg_uprobe(struct pt_regs *ctx)
+{
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), true, true);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

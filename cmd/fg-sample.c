@@ -7,15 +7,16 @@
  * touches the BPF skeleton (opening, sizing, loading and attaching the
  * program, reading its ring buffer and counters) and the tool's speech;
  * the rest is in lib/: bpf_event (events into records, ring sizing),
- * sample_opts, targets, spawn, sideband, reorder, sample_summary.  Another
- * kind of BPF program (a tracepoint, a uprobe) is another setup and attach
- * step: its links go through keep_link(), its perf events' failures through
- * fail_perf_event().
+ * sample_opts, targets, spawn, sideband, reorder, sample_summary, events
+ * (-e: parsed, looked up in tracefs and ELF files, named).  Each event of
+ * -e is attached in attach_events(): a perf software event on each CPU, a
+ * tracepoint, a uprobe; the programs' links go through keep_link().
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
@@ -34,6 +35,7 @@
 #include "fg/buf.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
+#include "fg/events.h"
 #include "fg/record.h"
 #include "fg/reorder.h"
 #include "fg/sample_opts.h"
@@ -48,10 +50,15 @@
 #define MAX_CPUS FG_SAMPLE_MAX_CPUS
 
 static const char usage_text[] =
-    "usage: fg-sample [-IhVv] [-F hz] [-d seconds] [-p pid]... [-t tid]... [-C cpu]...\n"
-    "                 [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
+    "usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
+    "                 [-C cpu]... [--call-graph fp | dwarf[,bytes]] [--user-only | --kernel-only]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
-    "  -F hz           samples a second on each CPU (default 99)\n"
+    "       fg-sample --list-events [pattern]\n"
+    "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
+    "                  event (page-faults, context-switches, ...), tracepoint:CATEGORY:NAME,\n"
+    "                  uprobe:PATH:FUNCTION[+OFFSET] or uretprobe:PATH:FUNCTION\n"
+    "  -F hz           samples a second on each CPU of cpu-clock and task-clock (default 99)\n"
+    "  -c n            a sample every n events of the other events (default 1: each)\n"
     "  -d seconds      stop after this long (default: until Ctrl-C, or the targets end)\n"
     "  -p pid          sample only this process (repeatable)\n"
     "  -t tid          sample only this thread (repeatable)\n"
@@ -65,14 +72,20 @@ static const char usage_text[] =
     "  --kernel-only   kernel stacks only\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
-    "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; with dwarf,\n"
-    "                  one second of the largest samples)\n"
+    "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
+    "                  counted events (-c); with dwarf, one second of the largest samples)\n"
     "  -o file         write the records to file (default: standard output, not a terminal)\n"
     "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+    "  --list-events [pattern]\n"
+    "                  list the events this system offers, or those matching a glob\n"
+    "                  (tracepoint:sched:*, uprobe:/usr/bin/bash:read*), and exit\n"
     "  -h              show this help;  -V  show the version\n"
     "  command         run it, sample it and its children, stop when it exits\n";
 
 static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
+
+/* the events of the run (-e), looked up; their numbers are their places here */
+static struct fg_evlist evlist;
 
 static volatile sig_atomic_t stop_signal, child_exited;
 
@@ -125,6 +138,8 @@ static bool cpu_online(int cpu)
 	return n < 0 || fg_cpulist_has(cpus, n, cpu); /* unknown: assume so */
 }
 
+static noreturn void list_events(const char *pattern);
+
 static void parse_options(int argc, char **argv)
 {
 	char why[512];
@@ -147,6 +162,8 @@ static void parse_options(int argc, char **argv)
 	}
 	if (fg_sample_opts_check(&opts, argv + optind, why, sizeof(why)) < 0)
 		usage_error("%s", why);
+	if (opts.list_events)
+		list_events(opts.list_pattern);
 	/* what the options name must be there */
 	for (size_t i = 0; i < opts.npids; i++)
 		if (kill((pid_t)opts.pids[i], 0) < 0 && errno == ESRCH)
@@ -238,6 +255,10 @@ struct run {
 	bool filtering;
 	int ncpus_possible;
 	uint64_t *ringbuf_full_seen; /* per possible CPU */
+	uint64_t *busy_seen;	     /* per possible CPU */
+	uint64_t *event_samples;     /* per event: samples taken */
+	uint64_t busy_total;	     /* events left out: their CPU's slot was busy */
+	uint64_t misses;	     /* events the kernel did not run a program for */
 	bool *offline_warned;	     /* per sampled CPU */
 	struct fg_spawn cmd;	     /* the command, if any */
 	int child_status;
@@ -363,6 +384,124 @@ static void keep_link(struct run *r, struct bpf_link *link, int pfd)
 	r->pfds[r->nlinks++] = pfd;
 }
 
+/* --- events (-e) --- */
+
+/*
+ * The tracefs directory, mounted when it is not (as perf does); NULL when it
+ * cannot be (`say`: and why).
+ */
+static const char *tracefs_dir(bool say)
+{
+	static char dir[PATH_MAX];
+	/* FG_SAMPLE_TRACEFS: another directory, so that the tests can give a made-up one */
+	const char *env = getenv("FG_SAMPLE_TRACEFS");
+	const char *dirs[] = {env, NULL};
+	int err;
+
+	if (fg_tracefs_find(env ? dirs : fg_tracefs_dirs, dir, sizeof(dir)) == 0)
+		return dir;
+	if (env)
+		return NULL;
+	err = fg_tracefs_mount(fg_tracefs_dirs[0]);
+	if (err) {
+		if (say)
+			fg_warne(-err, "cannot mount tracefs on '%s'", fg_tracefs_dirs[0]);
+		return NULL;
+	}
+	return fg_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0 ? dir : NULL;
+}
+
+static bool need_tracefs(void)
+{
+	for (size_t i = 0; i < opts.nevents; i++)
+		if (opts.events[i].kind == FG_EVENT_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/* --list-events [PATTERN]: the list on standard output, then exit */
+static noreturn void list_events(const char *pattern)
+{
+	struct fg_ev_env env = {.path = getenv("PATH"), .libdirs = fg_ev_libdirs};
+	struct fg_buf out = FG_BUF_INIT;
+	char why[512];
+	long n;
+
+	if (!pattern ||
+	    !(fg_starts_with(pattern, "uprobe:") || fg_starts_with(pattern, "uretprobe:")))
+		env.tracefs = tracefs_dir(false);
+	n = fg_ev_list(&out, pattern, &env, why, sizeof(why));
+	if (n < 0)
+		fg_diex("%s", why);
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	fg_buf_release(&out);
+	if (n == 0 && pattern)
+		fg_diex("no event matches '%s'", pattern);
+	if (!pattern && !env.tracefs)
+		fg_warnx("tracepoints are not listed: tracefs is not mounted (run as root to mount "
+			 "it)");
+	exit(fg_close_stdout());
+}
+
+/*
+ * The events of -e, looked up on this system: the first refusal stops the
+ * tool, naming the event.  A glob that matched several says which.
+ */
+static void resolve_events(void)
+{
+	struct fg_ev_env env = {.path = getenv("PATH"), .libdirs = fg_ev_libdirs};
+	char why[512];
+
+	if (need_tracefs() && !(env.tracefs = tracefs_dir(true)))
+		fg_diex("tracepoints need tracefs, which is not mounted on '%s' and cannot be",
+			fg_tracefs_dirs[0]);
+	for (size_t i = 0; i < opts.nevents; i++) {
+		size_t n0 = evlist.n;
+
+		if (fg_evlist_add(&evlist, &opts.events[i], &env, why, sizeof(why)) < 0)
+			fg_diex("%s", why);
+		if (evlist.n - n0 > 1) {
+			struct fg_buf names = FG_BUF_INIT;
+
+			for (size_t k = n0; k < evlist.n; k++)
+				fg_buf_addf(&names, "%s%s", k > n0 ? ", " : "", evlist.ev[k].name);
+			fg_warnx("'%s': %zu events: %s", opts.events[i].arg, evlist.n - n0,
+				 names.data);
+			fg_buf_release(&names);
+		}
+	}
+	fg_evlist_default(&evlist);
+}
+
+/* whether an event is counted (-c) rather than a clock's (-F) */
+static bool evlist_counts(void)
+{
+	for (size_t i = 0; i < evlist.n; i++)
+		if (!evlist.ev[i].time_based)
+			return true;
+	return false;
+}
+
+/*
+ * The ring buffer's default with counted events, pages per CPU: they come
+ * in bursts (a fault for each page touched, a uprobe for each call, 100,000
+ * a second and more on a CPU) between two drains 100 ms apart.  4 MiB a CPU
+ * holds about 30,000 samples of short stacks.
+ */
+#define COUNT_PAGES 1024u
+
+/* the period of the counted events: -c, or each event */
+static uint64_t count_period(void)
+{
+	return fg_sample_opts_period(&opts);
+}
+
+/* the weight of a sample of event `id`: the events it stands for (1 for a clock's tick) */
+static uint64_t event_weight(uint32_t id)
+{
+	return id < evlist.n && !evlist.ev[id].time_based ? count_period() : 1;
+}
+
 /* One sample from the BPF program, into the queue. */
 static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
@@ -371,10 +510,12 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	const void *ips, *regs, *stack;
 	size_t nips;
 
-	if (fg_bpf_event_sample(data, size, &s, &ips) < 0) {
+	if (fg_bpf_event_sample(data, size, &s, &ips) < 0 || FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
 		r->bad_events++;
 		return;
 	}
+	s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
+	r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
@@ -413,21 +554,30 @@ static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
 	return total;
 }
 
-/* Queue a lost record for each CPU whose ring-buffer-full count grew. */
-static void check_lost(struct run *r, uint64_t now)
+static void lost_since(struct run *r, uint64_t now, enum fg_stat which, uint32_t reason,
+		       uint64_t *seen)
 {
 	uint64_t percpu[MAX_CPUS];
 
-	stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
+	stat_total(r, which, percpu);
 	for (int i = 0; i < r->ncpus_possible; i++) {
-		if (percpu[i] > r->ringbuf_full_seen[i]) {
-			struct fg_rec_lost l = {now, percpu[i] - r->ringbuf_full_seen[i],
-						(uint32_t)i, FG_LOST_RINGBUF_FULL};
+		if (percpu[i] > seen[i]) {
+			struct fg_rec_lost l = {now, percpu[i] - seen[i], (uint32_t)i, reason};
 
 			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-			r->ringbuf_full_seen[i] = percpu[i];
+			seen[i] = percpu[i];
 		}
 	}
+}
+
+/*
+ * Queue a lost record for each CPU whose ring-buffer-full count grew, and
+ * for each whose events were left out because its scratch slot was busy.
+ */
+static void check_lost(struct run *r, uint64_t now)
+{
+	lost_since(r, now, FG_STAT_RINGBUF_FULL, FG_LOST_RINGBUF_FULL, r->ringbuf_full_seen);
+	lost_since(r, now, FG_STAT_BUSY, FG_LOST_BUSY, r->busy_seen);
 }
 
 static void check_offline(struct run *r, uint64_t now)
@@ -472,6 +622,7 @@ static void prepare(struct run *r)
 			"output or use -o FILE");
 	check_privileges();
 	check_kernel();
+	resolve_events();
 	clamp_rate();
 	if (!opts.ncpus) {
 		opts.ncpus = fg_cpus_online(NULL, opts.cpus, MAX_CPUS);
@@ -483,6 +634,8 @@ static void prepare(struct run *r)
 	if (r->ncpus_possible <= 0 || r->ncpus_possible > MAX_CPUS)
 		fg_diex("cannot count the possible CPUs");
 	r->ringbuf_full_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->busy_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
+	r->event_samples = fg_xcalloc(evlist.n, sizeof(uint64_t));
 	r->offline_warned = fg_xcalloc((size_t)opts.ncpus, sizeof(bool));
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
@@ -512,10 +665,16 @@ static void setup_bpf(struct run *r)
 	r->skel->rodata->kernel_depth = opts.depth;
 	r->skel->rodata->user_depth = opts.depth;
 	r->skel->rodata->snapshot_bytes = opts.snapshot;
+	r->skel->rodata->count_period = count_period();
+	r->skel->rodata->cpu_filter = opts.cpus_given;
 	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.cpus, (uint32_t)r->ncpus_possible);
+	bpf_map__set_max_entries(r->skel->maps.evcount, (uint32_t)evlist.n);
 	if (!opts.pages)
-		opts.pages = fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth, opts.ncpus,
-					       (size_t)sysconf(_SC_PAGESIZE));
+		opts.pages = evlist_counts() && !opts.snapshot
+				 ? COUNT_PAGES
+				 : fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth,
+						     opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
 	r->ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
 	if (!r->ringbuf_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
@@ -538,6 +697,15 @@ static void setup_bpf(struct run *r)
 		fail_setup(r, err, "the kernel refused the BPF program (-v shows its log)");
 	if (err)
 		fail_setup(r, err, "cannot load the BPF program");
+	/* -C for the programs that run on every CPU (tracepoints, uprobes) */
+	for (int i = 0; opts.cpus_given && i < opts.ncpus; i++) {
+		uint32_t cpu = (uint32_t)opts.cpus[i], on = 1;
+
+		err = bpf_map__update_elem(r->skel->maps.cpus, &cpu, sizeof(cpu), &on, sizeof(on),
+					   BPF_ANY);
+		if (err)
+			fail_setup(r, err, "cannot set the CPUs of the BPF program");
+	}
 	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
 	if (!r->rb)
@@ -607,41 +775,159 @@ static void open_sideband(struct run *r)
 		fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
 }
 
-static int open_cpu_clock(int cpu)
+/* The kernel refused event `ev` (`how`: what was done to it): one line naming it, and stop. */
+static noreturn void refuse_event(struct run *r, const struct fg_ev *ev, int err, const char *how)
+{
+	char what[512];
+
+	snprintf(what, sizeof(what), "cannot %s event '%s'", how, ev->name);
+	if (err == -EPERM || err == -EACCES || err == -ENOSYS)
+		refuse_denied(r, err, "perf_event_open", what);
+	if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV || err == -EINVAL) {
+		cleanup(r);
+		fg_diex("%s: %s: the kernel refuses it", what, strerror(-err));
+	}
+	fail_setup(r, err, what);
+}
+
+/*
+ * Event `ev`'s perf event on `cpu`, for all tasks: a software event sampled
+ * at -F (clocks) or every -c events; a tracepoint each time, since its
+ * program runs on every CPU and counts -c itself.
+ */
+static int open_perf_event(const struct fg_ev *ev, int cpu)
 {
 	struct perf_event_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	attr.freq = 1;
-	attr.sample_freq = opts.freq;
+	attr.type = ev->kind == FG_EVENT_TRACEPOINT ? PERF_TYPE_TRACEPOINT : PERF_TYPE_SOFTWARE;
+	attr.config = ev->config;
+	if (ev->time_based) {
+		attr.freq = 1;
+		attr.sample_freq = opts.freq;
+	} else {
+		attr.sample_period = ev->kind == FG_EVENT_TRACEPOINT ? 1 : count_period();
+	}
 	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Sampling: a CPU-clock event on every CPU, the program attached to each. */
-static void attach_cpus(struct run *r)
+/* the processes a uprobe goes into: those of -p and -t, or all (-1) */
+static size_t probe_pids(pid_t *pids, size_t max)
 {
-	for (int i = 0; i < opts.ncpus; i++) {
-		int fd = open_cpu_clock(opts.cpus[i]);
-		struct bpf_link *link;
-		char what[96];
-		int err;
+	size_t n = 0;
 
-		if (fd < 0) {
-			snprintf(what, sizeof(what), "cannot open a CPU-clock perf event on CPU %d",
-				 opts.cpus[i]);
-			fail_perf_event(r, -errno, opts.cpus[i], true, what);
+	if (opts.command || (!opts.npids && !opts.ntids)) {
+		pids[0] = -1;
+		return 1;
+	}
+	for (size_t i = 0; i < opts.npids + opts.ntids && n < max; i++) {
+		uint32_t pid = i < opts.npids ? opts.pids[i]
+					      : fg_task_tgid("/proc", opts.tids[i - opts.npids]);
+		bool dup = false;
+
+		for (size_t k = 0; k < n; k++)
+			dup |= pids[k] == (pid_t)pid;
+		if (pid && !dup)
+			pids[n++] = (pid_t)pid;
+	}
+	return n;
+}
+
+/*
+ * Sampling: each event attached.  Software events are perf events on each
+ * CPU, the perf_event program on each; a tracepoint is one perf event, its
+ * program runs wherever it fires; a uprobe goes into every process mapping
+ * its file, or into the -p/-t processes.  The program's cookie is the
+ * event's number.
+ */
+static void attach_events(struct run *r)
+{
+	struct bpf_program *perf_prog = r->skel->progs.fg_sample;
+	struct bpf_program *tp_prog = r->skel->progs.fg_tracepoint;
+	struct bpf_program *up_prog = r->skel->progs.fg_uprobe;
+	pid_t pids[256];
+	size_t npids = probe_pids(pids, FG_ARRAY_SIZE(pids));
+
+	for (size_t e = 0; e < evlist.n; e++) {
+		const struct fg_ev *ev = &evlist.ev[e];
+		struct bpf_link *link;
+		int fd, err;
+
+		switch (ev->kind) {
+		case FG_EVENT_SOFTWARE:
+			for (int i = 0; i < opts.ncpus; i++) {
+				LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
+
+				fd = open_perf_event(ev, opts.cpus[i]);
+				if (fd < 0) {
+					char what[320];
+
+					err = -errno;
+					snprintf(what, sizeof(what),
+						 "cannot open event '%s' on CPU %d", ev->name,
+						 opts.cpus[i]);
+					/* a clock's rate, an offline CPU: as for the side-band
+					 * events */
+					if (ev->time_based || !cpu_online(opts.cpus[i]))
+						fail_perf_event(r, err, opts.cpus[i],
+								ev->time_based, what);
+					refuse_event(r, ev, err, "open");
+				}
+				link = bpf_program__attach_perf_event_opts(perf_prog, fd, &po);
+				err = link ? 0 : -errno;
+				keep_link(r, link, fd);
+				if (err)
+					refuse_event(r, ev, err, "attach the BPF program to");
+			}
+			break;
+		case FG_EVENT_TRACEPOINT: {
+			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = ev->id);
+
+			fd = open_perf_event(ev, opts.cpus[0]);
+			if (fd < 0)
+				refuse_event(r, ev, -errno, "open");
+			link = bpf_program__attach_perf_event_opts(tp_prog, fd, &po);
+			err = link ? 0 : -errno;
+			keep_link(r, link, fd);
+			if (err)
+				refuse_event(r, ev, err, "attach the BPF program to");
+			break;
 		}
-		link = bpf_program__attach_perf_event(r->skel->progs.fg_sample, fd);
-		err = link ? 0 : -errno;
-		keep_link(r, link, fd);
-		if (err) {
-			snprintf(what, sizeof(what), "cannot attach the BPF program on CPU %d",
-				 opts.cpus[i]);
-			fail_setup(r, err, what);
+		default: /* FG_EVENT_UPROBE, FG_EVENT_URETPROBE */
+			for (size_t i = 0; i < npids; i++) {
+				bool entry = ev->kind == FG_EVENT_UPROBE && ev->offset == 0;
+				LIBBPF_OPTS(bpf_uprobe_opts, uo,
+					    .bpf_cookie = ev->id | (entry ? FG_COOKIE_ENTRY : 0),
+					    .retprobe = ev->kind == FG_EVENT_URETPROBE);
+
+				link = bpf_program__attach_uprobe_opts(up_prog, pids[i], ev->path,
+								       ev->file_offset, &uo);
+				err = link ? 0 : -errno;
+				keep_link(r, link, -1);
+				if (err)
+					refuse_event(r, ev, err, "attach a uprobe for");
+			}
 		}
+	}
+}
+
+/* the event records, after the header: what the samples' numbers mean */
+static void write_events(struct fg_rec_writer *w)
+{
+	for (size_t i = 0; i < evlist.n; i++) {
+		const struct fg_ev *ev = &evlist.ev[i];
+		struct fg_rec_event re = {
+		    .id = ev->id,
+		    .kind = ev->kind,
+		    .config = ev->kind == FG_EVENT_UPROBE || ev->kind == FG_EVENT_URETPROBE
+				  ? ev->file_offset
+				  : ev->config,
+		    .period = ev->time_based ? 0 : count_period(),
+		    .freq = ev->time_based ? opts.freq : 0,
+		};
+
+		fg_rec_write_event(w, &re, ev->name);
 	}
 }
 
@@ -669,7 +955,7 @@ static void start_stream(struct run *r)
 	int err;
 
 	fg_rec_header_init(h);
-	h->freq = opts.freq;
+	h->freq = fg_evlist_has_time(&evlist) ? opts.freq : 0;
 	h->ncpus = (uint32_t)opts.ncpus;
 	h->flags = (opts.user_only ? FG_HDR_F_USER_ONLY : 0) |
 		   (opts.kernel_only ? FG_HDR_F_KERNEL_ONLY : 0) |
@@ -679,6 +965,7 @@ static void start_stream(struct run *r)
 	h->start_realtime_ns = now_ns(CLOCK_REALTIME);
 	r->w = fg_rec_writer_new(r->out_fd);
 	fg_rec_write_header(r->w, h);
+	write_events(r->w);
 	if (!opts.command)
 		return;
 	err = fg_spawn_release(&r->cmd);
@@ -735,6 +1022,86 @@ static void run_loop(struct run *r)
 	}
 }
 
+/* what one of the BPF programs cost, and the events the kernel did not run it for */
+struct prog_cost {
+	const char *what; /* "" for the perf_event program, " for tracepoints", ... */
+	uint64_t runs, ns, misses;
+};
+
+static void prog_costs(struct run *r, struct prog_cost pc[3])
+{
+	struct bpf_program *progs[3] = {r->skel->progs.fg_sample, r->skel->progs.fg_tracepoint,
+					r->skel->progs.fg_uprobe};
+	static const char *const what[3] = {" for perf events", " for tracepoints", " for uprobes"};
+
+	for (int i = 0; i < 3; i++) {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		pc[i].what = what[i];
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) < 0)
+			continue;
+		pc[i].runs = info.run_cnt;
+		pc[i].ns = info.run_time_ns;
+		pc[i].misses = info.recursion_misses;
+	}
+}
+
+/* whether the run samples the default event alone, cpu-clock */
+static bool default_event_only(void)
+{
+	return evlist.n == 1 && evlist.ev[0].kind == FG_EVENT_SOFTWARE &&
+	       evlist.ev[0].config == PERF_COUNT_SW_CPU_CLOCK;
+}
+
+/* the events the kernel did not run a program for: its CPU was running one */
+static uint64_t prog_misses(struct run *r)
+{
+	struct prog_cost pc[3];
+
+	prog_costs(r, pc);
+	return pc[0].misses + pc[1].misses + pc[2].misses;
+}
+
+/*
+ * Lines about the events, when there are other events than the default:
+ * each program's cost, the samples of each event; and the events left out.
+ */
+static void report_events(const struct run *r, const struct prog_cost pc[3], struct fg_buf *b)
+{
+	if (!default_event_only()) {
+		for (int i = 0; i < 3; i++)
+			if (pc[i].runs)
+				fg_buf_addf(b,
+					    "the BPF program%s ran %" PRIu64 " times, %" PRIu64
+					    " ns each on average (kernel.bpf_stats_enabled)\n",
+					    pc[i].what, pc[i].runs, pc[i].ns / pc[i].runs);
+		fg_buf_addstr(b, "samples by event: ");
+		for (size_t i = 0; i < evlist.n; i++) {
+			fg_buf_addf(b, "%s%s %" PRIu64, i ? ", " : "", evlist.ev[i].name,
+				    r->event_samples[i]);
+			if (evlist.ev[i].time_based)
+				fg_buf_addf(b, " (%u Hz)", opts.freq);
+			else if (count_period() == 1)
+				fg_buf_addstr(b, " (each event)");
+			else
+				fg_buf_addf(b, " (every %" PRIu64 " events)", count_period());
+		}
+		fg_buf_addstr(b, "\n");
+	}
+	if (r->busy_total)
+		fg_buf_addf(b,
+			    "%" PRIu64 " events not sampled: their CPU was taking another sample "
+			    "(a clock's tick within a uprobe's, or a probe's program preempted)\n",
+			    r->busy_total);
+	if (r->misses)
+		fg_buf_addf(b,
+			    "%" PRIu64 " events not sampled: the kernel does not run a BPF program "
+			    "on a CPU already running one\n",
+			    r->misses);
+}
+
 /* Detach, take the last samples and events, and close the stream with its summary record. */
 static void finish(struct run *r)
 {
@@ -745,12 +1112,18 @@ static void finish(struct run *r)
 		bpf_link__destroy(r->links[i]);
 		r->links[i] = NULL;
 	}
+	r->misses = prog_misses(r);
 	if (r->werr == -EPIPE) {
 		r->epipe = true;
 	} else if (!r->werr) {
 		ring_buffer__consume(r->rb);
 		fg_sb_drain(r->sb, r->q);
 		check_lost(r, end);
+		if (r->misses) {
+			struct fg_rec_lost l = {end, r->misses, UINT32_MAX, FG_LOST_BUSY};
+
+			fg_rq_add(r->q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		}
 		fg_rq_flush(r->q, UINT64_MAX, r->w, r->filtering ? fg_targets_keep : NULL,
 			    r->targets);
 	}
@@ -766,6 +1139,7 @@ static void finish(struct run *r)
 	sum->ustack_cut = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
 	r->nofp = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
 	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
+	r->busy_total = stat_total(r, FG_STAT_BUSY, percpu);
 	sum->sideband_lost = fg_sb_lost(r->sb);
 	sum->command_status = r->child_done ? r->child_status : -1;
 	sum->flags = r->child_done ? FG_SUM_F_COMMAND : 0;
@@ -801,7 +1175,7 @@ static void report_per_cpu(struct run *r)
 static void report(struct run *r)
 {
 	struct fg_sample_stats st = {.sum = r->sum,
-				     .freq = opts.freq,
+				     .freq = fg_evlist_has_time(&evlist) ? opts.freq : 0,
 				     .ncpus = (unsigned)opts.ncpus,
 				     .nofp = r->nofp,
 				     .snapshot = opts.snapshot,
@@ -809,9 +1183,8 @@ static void report(struct run *r)
 				     .pages = opts.pages,
 				     .bad_events = r->bad_events};
 	uint64_t percpu[MAX_CPUS];
-	struct bpf_prog_info info;
-	uint32_t info_len = sizeof(info);
-	struct fg_buf text = FG_BUF_INIT;
+	struct prog_cost pc[3];
+	struct fg_buf text = FG_BUF_INIT, events = FG_BUF_INIT;
 
 	if (r->epipe)
 		return;
@@ -827,17 +1200,20 @@ static void report(struct run *r)
 	st.snapshots = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
 	st.snapshot_bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
 	st.snapshot_whole = stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu);
-	/* the program's own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
-	memset(&info, 0, sizeof(info));
-	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_sample), &info, &info_len)) {
-		st.prog_runs = info.run_cnt;
-		st.prog_run_ns = info.run_time_ns;
+	/* the programs' own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
+	prog_costs(r, pc);
+	if (default_event_only()) {
+		st.prog_runs = pc[0].runs;
+		st.prog_run_ns = pc[0].ns;
 	}
+	report_events(r, pc, &events);
+	st.events = events.data;
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
 	fg_sample_summary(&text, &st);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		fg_warnx("%.*s", (int)(nl - line), line);
 	fg_buf_release(&text);
+	fg_buf_release(&events);
 }
 
 /* Everything released; the exit status. */
@@ -851,7 +1227,10 @@ static int release(struct run *r)
 	fg_rq_free(r->q);
 	fg_targets_free(r->targets);
 	free(r->ringbuf_full_seen);
+	free(r->busy_seen);
+	free(r->event_samples);
 	free(r->offline_warned);
+	fg_evlist_release(&evlist);
 	fg_buf_release(&r->rest);
 	fg_sample_opts_release(&opts);
 	return r->status;
@@ -868,7 +1247,7 @@ int main(int argc, char **argv)
 	setup_bpf(&r);
 	add_targets(&r);
 	open_sideband(&r);
-	attach_cpus(&r);
+	attach_events(&r);
 	open_output(&r);
 	start_stream(&r);
 	run_loop(&r);

@@ -153,6 +153,7 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_SNAPSHOTS] = "snapshots",
 	    [FG_STAT_SNAPSHOT_BYTES] = "snapshot-bytes",
 	    [FG_STAT_SNAPSHOT_WHOLE] = "snapshot-whole",
+	    [FG_STAT_BUSY] = "busy",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";

@@ -54,6 +54,9 @@ void fg_capture_add(struct fg_capture *c, const struct fg_rec *rec)
 		case FG_LOST_CPU_OFFLINE:
 			c->cpus_offline++;
 			break;
+		case FG_LOST_BUSY:
+			count(&c->busy_lost, rec->lost->count);
+			break;
 		default:
 			count(&c->other_lost, rec->lost->count);
 			break;
@@ -94,6 +97,8 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->samples_lost, "samples (its ring buffer was full)");
 	add_count(b, &first, &c->events_lost,
 		  "mapping, comm or task events (its perf buffer overflowed)");
+	add_count(b, &first, &c->busy_lost,
+		  "events (their CPU was inside another BPF program, taking a sample)");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
 	return !first;
 }

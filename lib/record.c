@@ -24,6 +24,10 @@ _Static_assert(sizeof(struct fg_rec_task) == 24, "task layout");
 _Static_assert(sizeof(struct fg_rec_lost) == 24, "lost layout");
 _Static_assert(sizeof(struct fg_rec_summary) == 88, "summary layout");
 _Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
+_Static_assert(sizeof(struct fg_rec_event) == 40, "event layout");
+_Static_assert(FG_REC_EVENTS_MAX == 1u << (32 - FG_SAMPLE_EVENT_SHIFT), "event numbers");
+_Static_assert(FG_SAMPLE_F_MASK >> FG_SAMPLE_EVENT_SHIFT == 0, "flags below the event");
+
 #define HDR sizeof(struct fg_rec_hdr)
 #define HEADER_MAX 65536u
 #define USTACK_MAX_REGS 64u
@@ -52,6 +56,8 @@ const char *fg_rec_type_name(uint32_t type)
 		return "summary";
 	case FG_REC_CREDS:
 		return "creds";
+	case FG_REC_EVENT:
+		return "event";
 	}
 	return "unknown";
 }
@@ -144,6 +150,42 @@ static int parse_mapping(const uint8_t *p, size_t plen, struct fg_rec *rec, char
 	return 0;
 }
 
+bool fg_rec_event_name_ok(const char *name, size_t len)
+{
+	if (len == 0 || len > FG_REC_EVENT_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') &&
+		    c != '_' && c != '.' && c != ':' && c != '+' && c != '-')
+			return false;
+	}
+	return true;
+}
+
+static int parse_event(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_event *e = (const void *)p;
+	const char *name = (const char *)(p + sizeof(*e));
+	const char *nul;
+
+	if (plen < sizeof(*e) + 2)
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, sizeof(*e) + 2);
+	if (e->id >= FG_REC_EVENTS_MAX)
+		return bad(why, wl, "event number %" PRIu32 ", at most %u", e->id,
+			   FG_REC_EVENTS_MAX - 1);
+	nul = memchr(name, '\0', plen - sizeof(*e));
+	if (!nul)
+		return bad(why, wl, "event name not NUL-terminated");
+	if (!fg_rec_event_name_ok(name, (size_t)(nul - name)))
+		return bad(why, wl, "bad event name (1 to %u bytes of letters, digits, '_.:+-')",
+			   FG_REC_EVENT_NAME_MAX);
+	rec->event = e;
+	rec->event_name = name;
+	return 0;
+}
+
 int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, size_t wl)
 {
 	const struct fg_rec_hdr *h = data;
@@ -192,10 +234,65 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 			break;
 		rec->creds = (const void *)p;
 		return 0;
+	case FG_REC_EVENT:
+		return parse_event(p, plen, rec, why, wl);
 	default:
 		return 0; /* unknown: the caller skips it */
 	}
 	return bad(why, wl, "payload of %zu bytes, too short", plen);
+}
+
+/* --- the names of the events --- */
+
+struct fg_rec_evnames {
+	char **names; /* by event number; NULL when no record named it */
+	size_t n;
+	char other[32];
+};
+
+struct fg_rec_evnames *fg_rec_evnames_new(void)
+{
+	return fg_xcalloc(1, sizeof(struct fg_rec_evnames));
+}
+
+void fg_rec_evnames_free(struct fg_rec_evnames *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n; i++)
+		free(n->names[i]);
+	free(n->names);
+	free(n);
+}
+
+void fg_rec_evnames_add(struct fg_rec_evnames *n, const struct fg_rec *rec)
+{
+	uint32_t id;
+
+	if (rec->type != FG_REC_EVENT || !rec->event || !rec->event_name)
+		return;
+	id = rec->event->id; /* checked: < FG_REC_EVENTS_MAX */
+	if (id >= n->n) {
+		n->names = fg_xreallocarray(n->names, (size_t)id + 1, sizeof(*n->names));
+		memset(n->names + n->n, 0, ((size_t)id + 1 - n->n) * sizeof(*n->names));
+		n->n = (size_t)id + 1;
+	}
+	free(n->names[id]);
+	n->names[id] = fg_xstrdup(rec->event_name);
+}
+
+const char *fg_rec_evnames_get(struct fg_rec_evnames *n, const struct fg_rec_sample *s)
+{
+	uint32_t id = FG_SAMPLE_EVENT(s->flags);
+
+	if (id < n->n && n->names[id])
+		return n->names[id];
+	if (s->flags & FG_SAMPLE_F_WEIGHT_NS)
+		return "offcpu-time";
+	if (id == 0)
+		return "cpu-clock";
+	snprintf(n->other, sizeof(n->other), "event-%" PRIu32, id);
+	return n->other;
 }
 
 /* --- the reader --- */
@@ -570,6 +667,13 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 		fprintf(f, " time=%" PRIu64 " pid=%" PRIu32 " uid=%" PRIu32 " gid=%" PRIu32,
 			rec->creds->time_ns, rec->creds->pid, rec->creds->uid, rec->creds->gid);
 		break;
+	case FG_REC_EVENT:
+		fprintf(f,
+			" id=%" PRIu32 " kind=%" PRIu32 " config=%" PRIu64 " period=%" PRIu64
+			" freq=%" PRIu64 " flags=0x%" PRIx32 " name=%s",
+			rec->event->id, rec->event->kind, rec->event->config, rec->event->period,
+			rec->event->freq, rec->event->flags, rec->event_name);
+		break;
 	default:
 		fprintf(f, " type=%" PRIu32 " size=%" PRIu32, rec->type, rec->size);
 	}
@@ -718,6 +822,18 @@ int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m
 	if (!*path || m->start >= m->end || m->build_id_len > FG_REC_BUILD_ID_MAX)
 		return -EINVAL;
 	return write_parts(w, FG_REC_MAPPING, p, 2);
+}
+
+int fg_rec_write_event(struct fg_rec_writer *w, const struct fg_rec_event *e, const char *name)
+{
+	struct part p[2] = {
+	    {e, sizeof(*e)},
+	    {name, strlen(name) + 1},
+	};
+
+	if (e->id >= FG_REC_EVENTS_MAX || !fg_rec_event_name_ok(name, strlen(name)))
+		return -EINVAL;
+	return write_parts(w, FG_REC_EVENT, p, 2);
 }
 
 int fg_rec_write_header(struct fg_rec_writer *w, const struct fg_rec_header *h)

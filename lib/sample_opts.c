@@ -12,6 +12,9 @@
 #include "fg/util.h"
 
 const struct option fg_sample_longopts[] = {
+    {"event", required_argument, NULL, 'e'},
+    {"count", required_argument, NULL, 'c'},
+    {"list-events", no_argument, NULL, FG_SAMPLE_OPT_LIST_EVENTS},
     {"freq", required_argument, NULL, 'F'},
     {"duration", required_argument, NULL, 'd'},
     {"pid", required_argument, NULL, 'p'},
@@ -54,6 +57,36 @@ static int add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const
 	return 0;
 }
 
+static int add_event(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
+{
+	FG_ALLOC_GROW(o->events, o->nevents + 1, o->aevents);
+	if (fg_ev_parse(arg, &o->events[o->nevents], why, len) < 0)
+		return -EINVAL;
+	o->nevents++;
+	return 0;
+}
+
+/*
+ * -e EVENT, or as perf takes them, a comma-separated list (-e
+ * page-faults,cs); but a probe's path may hold a comma, so a probe is one
+ * event, taken whole.
+ */
+static int add_events(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
+{
+	char *list, *one, *save = NULL;
+	int err = 0;
+
+	if (!strchr(arg, ',') || !strncmp(arg, "uprobe:", 7) || !strncmp(arg, "uretprobe:", 10))
+		return add_event(o, arg, why, len);
+	if (arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
+		return refuse(why, len, "invalid event list '%s': an empty event", arg);
+	list = fg_xstrdup(arg);
+	for (one = strtok_r(list, ",", &save); one && !err; one = strtok_r(NULL, ",", &save))
+		err = add_event(o, one, why, len);
+	free(list);
+	return err;
+}
+
 /* --call-graph fp | dwarf[,BYTES], as perf spells it: BYTES rounded up to 8, as perf does */
 static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size_t len)
 {
@@ -88,15 +121,24 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 	case 'C':
 		if (fg_cpulist_parse(arg, o->cpus, &o->ncpus, FG_SAMPLE_MAX_CPUS) < 0)
 			return refuse(why, len, "invalid CPU list '%s'", arg);
+		o->cpus_given = true;
+		return 0;
+	case 'c':
+		if (fg_parse_u64(arg, 1, UINT32_MAX, &o->period) < 0)
+			return refuse(why, len, "invalid count '%s' (a sample every N events)",
+				      arg);
 		return 0;
 	case 'd':
 		if (fg_parse_double(arg, 0.001, 1e7, &o->duration) < 0)
 			return refuse(why, len, "invalid duration '%s'", arg);
 		return 0;
+	case 'e':
+		return add_events(o, arg, why, len);
 	case 'F':
 		if (fg_parse_u64(arg, 1, 100000, &v) < 0)
 			return refuse(why, len, "invalid frequency '%s'", arg);
 		o->freq = (unsigned)v;
+		o->freq_given = true;
 		return 0;
 	case 'I':
 		o->idle = true;
@@ -125,6 +167,9 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return 0;
 	case FG_SAMPLE_OPT_CALL_GRAPH:
 		return call_graph(o, arg, why, len);
+	case FG_SAMPLE_OPT_LIST_EVENTS:
+		o->list_events = true;
+		return 0;
 	case FG_SAMPLE_OPT_MAX_DEPTH:
 		if (fg_parse_u64(arg, 1, MAX_STACK_DEPTH, &v) < 0)
 			return refuse(why, len, "invalid stack depth '%s' (1 to %d)", arg,
@@ -135,8 +180,47 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 	return -ENOENT;
 }
 
+static bool spec_time_based(const struct fg_ev_spec *s)
+{
+	return s->kind == FG_EVENT_SOFTWARE && s->sw->time_based;
+}
+
+/* -F for clocks, -c for the others: each only where it means something */
+static int check_events(const struct fg_sample_opts *o, char *why, size_t len)
+{
+	bool time = !o->nevents, count = false, probe = false;
+
+	for (size_t i = 0; i < o->nevents; i++) {
+		time |= spec_time_based(&o->events[i]);
+		count |= !spec_time_based(&o->events[i]);
+		probe |=
+		    o->events[i].kind == FG_EVENT_UPROBE || o->events[i].kind == FG_EVENT_URETPROBE;
+	}
+	if (o->freq_given && !time)
+		return refuse(why, len,
+			      "-F applies to cpu-clock and task-clock: for the other events, -c n "
+			      "takes a sample every n events");
+	if (o->period && !count)
+		return refuse(why, len,
+			      "-c applies to events other than cpu-clock and task-clock, which -F "
+			      "samples");
+	if (probe && o->kernel_only)
+		return refuse(why, len,
+			      "--kernel-only and uprobes exclude each other: a uprobe has only a "
+			      "user stack");
+	return 0;
+}
+
 int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_t len)
 {
+	if (o->list_events) {
+		if (rest && rest[0] && rest[1])
+			return refuse(why, len, "--list-events takes one pattern at most");
+		o->list_pattern = rest ? rest[0] : NULL;
+		return 0;
+	}
+	if (check_events(o, why, len) < 0)
+		return -EINVAL;
 	if (o->user_only && o->kernel_only)
 		return refuse(why, len, "--user-only and --kernel-only exclude each other");
 	if (o->kernel_only && o->snapshot)
@@ -148,8 +232,18 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 	return 0;
 }
 
+uint64_t fg_sample_opts_period(const struct fg_sample_opts *o)
+{
+	return o->period ? o->period : 1;
+}
+
 void fg_sample_opts_release(struct fg_sample_opts *o)
 {
+	for (size_t i = 0; i < o->nevents; i++)
+		fg_ev_spec_release(&o->events[i]);
+	free(o->events);
+	o->events = NULL;
+	o->nevents = o->aevents = 0;
 	free(o->pids);
 	free(o->tids);
 	o->pids = o->tids = NULL;

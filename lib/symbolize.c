@@ -194,6 +194,7 @@ struct fg_symbolizer {
 	struct map *defer_map; /* set by name_frame when it defers a frame */
 	struct fg_buf out;
 	struct fg_buf tmp;
+	struct fg_rec_evnames *events; /* the names of the stream's events */
 	char name_buf[PATH_MAX + 64];
 	char perfmap_name[64];
 };
@@ -235,6 +236,7 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->dsos = fg_hmap_new(256);
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
 	s->cache_fd = -1;
+	s->events = fg_rec_evnames_new();
 	if (!s->o.inline_frames && !s->o.srcline) {
 		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
@@ -330,6 +332,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->holes);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
+	fg_rec_evnames_free(s->events);
 	if (s->memo)
 		for (size_t i = 0; i < MEMO_SLOTS; i++)
 			free(s->memo[i].text);
@@ -1973,7 +1976,7 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .cpu = sm->cpu,
 		    .time_ns = sm->time_ns,
 		    .weight = sm->weight,
-		    .event = sm->flags & FG_SAMPLE_F_WEIGHT_NS ? "offcpu-time" : "cpu-clock",
+		    .event = fg_rec_evnames_get(s->events, sm),
 		    .kips = rec->kips,
 		    .nkips = sm->nr_kernel,
 		    .uips = rec->uips,
@@ -2015,6 +2018,9 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		break;
 	case FG_REC_CREDS:
 		fg_symbolizer_creds(s, rec->creds->pid, rec->creds->uid, rec->creds->gid);
+		break;
+	case FG_REC_EVENT:
+		fg_rec_evnames_add(s->events, rec);
 		break;
 	}
 	return 0;

@@ -43,6 +43,15 @@
 #define FG_USTACK_SNAPSHOT_MAX 65528
 #define FG_USTACK_SNAPSHOT_DEFAULT 8192
 
+/*
+ * The attach cookie of each program (bpf_get_attach_cookie()): the event's
+ * number, and with FG_COOKIE_ENTRY, a uprobe on a function's first
+ * instruction, where the caller's return address is at the stack pointer
+ * and not yet in a frame.
+ */
+#define FG_COOKIE_EVENT_MASK 0xffffull
+#define FG_COOKIE_ENTRY (1ull << 32)
+
 /* One sample as the BPF program sends it.  ips[] holds nr_kernel kernel IPs then nr_user user IPs.
  */
 struct fg_event {
@@ -86,6 +95,7 @@ enum fg_stat {
 	FG_STAT_SNAPSHOTS,	/* samples with a user stack snapshot (dwarf) */
 	FG_STAT_SNAPSHOT_BYTES, /* bytes of stack in those snapshots */
 	FG_STAT_SNAPSHOT_WHOLE, /* snapshots that reached the stack's end before BYTES */
+	FG_STAT_BUSY,		/* events left out: the CPU was in another of our programs */
 	FG_STAT_MAX
 };
 

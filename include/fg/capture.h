@@ -37,6 +37,7 @@ struct fg_capture {
 	uint64_t first_ns, last_ns;	      /* earliest and latest timestamps seen; 0 when none */
 	struct fg_capture_count samples_lost; /* the BPF ring buffer was full */
 	struct fg_capture_count events_lost;  /* mmap, comm, task events: perf buffer overflowed */
+	struct fg_capture_count busy_lost; /* events not sampled: their CPU was in another sample */
 	struct fg_capture_count other_lost; /* lost records of a reason this reader does not know */
 	uint64_t cpus_offline;		    /* CPUs that went offline during the run */
 	bool ended;			    /* the summary record was read */

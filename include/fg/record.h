@@ -81,7 +81,8 @@ enum fg_rec_type {
 	FG_REC_LOST = 6,
 	FG_REC_SUMMARY = 7,
 	FG_REC_CREDS = 8,
-	FG_REC_TYPE_MAX = FG_REC_CREDS, /* the last type this reader knows */
+	FG_REC_EVENT = 9,
+	FG_REC_TYPE_MAX = FG_REC_EVENT, /* the last type this reader knows */
 };
 
 struct fg_rec_hdr {
@@ -96,7 +97,9 @@ struct fg_rec_hdr {
  * fg_rec_ustack, its registers and its stack bytes; the user IPs are then
  * still those of the frame-pointer walk.  Flags are FG_SAMPLE_F_*
  * (include/fg/sample_flags.h).  weight is 1 for a CPU sample; with
- * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.
+ * FG_SAMPLE_F_WEIGHT_NS it is a time in nanoseconds.  The top 16 bits of
+ * flags are the sample's event (FG_SAMPLE_EVENT()), which an event record
+ * describes (struct fg_rec_event).
  */
 struct fg_rec_sample {
 	uint64_t time_ns;
@@ -210,6 +213,45 @@ struct fg_rec_creds {
 	uint64_t time_ns;
 };
 
+/*
+ * What the samples of one event are: fg-sample writes one for each event of
+ * the run (-e), right after the header, before any sample.  A sample names
+ * its event by the number in the top bits of its flags (FG_SAMPLE_EVENT()).
+ * Followed by the event's name as perf names it ("page-faults",
+ * "syscalls:sys_enter_write", "probe_prog:target"), NUL-terminated: 1 to
+ * FG_REC_EVENT_NAME_MAX bytes of letters, digits and "_.:+-".
+ *
+ * A stream without event records (written before they existed) has
+ * "cpu-clock" samples, and "offcpu-time" ones with FG_SAMPLE_F_WEIGHT_NS;
+ * readers name a sample of an event without a record so too, and a reader
+ * that does not know the type skips it, as any unknown type, and names every
+ * sample so.  Added after version 1 was fixed.
+ */
+struct fg_rec_event {
+	uint32_t id;	 /* as samples carry it: 0 to FG_REC_EVENTS_MAX - 1 */
+	uint32_t kind;	 /* enum fg_event_kind */
+	uint64_t config; /* software: PERF_COUNT_SW_*; tracepoint: its tracefs id;
+			    uprobe, uretprobe: the file offset probed */
+	uint64_t period; /* a sample every `period` events (-c), or 0: `freq` a second */
+	uint64_t freq;	 /* with period 0: samples a second per CPU (-F) */
+	uint32_t flags;	 /* FG_EVENT_F_* */
+	uint32_t pad;
+	/* char name[]; NUL-terminated */
+};
+
+enum fg_event_kind {
+	FG_EVENT_SOFTWARE = 1,	 /* a perf software event: cpu-clock, page-faults, ... */
+	FG_EVENT_TRACEPOINT = 2, /* a kernel tracepoint */
+	FG_EVENT_UPROBE = 3,	 /* the entry of a user function (or an offset into it) */
+	FG_EVENT_URETPROBE = 4,	 /* the return of a user function */
+	FG_EVENT_OFFCPU = 5,	 /* time off the CPU, from sched_switch: weights in ns */
+};
+
+#define FG_EVENT_F_WEIGHT_NS (1u << 0) /* its samples weigh nanoseconds (FG_SAMPLE_F_WEIGHT_NS) */
+
+#define FG_REC_EVENTS_MAX 65536u /* event numbers: the 16 top bits of a sample's flags */
+#define FG_REC_EVENT_NAME_MAX 255u
+
 /* Records or samples lost, and why. */
 struct fg_rec_lost {
 	uint64_t time_ns;
@@ -222,6 +264,12 @@ enum fg_lost_reason {
 	FG_LOST_RINGBUF_FULL = 1, /* samples: the BPF ring buffer was full */
 	FG_LOST_SIDEBAND = 2,	  /* mmap/comm/task events: the perf buffer overflowed */
 	FG_LOST_CPU_OFFLINE = 3,  /* a CPU went offline: its samples stopped */
+	/*
+	 * events: the BPF program could not run or take the sample because the
+	 * CPU was inside another of fg-sample's BPF programs (an event within an
+	 * event, as a uprobe's program interrupted by a clock tick)
+	 */
+	FG_LOST_BUSY = 4,
 };
 
 /* The closing record: what the run produced. */
@@ -257,6 +305,7 @@ struct fg_rec {
 		const struct fg_rec_lost *lost;
 		const struct fg_rec_summary *summary;
 		const struct fg_rec_creds *creds;
+		const struct fg_rec_event *event;
 	};
 	/* FG_REC_SAMPLE */
 	const uint64_t *kips;		    /* sample->nr_kernel kernel IPs, leaf first */
@@ -266,6 +315,8 @@ struct fg_rec {
 	const uint8_t *ustack_data;
 	/* FG_REC_MAPPING */
 	const char *path;
+	/* FG_REC_EVENT: checked (1 to FG_REC_EVENT_NAME_MAX bytes of [A-Za-z0-9_.:+-]) */
+	const char *event_name;
 };
 
 /* --- reading --- */
@@ -319,6 +370,23 @@ const char *fg_rec_type_name(uint32_t type);
  */
 int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, size_t whylen);
 
+/*
+ * The names of a stream's events, for its readers: kept from its event
+ * records, looked up for each sample.  Never NULL; free with NULL-safe
+ * fg_rec_evnames_free().
+ */
+struct fg_rec_evnames;
+struct fg_rec_evnames *fg_rec_evnames_new(void);
+void fg_rec_evnames_free(struct fg_rec_evnames *n);
+/* Remember the name of an FG_REC_EVENT record (a later record for the same number replaces it). */
+void fg_rec_evnames_add(struct fg_rec_evnames *n, const struct fg_rec *rec);
+/*
+ * The name of a sample's event: its event record's, else "offcpu-time" for
+ * a sample weighing nanoseconds and "cpu-clock" for event 0 (streams written
+ * before event records), else "event-N".  Valid until the next call.
+ */
+const char *fg_rec_evnames_get(struct fg_rec_evnames *n, const struct fg_rec_sample *s);
+
 /* Print a record as one line of text (tests, debugging): "sample time=... ips=...". */
 void fg_rec_print(FILE *f, const struct fg_rec *rec);
 void fg_rec_print_header(FILE *f, const struct fg_rec_header *h);
@@ -343,6 +411,10 @@ int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s,
 			const uint64_t *ips);
 /* A mapping and its path. */
 int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m, const char *path);
+/* An event and its name; -EINVAL for a name fg_rec_event_name_ok() refuses or an id too large. */
+int fg_rec_write_event(struct fg_rec_writer *w, const struct fg_rec_event *e, const char *name);
+/* Whether `name` (len bytes) may name an event in the stream. */
+bool fg_rec_event_name_ok(const char *name, size_t len);
 int fg_rec_writer_flush(struct fg_rec_writer *w);
 /* The sticky error, or 0. */
 int fg_rec_writer_error(const struct fg_rec_writer *w);

@@ -21,6 +21,15 @@
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds (off-CPU, later) */
 
 /*
+ * The top 16 bits of the flags are the sample's event: its number among the
+ * events of the run (fg-sample -e), 0 for the first (cpu-clock by default).
+ * The flags above stay in the low 16 bits.
+ */
+#define FG_SAMPLE_EVENT_SHIFT 16
+#define FG_SAMPLE_F_MASK 0xffffu
+#define FG_SAMPLE_EVENT(flags) ((flags) >> FG_SAMPLE_EVENT_SHIFT)
+
+/*
  * A snapshot's registers: x86-64's user registers in the kernel's perf_regs
  * numbering (PERF_REG_X86_*), those perf records for --call-graph dwarf: all
  * but the segment registers ds, es, fs and gs.  regs[] holds the registers

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "fg/bpf_abi.h"
+#include "fg/events.h"
 
 #define FG_SAMPLE_MAX_CPUS 4096
 
@@ -37,7 +38,13 @@ struct fg_sample_opts {
 	unsigned pages;	   /* -m; 0: by the rate (fg_bpf_ring_pages()) */
 	unsigned snapshot; /* --call-graph dwarf,BYTES; 0 for fp */
 	const char *output;
-	char **command; /* NULL, or the command and its arguments */
+	char **command;		   /* NULL, or the command and its arguments */
+	struct fg_ev_spec *events; /* -e, parsed (looked up on the system later) */
+	size_t nevents, aevents;
+	uint64_t period; /* -c; 0: not given (each event) */
+	bool freq_given, cpus_given;
+	bool list_events;	  /* --list-events [PATTERN] */
+	const char *list_pattern; /* its PATTERN, or NULL */
 };
 
 #define FG_SAMPLE_OPTS_INIT                                                                        \
@@ -51,10 +58,11 @@ enum {
 	FG_SAMPLE_OPT_KERNEL_ONLY,
 	FG_SAMPLE_OPT_MAX_DEPTH,
 	FG_SAMPLE_OPT_CALL_GRAPH,
+	FG_SAMPLE_OPT_LIST_EVENTS,
 };
 
 /* '+': the options end at the command */
-#define FG_SAMPLE_SHORTOPTS "+C:d:F:hIm:o:p:t:Vv"
+#define FG_SAMPLE_SHORTOPTS "+C:c:d:e:F:hIm:o:p:t:Vv"
 extern const struct option fg_sample_longopts[];
 
 /*
@@ -65,10 +73,14 @@ extern const struct option fg_sample_longopts[];
 int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, size_t len);
 /*
  * The options together, once all are in; `rest` (the operands, NULL-ended)
- * is the command when not empty.  0, or -EINVAL with the reason in why.
+ * is the command when not empty, or with --list-events its pattern.  -F is
+ * for the clocks, -c for the other events; --kernel-only refuses a uprobe.
+ * 0, or -EINVAL with the reason in why.
  */
 int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_t len);
-/* Free the pid and tid lists. */
+/* The period of the counted events: -c, or 1 (each event). */
+uint64_t fg_sample_opts_period(const struct fg_sample_opts *o);
+/* Free the pid, tid and event lists. */
 void fg_sample_opts_release(struct fg_sample_opts *o);
 
 #endif

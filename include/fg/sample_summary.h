@@ -17,7 +17,7 @@
 
 struct fg_sample_stats {
 	struct fg_rec_summary sum; /* as written at the end of the stream */
-	unsigned freq, ncpus;	   /* -F and the CPUs sampled */
+	unsigned freq, ncpus;	   /* -F (0: no clock sampled) and the CPUs sampled */
 	uint64_t nofp;		   /* samples whose user chain ended without a frame pointer */
 	unsigned snapshot;	   /* --call-graph dwarf's BYTES; 0: no line for snapshots */
 	uint64_t snapshots, snapshot_bytes, snapshot_whole;
@@ -25,7 +25,8 @@ struct fg_sample_stats {
 	unsigned pages;
 	uint64_t prog_runs, prog_run_ns; /* kernel.bpf_stats_enabled's; 0 runs: no line */
 	uint64_t bad_events;		 /* events from the BPF program dropped as malformed */
-	bool command_done;		 /* say how the command ended (sum.command_status) */
+	const char *events; /* the tool's lines about its events (-e), before the command's */
+	bool command_done;  /* say how the command ended (sum.command_status) */
 };
 
 /* The lines for `st`, appended to b. */

@@ -7,7 +7,9 @@
  *	mapping pid=N [tid=N] start=A end=A [pgoff=A] [maj=N] [min=N] [ino=N]
  *	        [prot=rx] [time=N] [buildid=HEX] path=PATH-TO-END-OF-LINE
  *	sample pid=N [tid=N] [cpu=N] [time=N] [weight=N] [comm=NAME]
- *	       [k=IP,IP,...] [u=IP,IP,...]
+ *	       [flags=N] [event=N] [k=IP,IP,...] [u=IP,IP,...]
+ *	event id=N [kind=N] [config=N] [period=N] [freq=N] name=NAME-TO-END-OF-LINE
+ *	                                       (the name as it is, unchecked)
  *	comm pid=N [tid=N] [time=N] [exec=1] comm=NAME
  *	exit pid=N [tid=N] [time=N]
  *	fork pid=N ppid=N [tid=N] [ptid=N] [time=N]
@@ -243,6 +245,8 @@ int main(int argc, char **argv)
 			s.cpu = (uint32_t)num(line, "cpu", 0, false);
 			s.time_ns = num(line, "time", 0, false);
 			s.weight = num(line, "weight", 1, false);
+			s.flags = (uint32_t)num(line, "flags", 0, false) |
+				  (uint32_t)num(line, "event", 0, false) << FG_SAMPLE_EVENT_SHIFT;
 			v = val(line, "comm", false, buf, sizeof(buf));
 			snprintf(s.comm, sizeof(s.comm), "%s", v ? unescape(buf) : "test");
 			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
@@ -250,6 +254,22 @@ int main(int argc, char **argv)
 			    (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
 			fg_rec_write_sample(w, &s, ipbuf);
 			nsamples++;
+		} else if (strcmp(cmd, "event") == 0) {
+			struct fg_rec_event e;
+			char payload[sizeof(e) + sizeof(buf)];
+			size_t n;
+
+			memset(&e, 0, sizeof(e));
+			e.id = (uint32_t)num(line, "id", 0, false);
+			e.kind = (uint32_t)num(line, "kind", FG_EVENT_SOFTWARE, false);
+			e.config = num(line, "config", 0, false);
+			e.period = num(line, "period", 0, false);
+			e.freq = num(line, "freq", 0, false);
+			v = val(line, "name", true, buf, sizeof(buf));
+			n = v ? strlen(unescape(buf)) : 0;
+			memcpy(payload, &e, sizeof(e));
+			memcpy(payload + sizeof(e), v ? buf : "", n + 1);
+			fg_rec_write(w, FG_REC_EVENT, payload, sizeof(e) + n + 1);
 		} else if (strcmp(cmd, "comm") == 0) {
 			struct fg_rec_comm c;
 

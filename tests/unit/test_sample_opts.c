@@ -2,6 +2,7 @@
 /* Unit tests for fg-sample's options: each value checked, then the combination. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fg/sample_opts.h"
 #include "unit.h"
@@ -92,10 +93,79 @@ TEST(combinations)
 	CHECK_STR(why, "--call-graph dwarf and --kernel-only exclude each other");
 }
 
+/* -e, -c, --list-events: the events parsed; -F for the clocks, -c for the others */
+TEST(events)
+{
+	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
+	char why[256], *none[] = {NULL}, *pattern[] = {"sched:*", NULL}, *two[] = {"a", "b", NULL};
+
+	CHECK_INT(fg_sample_opt(&o, 'e', "page-faults", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, 'e', "syscalls:sys_enter_write", why, sizeof(why)), 0);
+	CHECK(o.nevents == 2 && o.events[0].kind == FG_EVENT_SOFTWARE &&
+	      o.events[1].kind == FG_EVENT_TRACEPOINT);
+	CHECK_INT(fg_sample_opts_period(&o), 1);
+	CHECK_INT(fg_sample_opt(&o, 'c', "10", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_period(&o), 10);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	/* -F without a clock */
+	CHECK_INT(fg_sample_opt(&o, 'F', "999", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "-F applies to cpu-clock and task-clock: for the other events, -c n takes "
+		       "a sample every n events");
+	CHECK_INT(fg_sample_opt(&o, 'e', "cpu-clock", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	fg_sample_opts_release(&o);
+	CHECK(o.events == NULL && o.nevents == 0);
+
+	/* -c with the default clock alone */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'c', "2", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why,
+		  "-c applies to events other than cpu-clock and task-clock, which -F samples");
+	/* a uprobe has no kernel stack */
+	CHECK_INT(fg_sample_opt(&o, 'e', "uprobe:/bin/true:main", why, sizeof(why)), 0);
+	o.kernel_only = true;
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--kernel-only and uprobes exclude each other: a uprobe has only a user "
+		       "stack");
+	fg_sample_opts_release(&o);
+
+	/* --list-events takes its pattern from the operands, one at most */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_LIST_EVENTS, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, pattern, why, sizeof(why)), 0);
+	CHECK_STR(o.list_pattern, "sched:*");
+	CHECK(o.command == NULL);
+	CHECK_INT(fg_sample_opts_check(&o, two, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--list-events takes one pattern at most");
+	fg_sample_opts_release(&o);
+
+	/* a list, as perf takes it; a probe whole, its path may hold a comma */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'e', "page-faults,cs,sched:sched_switch", why, sizeof(why)), 0);
+	CHECK(o.nevents == 3 && o.events[1].kind == FG_EVENT_SOFTWARE &&
+	      o.events[2].kind == FG_EVENT_TRACEPOINT);
+	CHECK_INT(fg_sample_opt(&o, 'e', "uprobe:/opt/a,b/prog:main", why, sizeof(why)), 0);
+	CHECK(o.nevents == 4 && o.events[3].kind == FG_EVENT_UPROBE);
+	fg_sample_opts_release(&o);
+	CHECK_STR(refused('e', "page-faults,,cs"),
+		  "invalid event list 'page-faults,,cs': an empty event");
+	CHECK_STR(refused('e', "cs,"), "invalid event list 'cs,': an empty event");
+	CHECK_STR(refused('e', "cs,page-fault"),
+		  "unknown event 'page-fault' (fg-sample --list-events lists them)");
+	CHECK_STR(refused('e', "page-fault"),
+		  "unknown event 'page-fault' (fg-sample --list-events lists them)");
+	CHECK_STR(refused('c', "0"), "invalid count '0' (a sample every N events)");
+	CHECK_STR(refused('c', "4294967296"),
+		  "invalid count '4294967296' (a sample every N events)");
+}
+
 int main(void)
 {
 	RUN(values);
 	RUN(bad_values_say_what);
 	RUN(combinations);
+	RUN(events);
 	return unit_done();
 }

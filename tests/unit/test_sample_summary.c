@@ -77,9 +77,28 @@ TEST(every_line)
 	fg_buf_release(&b);
 }
 
+/* with -e and no clock: no rate in the first line; the events' lines before the command's */
+TEST(events_without_a_clock)
+{
+	struct fg_sample_stats st = {
+	    .sum = {.start_ns = 0, .end_ns = 1000000000, .samples = 10, .command_status = 0},
+	    .ncpus = 2,
+	    .events = "samples by event: page-faults 10 (each event)\n",
+	    .command_done = true,
+	};
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_sample_summary(&b, &st);
+	CHECK(strncmp(b.data, "10 samples in 1.00 s (10.0/s; 2 CPUs), lost 0;", 46) == 0);
+	CHECK_STR(strchr(b.data, '\n') + 1, "samples by event: page-faults 10 (each event)\n"
+					    "command exited with status 0\n");
+	fg_buf_release(&b);
+}
+
 int main(void)
 {
 	RUN(a_plain_run_in_one_line);
 	RUN(every_line);
+	RUN(events_without_a_clock);
 	return unit_done();
 }

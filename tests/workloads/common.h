@@ -28,4 +28,31 @@ static inline double wl_seconds(int argc, char **argv, double def)
 	return argc > 1 ? atof(argv[1]) : def;
 }
 
+/*
+ * A system call made by the instruction itself, inlined into the calling
+ * function: no libc wrapper (built without frame pointers) stands between
+ * the kernel and the caller, so a frame-pointer walk from the system call
+ * finds the caller's frame.
+ */
+static inline __attribute__((always_inline)) long wl_syscall3(long nr, long a, long b, long c)
+{
+	long ret;
+#if defined(__x86_64__)
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	ret = x0;
+#else
+#error "wl_syscall3: x86-64 and arm64 only"
+#endif
+	return ret;
+}
+
 #endif
