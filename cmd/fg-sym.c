@@ -29,7 +29,7 @@ static const char usage_text[] =
     "usage: fg-sym [-fqv] [--header] [--inline] [--srcline] [--no-demangle]\n"
     "              [--kallsyms FILE] [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
     "              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
-    "              [-o FILE] [FILE]\n"
+    "              [--unwinder table|libdw|none] [-o FILE] [FILE]\n"
     "\n"
     "Name the frames of fg-sample's records (FILE or standard input) and write\n"
     "them as perf script text.\n"
@@ -53,6 +53,11 @@ static const char usage_text[] =
     "      --no-debuginfod  fetch no debug files\n"
     "      --debuginfod-budget SECONDS\n"
     "                       time for all fetches together (default 5)\n"
+    "      --unwinder table|libdw|none\n"
+    "                       how the stack snapshots of a dwarf capture are unwound:\n"
+    "                       with tables from the files' call frame information\n"
+    "                       (default), by elfutils' libdwfl (slower; to check the\n"
+    "                       tables), or not at all (the frame-pointer frames then)\n"
     "  -q, --quiet          no summary on standard error\n"
     "  -v, --verbose        warn about each file that cannot be read\n"
     "  -h, --help           print this help\n"
@@ -70,6 +75,7 @@ enum {
 	OPT_PROC_ROOT,
 	OPT_SYMFS,
 	OPT_HEADER,
+	OPT_UNWINDER,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +94,7 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"srcline", no_argument, NULL, OPT_SRCLINE},
     {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"unwinder", required_argument, NULL, OPT_UNWINDER},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -233,6 +240,36 @@ static int wait_input(struct fg_symbolizer *s, struct fg_debuginfod *c, int fd)
 	return 0;
 }
 
+/* How the stack snapshots were unwound, and why stacks ended early. */
+static void summary_unwind(const struct fg_sym_stats *st)
+{
+	const struct fg_unwind_stats *u = &st->unwind;
+	struct fg_buf b = FG_BUF_INIT;
+
+	if (u->stacks) {
+		for (int i = 0; i < FG_UNWIND_END_COUNT; i++)
+			if (i != FG_UNWIND_END_STOP)
+				fg_buf_addf(&b, "%s%llu %s", b.len ? ", " : "",
+					    (unsigned long long)u->ends[i], fg_unwind_end_names[i]);
+		fg_warnx("%llu stacks unwound: %llu whole, %llu ended early (%s); %llu frames, "
+			 "%llu through frame pointers, %llu signal trampolines named by their CFI",
+			 (unsigned long long)u->stacks,
+			 (unsigned long long)u->ends[FG_UNWIND_END_STOP],
+			 (unsigned long long)(u->stacks - u->ends[FG_UNWIND_END_STOP]), b.data,
+			 (unsigned long long)u->frames, (unsigned long long)u->fp_frames,
+			 (unsigned long long)st->signal_named);
+	}
+	if (st->unwind_badregs)
+		fg_warnx("%llu stack snapshots not unwound: registers of another kind, or without "
+			 "rip or rsp; their frame-pointer frames are written",
+			 (unsigned long long)st->unwind_badregs);
+	if (st->unwind_skipped)
+		fg_warnx("%llu stack snapshots not unwound (--unwinder none): their frame-pointer "
+			 "frames are written",
+			 (unsigned long long)st->unwind_skipped);
+	fg_buf_release(&b);
+}
+
 static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,
 		    const struct dbgi *d)
 {
@@ -253,6 +290,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 	fg_warnx("%llu samples, %llu frames named, %llu unnamed (%s); %llu files read",
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
+	summary_unwind(&st);
 	if (st.bad_minidebug)
 		fg_warnx(
 		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
@@ -443,6 +481,16 @@ int main(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			o.symfs = optarg;
+			break;
+		case OPT_UNWINDER:
+			for (c = 0; c < FG_SYM_UNWIND_COUNT; c++)
+				if (strcmp(optarg, fg_sym_unwinder_names[c]) == 0)
+					break;
+			if (c == FG_SYM_UNWIND_COUNT) {
+				fg_warnx("invalid unwinder '%s' (table, libdw or none)", optarg);
+				usage(FG_EXIT_USAGE);
+			}
+			o.unwinder = (enum fg_sym_unwinder)c;
 			break;
 		default:
 			usage(FG_EXIT_USAGE);

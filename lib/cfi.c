@@ -244,7 +244,7 @@ struct state {
 	uint8_t cfa_why; /* with CFA_BAD */
 	uint8_t plt_mask, plt_min;
 	int64_t cfa_off;
-	struct reg_rule rbp, ra;
+	struct reg_rule rbp, rbx, ra;
 };
 
 #define CFA_BAD 0xff
@@ -376,6 +376,14 @@ static uint32_t state_rule(struct builder *b, const struct cie *c, const struct 
 			r.rbp = FG_CFI_LOST;
 		}
 	}
+	/* rbx: only at or as the CFA plus an offset (a "bregN" expression is not held) */
+	r.rbx = s->rbx.how == FG_CFI_AT_REG ? FG_CFI_LOST : s->rbx.how;
+	if (r.rbx == FG_CFI_AT_CFA || r.rbx == FG_CFI_VAL_CFA) {
+		if (fits16(s->rbx.off))
+			r.rbx_off = (int16_t)s->rbx.off;
+		else
+			r.rbx = FG_CFI_LOST;
+	}
 out:
 	return add_rule(b, &r);
 }
@@ -469,6 +477,8 @@ static struct reg_rule *reg_of(struct state *s, const struct cie *c, uint64_t re
 		return &s->ra;
 	if (reg == FG_CFI_RBP)
 		return &s->rbp;
+	if (reg == FG_CFI_RBX)
+		return &s->rbx;
 	return NULL;
 }
 
@@ -989,8 +999,9 @@ static struct fg_cfi *build(struct builder *b)
 		else if (r->kind == FG_CFI_INVALID) {
 			b->st.invalid_rows++;
 			b->st.invalid[r->arg0 < FG_CFI_WHY_COUNT ? r->arg0 : 0]++;
-		} else if (r->kind == FG_CFI_NORMAL && r->rbp == FG_CFI_LOST) {
-			b->st.rbp_lost++;
+		} else if (r->kind == FG_CFI_NORMAL) {
+			b->st.rbp_lost += r->rbp == FG_CFI_LOST;
+			b->st.rbx_lost += r->rbx == FG_CFI_LOST;
 		}
 	}
 	b->st.rows = c->nrows;

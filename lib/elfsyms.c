@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +338,163 @@ out:
 	return err;
 }
 
+/* The PLT's entries: 16 bytes each (.plt's first is its header, .plt.sec has none). */
+#define PLT_ENTRY 16
+
+/* A relocation of .rela.plt: the GOT slot it fills, the name of what it puts there. */
+struct plt_rel {
+	uint64_t got;
+	size_t name_off; /* in the names, + 1; 0: unnamed */
+};
+
+static int cmp_plt_rel(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The name of the symbol `idx` of the symbol table `symscn`, or NULL. */
+static const char *dynsym_name(Elf *elf, Elf_Scn *symscn, size_t idx)
+{
+	Elf_Data *d = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	if (!d || !gelf_getshdr(symscn, &sh) || !sh.sh_entsize ||
+	    idx >= sh.sh_size / sh.sh_entsize || !gelf_getsym(d, (int)idx, &sym))
+		return NULL;
+	return elf_strptr(elf, sh.sh_link, sym.st_name);
+}
+
+/*
+ * The relocations of .rela.plt, sorted by GOT slot, with their names: a
+ * JUMP_SLOT's symbol "NAME@plt", an IRELATIVE's "*ABS*+0xADDEND@plt", as
+ * objdump names them.  How many; *names holds the names.
+ */
+static size_t plt_rels(Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh, struct plt_rel **rels,
+		       char **names)
+{
+	Elf_Data *rd = elf_getdata(rela, NULL);
+	size_t n, k = 0, len = 0, cap = 0;
+
+	*rels = NULL;
+	*names = NULL;
+	if (!rd || !rsh->sh_entsize)
+		return 0;
+	n = rsh->sh_size / rsh->sh_entsize;
+	if (n > FG_ELF_MAX_SYMS)
+		n = FG_ELF_MAX_SYMS;
+	*rels = fg_xcalloc(n ? n : 1, sizeof(**rels));
+	for (size_t i = 0; i < n; i++) {
+		char buf[64];
+		const char *name = NULL;
+		GElf_Rela r;
+		size_t l;
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_JUMP_SLOT && GELF_R_SYM(r.r_info)) {
+			name =
+			    dynsym_name(elf, elf_getscn(elf, rsh->sh_link), GELF_R_SYM(r.r_info));
+		} else if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+			snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64, (uint64_t)r.r_addend);
+			name = buf;
+		}
+		if (!name || !*name || (l = strnlen(name, 65537)) > 65536)
+			continue;
+		if (len + l + sizeof("@plt") > FG_ELF_MAX_NAMES)
+			break; /* bounded, as the symbols' names are */
+		if (len + l + sizeof("@plt") > cap) {
+			cap = (len + l + sizeof("@plt")) * 2;
+			*names = fg_xrealloc(*names, cap);
+		}
+		memcpy(*names + len, name, l);
+		memcpy(*names + len + l, "@plt", sizeof("@plt"));
+		(*rels)[k++] = (struct plt_rel){.got = r.r_offset, .name_off = len + 1};
+		len += l + sizeof("@plt");
+	}
+	if (k)
+		qsort(*rels, k, sizeof(**rels), cmp_plt_rel);
+	return k;
+}
+
+/*
+ * Name the PLT's entries (x86-64) as objdump and perf do: each entry jumps
+ * through a GOT slot (`jmp *disp(%rip)`, after an endbr64 or a bnd prefix),
+ * and the relocation of .rela.plt that fills that slot names it.  A debug
+ * file's sections are NOBITS and give none.
+ */
+static void read_plt(Elf *elf, const GElf_Ehdr *eh, size_t shstrndx, struct fg_elfsyms *e)
+{
+	Elf_Scn *scn = NULL, *plt = NULL, *sec = NULL, *rela = NULL, *code;
+	GElf_Shdr sh, plt_sh = {0}, sec_sh = {0}, rsh = {0}, *csh;
+	struct plt_rel *rels;
+	char *names;
+	size_t n, nrels;
+	Elf_Data *d;
+
+	if (eh->e_machine != EM_X86_64)
+		return;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".plt") == 0 && !plt) {
+			plt = scn;
+			plt_sh = sh;
+		} else if (sh.sh_type == SHT_PROGBITS && strcmp(name, ".plt.sec") == 0 && !sec) {
+			sec = scn;
+			sec_sh = sh;
+		} else if (sh.sh_type == SHT_RELA && strcmp(name, ".rela.plt") == 0 && !rela) {
+			rela = scn;
+			rsh = sh;
+		}
+	}
+	/* with IBT, calls go to .plt.sec; .plt holds the lazy binding's stubs */
+	code = sec ? sec : plt;
+	csh = sec ? &sec_sh : &plt_sh;
+	/* (a static executable's .plt holds 8-byte stubs of IFUNCs: not named, as objdump) */
+	if (!code || !rela || csh->sh_entsize != PLT_ENTRY || !(d = elf_getdata(code, NULL)) ||
+	    !d->d_buf)
+		return;
+	n = (d->d_size < csh->sh_size ? d->d_size : csh->sh_size) / PLT_ENTRY;
+	if (n > FG_ELF_MAX_SYMS)
+		n = FG_ELF_MAX_SYMS;
+	nrels = plt_rels(elf, rela, &rsh, &rels, &names);
+	if (!n || !nrels) {
+		free(rels);
+		free(names);
+		return;
+	}
+	e->plt = fg_xcalloc(n, sizeof(*e->plt));
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *p = (const unsigned char *)d->d_buf + PLT_ENTRY * i;
+		struct plt_rel key = {0}, *r = NULL;
+
+		e->plt[i] =
+		    (struct fg_elf_sym){.addr = csh->sh_addr + PLT_ENTRY * i, .size = PLT_ENTRY};
+		for (size_t j = 0; j + 6 <= PLT_ENTRY; j++) {
+			if (p[j] == 0xff && p[j + 1] == 0x25) {
+				int32_t disp =
+				    (int32_t)((uint32_t)p[j + 2] | (uint32_t)p[j + 3] << 8 |
+					      (uint32_t)p[j + 4] << 16 | (uint32_t)p[j + 5] << 24);
+
+				key.got = e->plt[i].addr + j + 6 + (uint64_t)(int64_t)disp;
+				r = bsearch(&key, rels, nrels, sizeof(*rels), cmp_plt_rel);
+				break;
+			}
+		}
+		if (r)
+			e->plt[i].name = names + r->name_off - 1;
+	}
+	e->nplt = n;
+	e->plt_addr = csh->sh_addr;
+	e->plt_strings = names;
+	free(rels);
+}
+
 static struct fg_elfsyms *load(Elf *elf)
 {
 	struct fg_elfsyms *e;
@@ -383,6 +542,8 @@ static struct fg_elfsyms *load(Elf *elf)
 				minidebug = scn;
 		}
 	}
+	if (nscn)
+		read_plt(elf, &eh, shstrndx, e);
 	/* a debug-only file's .symtab is SHT_SYMTAB too; a NOBITS symtab has no entries */
 	if (symtab && collect_symbols(elf, symtab, &symtab_sh, exec_scn, nscn, &c) == 0 && c.nraw) {
 		finish_symbols(&c, e);
@@ -501,6 +662,10 @@ void fg_elfsyms_free(struct fg_elfsyms *e)
 	if (!e)
 		return;
 	free_symbols(e);
+	for (size_t i = 0; i < e->nplt; i++)
+		free(e->plt[i].pretty);
+	free(e->plt);
+	free(e->plt_strings);
 	free(e->loads);
 	free(e->debuglink);
 	free(e);
@@ -570,9 +735,13 @@ bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_
 
 struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
 {
-	size_t lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
+	size_t lo;
 	struct fg_elf_sym *s;
 
+	if (addr >= e->plt_addr && (addr - e->plt_addr) / PLT_ENTRY < e->nplt &&
+	    e->plt[(addr - e->plt_addr) / PLT_ENTRY].name)
+		return &e->plt[(addr - e->plt_addr) / PLT_ENTRY];
+	lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
 	if (lo == 0)
 		return NULL;
 	s = &e->syms[lo - 1];

@@ -13,6 +13,7 @@
 
 #include "fg/bigmem.h"
 #include "fg/buf.h"
+#include "fg/cfi.h"
 #include "fg/debugfile.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
@@ -25,17 +26,20 @@
 #include "fg/safeio.h"
 #include "fg/sideband.h"
 #include "fg/symbolize.h"
+#include "fg/unwind_dw.h"
 #include "fg/util.h"
 
 const char *const fg_unnamed_reasons[FG_UNNAMED_COUNT] = {
-	[FG_UNNAMED_NOSYMS] = "no symbols",
-	[FG_UNNAMED_NOFILE] = "no file",
-	[FG_UNNAMED_GONE] = "process gone",
-	[FG_UNNAMED_NOMAP] = "no mapping",
-	[FG_UNNAMED_NOJIT] = "no JIT map",
-	[FG_UNNAMED_CHANGED] = "file changed",
-	[FG_UNNAMED_NOID] = "no file identity",
-	[FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
+    [FG_UNNAMED_NOSYMS] = "no symbols",	    [FG_UNNAMED_NOFILE] = "no file",
+    [FG_UNNAMED_GONE] = "process gone",	    [FG_UNNAMED_NOMAP] = "no mapping",
+    [FG_UNNAMED_NOJIT] = "no JIT map",	    [FG_UNNAMED_CHANGED] = "file changed",
+    [FG_UNNAMED_NOID] = "no file identity", [FG_UNNAMED_DITIMEOUT] = "debuginfo timed out",
+};
+
+const char *const fg_sym_unwinder_names[FG_SYM_UNWIND_COUNT] = {
+    [FG_SYM_UNWIND_TABLE] = "table",
+    [FG_SYM_UNWIND_LIBDW] = "libdw",
+    [FG_SYM_UNWIND_NONE] = "none",
 };
 
 const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
@@ -48,14 +52,14 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 };
 
 /* Bounds */
-#define PROCMAPS_MAX (64u << 20)  /* bytes of one /proc/PID/maps */
-#define PERFMAP_MAX (64u << 20)   /* bytes of one perf-PID.map */
-#define RECHECK_MS 50		  /* a miss re-reads /proc maps or a perf map at most this often */
-#define EXITED_KEEP 256	  /* exited processes whose mappings are kept (late samples) */
-#define MAPS_PER_PROC_MAX 65536u  /* mappings kept per process */
-#define MEMO_SLOTS (1u << 16)	  /* frames remembered as text */
-#define MEMO_TEXT_MAX 4096u	  /* longer frame lines are not remembered */
-#define HELD_MAX (64u << 20)	  /* bytes of samples held back for debuginfod */
+#define PROCMAPS_MAX (64u << 20) /* bytes of one /proc/PID/maps */
+#define PERFMAP_MAX (64u << 20)	 /* bytes of one perf-PID.map */
+#define RECHECK_MS 50		 /* a miss re-reads /proc maps or a perf map at most this often */
+#define EXITED_KEEP 256		 /* exited processes whose mappings are kept (late samples) */
+#define MAPS_PER_PROC_MAX 65536u /* mappings kept per process */
+#define MEMO_SLOTS (1u << 16)	 /* frames remembered as text */
+#define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
+#define HELD_MAX (64u << 20)	 /* bytes of samples held back for debuginfod */
 
 enum map_kind {
 	MAP_FILE,
@@ -73,6 +77,9 @@ struct dso {
 	bool dbgi_pending;   /* its debug file is being fetched (debuginfod) */
 	bool dbgi_timedout;  /* ... and did not come in time */
 	bool dbgi_named;     /* its symbols are from a debug file fetched */
+	struct fg_cfi *cfi;  /* its unwind table, once cfi_tried */
+	int cfi_err;	     /* why cfi is NULL: -ENODATA (no CFI at all: frame pointers), ... */
+	bool cfi_tried;
 };
 
 struct map {
@@ -87,6 +94,8 @@ struct map {
 	bool resolved;
 	enum fg_unnamed fail; /* when resolved without a dso */
 	struct dso *dso;
+	/* unwinding: pcs in [uw_lo, uw_hi) are in one segment of the file, at pc - uw_bias */
+	uint64_t uw_lo, uw_hi, uw_bias;
 };
 
 struct jit {
@@ -106,6 +115,7 @@ struct jit {
 struct space {
 	struct map *maps; /* sorted, no overlaps */
 	size_t nmaps, alloc;
+	size_t hint; /* the index space_find found last (checked before it is used) */
 };
 
 struct proc {
@@ -120,7 +130,8 @@ struct proc {
 	uint64_t procmaps_ms;
 	struct jit *jit;
 	bool jit_tried;
-	bool creds_known; /* uid and gid from the stream */
+	struct fg_unwind_dw *dw; /* --unwinder libdw: its Dwfl, of the mappings of cur */
+	bool creds_known;	 /* uid and gid from the stream */
 	uint32_t uid, gid;
 	size_t counted;		    /* mappings counted in maps_total */
 	struct proc *hnext;	    /* the next of its hash bucket */
@@ -148,7 +159,7 @@ struct hole {
 	size_t at;    /* where its text goes in the sample's text */
 	struct map m; /* the mapping as it was (m.path is the hole's) */
 	uint64_t ip;
-	bool leaf;
+	uint32_t flags; /* FG_UNWIND_F_* */
 };
 
 /* A sample held back (fg_sym_opts.debuginfod), its frames named but the holes. */
@@ -184,6 +195,13 @@ struct fg_symbolizer {
 	bool kstamp_ok;
 	struct dso *vdso;
 	bool vdso_tried;
+	const void *vdso_image; /* the running kernel's vdso, in this process */
+	size_t vdso_size;
+	bool unwinding; /* snapshots came: read unwind tables along with symbols */
+	struct fg_unwind_frame *uw_frames; /* FG_SYM_UNWIND_MAX each, once unwinding */
+	struct fg_unwind_cache *uw_cache;  /* rules looked up (tables live as long as s) */
+	uint64_t *uw_pcs;
+	uint32_t *uw_flags;
 	uint32_t *exited; /* ring of exited pids */
 	size_t exited_head, exited_n;
 	struct fg_sym_stats st;
@@ -248,6 +266,7 @@ static void dso_free(struct dso *d)
 {
 	if (!d)
 		return;
+	fg_cfi_free(d->cfi);
 	fg_elfsyms_free(d->elf);
 	fg_dwarf_free(d->dwarf);
 	free(d->prefix);
@@ -269,8 +288,16 @@ static void space_release(struct space *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
+/* The address space changed: a Dwfl of it is made again when next needed. */
+static void forget_dw(struct proc *p)
+{
+	fg_unwind_dw_free(p->dw);
+	p->dw = NULL;
+}
+
 static void maps_clear(struct proc *p)
 {
+	forget_dw(p);
 	space_release(&p->cur);
 	space_release(&p->old);
 	p->exec_ns = 0;
@@ -330,6 +357,10 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 		held_free(h);
 	}
 	free(s->holes);
+	free(s->uw_frames);
+	free(s->uw_cache);
+	free(s->uw_pcs);
+	free(s->uw_flags);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
 	fg_rec_evnames_free(s->events);
@@ -561,6 +592,7 @@ void fg_symbolizer_mapping(struct fg_symbolizer *s, const struct fg_sym_mapping 
 		p->creds_known = false;
 	}
 	p->from_stream = true;
+	forget_dw(p);
 	/* a mapping made before the last exec belongs to the old program */
 	add_map(p->old.nmaps && m->time_ns && m->time_ns < p->exec_ns ? &p->old : &p->cur, m);
 	recount(s, p);
@@ -578,6 +610,7 @@ void fg_symbolizer_exec(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns)
 	space_release(&p->old);
 	p->old = p->cur;
 	memset(&p->cur, 0, sizeof(p->cur));
+	forget_dw(p);
 	p->exec_ns = time_ns;
 	p->exited = false;
 	p->gone = false;
@@ -618,6 +651,7 @@ void fg_symbolizer_fork(struct fg_symbolizer *s, uint32_t pid, uint32_t ppid)
 	child->uid = parent->uid;
 	child->gid = parent->gid;
 	if (!child->cur.nmaps && parent->cur.nmaps) {
+		forget_dw(child);
 		/* a child starts with a copy of its parent's address space */
 		FG_ALLOC_GROW(child->cur.maps, parent->cur.nmaps, child->cur.alloc);
 		for (size_t i = 0; i < parent->cur.nmaps; i++) {
@@ -715,6 +749,7 @@ static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
 		return;
 	}
 	struct procmaps_ctx c = {.p = p};
+	forget_dw(p);
 	if (fg_procmaps_parse(data, len, procmaps_add, &c, &bad) < 0)
 		warn(s, "'%s': malformed line %llu", path, (unsigned long long)bad);
 	free(data);
@@ -854,8 +889,12 @@ static void load_vdso(struct fg_symbolizer *s)
 			struct dso *d = fg_xcalloc(1, sizeof(*d));
 
 			/* this kernel's vdso is the same image in every process */
-			d->elf =
-			    fg_elfsyms_open_mem((const void *)(uintptr_t)base, m.end - m.start);
+			s->vdso_image = (const void *)(uintptr_t)base;
+			s->vdso_size = m.end - m.start;
+			d->elf = fg_elfsyms_open_mem(s->vdso_image, s->vdso_size);
+			d->cfi = fg_cfi_open_mem(s->vdso_image, s->vdso_size);
+			d->cfi_err = d->cfi ? 0 : -errno;
+			d->cfi_tried = true;
 			d->path = fg_xstrdup("[vdso]");
 			d->prefix = fg_xstrdup("");
 			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
@@ -899,10 +938,10 @@ static void open_dwarf(struct fg_symbolizer *s, struct dso *d, int fd, int dfd, 
 static void dbgi_answer(struct fg_symbolizer *s, struct dso *d, struct fg_debuginfod_result *res)
 {
 	static const char *const why[] = {
-		[FG_DBGI_NOTFOUND] = "not found",
-		[FG_DBGI_TIMEDOUT] = "timed out",
-		[FG_DBGI_REFUSED] = "the file served has another build-id: refused",
-		[FG_DBGI_FAILED] = "the servers cannot be reached",
+	    [FG_DBGI_NOTFOUND] = "not found",
+	    [FG_DBGI_TIMEDOUT] = "timed out",
+	    [FG_DBGI_REFUSED] = "the file served has another build-id: refused",
+	    [FG_DBGI_FAILED] = "the servers cannot be reached",
 	};
 
 	d->dbgi_pending = false;
@@ -959,15 +998,105 @@ static void collect_fetches(struct fg_symbolizer *s)
 		dbgi_answer(s, res.tag, &res);
 }
 
+/* A mapped file opened, and where it was found. */
+struct opened {
+	char path[PATH_MAX * 2];
+	char root[PATH_MAX];
+	const char *prefix; /* "", --symfs or root */
+	struct stat st;
+	struct fg_elfsyms *elf; /* its symbols, when they had to be read to check it; or NULL */
+};
+
+/*
+ * Open the file that m maps (a MAP_FILE with an identity), from the most
+ * trustworthy place to the least, and only when it is the very file mapped:
+ * the descriptor, or -1 with m->fail set (o->elf NULL then).
+ */
+static int open_mapped(struct fg_symbolizer *s, struct proc *p, struct map *m, struct opened *o)
+{
+	bool live = !p->exited && !p->gone;
+	int fd = -1, c;
+
+	o->elf = NULL;
+	o->prefix = "";
+	m->fail = FG_UNNAMED_NOFILE;
+	snprintf(o->root, sizeof(o->root), "%s/%u/root", s->o.proc_root, p->pid);
+	for (c = 0; c < 4 && fd < 0; c++) {
+		bool trusted = false;
+
+		switch (c) {
+		case 0: /* the very file the process mapped, even deleted or replaced */
+			if (!live)
+				continue;
+			snprintf(o->path, sizeof(o->path), "%s/%u/map_files/%llx-%llx",
+				 s->o.proc_root, p->pid, (unsigned long long)m->start,
+				 (unsigned long long)m->end);
+			o->prefix = o->root;
+			break;
+		case 1: /* a copy of the file system, as perf's --symfs */
+			if (!s->o.symfs)
+				continue;
+			snprintf(o->path, sizeof(o->path), "%s%s", s->o.symfs, m->path);
+			o->prefix = s->o.symfs;
+			trusted = true;
+			break;
+		case 2: /* inside the process' root: containers */
+			if (!live)
+				continue;
+			snprintf(o->path, sizeof(o->path), "%s%s", o->root, m->path);
+			o->prefix = o->root;
+			break;
+		default:
+			snprintf(o->path, sizeof(o->path), "%s", m->path);
+			o->prefix = "";
+			break;
+		}
+		fd = try_open(o->path, &o->st);
+		if (fd < 0)
+			continue;
+		if (!is_mapped_file(m, fd, &o->st, trusted, &o->elf)) {
+			/* a file, but not the one mapped: replaced since, or rebuilt */
+			m->fail = FG_UNNAMED_CHANGED;
+			fg_elfsyms_free(o->elf);
+			o->elf = NULL;
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
+/*
+ * The unwind table of d's file, open on fd: from its .eh_frame and
+ * .debug_frame, or, when it has neither, from its debug file's .debug_frame.
+ */
+static void read_cfi(struct fg_symbolizer *s, struct dso *d, int fd)
+{
+	struct fg_debugfile df = FG_DEBUGFILE_INIT;
+	struct fg_debug_want w;
+
+	d->cfi_tried = true;
+	d->cfi = fg_cfi_open_fd(fd, -1);
+	d->cfi_err = d->cfi ? 0 : -errno;
+	if (d->cfi_err == -ENODATA && d->elf) {
+		fg_debug_want_init(&w, d->elf, d->path, d->prefix);
+		if (fg_debugfile_find(&w, &df) == 0) {
+			d->cfi = fg_cfi_open_fd(fd, df.fd);
+			d->cfi_err = d->cfi ? 0 : -errno;
+			fg_debugfile_release(&df);
+		}
+	}
+	if (d->cfi_err && d->cfi_err != -ENODATA && s->o.verbose)
+		warn(s, "no unwind table from '%s%s': %s", d->prefix, d->path,
+		     d->cfi_err == -EFBIG ? "over the size limit" : strerror(-d->cfi_err));
+}
+
 static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 {
-	char path[PATH_MAX * 2], root[PATH_MAX];
 	struct fg_elfsyms *elf = NULL;
-	struct stat st;
+	struct opened o;
 	struct dso *d;
-	int fd = -1, c;
-	const char *prefix = "";
-	bool live = !p->exited && !p->gone;
+	int fd;
 
 	m->resolved = true;
 	m->fail = FG_UNNAMED_NOFILE;
@@ -975,8 +1104,13 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 		if (!s->vdso_tried)
 			load_vdso(s);
 		m->dso = s->vdso;
-		if (!m->dso)
+		if (m->dso && m->build_id_len && m->dso->elf && !same_build_id(m, m->dso->elf)) {
+			/* recorded under another kernel: its vdso is not this one */
+			m->dso = NULL;
+			m->fail = FG_UNNAMED_CHANGED;
+		} else if (!m->dso) {
 			m->fail = FG_UNNAMED_NOSYMS;
+		}
 		return;
 	}
 	if (m->kind != MAP_FILE)
@@ -995,49 +1129,7 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 		m->dso = d;
 		return;
 	}
-	snprintf(root, sizeof(root), "%s/%u/root", s->o.proc_root, p->pid);
-	/* the candidates, most trustworthy first */
-	for (c = 0; c < 4 && fd < 0; c++) {
-		bool trusted = false;
-
-		switch (c) {
-		case 0: /* the very file the process mapped, even deleted or replaced */
-			if (!live)
-				continue;
-			snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", s->o.proc_root,
-				 p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
-			prefix = root;
-			break;
-		case 1: /* a copy of the file system, as perf's --symfs */
-			if (!s->o.symfs)
-				continue;
-			snprintf(path, sizeof(path), "%s%s", s->o.symfs, m->path);
-			prefix = s->o.symfs;
-			trusted = true;
-			break;
-		case 2: /* inside the process' root: containers */
-			if (!live)
-				continue;
-			snprintf(path, sizeof(path), "%s%s", root, m->path);
-			prefix = root;
-			break;
-		default:
-			snprintf(path, sizeof(path), "%s", m->path);
-			prefix = "";
-			break;
-		}
-		fd = try_open(path, &st);
-		if (fd < 0)
-			continue;
-		if (!is_mapped_file(m, fd, &st, trusted, &elf)) {
-			/* a file, but not the one mapped: replaced since, or rebuilt */
-			m->fail = FG_UNNAMED_CHANGED;
-			fg_elfsyms_free(elf);
-			elf = NULL;
-			close(fd);
-			fd = -1;
-		}
-	}
+	fd = open_mapped(s, p, m, &o);
 	if (fd < 0) {
 		if (s->o.verbose)
 			warn(s, "%s the file mapped at '%s' (pid %u)",
@@ -1045,11 +1137,10 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 			     m->path, p->pid);
 		return;
 	}
-	if (!elf)
-		elf = fg_elfsyms_open_fd(fd);
+	elf = o.elf ? o.elf : fg_elfsyms_open_fd(fd);
 	if (!elf) {
 		if (s->o.verbose)
-			warn(s, "cannot read symbols of '%s': %s", path, strerror(errno));
+			warn(s, "cannot read symbols of '%s': %s", o.path, strerror(errno));
 	} else if (elf->build_id_len) {
 		/* perhaps a file already read under another name */
 		struct map id = *m;
@@ -1063,8 +1154,10 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 		e = fg_hmap_get(s->dsos, key, len);
 		if (e) {
 			fg_elfsyms_free(elf);
-			close(fd);
 			m->dso = e->val.p;
+			if (s->unwinding && !m->dso->cfi_tried)
+				read_cfi(s, m->dso, fd);
+			close(fd);
 			if (m->inode) { /* remember this identity too */
 				dso_key(key, &len, 'i', m);
 				fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = m->dso;
@@ -1075,7 +1168,7 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d = fg_xcalloc(1, sizeof(*d));
 	d->elf = elf;
 	d->path = fg_xstrdup(m->path);
-	d->prefix = fg_xstrdup(prefix);
+	d->prefix = fg_xstrdup(o.prefix);
 	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
 		struct fg_debugfile df = FG_DEBUGFILE_INIT;
 		struct fg_debug_want w;
@@ -1095,18 +1188,23 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 		/* its functions stay unnamed: say why */
 		s->st.bad_minidebug++;
 		if (s->o.verbose)
-			warn(s, "cannot read the .gnu_debugdata of '%s': %s", path,
+			warn(s, "cannot read the .gnu_debugdata of '%s': %s", o.path,
 			     elf->minidebug_err == -EFBIG ? "over the size limit" : "corrupt");
 	}
+	if (s->unwinding)
+		read_cfi(s, d, fd);
 	close(fd);
-	dso_remember(s, d, m, &st);
+	dso_remember(s, d, m, &o.st);
 	m->dso = d;
 }
 
-static struct map *space_find(const struct space *p, uint64_t ip)
+static struct map *space_find(struct space *p, uint64_t ip)
 {
 	size_t lo = 0, hi = p->nmaps;
 
+	/* the frames of a stack come mostly from a few mappings: the last one found first */
+	if (p->hint < p->nmaps && p->maps[p->hint].start <= ip && ip < p->maps[p->hint].end)
+		return &p->maps[p->hint];
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -1117,6 +1215,7 @@ static struct map *space_find(const struct space *p, uint64_t ip)
 	}
 	if (lo == 0 || ip >= p->maps[lo - 1].end)
 		return NULL;
+	p->hint = lo - 1;
 	return &p->maps[lo - 1];
 }
 
@@ -1133,6 +1232,23 @@ static struct map *find_map(struct proc *pr, uint64_t ip, uint64_t time_ns)
 
 	if (!m && pr->old.nmaps)
 		m = space_find(old ? &pr->cur : &pr->old, ip);
+	return m;
+}
+
+/*
+ * The same, and when the address is in no mapping known, in those /proc
+ * shows now (read again at most every RECHECK_MS).  The pointers to the
+ * process' mappings taken before may not hold after this.
+ */
+static struct map *proc_map(struct fg_symbolizer *s, struct proc *p, uint64_t ip, uint64_t time_ns)
+{
+	struct map *m = find_map(p, ip, time_ns);
+
+	if (!m && !p->exited && !p->gone &&
+	    (!p->procmaps_read || now_ms() - p->procmaps_ms >= RECHECK_MS)) {
+		read_procmaps(s, p);
+		m = find_map(p, ip, time_ns);
+	}
 	return m;
 }
 
@@ -1474,9 +1590,16 @@ static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct 
 	s->st.named++;
 }
 
-/* Name a frame in the file that m maps (m resolved). */
+/* The address a frame is named by: a return address one byte back, into the call. */
+static uint64_t look_of(uint64_t ip, uint32_t flags)
+{
+	/* a signal trampoline is where the handler returns to: no call precedes it */
+	return (flags & (FG_UNWIND_F_EXACT | FG_UNWIND_F_SIGNAL)) || !ip ? ip : ip - 1;
+}
+
+/* Name a frame in the file that m maps (m resolved); flags: FG_UNWIND_F_*. */
 static void name_in_file(struct fg_symbolizer *s, const struct map *m, uint64_t ip, uint64_t look,
-			 struct fg_frame *f)
+			 uint32_t flags, struct fg_frame *f)
 {
 	const struct dso *d = m->dso;
 	uint64_t off, addr;
@@ -1493,6 +1616,20 @@ static void name_in_file(struct fg_symbolizer *s, const struct map *m, uint64_t 
 	/* file-relative, as perf prints it */
 	f->addr = addr + (ip - look);
 	struct fg_elf_sym *sym = fg_elfsyms_lookup(d->elf, addr);
+	if (!sym && (flags & FG_UNWIND_F_SIGNAL)) {
+		/*
+		 * The unwinder went through it as its CFI says a signal
+		 * trampoline is; Debian's libc names it in no symbol table.  The
+		 * handler returns to its first instruction; where inside it a
+		 * frame interrupted in it is, is not known.
+		 */
+		f->sym = "__restore_rt";
+		f->off = 0;
+		f->no_off = flags & FG_UNWIND_F_EXACT;
+		s->st.named++;
+		s->st.signal_named++;
+		return;
+	}
 	if (!sym) {
 		unnamed(s, f,
 			d->dbgi_timedout || d->dbgi_pending ? FG_UNNAMED_DITIMEOUT
@@ -1512,9 +1649,9 @@ static void name_in_file(struct fg_symbolizer *s, const struct map *m, uint64_t 
  * mapping.
  */
 static bool name_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
-		       bool kernel, bool leaf, struct fg_frame *f, bool defer)
+		       bool kernel, uint32_t flags, struct fg_frame *f, bool defer)
 {
-	uint64_t look = leaf || !ip ? ip : ip - 1;
+	uint64_t look = look_of(ip, flags);
 	struct proc *p;
 	struct map *m;
 	struct jit *j = NULL;
@@ -1522,18 +1659,13 @@ static bool name_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, 
 
 	memset(f, 0, sizeof(*f));
 	if (kernel) {
-		name_kernel(s, ip, leaf, f);
+		name_kernel(s, ip, flags & FG_UNWIND_F_EXACT, f);
 		return false;
 	}
 	f->addr = ip;
 	f->module = "[unknown]";
 	p = get_proc(s, pid);
-	m = find_map(p, look, time_ns);
-	if (!m && !p->exited && !p->gone &&
-	    (!p->procmaps_read || now_ms() - p->procmaps_ms >= RECHECK_MS)) {
-		read_procmaps(s, p);
-		m = find_map(p, look, time_ns);
-	}
+	m = proc_map(s, p, look, time_ns);
 	if (!m || m->kind == MAP_ANON) {
 		je = jit_lookup(s, p, ip, &j);
 		if (je) {
@@ -1562,14 +1694,197 @@ static bool name_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, 
 		s->defer_map = m;
 		return true;
 	}
-	name_in_file(s, m, ip, look, f);
+	name_in_file(s, m, ip, look, flags, f);
 	return false;
 }
 
 void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
 			 bool kernel, bool leaf, struct fg_frame *f)
 {
-	name_frame(s, pid, time_ns, ip, kernel, leaf, f, false);
+	name_frame(s, pid, time_ns, ip, kernel, leaf ? FG_UNWIND_F_EXACT : 0, f, false);
+}
+
+/* --- unwinding stack snapshots --- */
+
+/* What the table unwinder's `find` needs: the process, the sample's time, the last mapping. */
+struct unwind_ctx {
+	struct fg_symbolizer *s;
+	struct proc *p;
+	uint64_t time_ns;
+	struct map *last;
+	struct fg_unwind_map last_um;
+};
+
+/* The unwind table of the file m maps (m resolved, with a dso): read now if it was not. */
+static void need_cfi(struct fg_symbolizer *s, struct proc *p, struct map *m)
+{
+	struct opened o;
+	int fd;
+
+	/* a file first resolved before any snapshot came: open it again */
+	fd = open_mapped(s, p, m, &o);
+	fg_elfsyms_free(o.elf);
+	if (fd < 0) {
+		m->dso->cfi_tried = true;
+		m->dso->cfi_err = -ENOENT;
+		return;
+	}
+	read_cfi(s, m->dso, fd);
+	close(fd);
+}
+
+/*
+ * The load bias of the table of m's file at pc (m with a table), and the pcs
+ * of m the segment holding pc covers, remembered in m: false when pc is in
+ * no segment of the file.
+ */
+static bool map_bias(struct map *m, const struct fg_cfi *c, uint64_t pc)
+{
+	uint64_t off = pc - m->start + m->pgoff;
+
+	for (size_t i = 0; i < c->nloads; i++) {
+		const struct fg_elf_load *l = &c->loads[i];
+
+		if (off < l->offset || off - l->offset >= l->filesz)
+			continue;
+		m->uw_bias = pc - (off - l->offset + l->vaddr);
+		m->uw_lo = l->offset > m->pgoff ? m->start + (l->offset - m->pgoff) : m->start;
+		m->uw_hi = l->offset + l->filesz - m->pgoff < m->end - m->start
+			       ? m->start + (l->offset + l->filesz - m->pgoff)
+			       : m->end;
+		return true;
+	}
+	return false;
+}
+
+/* fg_unwind's `find`: the table of the code at pc, NULL for frame pointers. */
+static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
+{
+	struct unwind_ctx *c = arg;
+	struct map *m = c->last;
+	const struct dso *d;
+
+	if (!m || pc < m->start || pc >= m->end) {
+		c->last = NULL;
+		m = proc_map(c->s, c->p, pc, c->time_ns);
+		if (!m)
+			return -ENOENT;
+		um->cfi = NULL;
+		um->bias = 0;
+		if (m->kind == MAP_ANON)
+			return 0; /* JIT code: frame pointers */
+		if (m->kind == MAP_SPECIAL)
+			return -ENODATA;
+		if (!m->resolved)
+			resolve_map(c->s, c->p, m);
+		if (!m->dso)
+			return -ESTALE; /* no file, another file, no identity */
+		if (!m->dso->cfi_tried)
+			need_cfi(c->s, c->p, m);
+		d = m->dso;
+		if (!d->cfi && d->cfi_err != -ENODATA)
+			return -ENODATA; /* a table over the bounds, a corrupt file */
+		/* a file without any CFI: frame pointers */
+		um->cfi = d->cfi;
+		c->last = m;
+		c->last_um = *um;
+	}
+	*um = c->last_um;
+	if (!um->cfi)
+		return 0;
+	if ((pc < m->uw_lo || pc >= m->uw_hi) && !map_bias(m, um->cfi, pc))
+		return -ENODATA;
+	um->bias = m->uw_bias;
+	return 0;
+}
+
+/*
+ * --unwinder libdw: the Dwfl of the process, made from its mappings (each
+ * file opened and checked as for its symbols) when first needed, and again
+ * after they change.
+ */
+static struct fg_unwind_dw *proc_dw(struct fg_symbolizer *s, struct proc *p)
+{
+	struct opened o;
+
+	if (p->dw)
+		return p->dw;
+	if (!p->cur.nmaps && !p->exited && !p->gone)
+		read_procmaps(s, p);
+	p->dw = fg_unwind_dw_new();
+	for (size_t i = 0; p->dw && i < p->cur.nmaps; i++) {
+		struct map *m = &p->cur.maps[i];
+		int fd;
+
+		if (m->kind == MAP_VDSO) {
+			if (!m->resolved)
+				resolve_map(s, p, m);
+			if (m->dso && s->vdso_image)
+				fg_unwind_dw_map_image(p->dw, "[vdso]", s->vdso_image, s->vdso_size,
+						       m->start);
+		} else if (m->kind == MAP_FILE && (m->build_id_len || m->inode)) {
+			fd = open_mapped(s, p, m, &o);
+			fg_elfsyms_free(o.elf);
+			if (fd >= 0) {
+				fg_unwind_dw_map(p->dw, m->path, fd, m->start, m->end, m->pgoff);
+				close(fd);
+			}
+		}
+	}
+	return p->dw;
+}
+
+/*
+ * Unwind the snapshot of *smp into s->uw_*, and point smp's user frames at
+ * them.  A snapshot whose registers cannot be used keeps the frame-pointer
+ * frames it came with.
+ */
+static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
+{
+	const struct fg_rec_ustack *u = smp->ustack;
+	enum fg_unwind_end end = FG_UNWIND_END_NOINFO;
+	struct fg_cfi_regs regs;
+	struct proc *p;
+	size_t n = 0;
+
+	if (s->o.unwinder == FG_SYM_UNWIND_NONE) {
+		s->st.unwind_skipped++;
+		return;
+	}
+	if (fg_unwind_regs_from_perf(u->abi, u->regs_mask, smp->ustack_regs, u->nr_regs, &regs) <
+	    0) {
+		s->st.unwind_badregs++;
+		return;
+	}
+	if (!s->uw_frames) {
+		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
+		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
+		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
+		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
+	}
+	s->unwinding = true;
+	p = get_proc(s, smp->pid);
+	if (s->o.unwinder == FG_SYM_UNWIND_LIBDW) {
+		struct fg_unwind_dw *dw = proc_dw(s, p);
+
+		if (dw)
+			n = fg_unwind_dw(dw, smp->tid, &regs, u->sp, smp->ustack_data, u->size,
+					 s->uw_frames, FG_SYM_UNWIND_MAX, &end, NULL);
+	} else {
+		struct unwind_ctx c = {.s = s, .p = p, .time_ns = smp->time_ns};
+		struct fg_unwind_ops ops = {.find = unwind_find, .arg = &c, .cache = s->uw_cache};
+
+		n = fg_unwind(&ops, &regs, u->sp, smp->ustack_data, u->size, s->uw_frames,
+			      FG_SYM_UNWIND_MAX, &end);
+	}
+	fg_unwind_count(&s->st.unwind, s->uw_frames, n, end);
+	for (size_t i = 0; i < n; i++) {
+		s->uw_pcs[i] = s->uw_frames[i].pc;
+		s->uw_flags[i] = s->uw_frames[i].flags;
+	}
+	smp->uips = s->uw_pcs;
+	smp->nuips = n;
+	smp->uflags = s->uw_flags;
 }
 
 /* --- output --- */
@@ -1606,7 +1921,7 @@ static void emit(struct fg_symbolizer *s, const struct fg_frame *f)
 	fg_buf_addch(b, ' ');
 	if (f->sym) {
 		add_text(b, f->sym);
-		if (!f->inlined) {
+		if (!f->inlined && !f->no_off) {
 			fg_buf_add(b, "+0x", 3);
 			add_hex(b, f->off, 0);
 		}
@@ -1684,7 +1999,7 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 }
 
 /* A frame of a file whose debug file is being fetched: its text comes later. */
-static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, bool leaf)
+static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, uint32_t flags)
 {
 	struct hole *h;
 
@@ -1694,35 +2009,35 @@ static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, 
 	h->m = *m;
 	h->m.path = fg_xstrdup(m->path);
 	h->ip = ip;
-	h->leaf = leaf;
+	h->flags = flags;
 }
 
 static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
-			bool leaf);
+			uint32_t flags);
 
-/* A user frame, with its inlined functions when asked. */
+/* A user frame (flags: FG_UNWIND_F_*), with its inlined functions when asked. */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
-		      bool leaf)
+		      uint32_t flags)
 {
-	bool defer = s->o.debuginfod != NULL;
+	bool defer = s->o.debuginfod != NULL, leaf = flags & FG_UNWIND_F_EXACT;
 	struct fg_frame f;
 	struct proc *p;
 	struct map *m;
 
-	if (s->memo) {
+	if (s->memo && !(flags & FG_UNWIND_F_SIGNAL)) {
 		/* a mapping of a file, already opened: its frames do not change */
 		p = get_proc(s, pid);
-		m = find_map(p, leaf || !ip ? ip : ip - 1, time_ns);
+		m = find_map(p, look_of(ip, flags), time_ns);
 		if (m && m->resolved && (m->kind == MAP_FILE || m->kind == MAP_VDSO)) {
 			if (defer && m->dso && m->dso->dbgi_pending)
-				add_hole(s, m, ip, leaf);
+				add_hole(s, m, ip, flags);
 			else if (!memo_emit(s, m->id, ip, leaf))
 				memo_frame(s, m->id, pid, time_ns, ip, leaf);
 			return;
 		}
 	}
-	if (name_frame(s, pid, time_ns, ip, false, leaf, &f, defer)) {
-		add_hole(s, s->defer_map, ip, leaf);
+	if (name_frame(s, pid, time_ns, ip, false, flags, &f, defer)) {
+		add_hole(s, s->defer_map, ip, flags);
 		return;
 	}
 	if (!(s->o.inline_frames || s->o.srcline) || !f.sym) {
@@ -1730,12 +2045,13 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 		return;
 	}
 	p = get_proc(s, pid);
-	m = find_map(p, leaf ? ip : ip - 1, time_ns);
-	emit_source(s, m, &f, leaf);
+	m = find_map(p, look_of(ip, flags), time_ns);
+	emit_source(s, m, &f, flags);
 }
 
 /* A named frame of the file m maps, with its inlined functions and source lines (DWARF). */
-static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f, bool leaf)
+static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
+			uint32_t flags)
 {
 	if (!m || !m->dso || !m->dso->elf || m->kind != MAP_FILE) {
 		s->st.nosrc[FG_NOSRC_NODWARF]++; /* the vdso, a JIT map */
@@ -1749,7 +2065,7 @@ static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_
 		return;
 	}
 	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
-	uint64_t look = leaf ? f->addr : f->addr - 1;
+	uint64_t look = look_of(f->addr, flags);
 	int n = fg_dwarf_lookup(d->dwarf, look, locs, FG_ARRAY_SIZE(locs));
 	if (n <= 0) {
 		s->st.nosrc[n < 0 ? FG_NOSRC_CORRUPT : FG_NOSRC_NOLINE]++;
@@ -1812,15 +2128,15 @@ static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left
 /* A frame of a held sample, now that its file's debug file came (or did not). */
 static void emit_hole(struct fg_symbolizer *s, const struct hole *h)
 {
-	uint64_t look = h->leaf || !h->ip ? h->ip : h->ip - 1;
+	uint64_t look = look_of(h->ip, h->flags);
 	struct fg_frame f;
 
 	memset(&f, 0, sizeof(f));
 	f.addr = h->ip;
 	f.module = h->m.path;
-	name_in_file(s, &h->m, h->ip, look, &f);
+	name_in_file(s, &h->m, h->ip, look, h->flags, &f);
 	if ((s->o.inline_frames || s->o.srcline) && f.sym)
-		emit_source(s, &h->m, &f, h->leaf);
+		emit_source(s, &h->m, &f, h->flags);
 	else
 		emit(s, &f);
 }
@@ -1902,11 +2218,15 @@ size_t fg_symbolizer_held(const struct fg_symbolizer *s)
 	return s->nheld;
 }
 
-int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp)
+int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *sample)
 {
+	struct fg_sym_sample unwound, *smp = &unwound;
 	struct fg_buf *b = &s->out;
 	int r;
 
+	unwound = *sample;
+	if (smp->ustack)
+		unwind_snapshot(s, smp);
 	s->st.samples++;
 	if (s->o.debuginfod && (r = fg_symbolizer_flush(s, out, false)) < 0)
 		return r;
@@ -1945,7 +2265,10 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		emit(s, &f);
 	}
 	for (size_t i = 0; i < smp->nuips; i++)
-		emit_user(s, smp->pid, smp->time_ns, smp->uips[i], i == 0);
+		emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
+			  smp->uflags ? smp->uflags[i]
+			  : i == 0    ? FG_UNWIND_F_EXACT
+				      : 0);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */
@@ -1981,6 +2304,9 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .nkips = sm->nr_kernel,
 		    .uips = rec->uips,
 		    .nuips = sm->nr_user,
+		    .ustack = rec->ustack,
+		    .ustack_regs = rec->ustack_regs,
+		    .ustack_data = rec->ustack_data,
 		};
 		return fg_symbolizer_write(s, out, &smp);
 	}

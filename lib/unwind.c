@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <linux/types.h>
 #include <string.h>
+
+/*
+ * The step function reads the snapshot directly (inlined), rather than
+ * through struct fg_cfi_mem's function pointer: two or three reads a frame.
+ */
+struct snap;
+static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val);
+#define FG_CFI_CTX const struct snap
+#define FG_CFI_READ(ctx, addr, val) snap_read((ctx), (addr), (val))
 
 #include "fg/unwind.h"
 
@@ -14,21 +24,19 @@ const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT] = {
     [FG_UNWIND_END_INVALID] = "unsupported rule",
     [FG_UNWIND_END_NOREG] = "register unknown",
     [FG_UNWIND_END_NOMAP] = "no mapping",
+    [FG_UNWIND_END_NOFILE] = "no file",
 };
 
 /* The step function's memory: the snapshot, then the caller's reader. */
 struct snap {
-	struct fg_cfi_mem mem;
 	const struct fg_unwind_ops *ops;
 	uint64_t sp;
 	const uint8_t *data;
 	size_t size;
 };
 
-static int snap_read(const struct fg_cfi_mem *m, __u64 addr, __u64 *val)
+static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val)
 {
-	const struct snap *s = (const struct snap *)m;
-
 	if (addr >= s->sp && s->size >= 8 && addr - s->sp <= s->size - 8) {
 		memcpy(val, s->data + (addr - s->sp), 8);
 		return 0;
@@ -39,7 +47,8 @@ static int snap_read(const struct fg_cfi_mem *m, __u64 addr, __u64 *val)
 		*val = v;
 		return 0;
 	}
-	return addr >= s->sp ? FG_CFI_END_TRUNCATED : FG_CFI_END_UNREADABLE;
+	/* nothing copied at all: the stack could not be read, it is not too small */
+	return addr >= s->sp && s->size ? FG_CFI_END_TRUNCATED : FG_CFI_END_UNREADABLE;
 }
 
 static enum fg_unwind_end end_of(int res)
@@ -60,11 +69,29 @@ static enum fg_unwind_end end_of(int res)
 	}
 }
 
+/* The rule for vaddr in cfi, through the caller's cache when it has one. */
+static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct fg_cfi *cfi,
+					uint64_t vaddr)
+{
+	struct fg_unwind_cached *e;
+
+	if (!c)
+		return fg_cfi_lookup(cfi, vaddr);
+	e = &c->slot[((vaddr ^ (uint64_t)(uintptr_t)cfi) * 0x9e3779b97f4a7c15ull) >> 52 &
+		     (FG_UNWIND_CACHE_SLOTS - 1)];
+	if (e->cfi != cfi || e->vaddr != vaddr) {
+		e->cfi = cfi;
+		e->vaddr = vaddr;
+		e->rule = fg_cfi_lookup(cfi, vaddr);
+	}
+	return e->rule;
+}
+
 size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
 		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
 		 enum fg_unwind_end *end)
 {
-	struct snap s = {{snap_read}, ops, sp, stack, size};
+	struct snap s = {ops, sp, stack, size};
 	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
@@ -74,6 +101,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
+		const struct fg_cfi_rule *rule;
 		struct fg_unwind_map m;
 		int res, err;
 
@@ -90,14 +118,33 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		}
 		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags};
 		if (err) {
-			*end = err == -ENOENT ? FG_UNWIND_END_NOMAP : FG_UNWIND_END_NOINFO;
+			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
+			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
+						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
-		if (m.cfi) {
-			res = fg_cfi_step(fg_cfi_lookup(m.cfi, look - m.bias), &g, &s.mem);
+		rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
+		if (rule && rule->kind != FG_CFI_NONE) {
+			res = fg_cfi_step(rule, &g, &s);
 			flags = 0;
+		} else if ((g.valid & FG_CFI_BIT(FG_CFI_RBP)) && !g.r[FG_CFI_RBP]) {
+			/*
+			 * A frame pointer of zero: in code without CFI, the outermost
+			 * frame (the x86-64 ABI's mark); in a gap of a file's CFI,
+			 * only the end of what can be known
+			 */
+			*end = rule ? FG_UNWIND_END_NOINFO : FG_UNWIND_END_STOP;
+			return n;
+		} else if (rule && !(g.valid & FG_CFI_BIT(FG_CFI_RBP))) {
+			*end = FG_UNWIND_END_NOINFO;
+			return n;
 		} else {
-			res = fg_cfi_step_fp(&g, &s.mem);
+			/*
+			 * No CFI for this code (JIT code), or none for this pc in a
+			 * file that has some (crti's _init and _fini, hand-written
+			 * assembly): its frame pointer, as libdwfl and libunwind do
+			 */
+			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
 		if (res == FG_CFI_OK_EXACT) {
@@ -132,14 +179,13 @@ int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, 
 	memset(out, 0, sizeof(*out));
 	if (abi != 1 || (uint32_t)__builtin_popcountll(mask) != nregs)
 		return -EINVAL;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!(mask >> bit & 1))
-			continue;
+	for (uint64_t left = mask; left; left &= left - 1, k++) {
+		int bit = __builtin_ctzll(left);
+
 		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
 			out->r[perf_to_dwarf[bit]] = regs[k];
 			out->valid |= FG_CFI_BIT(perf_to_dwarf[bit]);
 		}
-		k++;
 	}
 	if (!(out->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(out->valid & FG_CFI_BIT(FG_CFI_RSP)))
 		return -EINVAL;

@@ -208,11 +208,24 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
+	/* a frame past the leaf is an activation when the frame before it is a signal frame */
+	if (activation && u->n)
+		u->frames[u->n - 1].flags |= FG_UNWIND_F_SIGNAL;
 	u->frames[u->n++] = (struct fg_unwind_frame){
 	    .pc = pc,
 	    .flags = activation ? FG_UNWIND_F_EXACT : 0,
 	};
 	return DWARF_CB_OK;
+}
+
+/* No frame from libdwfl (no module to attach to, nothing it can read): the leaf, as fg_unwind gives
+ * it. */
+static size_t leaf_only(const struct fg_cfi_regs *regs, struct fg_unwind_frame *frames, size_t max)
+{
+	if (!max || !(regs->valid & FG_CFI_BIT(FG_CFI_RIP)))
+		return 0;
+	frames[0] = (struct fg_unwind_frame){.pc = regs->r[FG_CFI_RIP], .flags = FG_UNWIND_F_EXACT};
+	return 1;
 }
 
 size_t fg_unwind_dw(struct fg_unwind_dw *u, uint32_t tid, const struct fg_cfi_regs *regs,
@@ -238,7 +251,7 @@ size_t fg_unwind_dw(struct fg_unwind_dw *u, uint32_t tid, const struct fg_cfi_re
 		if (!dwfl_attach_state(u->dwfl, NULL, (pid_t)tid, &thread_callbacks, u)) {
 			if (msg)
 				*msg = dwfl_errmsg(-1);
-			return 0;
+			return leaf_only(regs, frames, max);
 		}
 		u->attached = true;
 	}
@@ -260,5 +273,5 @@ size_t fg_unwind_dw(struct fg_unwind_dw *u, uint32_t tid, const struct fg_cfi_re
 		else
 			*end = FG_UNWIND_END_NOINFO;
 	}
-	return u->n;
+	return u->n ? u->n : leaf_only(regs, frames, max);
 }

@@ -117,3 +117,50 @@ setup_file() {
 		[[ ${lines[i + 1]} == *" ${syms[i]}+0x3 ($f)" ]]
 	done
 }
+
+# plt_names FILE: fg-sym names each PLT entry of FILE (2 bytes into it) as objdump does
+plt_names() {
+	local f=$1 d=$BATS_TEST_TMPDIR a n addrs=
+	objdump -d -j .plt -j .plt.sec "$f" |
+		awk '/^[0-9a-f]+ <.*@plt>:$/ { n = $2; sub(/^</, "", n); sub(/>:$/, "", n); print $1, n }' \
+			>"$d/want"
+	# (not vacuous)
+	[ "$(wc -l <"$d/want")" -ge 4 ]
+	while read -r a n; do
+		addrs+=${addrs:+,}$((0x$a + 2))
+	done <"$d/want"
+	run_sym "$f" "$addrs"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[@]:1}" | awk '{ sub(/\+0x2$/, "", $2); print $2 }' >"$d/got"
+	awk '{ print $2 }' "$d/want" | diff - "$d/got"
+}
+
+@test "fg-sym names PLT entries NAME@plt, as objdump does" {
+	local d=$BATS_TEST_TMPDIR
+	plt_names "$FG_BUILD/unwind/fixture-gcc-pie"
+	plt_names "$FG_BUILD/unwind/fixture-clang-nopie"
+	# with IBT the calls go through .plt.sec; bound at once, the same
+	printf '%s\n' '#include <stdio.h>' '#include <stdlib.h>' '#include <string.h>' \
+		'int main(int c, char **v) { printf("%zu", strlen(v[0])); puts(getenv("X")); return atoi(v[c - 1]); }' \
+		>"$d/calls.c"
+	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt "$d/calls.c" -o "$d/ibt"
+	[ -n "$(readelf -SW "$d/ibt" | grep '\.plt\.sec')" ]
+	plt_names "$d/ibt"
+	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt,-z,now "$d/calls.c" -o "$d/now"
+	plt_names "$d/now"
+	# Debian's libc: IFUNCs (*ABS*+0x...@plt), its .rela.plt not in the PLT's order
+	plt_names "$(realpath /lib/x86_64-linux-gnu/libc.so.6)"
+	grep -q '^\*ABS\*+0x[0-9a-f]*@plt$' "$d/got"
+	plt_names "$(realpath /usr/bin/python3)"
+	# the PLT's header is no entry: named by what comes before it, as before
+	run_sym "$d/now" $(($(objdump -h "$d/now" | awk '$2 == ".plt" { print "0x" $4 }') + 2))
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} != *"@plt"* ]]
+	# nor are a static executable's 8-byte IFUNC stubs, which objdump leaves unnamed too
+	local s=$FG_BUILD/unwind/fixture-gcc-static
+	[ -z "$(objdump -d -j .plt "$s" | grep '@plt>:')" ]
+	run_sym "$s" $(($(objdump -h "$s" | awk '$2 == ".plt" { print "0x" $4 }') + 10))
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} != *"@plt"* ]]
+}

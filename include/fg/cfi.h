@@ -52,6 +52,7 @@ struct fg_cfi_stats {
 	uint64_t invalid_rows; /* FG_CFI_INVALID rows... */
 	uint64_t invalid[FG_CFI_WHY_COUNT]; /* ...by reason */
 	uint64_t rbp_lost;		    /* rows whose rbp rule is not held (FG_CFI_LOST) */
+	uint64_t rbx_lost;		    /* rows whose rbx rule is not held (FG_CFI_LOST) */
 };
 
 /* Where a reason of fg_cfi_why is explained: "CFA expression", ... */

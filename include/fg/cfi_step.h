@@ -12,7 +12,7 @@
  *			[rows[i].pc, rows[i + 1].pc); pc is relative to the
  *			table's base (a file address, before the load bias).
  *			The last row is a FG_CFI_NONE row closing the table.
- *	rules[nrules]	struct fg_cfi_rule, 16 bytes, deduplicated: rows name
+ *	rules[nrules]	struct fg_cfi_rule, 20 bytes, deduplicated: rows name
  *			them by index.  rules[0] is always FG_CFI_NONE (no
  *			information: a gap between functions).
  *
@@ -34,6 +34,7 @@
 #endif
 
 #define FG_CFI_NREGS 17
+#define FG_CFI_RBX 3
 #define FG_CFI_RBP 6
 #define FG_CFI_RSP 7
 #define FG_CFI_RIP 16
@@ -57,12 +58,17 @@ enum fg_cfi_cfa {
 			       the expression of a PLT (lazy binding pushes one word) */
 };
 
-/* Where a register of the caller is (rbp, the return address). */
+/*
+ * Where a register of the caller is (rbp, rbx, the return address).  rbx is
+ * held beside rbp because hand-written code computes the CFA from it
+ * (glibc's _dl_runtime_resolve, which realigns the stack): the frames
+ * below must give it back.
+ */
 enum fg_cfi_save {
 	FG_CFI_SAME = 0, /* unchanged (same value, or no rule) */
 	FG_CFI_AT_CFA,	 /* saved at cfa + off */
 	FG_CFI_VAL_CFA,	 /* the value is cfa + off */
-	FG_CFI_AT_REG,	 /* saved at reg[rbp_reg] + off: expression "bregN off" */
+	FG_CFI_AT_REG,	 /* saved at reg[rbp_reg] + off: expression "bregN off" (rbp only) */
 	FG_CFI_UNDEF,	 /* undefined */
 	FG_CFI_LOST,	 /* a rule not held here (another register, an expression):
 			    the value is unknown after the step */
@@ -98,6 +104,9 @@ struct fg_cfi_rule {
 	__s32 cfa_off;
 	__s16 rbp_off;
 	__s16 ra_off;
+	__u8 rbx; /* enum fg_cfi_save: the caller's rbx (not FG_CFI_AT_REG) */
+	__u8 pad; /* zero */
+	__s16 rbx_off;
 };
 
 /* A register set: r[i] is known when bit i of valid is set. */
@@ -162,28 +171,30 @@ static inline int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 }
 
 /*
- * The caller's rbp, per the rule: 1 when known (in *rbp), 0 when not.  A
- * read that fails leaves it unknown rather than ending the walk, as libdwfl
- * does: in an epilogue the CFI still places rbp where it was saved, below a
- * stack pointer that has moved past it (outside a snapshot taken from rsp),
- * and only a caller that needs rbp suffers.
+ * A register of the caller (rbp: reg 6, rbx: reg 3) saved as `how` says:
+ * 1 when known (in *val), 0 when not.  A read that fails leaves it unknown
+ * rather than ending the walk, as libdwfl does: in an epilogue the CFI still
+ * places rbp where it was saved, below a stack pointer that has moved past
+ * it (outside a snapshot taken from rsp), and only a caller that needs rbp
+ * suffers.
  */
-static inline int fg_cfi_restore_rbp(const struct fg_cfi_rule *r, const struct fg_cfi_regs *g,
-				     __u64 cfa, __u64 *rbp, FG_CFI_CTX *ctx)
+static inline int fg_cfi_restore(__u8 how, __s16 off, __u8 at_reg, int reg,
+				 const struct fg_cfi_regs *g, __u64 cfa, __u64 *val,
+				 FG_CFI_CTX *ctx)
 {
-	switch (r->rbp) {
+	switch (how) {
 	case FG_CFI_SAME:
-		*rbp = g->r[FG_CFI_RBP];
-		return !!(g->valid & FG_CFI_BIT(FG_CFI_RBP));
+		*val = g->r[reg];
+		return !!(g->valid & FG_CFI_BIT(reg));
 	case FG_CFI_AT_CFA:
-		return FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->rbp_off, rbp) == 0;
+		return FG_CFI_READ(ctx, cfa + (__u64)(__s64)off, val) == 0;
 	case FG_CFI_VAL_CFA:
-		*rbp = cfa + (__u64)(__s64)r->rbp_off;
+		*val = cfa + (__u64)(__s64)off;
 		return 1;
 	case FG_CFI_AT_REG:
-		if (r->rbp_reg >= FG_CFI_NREGS || !(g->valid & FG_CFI_BIT(r->rbp_reg)))
+		if (at_reg >= FG_CFI_NREGS || !(g->valid & FG_CFI_BIT(at_reg)))
 			return 0;
-		return FG_CFI_READ(ctx, g->r[r->rbp_reg] + (__u64)(__s64)r->rbp_off, rbp) == 0;
+		return FG_CFI_READ(ctx, g->r[at_reg] + (__u64)(__s64)off, val) == 0;
 	default:
 		return 0;
 	}
@@ -191,14 +202,14 @@ static inline int fg_cfi_restore_rbp(const struct fg_cfi_rule *r, const struct f
 
 /*
  * Apply rule `r` (the row holding the frame's pc) to `g`: on FG_CFI_OK or
- * FG_CFI_OK_EXACT, g holds the caller's registers (rip, rsp, and rbp when
- * known; every register after a signal frame).  On an end result g is
- * unchanged.
+ * FG_CFI_OK_EXACT, g holds the caller's registers (rip, rsp, and rbp and
+ * rbx when known; every register after a signal frame).  On an end result g
+ * is unchanged.
  */
 static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 {
-	__u64 base, cfa, ra, rbp = 0;
-	int e, known;
+	__u64 base, cfa, ra, rbp = 0, rbx = 0;
+	int e, known_rbp, known_rbx;
 
 	switch (r->kind) {
 	case FG_CFI_NORMAL:
@@ -237,12 +248,15 @@ static inline int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g
 	e = FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->ra_off, &ra);
 	if (e)
 		return e;
-	known = fg_cfi_restore_rbp(r, g, cfa, &rbp, ctx);
+	known_rbp = fg_cfi_restore(r->rbp, r->rbp_off, r->rbp_reg, FG_CFI_RBP, g, cfa, &rbp, ctx);
+	known_rbx = fg_cfi_restore(r->rbx, r->rbx_off, FG_CFI_NREGS, FG_CFI_RBX, g, cfa, &rbx, ctx);
 	g->r[FG_CFI_RIP] = ra;
 	g->r[FG_CFI_RSP] = cfa;
 	g->r[FG_CFI_RBP] = rbp;
-	g->valid =
-	    FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | (known ? FG_CFI_BIT(FG_CFI_RBP) : 0);
+	g->r[FG_CFI_RBX] = rbx;
+	g->valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) |
+		   (known_rbp ? FG_CFI_BIT(FG_CFI_RBP) : 0) |
+		   (known_rbx ? FG_CFI_BIT(FG_CFI_RBX) : 0);
 	return FG_CFI_OK;
 }
 

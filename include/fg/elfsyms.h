@@ -2,7 +2,8 @@
 /*
  * The function symbols of one ELF file (libelf): .symtab when present, else
  * .dynsym with the .symtab of MiniDebugInfo (.gnu_debugdata, an xz-compressed
- * ELF file, read with liblzma) when present; its loadable segments, to turn a
+ * ELF file, read with liblzma) when present; the PLT's entries, named after
+ * their relocations (.rela.plt); its loadable segments, to turn a
  * file offset into the address the symbols use (the load bias of PIE
  * executables and shared libraries); its build-id and .gnu_debuglink, to find
  * separate debug information.
@@ -71,6 +72,16 @@ struct fg_elfsyms {
 	size_t naliases;
 	char *strings; /* the names */
 	size_t strings_len;
+	/*
+	 * The PLT's entries (x86-64), named NAME@plt as objdump names them
+	 * (after the relocation of the GOT slot each jumps through): plt[i] is
+	 * the 16 bytes at plt_addr + 16 * i, unnamed when its name is NULL
+	 * (.plt's header).  They stay when a debug file's symbols are adopted.
+	 */
+	struct fg_elf_sym *plt;
+	size_t nplt;
+	uint64_t plt_addr;
+	char *plt_strings;
 };
 
 /*

@@ -10,6 +10,13 @@
  * mapping names.  Symbol tables are cached by file identity.  Kernel frames
  * are named from kallsyms, JIT frames from /tmp/perf-PID.map.
  *
+ * A sample with a user stack snapshot (fg-sample --call-graph dwarf) is
+ * unwound first: with the unwind tables of the mapped files (lib/cfi, read
+ * from the same identity-checked files as the symbols, cached with them),
+ * frame pointers where a mapping has no call frame information (JIT code),
+ * the running kernel's vdso image for the vdso; or by libdwfl (the oracle,
+ * FG_SYM_UNWIND_LIBDW).  The unwound frames replace the frame-pointer ones.
+ *
  *	struct fg_symbolizer *s = fg_symbolizer_new(&opts);
  *	fg_symbolizer_mapping(s, &m);		// as mapping records arrive
  *	fg_symbolizer_write(s, stdout, &sample);
@@ -26,8 +33,23 @@
 
 #include "fg/diag.h"
 #include "fg/record.h"
+#include "fg/unwind.h"
 
 struct fg_debuginfod;
+
+/* What is done with a sample's user stack snapshot. */
+enum fg_sym_unwinder {
+	FG_SYM_UNWIND_TABLE = 0, /* lib/unwind with lib/cfi's tables (the default) */
+	FG_SYM_UNWIND_LIBDW,	 /* elfutils' libdwfl, one Dwfl per process (the oracle) */
+	FG_SYM_UNWIND_NONE,	 /* not unwound: the frame-pointer frames are written */
+	FG_SYM_UNWIND_COUNT,
+};
+
+/* "table", "libdw", "none" */
+extern const char *const fg_sym_unwinder_names[FG_SYM_UNWIND_COUNT];
+
+/* The most frames an unwound user stack keeps (deeper: FG_UNWIND_END_MAXDEPTH). */
+#define FG_SYM_UNWIND_MAX 1024
 
 struct fg_sym_opts {
 	const char *kallsyms; /* default /proc/kallsyms */
@@ -46,6 +68,7 @@ struct fg_sym_opts {
 	bool inline_frames; /* expand inlined functions (DWARF) */
 	bool srcline;	    /* add file:line (DWARF) */
 	bool verbose;	    /* warn about each file that cannot be read */
+	enum fg_sym_unwinder unwinder;
 	/*
 	 * Debug files fetched by build-id (fg/debugfile.h) for files with no
 	 * .symtab (or no DWARF, with inline_frames or srcline) and no local debug
@@ -100,6 +123,13 @@ struct fg_sym_stats {
 	uint64_t debuginfod_named;
 	uint64_t evicted; /* processes forgotten (FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX), unused the
 			     longest */
+	/* stack snapshots unwound: stacks, frames, how each ended (fg/unwind.h) */
+	struct fg_unwind_stats unwind;
+	/* snapshots not unwound: registers fg-sym cannot use (another architecture, rip or rsp
+	 * missing); their frame-pointer frames were written */
+	uint64_t unwind_badregs;
+	uint64_t unwind_skipped; /* snapshots not unwound: FG_SYM_UNWIND_NONE */
+	uint64_t signal_named;	 /* signal trampolines named __restore_rt by their CFI */
 };
 
 /*
@@ -138,6 +168,20 @@ struct fg_sym_sample {
 	const char *event;	     /* "cpu-clock" */
 	const uint64_t *kips, *uips; /* leaf first */
 	size_t nkips, nuips;
+	/*
+	 * FG_UNWIND_F_* of each user frame (fg/unwind.h): EXACT names the
+	 * address itself, otherwise it is a return address, looked up one byte
+	 * back; SIGNAL marks a signal trampoline, named "__restore_rt" when no
+	 * symbol holds it.  NULL: the first is exact, the others return addresses.
+	 */
+	const uint32_t *uflags;
+	/*
+	 * A user stack snapshot (fg-record(5)), or NULL: unwound (as
+	 * fg_sym_opts.unwinder says) into the user frames, in place of uips.
+	 */
+	const struct fg_rec_ustack *ustack;
+	const uint64_t *ustack_regs; /* ustack->nr_regs registers */
+	const uint8_t *ustack_data;  /* ustack->size bytes from ustack->sp */
 };
 
 /* One named (or unnamed) frame. */
@@ -148,6 +192,7 @@ struct fg_frame {
 	enum fg_unnamed why; /* with sym NULL: why it is unnamed */
 	const char *module;  /* never NULL: "[unknown]" when nothing is known */
 	bool inlined;	     /* an inlined function within the previous frame's */
+	bool no_off;	     /* the offset is not known: none is printed */
 	const char *srcfile; /* with srcline: the source file, or NULL */
 	unsigned srcline;
 };
@@ -185,8 +230,9 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 			 bool kernel, bool leaf, struct fg_frame *f);
 
 /*
- * Name a sample's frames and write it as a perf-script block (or hold it back:
- * see debuginfod above).  0 or -errno (write error).
+ * Name a sample's frames (unwinding its snapshot first, when it has one) and
+ * write it as a perf-script block (or hold it back: see debuginfod above).
+ * 0 or -errno (write error).
  */
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *smp);
 /*

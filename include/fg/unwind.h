@@ -6,9 +6,12 @@
  *
  * The leaf's pc is looked up as it is, each caller's return address one byte
  * back (the call instruction), and the pc a signal frame restores as it is.
- * Code without any CFI (a mapping whose `find` gives no table: JIT code) is
- * walked by its frame pointer.  The walk ends at a STOP row (_start, a
- * thread's start) or when something is missing, and says why.
+ * Code without any CFI (a mapping whose `find` gives no table: JIT code),
+ * and a pc in a gap of a file's CFI (crti's _init and _fini, hand-written
+ * assembly), are walked by their frame pointer, as libdwfl and libunwind
+ * do.  The walk ends at a STOP row (_start, a thread's start), at a frame
+ * pointer of zero in code without CFI (the ABI's mark of the outermost
+ * frame), or when something is missing, and says why.
  *
  *	struct fg_unwind_ops ops = { .find = my_find, .arg = my_process };
  *	struct fg_cfi_regs regs;
@@ -28,13 +31,15 @@ enum fg_unwind_end {
 	FG_UNWIND_END_STOP,	  /* at the outermost frame: the whole stack */
 	FG_UNWIND_END_TRUNCATED,  /* a read past the end of the snapshot: it is too small */
 	FG_UNWIND_END_NOINFO,	  /* no unwind information for a pc (a gap in the CFI, a file
-				     that cannot be read, no frame pointer where one was needed) */
+				     without a usable table, no frame pointer where one was
+				     needed) */
 	FG_UNWIND_END_UNREADABLE, /* a read below the snapshot or of memory that cannot be read */
 	FG_UNWIND_END_LOOP,	  /* the stack pointer did not move up */
 	FG_UNWIND_END_MAXDEPTH,	  /* the caller's array is full */
 	FG_UNWIND_END_INVALID,	  /* a rule lib/cfi does not hold (fg_cfi_why) */
 	FG_UNWIND_END_NOREG,	  /* a rule needs a register the walk did not recover */
 	FG_UNWIND_END_NOMAP,	  /* a pc in no mapping */
+	FG_UNWIND_END_NOFILE,	  /* the mapped file is not found (or is not the one mapped) */
 	FG_UNWIND_END_COUNT,
 };
 
@@ -47,21 +52,39 @@ struct fg_unwind_map {
 	uint64_t bias;		  /* pc - bias is the file address the table uses */
 };
 
+/*
+ * The rules looked up lately, by table and address: a cache the caller
+ * keeps across walks (optional; zeroed to start).  It holds pointers into the
+ * tables: zero it again before freeing a table it may hold.
+ */
+#define FG_UNWIND_CACHE_SLOTS 4096
+struct fg_unwind_cache {
+	struct fg_unwind_cached {
+		const struct fg_cfi *cfi;
+		uint64_t vaddr;
+		const struct fg_cfi_rule *rule;
+	} slot[FG_UNWIND_CACHE_SLOTS];
+};
+
 struct fg_unwind_ops {
 	/*
 	 * Describe the code at `pc`: 0 with *m filled, -ENOENT when no mapping
-	 * holds pc, another -errno when the mapped file cannot be read.
+	 * holds pc, -ENODATA when there is no unwind information for it (a
+	 * table that cannot be built, a pseudo-file), another -errno when the
+	 * mapped file cannot be found or read.
 	 */
 	int (*find)(void *arg, uint64_t pc, struct fg_unwind_map *m);
 	/* Optional: memory outside the snapshot, 8 bytes at addr.  0 or -errno. */
 	int (*read)(void *arg, uint64_t addr, uint64_t *val);
 	void *arg;
+	struct fg_unwind_cache *cache; /* optional */
 };
 
 #define FG_UNWIND_F_EXACT                                                                          \
-	(1u << 0)		 /* pc is exact (the leaf, or interrupted by a signal):            \
-				    name it as is, not pc - 1 */
-#define FG_UNWIND_F_FP (1u << 1) /* found through a frame pointer (code without CFI) */
+	(1u << 0) /* pc is exact (the leaf, or interrupted by a signal):                           \
+		     name it as is, not pc - 1 */
+#define FG_UNWIND_F_FP                                                                             \
+	(1u << 1) /* found through a frame pointer (code without CFI for its callee) */
 #define FG_UNWIND_F_SIGNAL                                                                         \
 	(1u << 2) /* a signal trampoline (its CFI says so: __restore_rt,                           \
 		     which Debian's libc names in no symbol table) */

@@ -35,7 +35,11 @@ int fg_unwind_dw_map_image(struct fg_unwind_dw *u, const char *name, const void 
 			   uint64_t start);
 /*
  * Unwind one snapshot of thread `tid`, as fg_unwind() does: frames leaf first,
- * FG_UNWIND_F_EXACT on those libdwfl says are exact (activations).  *end
+ * FG_UNWIND_F_EXACT on those libdwfl says are exact (activations), and
+ * FG_UNWIND_F_SIGNAL on the frame before each exact one past the leaf (the
+ * signal frame that made it exact), as fg_unwind() marks them.  When
+ * libdwfl gives no frame at all (no module reported to attach to, a leaf in
+ * no module), the leaf alone, as fg_unwind() gives it.  *end
  * maps libdwfl's reason onto ours; *msg (optional) gets libdwfl's message.
  */
 size_t fg_unwind_dw(struct fg_unwind_dw *u, uint32_t tid, const struct fg_cfi_regs *regs,

@@ -2,7 +2,8 @@
 /*
  * Fuzz the ELF symbol reader, through a file descriptor as fg-sym reads
  * mapped files and from memory as it reads the vdso: any bytes give symbols
- * or an error, never a crash, and every symbol found can be looked up.
+ * or an error, never a crash, and every symbol found (PLT entries too) can
+ * be looked up.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,12 +25,17 @@ static void use(struct fg_elfsyms *e)
 	for (size_t i = 0; i < e->nsyms; i++) {
 		struct fg_elf_sym *s = fg_elfsyms_lookup(e, e->syms[i].addr);
 
-		/* a symbol's own address finds a symbol at that address */
-		if (!s || s->addr != e->syms[i].addr)
+		/* a symbol's own address finds a symbol at that address (or a PLT entry there) */
+		if (!s || (s->addr != e->syms[i].addr && (s < e->plt || s >= e->plt + e->nplt)))
 			abort();
 		if (i < 64)
 			free(fg_demangle(s->name));
 	}
+	/* each named PLT entry holds its 16 bytes */
+	for (size_t i = 0; i < e->nplt; i++)
+		if (e->plt[i].name && (fg_elfsyms_lookup(e, e->plt[i].addr + 15) != &e->plt[i] ||
+				       e->plt[i].addr != e->plt_addr + 16 * i))
+			abort();
 	for (size_t i = 0; i < e->nloads; i++)
 		fg_elfsyms_offset_to_addr(e, e->loads[i].offset, &addr);
 	fg_elfsyms_free(e);

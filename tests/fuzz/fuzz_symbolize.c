@@ -4,7 +4,10 @@
  * splitting, replacing), execs, forks, exits, creds and samples, for a few
  * pids (more than the fuzzing build keeps: processes are forgotten too).
  * Files are never found (their paths do not exist), so this exercises the
- * address spaces, the caches and the writer, not the file system.
+ * address spaces, the caches and the writer, not the file system.  Samples
+ * may carry a user stack snapshot (registers and stack bytes from the
+ * input), unwound through anonymous memory (frame pointers), the vdso's
+ * table and mappings of no file.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -28,16 +31,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static FILE *devnull;
 	struct fg_sym_opts o = {
-		.kallsyms = "/nonexistent/kallsyms",
-		.proc_root = "/nonexistent/proc",
+	    .kallsyms = "/nonexistent/kallsyms",
+	    .proc_root = "/nonexistent/proc",
 	};
 	const uint8_t *p = data, *end = data + size;
 	struct fg_symbolizer *s;
-	uint64_t ips[16];
+	uint64_t ips[16], regs[24];
+	uint8_t stack[512];
 	uint64_t t = 0, written = 0;
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
+	if (size && data[0] & 1)
+		o.unwinder = FG_SYM_UNWIND_NONE;
 	s = fg_symbolizer_new(&o);
 	while (p < end) {
 		unsigned op = (unsigned)take(&p, end, 1);
@@ -46,17 +52,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		t += take(&p, end, 1);
 		switch (op % 6) {
 		case 0: {
-			static const char *paths[] = { "/nonexistent/a", "/nonexistent/b", "//anon",
-						       "[vdso]", "[heap]", "[vsyscall]", "x" };
+			static const char *paths[] = {
+			    "/nonexistent/a", "/nonexistent/b", "//anon", "[vdso]",
+			    "[heap]",	      "[vsyscall]",	"x"};
 			char id[20];
 			struct fg_sym_mapping m = {
-				.pid = pid,
-				.time_ns = t,
-				.start = take(&p, end, 2) << 12,
-				.pgoff = take(&p, end, 1) << 12,
-				.inode = take(&p, end, 1),
-				.path = paths[take(&p, end, 1) % 7],
-				.exec = true,
+			    .pid = pid,
+			    .time_ns = t,
+			    .start = take(&p, end, 2) << 12,
+			    .pgoff = take(&p, end, 1) << 12,
+			    .inode = take(&p, end, 1),
+			    .path = paths[take(&p, end, 1) % 7],
+			    .exec = true,
 			};
 			m.end = m.start + ((take(&p, end, 1) + 1) << 12);
 			if (op & 0x80) {
@@ -82,21 +89,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default: {
 			size_t nk = take(&p, end, 1) % 4, nu = take(&p, end, 1) % 12;
 			struct fg_sym_sample smp = {
-				.comm = "fuzz",
-				.pid = pid,
-				.tid = pid,
-				.time_ns = t,
-				.weight = 1,
-				.kips = ips,
-				.nkips = nk,
-				.uips = ips + nk,
-				.nuips = nu,
+			    .comm = "fuzz",
+			    .pid = pid,
+			    .tid = pid,
+			    .time_ns = t,
+			    .weight = 1,
+			    .kips = ips,
+			    .nkips = nk,
+			    .uips = ips + nk,
+			    .nuips = nu,
 			};
 			for (size_t i = 0; i < nk + nu; i++)
 				ips[i] = i < nk ? 0xffffffff81000000ull | take(&p, end, 2)
 						: take(&p, end, 3) << 4;
+			struct fg_rec_ustack u = {.abi = 1};
+			struct fg_sym_stats before, after;
+			if (op & 0x40) {
+				/* a snapshot: ip, sp and bp (perf_regs 8, 7, 6), or some other mask
+				 */
+				u.regs_mask = op & 0x20 ? take(&p, end, 3) : 0x1c0;
+				u.nr_regs = (uint32_t)__builtin_popcountll(u.regs_mask);
+				for (uint32_t i = 0; i < u.nr_regs; i++)
+					regs[i] = take(&p, end, 1) << 4 | 0x7ffc0000ull;
+				if (u.regs_mask == 0x1c0)
+					regs[2] = take(&p, end, 3) << 4; /* ip */
+				u.sp = 0x7ffc0000;
+				u.size = (uint32_t)(take(&p, end, 1) * 2) & ~7u;
+				for (uint32_t i = 0; i < u.size; i += 8) {
+					uint64_t w = take(&p, end, 1) & 1
+							 ? take(&p, end, 3) << 4
+							 : 0x7ffc0000 | take(&p, end, 1) << 3;
+					memcpy(stack + i, &w, 8);
+				}
+				smp.ustack = &u;
+				smp.ustack_regs = regs;
+				smp.ustack_data = stack;
+			}
+			fg_symbolizer_stats(s, &before);
 			fg_symbolizer_write(s, devnull, &smp);
-			written += nk + nu;
+			fg_symbolizer_stats(s, &after);
+			/* an unwound snapshot's frames take the place of the user IPs */
+			written += nk + (after.unwind.stacks > before.unwind.stacks
+					     ? after.unwind.frames - before.unwind.frames
+					     : nu);
 			break;
 		}
 		}

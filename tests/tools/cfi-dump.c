@@ -5,7 +5,8 @@
  * --debug-dump=frames-interp` (tests/cfi.bats compares them).
  *
  * --libdw: instead, check every row against libdw's CFI (dwarf_cfi_addrframe
- * at the row's first and last address, its CFA and registers): print the
+ * at the row's first and last address, its CFA, rbp, rbx and the return
+ * address; a rule the table does not hold, "lost", is not compared): print the
  * rows that differ, a summary line "checked N rows: M differ, K skipped
  * (signal/invalid)", exit 1 when any differs.
  * --stats: the table's statistics, as "name value" lines.
@@ -42,7 +43,7 @@ static const char *reg_name(uint64_t r)
 }
 
 /* Our rule in an exact form: "rsp+8", "*(rbp-8)", "plt(rsp+8,15,11)"; "c-16", "s", "u". */
-static void ours(const struct fg_cfi_rule *r, char *cfa, char *rbp, char *ra, size_t len)
+static void ours(const struct fg_cfi_rule *r, char *cfa, char *rbp, char *rbx, char *ra, size_t len)
 {
 	if (r->cfa == FG_CFI_CFA_REG)
 		snprintf(cfa, len, "%s%+d", reg_name(r->cfa_reg), r->cfa_off);
@@ -51,10 +52,10 @@ static void ours(const struct fg_cfi_rule *r, char *cfa, char *rbp, char *ra, si
 	else
 		snprintf(cfa, len, "plt(%s%+d,%u,%u)", reg_name(r->cfa_reg), r->cfa_off, r->arg0,
 			 r->arg1);
-	for (int i = 0; i < 2; i++) {
-		uint8_t how = i ? r->ra : r->rbp;
-		int off = i ? r->ra_off : r->rbp_off;
-		char *out = i ? ra : rbp;
+	for (int i = 0; i < 3; i++) {
+		uint8_t how = i == 2 ? r->rbx : i ? r->ra : r->rbp;
+		int off = i == 2 ? r->rbx_off : i ? r->ra_off : r->rbp_off;
+		char *out = i == 2 ? rbx : i ? ra : rbp;
 
 		switch (how) {
 		case FG_CFI_AT_CFA:
@@ -188,7 +189,7 @@ static int check_libdw(const struct fg_cfi *c, int fd, int dfd)
 		for (int k = 0; k < 2; k++) {
 			uint64_t pc = k ? end - 1 : start;
 			Dwarf_Frame *fr = NULL;
-			char a[64], b[64], cc[64], x[64], y[64], z[64];
+			char a[64], b[64], cc[64], bx[64], x[64], y[64], z[64], yx[64];
 			Dwarf_Op *ops;
 			size_t n;
 
@@ -199,22 +200,27 @@ static int check_libdw(const struct fg_cfi *c, int fd, int dfd)
 				differ++;
 				break;
 			}
-			ours(r, a, b, cc, sizeof(a));
+			ours(r, a, b, bx, cc, sizeof(a));
 			if (dwarf_frame_cfa(fr, &ops, &n) == 0)
 				dw_cfa(ops, n, x, sizeof(x));
 			else
 				snprintf(x, sizeof(x), "?");
 			dw_reg(fr, FG_CFI_RBP, y, sizeof(y));
+			dw_reg(fr, FG_CFI_RBX, yx, sizeof(yx));
 			dw_reg(fr, FG_CFI_RIP, z, sizeof(z));
 			free(fr);
 			checked++;
 			/* rbp: a rule we do not hold is "lost", whatever libdw says */
 			bool rbp_ok = strcmp(b, y) == 0 || strcmp(b, "lost") == 0;
+			/* no rule for rbx: the same value to us (it is callee-saved), undefined to
+			 * libdw's x86-64 defaults */
+			bool rbx_ok = strcmp(bx, yx) == 0 || strcmp(bx, "lost") == 0 ||
+				      (strcmp(bx, "s") == 0 && strcmp(yx, "u") == 0);
 			if (r->kind == FG_CFI_STOP) /* only the return address matters */
-				rbp_ok = true, snprintf(a, sizeof(a), "%s", x);
-			if (strcmp(a, x) != 0 || !rbp_ok || strcmp(cc, z) != 0) {
-				printf("%016" PRIx64 " ours %s %s %s libdw %s %s %s\n", pc, a, b,
-				       cc, x, y, z);
+				rbp_ok = rbx_ok = true, snprintf(a, sizeof(a), "%s", x);
+			if (strcmp(a, x) != 0 || !rbp_ok || !rbx_ok || strcmp(cc, z) != 0) {
+				printf("%016" PRIx64 " ours %s %s %s %s libdw %s %s %s %s\n", pc, a,
+				       b, bx, cc, x, y, yx, z);
 				differ++;
 			}
 		}
@@ -266,10 +272,10 @@ static void print_stats(const struct fg_cfi *c)
 	printf("cies %" PRIu64 "\nfdes %" PRIu64 "\neh_fdes %" PRIu64 "\ndebug_fdes %" PRIu64
 	       "\nbad_entries %" PRIu64 "\noverlaps %" PRIu64 "\nempty %" PRIu64 "\nrows %" PRIu64
 	       "\nrules %" PRIu64 "\nbytes %zu\nstop_rows %" PRIu64 "\nsignal_rows %" PRIu64
-	       "\ninvalid_rows %" PRIu64 "\nrbp_lost %" PRIu64 "\n",
+	       "\ninvalid_rows %" PRIu64 "\nrbp_lost %" PRIu64 "\nrbx_lost %" PRIu64 "\n",
 	       s->cies, s->fdes, s->eh_fdes, s->debug_fdes, s->bad_entries, s->overlaps, s->empty,
 	       s->rows, s->rules, fg_cfi_table_bytes(c), s->stop_rows, s->signal_rows,
-	       s->invalid_rows, s->rbp_lost);
+	       s->invalid_rows, s->rbp_lost, s->rbx_lost);
 	for (int i = 1; i < FG_CFI_WHY_COUNT; i++)
 		printf("invalid[%s] %" PRIu64 "\n", fg_cfi_why_names[i], s->invalid[i]);
 }

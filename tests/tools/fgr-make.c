@@ -8,6 +8,7 @@
  *	        [prot=rx] [time=N] [buildid=HEX] path=PATH-TO-END-OF-LINE
  *	sample pid=N [tid=N] [cpu=N] [time=N] [weight=N] [comm=NAME]
  *	       [flags=N] [event=N] [k=IP,IP,...] [u=IP,IP,...]
+ *	       [regs=REG:V,REG:V,... [stack=W,W,...] [abi=N]]
  *	event id=N [kind=N] [config=N] [period=N] [freq=N] name=NAME-TO-END-OF-LINE
  *	                                       (the name as it is, unchecked)
  *	comm pid=N [tid=N] [time=N] [exec=1] comm=NAME
@@ -22,9 +23,13 @@
  * A stream ends with a summary record (samples= the sample lines), as
  * fg-sample ends a run, unless it has one already, or `nosummary` or raw
  * bytes came last.
- * Numbers are decimal or 0x-hexadecimal; IPs and addresses are hexadecimal
- * with or without 0x.  In comm= and path=, \xHH, \n, \t and \\ stand for
- * the bytes they name, so that tests can write hostile names.
+ * With regs=, the sample carries a user stack snapshot (as --call-graph
+ * dwarf): the registers named (ax bx cx dx si di bp sp ip flags cs ss ds es
+ * fs gs r8 ... r15, perf_regs' x86-64 numbering, abi 1 unless abi= says
+ * otherwise) and the stack from the sp register up, as 64-bit words.
+ * Numbers are decimal or 0x-hexadecimal; IPs, addresses, register values and
+ * stack words are hexadecimal with or without 0x.  In comm= and path=, \xHH, \n, \t and \\ stand
+ *for the bytes they name, so that tests can write hostile names.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -146,6 +151,69 @@ static size_t hexbytes(const char *s, uint8_t *out, size_t max)
 	return n;
 }
 
+/* perf_regs' x86-64 numbering (FG_REG_X86_* of fg-sample's sample.h) */
+static const char *const reg_names[] = {
+    "ax", "bx", "cx", "dx", "si", "di", "bp",  "sp",  "ip",  "flags", "cs",  "ss",
+    "ds", "es", "fs", "gs", "r8", "r9", "r10", "r11", "r12", "r13",   "r14", "r15",
+};
+
+/* A sample with regs=: its snapshot after its IPs, as fg-record(5) lays it out. */
+static void write_snapshot_sample(struct fg_rec_writer *w, char *line, struct fg_rec_sample *s,
+				  const uint64_t *ipbuf)
+{
+	static char buf[1 << 16];
+	static uint64_t stack[FG_REC_MAX_FRAMES];
+	uint64_t regs[24] = {0}, mask = 0, packed[24];
+	struct fg_rec_ustack u;
+	size_t nips = (size_t)s->nr_kernel + s->nr_user, nwords, at;
+	uint32_t nregs = 0;
+	uint8_t *p;
+	char *tok, *save;
+
+	val(line, "regs", false, buf, sizeof(buf));
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		size_t r;
+
+		if (!colon)
+			bad("bad register: REG:VALUE");
+		*colon = '\0';
+		for (r = 0; r < 24 && strcmp(reg_names[r], tok) != 0; r++)
+			;
+		if (r == 24)
+			bad("unknown register");
+		errno = 0;
+		regs[r] = strtoull(colon + 1, &end, 16);
+		if (errno || *end || end == colon + 1)
+			bad("bad register value");
+		mask |= 1ull << r;
+	}
+	for (size_t r = 0; r < 24; r++)
+		if (mask >> r & 1)
+			packed[nregs++] = regs[r];
+	nwords = ips(line, "stack", stack, FG_REC_MAX_FRAMES);
+	memset(&u, 0, sizeof(u));
+	u.abi = (uint32_t)num(line, "abi", 1, false);
+	u.nr_regs = nregs;
+	u.regs_mask = mask;
+	u.sp = regs[7];
+	u.size = (uint32_t)(8 * nwords);
+	s->flags |= FG_SAMPLE_F_USTACK_SNAPSHOT;
+	size_t plen = sizeof(*s) + 8 * nips + sizeof(u) + 8 * (size_t)nregs + u.size;
+	p = fg_xcalloc(1, plen);
+	memcpy(p, s, sizeof(*s));
+	at = sizeof(*s);
+	memcpy(p + at, ipbuf, 8 * nips);
+	at += 8 * nips;
+	memcpy(p + at, &u, sizeof(u));
+	at += sizeof(u);
+	memcpy(p + at, packed, 8 * (size_t)nregs);
+	at += 8 * (size_t)nregs;
+	memcpy(p + at, stack, u.size);
+	fg_rec_write(w, FG_REC_SAMPLE, p, plen);
+	free(p);
+}
+
 static void write_summary(struct fg_rec_writer *w, uint64_t samples)
 {
 	struct fg_rec_summary s;
@@ -252,7 +320,10 @@ int main(int argc, char **argv)
 			s.nr_kernel = (uint32_t)ips(line, "k", ipbuf, FG_REC_MAX_FRAMES);
 			s.nr_user =
 			    (uint32_t)ips(line, "u", ipbuf + s.nr_kernel, FG_REC_MAX_FRAMES);
-			fg_rec_write_sample(w, &s, ipbuf);
+			if (val(line, "regs", false, buf, sizeof(buf)))
+				write_snapshot_sample(w, line, &s, ipbuf);
+			else
+				fg_rec_write_sample(w, &s, ipbuf);
 			nsamples++;
 		} else if (strcmp(cmd, "event") == 0) {
 			struct fg_rec_event e;

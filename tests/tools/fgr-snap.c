@@ -77,6 +77,7 @@ static int one_map(const struct fg_procmap *pm, void *arg)
 	if (e && e->build_id_len && e->build_id_len <= FG_REC_BUILD_ID_MAX) {
 		memcpy(m.build_id, e->build_id, e->build_id_len);
 		m.build_id_len = (uint8_t)e->build_id_len;
+		m.flags |= FG_MAP_F_BUILD_ID;
 	}
 	fg_elfsyms_free(e);
 	if (c->strip && fg_starts_with(path, c->strip) && path[strlen(c->strip)] == '/') {
@@ -98,7 +99,8 @@ int main(int argc, char **argv)
 	struct ctx c = {0};
 	char *data, *maps;
 	size_t len, ssize;
-	uint64_t left_out = 0;
+	uint64_t left_out = 0, written = 0;
+	struct fg_rec_summary sum;
 	int i, err;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -180,8 +182,14 @@ int main(int argc, char **argv)
 		memcpy(p + sizeof(smp) + 8 + sizeof(u), s->regs, sizeof(s->regs));
 		memcpy(p + sizeof(smp) + 8 + sizeof(u) + sizeof(s->regs), s->data, s->size);
 		fg_rec_write(c.w, FG_REC_SAMPLE, p, plen);
+		written++;
 		free(p);
 	}
+	/* the closing record, as fg-sample ends a run */
+	memset(&sum, 0, sizeof(sum));
+	sum.samples = written;
+	sum.command_status = -1;
+	fg_rec_write(c.w, FG_REC_SUMMARY, &sum, sizeof(sum));
 	if (left_out || h.dropped)
 		fprintf(stderr, "fgr-snap: %u snapshots, %llu left out, %u dropped (no slot)\n",
 			h.nslots, (unsigned long long)left_out, h.dropped);

@@ -2,6 +2,7 @@
 /*
  * fgr-vdso-sym NAME: the file offset of function NAME in this kernel's vdso
  * (in hexadecimal), for fg-sym's tests of vdso frames.  Exit 1 when absent.
+ * fgr-vdso-sym --build-id: the vdso's build-id, in hexadecimal.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,15 @@ int main(int argc, char **argv)
 	e = fg_elfsyms_open_mem((const void *)base, 8192);
 	if (!e)
 		return 1;
+	if (strcmp(argv[1], "--build-id") == 0) {
+		char hex[2 * FG_BUILD_ID_MAX + 2];
+		int rc = e->build_id_len ? 0 : 1;
+
+		fg_build_id_hex(e->build_id, e->build_id_len, hex, false);
+		printf("%s\n", hex);
+		fg_elfsyms_free(e);
+		return rc;
+	}
 	for (size_t i = 0; i < e->nsyms; i++) {
 		if (strcmp(e->syms[i].name, argv[1]) != 0)
 			continue;
@@ -27,8 +37,8 @@ int main(int argc, char **argv)
 			const struct fg_elf_load *l = &e->loads[j];
 
 			if (e->syms[i].addr >= l->vaddr && e->syms[i].addr - l->vaddr < l->filesz) {
-				printf("0x%llx\n",
-				       (unsigned long long)(e->syms[i].addr - l->vaddr + l->offset));
+				printf("0x%llx\n", (unsigned long long)(e->syms[i].addr - l->vaddr +
+									l->offset));
 				fg_elfsyms_free(e);
 				return 0;
 			}

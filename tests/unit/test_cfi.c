@@ -76,8 +76,8 @@ TEST(cfi_rows_follow_the_program)
 	CHECK_INT(c->nrows, 5);
 	CHECK_INT(c->st.fdes, 1);
 	CHECK_INT(c->st.bad_entries, 0);
-	/* each row is 8 bytes, each rule 16 */
-	CHECK_INT(fg_cfi_table_bytes(c), 5 * 8 + c->nrules * 16);
+	/* each row is 8 bytes, each rule 20 */
+	CHECK_INT(fg_cfi_table_bytes(c), 5 * 8 + c->nrules * 20);
 	fg_cfi_free(c);
 }
 

@@ -91,6 +91,39 @@ TEST(elfsyms_names_our_own_function)
 	fg_elfsyms_free(NULL);
 }
 
+/* Our own PLT: each entry named after the symbol its GOT slot is bound to, 16 bytes. */
+TEST(elfsyms_names_plt_entries)
+{
+	struct fg_elfsyms *e;
+	const struct fg_elf_sym *close_plt = NULL;
+	size_t named = 0;
+	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+
+	CHECK(fd >= 0);
+	e = fg_elfsyms_open_fd(fd);
+	close(fd);
+	CHECK(e);
+	CHECK(e->nplt > 1);
+	/* .plt's first 16 bytes are its header, no entry */
+	CHECK(e->plt[0].name == NULL);
+	for (size_t i = 0; i < e->nplt; i++) {
+		const struct fg_elf_sym *p = &e->plt[i];
+
+		CHECK(p->addr == e->plt_addr + 16 * i && p->size == 16);
+		if (!p->name)
+			continue;
+		named++;
+		CHECK(strlen(p->name) > 4 && strcmp(p->name + strlen(p->name) - 4, "@plt") == 0);
+		CHECK(fg_elfsyms_lookup(e, p->addr) == p);
+		CHECK(fg_elfsyms_lookup(e, p->addr + 15) == p);
+		if (strcmp(p->name, "close@plt") == 0)
+			close_plt = p;
+	}
+	CHECK(named + 1 == e->nplt);
+	CHECK(close_plt);
+	fg_elfsyms_free(e);
+}
+
 /* Every prefix of a real ELF file and many corrupted copies: errors, never crashes. */
 TEST(elfsyms_survives_truncation_and_corruption)
 {
@@ -176,6 +209,7 @@ TEST(safeio_refuses_what_is_not_regular)
 int main(void)
 {
 	RUN(elfsyms_names_our_own_function);
+	RUN(elfsyms_names_plt_entries);
 	RUN(elfsyms_survives_truncation_and_corruption);
 	RUN(elfsyms_not_elf);
 	RUN(build_id_hex);

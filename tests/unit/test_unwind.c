@@ -100,6 +100,55 @@ TEST(step_cfa_rules)
 	CHECK_INT(g.r[FG_CFI_RSP], 0x7010);
 }
 
+/* glibc's _dl_runtime_resolve: its CFA is on rbx, which the frame below saved */
+TEST(step_rbx_saved_then_cfa_on_rbx)
+{
+	struct fg_cfi_rule saves = {.kind = FG_CFI_NORMAL,
+				    .cfa_reg = FG_CFI_RSP,
+				    .cfa_off = 24,
+				    .rbx = FG_CFI_AT_CFA,
+				    .rbx_off = -24,
+				    .ra = FG_CFI_AT_CFA,
+				    .ra_off = -8};
+	struct fg_cfi_rule on_rbx = {.kind = FG_CFI_NORMAL,
+				     .cfa_reg = FG_CFI_RBX,
+				     .cfa_off = 16,
+				     .rbx = FG_CFI_AT_CFA,
+				     .rbx_off = -16,
+				     .ra = FG_CFI_AT_CFA,
+				     .ra_off = -8};
+	struct fg_cfi_rule leaves = {.kind = FG_CFI_NORMAL,
+				     .cfa_reg = FG_CFI_RSP,
+				     .cfa_off = 8,
+				     .ra = FG_CFI_AT_CFA,
+				     .ra_off = -8};
+	struct fg_cfi_regs g;
+
+	mem_base = 0x7000;
+	memset(mem, 0, sizeof(mem));
+	mem[0] = 0x7040;   /* 0x7000: rbx saved by the callee */
+	mem[2] = 0x401000; /* 0x7010: its return address, into the trampoline */
+	mem[8] = 0x9999;   /* 0x7040: the trampoline's own saved rbx */
+	mem[9] = 0x402000; /* 0x7048: the trampoline's return address */
+	regs_at(&g, 0x400000, 0x7000, 0);
+	g.r[FG_CFI_RBX] = 0x1; /* clobbered in the callee */
+	g.valid |= FG_CFI_BIT(FG_CFI_RBX);
+	CHECK_INT(fg_cfi_step(&saves, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RBX], 0x7040);
+	CHECK(g.valid & FG_CFI_BIT(FG_CFI_RBX));
+	CHECK_INT(fg_cfi_step(&on_rbx, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RSP], 0x7050);
+	CHECK_INT(g.r[FG_CFI_RIP], 0x402000);
+	CHECK_INT(g.r[FG_CFI_RBX], 0x9999);
+	/* a frame without a rule for rbx keeps it (callee-saved) */
+	g.r[FG_CFI_RSP] = 0x7000;
+	CHECK_INT(fg_cfi_step(&leaves, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_RBX], 0x9999);
+	/* not known: a CFA on rbx ends the walk */
+	g.valid &= ~FG_CFI_BIT(FG_CFI_RBX);
+	CHECK_INT(fg_cfi_step(&on_rbx, &g, &fake), FG_CFI_END_NOREG);
+}
+
 TEST(step_ends)
 {
 	struct fg_cfi_rule r = {.kind = FG_CFI_NORMAL,
@@ -452,6 +501,7 @@ TEST(unwind_this_process_as_libdwfl_does)
 int main(void)
 {
 	RUN(step_cfa_rules);
+	RUN(step_rbx_saved_then_cfa_on_rbx);
 	RUN(step_ends);
 	RUN(step_signal_frame_and_frame_pointer);
 	RUN(regs_from_perf_order);

@@ -1,0 +1,251 @@
+#!/usr/bin/env bats
+# fg-sym unwinding stack snapshots (fg-sample --call-graph dwarf): crafted
+# snapshots (tests/tools/fgr-make's regs= and stack=) for each way a stack
+# ends, JIT code walked by frame pointers, the vdso's identity; then real
+# captures of the unwinding fixtures and of Debian's python3 through
+# fg-sample --call-graph dwarf | fg-sym (root, BPF), the tables and the
+# libdwfl oracle agreeing frame for frame.
+bats_require_minimum_version 1.5.0
+load helpers
+load unwind
+
+U=$FG_BUILD/unwind
+
+# make: the stream described in $BATS_TEST_TMPDIR/in.txt
+make_stream() {
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+}
+
+# sym ARGS...: fg-sym on in.txt's stream, nothing of this machine's /proc; output and stderr apart
+sym() {
+	make_stream
+	fg --separate-stderr fg-sym --kallsyms /dev/null --proc-root "$BATS_TEST_TMPDIR/noproc" "$@" \
+		"$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 0 ]
+}
+
+# ended REASON: the summary says one stack ended early, for REASON
+ended() {
+	[[ $stderr == *"1 stacks unwound: 0 whole, 1 ended early ("*"1 $1"* ]]
+}
+
+# JIT code at 7f0000001000: three functions, each with a frame pointer, named by a perf map
+jit_chain() {
+	local s=$BATS_TEST_TMPDIR/symfs
+	mkdir -p "$s/tmp"
+	printf '7f0000001000 100 jit_leaf\n7f0000001100 100 jit_mid\n7f0000001200 100 jit_outer\n' \
+		>"$s/tmp/perf-4242.map"
+	echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+	# rbp -> [saved rbp, return address]: jit_leaf <- jit_mid <- jit_outer, whose rbp is 0
+	echo "sample pid=4242 u=7f0000001010 regs=ip:7f0000001010,sp:7ffc0000,bp:7ffc0010$1" \
+		"stack=0,0,7ffc0020,7f0000001120,0,7f0000001230${2:-}"
+}
+
+@test "fg-sym: --unwinder takes table, libdw or none" {
+	fg -2 --separate-stderr fg-sym --unwinder fast /dev/null
+	[ "${stderr_lines[0]}" = "fg-sym: invalid unwinder 'fast' (table, libdw or none)" ]
+	[[ ${stderr_lines[1]} == "usage: fg-sym "* ]]
+	[ -z "$output" ]
+	fg -2 --separate-stderr fg-sym --unwinder
+	[[ $stderr == *"requires an argument"* ]]
+}
+
+@test "fg-sym: JIT code without CFI is walked by its frame pointers, and named from its perf map" {
+	jit_chain >"$BATS_TEST_TMPDIR/in.txt"
+	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	[ "${lines[1]}" = "$(printf '\t    7f0000001010 jit_leaf+0x10 (/tmp/perf-4242.map)')" ]
+	[ "${lines[2]}" = "$(printf '\t    7f0000001120 jit_mid+0x20 (/tmp/perf-4242.map)')" ]
+	[ "${lines[3]}" = "$(printf '\t    7f0000001230 jit_outer+0x30 (/tmp/perf-4242.map)')" ]
+	[ "${#lines[@]}" -eq 4 ]
+	# a frame pointer of zero is the outermost frame
+	[[ $stderr == *"1 stacks unwound: 1 whole, 0 ended early ("*"); 3 frames, 2 through frame pointers,"* ]]
+	# the oracle has no CFI for JIT code: it names the leaf, and says why it stops
+	sym --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder libdw
+	[ "${#lines[@]}" -ge 2 ]
+	[ "${lines[1]}" = "$(printf '\t    7f0000001010 jit_leaf+0x10 (/tmp/perf-4242.map)')" ]
+}
+
+@test "fg-sym: the unwound frames replace the frame-pointer ones; --unwinder none keeps those" {
+	# the frame-pointer walk of the sampler found a bogus caller; the snapshot says otherwise
+	jit_chain >"$BATS_TEST_TMPDIR/in.txt"
+	sed -i 's/ u=7f0000001010 / u=7f0000001010,7f00000010ff /' "$BATS_TEST_TMPDIR/in.txt"
+	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	[ "${#lines[@]}" -eq 4 ]
+	[[ ${lines[2]} == *" jit_mid+0x20 "* ]]
+	sym --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder none
+	[ "${#lines[@]}" -eq 3 ]
+	[[ ${lines[2]} == *" jit_leaf+0xff "* ]]
+	[[ $stderr == *"fg-sym: 1 stack snapshots not unwound (--unwinder none): their frame-pointer frames are written"* ]]
+	[[ $stderr != *"stacks unwound"* ]]
+}
+
+@test "fg-sym: registers of another kind are not unwound: the frame-pointer frames, counted" {
+	jit_chain " abi=2" >"$BATS_TEST_TMPDIR/in.txt"
+	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ $stderr == *"fg-sym: 1 stack snapshots not unwound: registers of another kind, or without rip or rsp; their frame-pointer frames are written"* ]]
+	# nor without a stack pointer
+	echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon" >"$BATS_TEST_TMPDIR/in.txt"
+	echo "sample pid=4242 u=7f0000001010 regs=ip:7f0000001010,bp:7ffc0010 stack=0" >>"$BATS_TEST_TMPDIR/in.txt"
+	sym
+	[[ $stderr == *"1 stack snapshots not unwound"* ]]
+}
+
+@test "fg-sym: each way a stack ends early is counted by its reason" {
+	local d=$BATS_TEST_TMPDIR
+	# the frame pointer leads out of the snapshot, upward: too small
+	jit_chain "" "" | sed 's/stack=.*/stack=0,0,7ffc0100,7f0000001120/' >"$d/in.txt"
+	sym --symfs "$d/symfs"
+	ended "snapshot too small"
+	# ... and below it: unreadable
+	jit_chain | sed 's/stack=.*/stack=0,0,7ff00000,7f0000001120/' >"$d/in.txt"
+	sym --symfs "$d/symfs"
+	ended "unreadable"
+	# nothing of the stack could be copied
+	jit_chain | sed 's/ stack=.*//' >"$d/in.txt"
+	sym --symfs "$d/symfs"
+	ended "unreadable"
+	[ "${#lines[@]}" -eq 2 ]
+	# a frame pointer pointing at itself: the stack pointer does not move up
+	jit_chain | sed 's/stack=.*/stack=0,0,7ffc0010,7f0000001120/' >"$d/in.txt"
+	sym --symfs "$d/symfs"
+	ended "loop"
+	# a return address in no mapping
+	jit_chain | sed 's/stack=.*/stack=0,0,7ffc0020,5000,0,0/' >"$d/in.txt"
+	sym --symfs "$d/symfs"
+	ended "no mapping"
+	[ "${lines[2]}" = "$(printf '\t            5000 [unknown] ([unknown])')" ]
+	# a file that is not there: no file
+	{
+		echo "mapping pid=7 start=400000 end=500000 ino=12345 maj=8 min=1 path=/nonexistent/app"
+		echo "sample pid=7 u=400123 regs=ip:400123,sp:7ffc0000,bp:0 stack=0,0"
+	} >"$d/in.txt"
+	sym
+	ended "no file"
+	# the legacy vsyscall page: no unwind information
+	{
+		echo "mapping pid=7 start=ffffffffff600000 end=ffffffffff601000 path=[vsyscall]"
+		echo "sample pid=7 u=ffffffffff600400 regs=ip:ffffffffff600400,sp:7ffc0000,bp:0 stack=0,0"
+	} >"$d/in.txt"
+	sym
+	ended "no unwind information"
+}
+
+@test "fg-sym: a stack of more than 1024 frames ends at 1024, too deep" {
+	local d=$BATS_TEST_TMPDIR i stack="" sp=$((0x7ffc0000))
+	# 1100 frames of JIT code, 16 bytes each: [saved rbp, return address]
+	for ((i = 0; i < 1100; i++)); do
+		stack+=$(printf '%x,7f0000001120,' $((sp + 16 * i + 16)))
+	done
+	{
+		echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+		echo "sample pid=4242 u=7f0000001010 regs=ip:7f0000001010,sp:7ffc0000,bp:7ffc0000 stack=${stack%,}"
+	} >"$d/in.txt"
+	sym
+	ended "too deep"
+	[ "${#lines[@]}" -eq 1025 ]
+}
+
+@test "fg-sym: the vdso is unwound with this kernel's image, and only when the recorded one is it" {
+	local d=$BATS_TEST_TMPDIR off id
+	off=$(fgr-vdso-sym __vdso_clock_gettime)
+	id=$(fgr-vdso-sym --build-id)
+	# at the function's first instruction: the return address is at rsp, into JIT code
+	mk() {
+		echo "mapping pid=42 start=7fff00000000 end=7fff00002000 $1 path=[vdso]"
+		echo "mapping pid=42 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
+		printf 'sample pid=42 u=%x regs=ip:%x,sp:7ffc0000,bp:0 stack=7f0000001010\n' \
+			$((0x7fff00000000 + off)) $((0x7fff00000000 + off))
+	}
+	mk "buildid=$id" >"$d/in.txt"
+	sym
+	[[ ${lines[1]} == *" __vdso_clock_gettime+0x0 ([vdso])" ]]
+	[ "${lines[2]}" = "$(printf '\t    7f0000001010 [unknown] (//anon)')" ]
+	[[ $stderr == *"1 stacks unwound: 1 whole,"*"2 frames, 0 through frame pointers"* ]]
+	# a vdso recorded under another kernel: neither named nor unwound with this one
+	mk "buildid=0102030405060708090a0b0c0d0e0f1011121314" >"$d/in.txt"
+	sym
+	[ "${#lines[@]}" -eq 2 ]
+	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
+	[[ $stderr == *"1 file changed"* ]]
+	ended "no file"
+}
+
+# --- real captures: fg-sample --call-graph dwarf | fg-sym (root, BPF) ---
+
+# capture NAME COMMAND...: fg-sample --call-graph dwarf at 999 Hz of COMMAND into $d/NAME.fgr,
+# then fg-sym's text with the tables ($d/NAME.out) and with libdwfl ($d/NAME.libdw), which must
+# be the same
+capture() {
+	local d=$BATS_TEST_TMPDIR name=$1
+	shift
+	fg-sample -F 999 --call-graph dwarf -o "$d/$name.fgr" -- "$@" 2>"$d/$name.sample" >/dev/null
+	sed 's/^/# /' "$d/$name.sample" >&3
+	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
+	sed 's/^/# /' "$d/$name.err" >&3
+	fg-sym -q --unwinder libdw "$d/$name.fgr" >"$d/$name.libdw"
+	diff -u "$d/$name.libdw" "$d/$name.out" >&2
+}
+
+# live FIXTURE: at least 99% of the fixture's stacks whole and named, every mode there
+live() {
+	local d=$BATS_TEST_TMPDIR f
+	# the process' name, as the kernel keeps it: 15 bytes
+	local comm=fixture-$1
+	comm=${comm:0:15}
+	capture "$1" "$U/fixture-$1" 100
+	at_least_whole 99 "$d/$1.out" "$comm" || {
+		not_whole "$d/$1.out" "$comm" | head -60 >&2
+		return 1
+	}
+	for f in rec_a slow_cmp fixlib_work lib_callback on_usr1 mode_plt realigned worker \
+		mode_vdso; do
+		grep -q " $f+" "$d/$1.out" || {
+			echo "no stack through $f" >&2
+			return 1
+		}
+	done
+}
+
+@test "fg-sample --call-graph dwarf | fg-sym: the gcc fixtures' stacks are whole, the oracle agrees" {
+	requires root btf perf_event
+	live gcc-pie
+	live gcc-nopie
+	live gcc-static
+}
+
+@test "fg-sample --call-graph dwarf | fg-sym: the clang fixtures' stacks are whole, the oracle agrees" {
+	requires root btf perf_event
+	live clang-pie
+	live clang-nopie
+	live clang-static
+}
+
+@test "fg-sample --call-graph dwarf | fg-sym: Debian's python3 reaches _start under the interpreter" {
+	requires root btf perf_event
+	local d=$BATS_TEST_TMPDIR py=/usr/bin/python3
+	[ -x "$py" ]
+	capture py "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+f(33)'
+	# at least 99% of python3's stacks end at _start (its names may be [unknown]: Debian
+	# strips its static functions), through the evaluation loop
+	awk 'BEGIN { RS = "" } $1 == "python3" { n++; if ($0 ~ / _start\+0x[0-9a-f]+ \([^)]*\)$/) w++ }
+		END { printf "# %d of %d python3 stacks end at _start\n", w, n > "/dev/stderr"; exit !(n >= 100 && 100 * w >= 99 * n) }' \
+		"$d/py.out"
+	grep -q ' _PyEval_EvalFrameDefault+' "$d/py.out"
+	grep -q ' Py_RunMain+' "$d/py.out"
+	# the frame-pointer frames alone stop at the leaf
+	fg-sym -q --unwinder none "$d/py.fgr" >"$d/py.fp"
+	[ "$(grep -c ' Py_RunMain+' "$d/py.fp")" -lt "$(grep -c ' Py_RunMain+' "$d/py.out")" ]
+}
+
+@test "fg-sample --call-graph dwarf | fg-sym in a pipe, as the samples come" {
+	requires root btf perf_event
+	local d=$BATS_TEST_TMPDIR
+	fg-sample -F 999 --call-graph dwarf -- "$U/fixture-gcc-pie" 100 2>"$d/err" |
+		fg-sym >"$d/out" 2>"$d/sym.err"
+	sed 's/^/# /' "$d/sym.err" >&3
+	at_least_whole 99 "$d/out" fixture-gcc-pie
+	# kernel frames come first, then the unwound user frames
+	grep -q '\[kernel.kallsyms\]' "$d/out"
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * lib/symbolize unwinding a stack snapshot: this very process' stack, taken
+ * as fg-sample --call-graph dwarf takes one (registers, then the stack from
+ * rsp up), named through /proc/self as a live process, with the tables, with
+ * libdwfl and not at all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "fg/symbolize.h"
+#include "unit.h"
+
+static uint8_t snap_data[16384];
+static uint64_t snap_regs[3]; /* perf_regs 6, 7, 8: bp, sp, ip */
+
+/* The registers here and a copy of the stack from here up. */
+__attribute__((noinline)) static size_t snapshot(void)
+{
+	uint64_t ip, sp, bp;
+	struct iovec local = {snap_data, sizeof(snap_data)}, remote;
+	ssize_t n;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	snap_regs[0] = bp;
+	snap_regs[1] = sp;
+	snap_regs[2] = ip;
+	remote.iov_base = (void *)(uintptr_t)sp;
+	remote.iov_len = sizeof(snap_data);
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	return n > 0 ? (size_t)n : 0;
+}
+
+__attribute__((noinline)) static size_t sym_deeper(int n)
+{
+	size_t r = n ? sym_deeper(n - 1) : snapshot();
+
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+/* fg-sym's text of the snapshot with `unwinder`, and its statistics */
+static char *unwound(enum fg_sym_unwinder unwinder, uint32_t abi, size_t size,
+		     struct fg_sym_stats *st)
+{
+	struct fg_sym_opts o = {.kallsyms = "/nonexistent", .unwinder = unwinder};
+	struct fg_rec_ustack u = {.abi = abi,
+				  .nr_regs = 3,
+				  .regs_mask = 0x1c0,
+				  .sp = snap_regs[1],
+				  .size = (uint32_t)size};
+	uint64_t fp_ip = snap_regs[2];
+	struct fg_sym_sample smp = {
+	    .comm = "unit",
+	    .pid = (uint32_t)getpid(),
+	    .tid = (uint32_t)getpid(),
+	    .weight = 1,
+	    .uips = &fp_ip,
+	    .nuips = 1,
+	    .ustack = &u,
+	    .ustack_regs = snap_regs,
+	    .ustack_data = snap_data,
+	};
+	struct fg_symbolizer *s = fg_symbolizer_new(&o);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (fg_symbolizer_write(s, f, &smp) < 0)
+		abort();
+	fclose(f);
+	fg_symbolizer_stats(s, st);
+	fg_symbolizer_free(s);
+	return text;
+}
+
+TEST(symbolizer_unwinds_this_process)
+{
+	struct fg_sym_stats st, dst, nst;
+	size_t size = sym_deeper(6);
+	char *t, *d, *n;
+
+	CHECK(size > 256);
+	t = unwound(FG_SYM_UNWIND_TABLE, 1, size, &st);
+	d = unwound(FG_SYM_UNWIND_LIBDW, 1, size, &dst);
+	n = unwound(FG_SYM_UNWIND_NONE, 1, size, &nst);
+	/* snapshot, sym_deeper x 7, this test (unless inlined), main, libc's start, _start */
+	CHECK_INT(st.unwind.stacks, 1);
+	CHECK_INT(st.unwind.ends[FG_UNWIND_END_STOP], 1);
+	CHECK(st.unwind.frames >= 12);
+	CHECK_INT(st.named, st.unwind.frames);
+	CHECK(strstr(t, " snapshot+"));
+	CHECK(strstr(t, " sym_deeper+"));
+	CHECK(strstr(t, " main+"));
+	CHECK(strstr(t, " _start+"));
+	/* the leaf at its address, its callers one byte back, each named in its function */
+	CHECK_INT(st.unnamed[FG_UNNAMED_NOSYMS], 0);
+	/* the oracle: the same text */
+	CHECK_STR(d, t);
+	CHECK_INT(dst.unwind.frames, st.unwind.frames);
+	/* not unwound: the one frame-pointer frame, said */
+	CHECK_INT(nst.unwind_skipped, 1);
+	CHECK_INT(nst.unwind.stacks, 0);
+	CHECK(strstr(n, " snapshot+"));
+	CHECK(!strstr(n, " main+"));
+	free(t);
+	free(d);
+	free(n);
+}
+
+TEST(symbolizer_counts_a_snapshot_it_cannot_use)
+{
+	struct fg_sym_stats st;
+	size_t size = sym_deeper(1);
+	char *t;
+
+	/* registers of an unknown kind: the frame-pointer frame is written, and counted */
+	t = unwound(FG_SYM_UNWIND_TABLE, 2, size, &st);
+	CHECK_INT(st.unwind_badregs, 1);
+	CHECK_INT(st.unwind.stacks, 0);
+	CHECK_INT(st.named, 1);
+	CHECK(strstr(t, " snapshot+"));
+	free(t);
+}
+
+int main(void)
+{
+	RUN(symbolizer_unwinds_this_process);
+	RUN(symbolizer_counts_a_snapshot_it_cannot_use);
+	return unit_done();
+}
