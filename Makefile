@@ -55,7 +55,7 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT)
 	$(WARN) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # each tool links only the libraries it uses
-LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lstdc++ -lm $(LDLIBS)
+LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lm $(LDLIBS)
 # and a tool's own: only fg-top draws on a terminal (ncurses) and has a second thread
 NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fg/cfi.h"
@@ -1201,28 +1200,6 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 	return c;
 }
 
-static Elf *elf_fd(int fd)
-{
-	struct stat st;
-	Elf *elf;
-
-	if (fstat(fd, &st) < 0)
-		return NULL;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > FG_ELF_MAX_FILE) {
-		errno = EFBIG;
-		return NULL;
-	}
-	/* ELF_C_READ: pread what is needed, so a file truncated under us is an error, not SIGBUS */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf)
-		errno = ENOEXEC;
-	return elf;
-}
-
 struct fg_cfi *fg_cfi_open_fd(int fd, int debug_fd)
 {
 	Elf *elf, *dbg = NULL;
@@ -1230,9 +1207,9 @@ struct fg_cfi *fg_cfi_open_fd(int fd, int debug_fd)
 	int err;
 
 	once_init();
-	if (!(elf = elf_fd(fd)))
+	if (!(elf = fg_elf_begin_fd(fd)))
 		return NULL;
-	if (debug_fd >= 0 && !(dbg = elf_fd(debug_fd))) {
+	if (debug_fd >= 0 && !(dbg = fg_elf_begin_fd(debug_fd))) {
 		err = errno;
 		elf_end(elf);
 		errno = err;

@@ -15,7 +15,6 @@
 
 #include "fg/debugfile.h"
 #include "fg/diag.h"
-#include "fg/dwarf.h"
 #include "fg/elfsyms.h"
 #include "fg/hash.h"
 #include "fg/safeio.h"
@@ -114,15 +113,7 @@ static int try_place(const char *path, void *arg)
 	struct stat st;
 	int fd;
 
-	if (c->w->dwarf_bounds) {
-		fd = fg_dwarf_open_checked(path, NULL, 0);
-		if (fd >= 0 && fstat(fd, &st) < 0) {
-			close(fd);
-			fd = -errno;
-		}
-	} else {
-		fd = fg_open_data(path, FG_ELF_MAX_FILE, &st);
-	}
+	fd = fg_open_data(path, FG_ELF_MAX_FILE, &st);
 	if (fd < 0)
 		return 0;
 	if (st.st_size < MIN_ELF_SIZE || fg_debugfile_check(fd, c->w, &c->df->elf) < 0) {
@@ -250,6 +241,8 @@ struct fg_debuginfod {
 	pthread_cond_t work;		/* to workers: a request is queued, or stop */
 	pthread_cond_t done_cv;		/* to the owner: a request is done */
 	struct fg_hmap *asked;		/* build-ids asked for (owner's thread only) */
+	struct fg_hmap *sups;		/* supplementary files' build-ids (under mu): SUP_* */
+	pthread_cond_t sup_cv;		/* to workers: a supplementary file is fetched */
 	struct req *queue, *queue_tail; /* not started */
 	struct req *done, *done_tail;	/* finished, not collected */
 	unsigned outstanding;		/* asked for, not yet finished nor given up */
@@ -376,6 +369,135 @@ static bool from_cache(struct fg_debuginfod *c, struct req *r)
 	return true;
 }
 
+/* A supplementary file's fetch, by build-id (fg_debuginfod.sups) */
+enum { SUP_NONE, SUP_FETCHING, SUP_DONE };
+
+/* The build-id of the supplementary (dwz) file of a debug file found, or NULL. */
+static const uint8_t *sup_id(const struct req *r, size_t *len)
+{
+	const struct fg_elfsyms *e = r->res.state == FG_DBGI_FOUND ? r->res.df.elf : NULL;
+
+	*len = e ? e->altlink_id_len : 0;
+	return *len ? e->altlink_id : NULL;
+}
+
+/* With mu held: a supplementary file still to fetch for the debug file r found? */
+static bool sup_wanted(struct fg_debuginfod *c, const struct req *r)
+{
+	size_t len;
+	const uint8_t *id = sup_id(r, &len);
+	struct fg_hent *e = id ? fg_hmap_get(c->sups, id, len) : NULL;
+
+	return id && (!e || e->val.u == SUP_NONE);
+}
+
+static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r);
+
+/*
+ * In the owner's thread: the debug file r was found in the cache, but not the
+ * supplementary file it names, which no worker fetched yet: r goes to a
+ * worker, which fetches it (r's result is reset).
+ */
+static bool sup_to_fetch(struct fg_debuginfod *c, struct req *r)
+{
+	char name[2 * FG_BUILD_ID_MAX + 32];
+	struct req sup;
+	struct stat st;
+	const uint8_t *id = sup_id(r, &sup.len);
+	bool want;
+
+	if (!id)
+		return false;
+	memcpy(sup.id, id, sup.len);
+	cache_name(&sup, name, sizeof(name));
+	if (fstatat(c->cache_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0)
+		return false; /* lib/dwarf.c checks it */
+	pthread_mutex_lock(&c->mu);
+	want = sup_wanted(c, r);
+	pthread_mutex_unlock(&c->mu);
+	if (want) {
+		fg_debugfile_release(&r->res.df);
+		r->res = (struct fg_debuginfod_result){.tag = r->tag, .df.fd = -1};
+	}
+	return want;
+}
+
+/*
+ * The supplementary (dwz) file that the debug file r found names in its
+ * .gnu_debugaltlink (Debian's do): fetched by its build-id into the cache,
+ * beside the debug file, where lib/dwarf.c looks for it
+ * (fg_debuginfod_sibling).  As the debug file's own: within the budget
+ * (r is outstanding while this runs), once per build-id (a worker that
+ * needs one another is fetching waits for it), checked by build-id.
+ */
+static void fetch_sup(struct worker *wk, debuginfod_client *dc, const struct req *r)
+{
+	struct fg_debuginfod *c = wk->c;
+	struct req sup = {.res.df.fd = -1};
+	const uint8_t *id = sup_id(r, &sup.len);
+	struct fg_hent *e;
+	bool ins;
+
+	if (!id)
+		return;
+	memcpy(sup.id, id, sup.len);
+	pthread_mutex_lock(&c->mu);
+	e = fg_hmap_upsert(c->sups, sup.id, sup.len, &ins);
+	while (e->val.u == SUP_FETCHING && !c->stop && !budget_spent(c, mono_ms())) {
+		struct timespec ts;
+
+		/* the budget is not signalled: look again every 100 ms */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&c->sup_cv, &c->mu, &ts);
+		e = fg_hmap_get(c->sups, sup.id, sup.len); /* the map may have grown */
+	}
+	if (e->val.u != SUP_NONE) {
+		pthread_mutex_unlock(&c->mu);
+		return;
+	}
+	e->val.u = SUP_FETCHING;
+	pthread_mutex_unlock(&c->mu);
+	fetch(wk, dc, &sup);
+	fg_debugfile_release(&sup.res.df);
+	pthread_mutex_lock(&c->mu);
+	fg_hmap_get(c->sups, sup.id, sup.len)->val.u = SUP_DONE;
+	if (sup.res.state == FG_DBGI_FOUND)
+		c->st.sup_found++;
+	else
+		c->st.sup_missing++;
+	pthread_cond_broadcast(&c->sup_cv);
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool fg_debuginfod_sibling(const char *debug_path, const uint8_t *id, size_t len, char *buf,
+			   size_t size)
+{
+	const char *base = debug_path ? strrchr(debug_path, '/') : NULL, *dir;
+	struct req r;
+	char name[2 * FG_BUILD_ID_MAX + 32];
+	int n;
+
+	/* CACHE/HEX/debuginfo */
+	if (!base || strcmp(base, "/debuginfo") != 0 || !len || len > FG_BUILD_ID_MAX)
+		return false;
+	for (dir = base; dir > debug_path && dir[-1] != '/'; dir--)
+		if (!strchr("0123456789abcdef", dir[-1]))
+			return false;
+	if (dir == base || dir == debug_path)
+		return false;
+	memcpy(r.id, id, len);
+	r.len = len;
+	cache_name(&r, name, sizeof(name));
+	n = snprintf(buf, size, "%.*s%s", (int)(dir - debug_path), debug_path, name);
+	return n > 0 && (size_t)n < size;
+}
+
 /* Fetch one (in a worker). */
 static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r)
 {
@@ -461,6 +583,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&c->mu);
 		if (dc) {
 			fetch(wk, dc, r);
+			fetch_sup(wk, dc, r);
 		} else {
 			r->res.state = FG_DBGI_FAILED;
 			r->res.err = ENOMEM;
@@ -527,7 +650,9 @@ struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o)
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->done_cv, NULL);
+	pthread_cond_init(&c->sup_cv, NULL);
 	c->asked = fg_hmap_new(64);
+	c->sups = fg_hmap_new(16);
 	c->budget_ms = o->budget_ms ? o->budget_ms : FG_DEBUGINFOD_BUDGET_MS;
 	c->st.budget_ms = c->budget_ms;
 	c->max_workers = o->workers ? o->workers : FG_DEBUGINFOD_WORKERS;
@@ -578,8 +703,8 @@ int fg_debuginfod_request(struct fg_debuginfod *c, const uint8_t *id, size_t len
 	r->tag = tag;
 	r->res.tag = tag;
 	r->res.df.fd = -1;
-	/* already here: no thread, no wait */
-	if (from_cache(c, r)) {
+	/* already here: no thread, no wait (unless its supplementary file is to be fetched) */
+	if (from_cache(c, r) && !sup_to_fetch(c, r)) {
 		*res = r->res;
 		pthread_mutex_lock(&c->mu);
 		if (res->state == FG_DBGI_FOUND)
@@ -827,9 +952,11 @@ void fg_debuginfod_free(struct fg_debuginfod *c)
 		free(r);
 	}
 	fg_hmap_free(c->asked);
+	fg_hmap_free(c->sups);
 	free(c->workers);
 	pthread_cond_destroy(&c->work);
 	pthread_cond_destroy(&c->done_cv);
+	pthread_cond_destroy(&c->sup_cv);
 	pthread_mutex_destroy(&c->mu);
 	close(c->evfd);
 	close(c->cache_fd);

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/debugfile.h"
 #include "fg/diag.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
 #include "fg/safeio.h"
+#include "fg/util.h"
 
 struct fg_dwarf {
 	int fd;
@@ -28,6 +30,23 @@ struct fg_dwarf {
 	struct cu_range *ranges; /* built when .debug_aranges does not place an address */
 	size_t nranges;
 	bool ranges_built;
+	struct memo *memo; /* MEMO_SLOTS of them, made at the first look-up */
+};
+
+/*
+ * Look-ups remembered, per file, in a table indexed by the address's hash,
+ * each slot holding the last address that fell there: a profile asks for the
+ * same addresses again and again, and one look-up walks a whole unit's DIEs
+ * (twice past an inlined instance).  At most MEMO_SLOTS * FG_DWARF_MAX_INLINE
+ * locations a file.
+ */
+#define MEMO_BITS 11
+#define MEMO_SLOTS (1u << MEMO_BITS)
+
+struct memo {
+	uint64_t addr;
+	int n;			   /* locations at addr; -1: the slot is empty */
+	struct fg_dwarf_loc *locs; /* n of them */
 };
 
 struct cu_range {
@@ -212,10 +231,27 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 	return a;
 }
 
+struct alt_place {
+	const void *id;
+	size_t idlen;
+	struct fg_dwarf *alt;
+};
+
+static int try_alt(const char *path, void *arg)
+{
+	struct alt_place *a = arg;
+
+	a->alt = open_alt(path, a->id, a->idlen);
+	return a->alt != NULL;
+}
+
 /*
- * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id
- * under /usr/lib/debug/.build-id/, then by its name, relative to the
- * directory of the file that names it.  Under `root`.
+ * Where gdb and libdw look for the file .gnu_debugaltlink names: by build-id,
+ * where lib/debugfile.c looks for any debug file by build-id (under `root`,
+ * then under /), then by its name, under `root`, relative to the directory of
+ * the file that names it.  Last, for a debug file fetched from debuginfod,
+ * beside it in the cache, where the supplementary file is fetched with it
+ * (lib/debugfile.c).
  */
 static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
 {
@@ -223,19 +259,18 @@ static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwa
 	const void *id;
 	char p[PATH_MAX * 2];
 	ssize_t idlen = dwelf_dwarf_gnu_debugaltlink(dw, &name, &id);
+	struct fg_debug_want w = {.prefix = root};
+	struct alt_place a = {0};
 
 	*alt = NULL;
 	if (idlen <= 0 || idlen > FG_BUILD_ID_MAX || !name)
 		return -ENOEXEC;
 	if (!root)
 		root = "";
-	if (idlen >= 2) {
-		char hex[2 * FG_BUILD_ID_MAX + 2];
-
-		fg_build_id_hex(id, (size_t)idlen, hex, true);
-		snprintf(p, sizeof(p), "%s/usr/lib/debug/.build-id/%s.debug", root, hex);
-		*alt = open_alt(p, id, (size_t)idlen);
-	}
+	w.build_id = a.id = id;
+	w.build_id_len = a.idlen = (size_t)idlen;
+	fg_debugfile_each_place(&w, try_alt, &a);
+	*alt = a.alt;
 	if (!*alt && name[0] == '/') {
 		snprintf(p, sizeof(p), "%s%s", root, name);
 		*alt = open_alt(p, id, (size_t)idlen);
@@ -245,6 +280,8 @@ static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwa
 		snprintf(p, sizeof(p), "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, name);
 		*alt = open_alt(p, id, (size_t)idlen);
 	}
+	if (!*alt && fg_debuginfod_sibling(path, id, (size_t)idlen, p, sizeof(p)))
+		*alt = open_alt(p, id, (size_t)idlen);
 	if (!*alt)
 		return -ENOENT;
 	dwarf_setalt(dw, (*alt)->dw);
@@ -269,15 +306,15 @@ struct fg_dwarf *fg_dwarf_open_fd(int fd, const char *path, const char *root)
 	Elf *elf;
 	int dfd, err;
 
-	elf_version(EV_CURRENT);
 	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dfd < 0)
 		return NULL;
 	/* read, not mapped: a file truncated under us must not raise SIGBUS */
-	elf = elf_begin(dfd, ELF_C_READ, NULL);
+	elf = fg_elf_begin_fd(dfd);
 	if (!elf) {
+		err = errno;
 		close(dfd);
-		errno = ENOEXEC;
+		errno = err;
 		return NULL;
 	}
 	d = dwarf_new(elf, dfd, NULL, &err);
@@ -327,7 +364,7 @@ static int cmp_range(const void *a, const void *b)
  */
 static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 {
-	size_t lo = 0, hi, alloc = 0;
+	size_t lo, alloc = 0;
 
 	if (!d->ranges_built) {
 		Dwarf_CU *u = NULL;
@@ -356,15 +393,7 @@ static bool cu_by_ranges(struct fg_dwarf *d, uint64_t addr, Dwarf_Die *cu)
 		if (d->nranges)
 			qsort(d->ranges, d->nranges, sizeof(*d->ranges), cmp_range);
 	}
-	hi = d->nranges;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ranges[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(d->ranges, d->nranges, start, addr);
 	return lo > 0 && addr < d->ranges[lo - 1].end &&
 	       dwarf_offdie(d->dw, d->ranges[lo - 1].cu, cu);
 }
@@ -383,7 +412,8 @@ static const char *func_name(Dwarf_Die *die)
 	return name;
 }
 
-int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
+/* fg_dwarf_lookup, without the memo */
+static int lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	Dwarf_Line *line;
@@ -392,9 +422,7 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 	const char *file = NULL;
 	unsigned lineno = 0;
 
-	if (d && d->broken)
-		return -ENOEXEC;
-	if (!d || max <= 0 || (!dwarf_addrdie(d->dw, addr, &cu) && !cu_by_ranges(d, addr, &cu)))
+	if (!dwarf_addrdie(d->dw, addr, &cu) && !cu_by_ranges(d, addr, &cu))
 		return 0;
 	line = dwarf_getsrc_die(&cu, addr);
 	if (line) {
@@ -455,12 +483,45 @@ int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs
 			lineno = (unsigned)v;
 	}
 	free(scopes);
-	if (n == 0 && (file || lineno) && max > 0) {
+	if (n == 0 && (file || lineno)) {
 		locs[0].func = NULL;
 		locs[0].file = file;
 		locs[0].line = lineno;
 		n = 1;
 	}
+	return n;
+}
+
+int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max)
+{
+	struct fg_dwarf_loc all[FG_DWARF_MAX_INLINE];
+	struct memo *m;
+	int n;
+
+	if (d && d->broken)
+		return -ENOEXEC;
+	if (!d || max <= 0)
+		return 0;
+	if (!d->memo) {
+		d->memo = fg_xmalloc(MEMO_SLOTS * sizeof(*d->memo));
+		for (size_t i = 0; i < MEMO_SLOTS; i++)
+			d->memo[i] = (struct memo){.n = -1};
+	}
+	m = &d->memo[(addr * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS)];
+	if (m->n < 0 || m->addr != addr) {
+		n = lookup(d, addr, all, FG_DWARF_MAX_INLINE);
+		free(m->locs);
+		m->locs = NULL;
+		if (n > 0) {
+			m->locs = fg_xmalloc((size_t)n * sizeof(*all));
+			memcpy(m->locs, all, (size_t)n * sizeof(*all));
+		}
+		m->addr = addr;
+		m->n = n;
+	}
+	n = m->n < max ? m->n : max;
+	if (n > 0)
+		memcpy(locs, m->locs, (size_t)n * sizeof(*locs));
 	return n;
 }
 
@@ -473,57 +534,13 @@ void fg_dwarf_free(struct fg_dwarf *d)
 	/* set with dwarf_setalt: the main file's dwarf_end leaves it alone */
 	fg_dwarf_free(d->alt);
 	free(d->ranges);
+	for (size_t i = 0; d->memo && i < MEMO_SLOTS; i++)
+		free(d->memo[i].locs);
+	free(d->memo);
 	if (d->elf)
 		elf_end(d->elf);
 	free(d->image);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d);
-}
-
-int fg_dwarf_open_checked(const char *path, const void *id, size_t id_len)
-{
-	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL), err;
-	bool altlink;
-	const void *got;
-	Elf *elf;
-
-	if (fd < 0)
-		return fd;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	err = elf ? check_sections(elf, &altlink) : -ENOEXEC;
-	if (err == -ENODATA)
-		err = 0; /* symbols only: still the file asked for */
-	if (!err && id_len) {
-		ssize_t n = dwelf_elf_gnu_build_id(elf, &got);
-
-		if (n <= 0 || (size_t)n != id_len || memcmp(got, id, id_len) != 0)
-			err = -ENOENT;
-	}
-	elf_end(elf);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-int fg_dwarf_guard(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
-{
-	Elf *elf = dwarf_getelf(dw);
-	bool altlink;
-	int err;
-
-	*alt = NULL;
-	if (!elf)
-		return -ENOEXEC;
-	err = check_sections(elf, &altlink);
-	if (!err)
-		err = check_strings(elf);
-	if (!err)
-		err = check_units(dw);
-	if (!err && altlink)
-		err = find_alt(dw, path, root, alt);
-	return err;
 }

@@ -13,6 +13,7 @@
 
 #include "fg/diag.h"
 #include "fg/elfsyms.h"
+#include "fg/util.h"
 
 #define NOTE_GNU "GNU"
 #ifndef NT_GNU_BUILD_ID
@@ -119,6 +120,24 @@ static void read_debuglink(Elf *elf, Elf_Scn *scn, struct fg_elfsyms *e)
 	e->debuglink = fg_xstrndup(s, n);
 }
 
+/* .gnu_debugaltlink: the supplementary file's name, a NUL, then its build-id */
+static void read_altlink(Elf_Scn *scn, struct fg_elfsyms *e)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n, idlen;
+
+	if (!d || !d->d_buf || e->altlink_id_len)
+		return;
+	n = strnlen(d->d_buf, d->d_size);
+	if (n >= d->d_size)
+		return;
+	idlen = d->d_size - n - 1;
+	if (idlen == 0 || idlen > FG_BUILD_ID_MAX)
+		return;
+	memcpy(e->altlink_id, (const char *)d->d_buf + n + 1, idlen);
+	e->altlink_id_len = idlen;
+}
+
 /* Symbols gathered from one or more tables, before sorting. */
 struct collect {
 	struct raw_sym *raw;
@@ -184,7 +203,7 @@ static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned
 /* Sort what was gathered into e's table, one name per address. */
 static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 {
-	size_t w = 0;
+	size_t w = 0, alloc = 0;
 
 	if (c->nraw)
 		qsort(c->raw, c->nraw, sizeof(*c->raw), cmp_raw);
@@ -196,6 +215,11 @@ static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 			/* an alias: the best name came first; keep the largest size */
 			if (c->raw[i].size > e->syms[w - 1].size)
 				e->syms[w - 1].size = c->raw[i].size;
+			FG_ALLOC_GROW(e->aliases, e->naliases + 1, alloc);
+			e->aliases[e->naliases++] = (struct fg_elf_alias){
+			    .addr = c->raw[i].addr,
+			    .name = c->strings + c->raw[i].name_off,
+			};
 			continue;
 		}
 		e->syms[w].addr = c->raw[i].addr;
@@ -512,6 +536,8 @@ static struct fg_elfsyms *load(Elf *elf)
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
 			if (name && strcmp(name, ".gnu_debuglink") == 0)
 				read_debuglink(elf, scn, e);
+			else if (name && strcmp(name, ".gnu_debugaltlink") == 0)
+				read_altlink(scn, e);
 			else if (name && strcmp(name, ".gnu_debugdata") == 0 && !minidebug)
 				minidebug = scn;
 		}
@@ -539,9 +565,8 @@ static struct fg_elfsyms *load(Elf *elf)
 	return e;
 }
 
-struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
+struct Elf *fg_elf_begin_fd(int fd)
 {
-	struct fg_elfsyms *e;
 	struct stat st;
 	Elf *elf;
 
@@ -561,10 +586,18 @@ struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
 	 * file truncated under us gives a read error rather than SIGBUS.
 	 */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
+	if (!elf)
 		errno = ENOEXEC;
+	return elf;
+}
+
+struct fg_elfsyms *fg_elfsyms_open_fd(int fd)
+{
+	struct fg_elfsyms *e;
+	Elf *elf = fg_elf_begin_fd(fd);
+
+	if (!elf)
 		return NULL;
-	}
 	e = load(elf);
 	int err = errno;
 	elf_end(elf);
@@ -614,10 +647,13 @@ static void free_symbols(struct fg_elfsyms *e)
 	for (size_t i = 0; i < e->nsyms; i++)
 		free(e->syms[i].pretty);
 	free(e->syms);
+	free(e->aliases);
 	free(e->strings);
 	e->syms = NULL;
+	e->aliases = NULL;
 	e->strings = NULL;
 	e->nsyms = 0;
+	e->naliases = 0;
 	e->kind = FG_ELF_NOSYMS;
 }
 
@@ -643,12 +679,16 @@ void fg_elfsyms_adopt(struct fg_elfsyms *e, struct fg_elfsyms *debug)
 	free_symbols(e);
 	e->syms = debug->syms;
 	e->nsyms = debug->nsyms;
+	e->aliases = debug->aliases;
+	e->naliases = debug->naliases;
 	e->strings = debug->strings;
 	e->strings_len = debug->strings_len;
 	e->kind = debug->kind;
 	debug->syms = NULL;
+	debug->aliases = NULL;
 	debug->strings = NULL;
 	debug->nsyms = 0;
+	debug->naliases = 0;
 	debug->kind = FG_ELF_NOSYMS;
 }
 
@@ -695,20 +735,13 @@ bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_
 
 struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
 {
-	size_t lo = 0, hi = e->nsyms;
+	size_t lo;
 	struct fg_elf_sym *s;
 
 	if (addr >= e->plt_addr && (addr - e->plt_addr) / PLT_ENTRY < e->nplt &&
 	    e->plt[(addr - e->plt_addr) / PLT_ENTRY].name)
 		return &e->plt[(addr - e->plt_addr) / PLT_ENTRY];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
 	if (lo == 0)
 		return NULL;
 	s = &e->syms[lo - 1];

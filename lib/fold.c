@@ -38,11 +38,15 @@
 #include "fg/badline.h"
 #include "fg/buf.h"
 #include "fg/diag.h"
-#include "fg/dwinline.h"
+#include "fg/debugfile.h"
+#include "fg/demangle.h"
+#include "fg/dwarf.h"
+#include "fg/elfsyms.h"
 #include "fg/fold.h"
 #include "fg/folded.h"
 #include "fg/hash.h"
 #include "fg/perfscript.h"
+#include "fg/safeio.h"
 #include "fg/symname.h"
 #include "fg/util.h"
 
@@ -185,7 +189,7 @@ struct fg_fold {
 
 	struct fg_buf rust; /* a Rust name being tidied */
 
-	struct fg_inliner *inliner; /* --inline */
+	struct fg_hmap *inl_files; /* --inline: path -> struct inl_file * */
 
 	fg_fold_line_fn hook; /* sample headers and comments, before folding the sample */
 	void *hook_ctx;
@@ -410,47 +414,187 @@ static void push_frame(struct fg_fold *f, size_t off, uint8_t annot)
 	fr->annot = annot;
 }
 
-static void inline_cb(void *ctx, const char *func, const char *file, unsigned line)
-{
-	struct fg_fold *f = ctx;
-	size_t off = f->names.len, len = strlen(func);
+/*
+ * --inline: the functions inlined at a frame, from the DWARF of the file perf
+ * printed as its module, as fg-sym --inline finds them: the file and its
+ * debug file opened as lib/safeio and lib/debugfile open them, the chain from
+ * lib/dwarf (libdw, within its bounds), names demangled by lib/demangle.
+ */
+struct inl_file {
+	struct fg_elfsyms *elf; /* its symbols (or its debug file's); NULL: not ELF */
+	struct fg_dwarf *dwarf; /* its DWARF (or its debug file's); NULL: none */
+	struct fg_hmap *names;	/* function name -> address, made at the first named frame */
+	bool said;		/* a failure was reported */
+};
 
-	tidy_append(&f->names, func, len, classify(func, len));
-	if (f->o.inline_context)
-		fg_buf_addf(&f->names, ":%s:%u", file, line);
-	push_frame(f, off, ANNOT_NONE);
+static struct inl_file *inl_open(const char *path)
+{
+	struct inl_file *in = fg_xcalloc(1, sizeof(*in));
+	struct fg_debugfile df = FG_DEBUGFILE_INIT;
+	struct fg_debug_want w;
+	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL);
+
+	if (fd < 0 || !(in->elf = fg_elfsyms_open_fd(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return in;
+	}
+	/* the DWARF of its debug file when there is one, else its own */
+	fg_debug_want_init(&w, in->elf, path, "");
+	if (fg_debugfile_find(&w, &df) == 0) {
+		fg_elfsyms_adopt(in->elf, df.elf);
+		in->dwarf = fg_dwarf_open_fd(df.fd, df.path, "");
+	}
+	if (!in->dwarf)
+		in->dwarf = fg_dwarf_open_fd(fd, path, "");
+	fg_debugfile_release(&df);
+	close(fd);
+	return in;
+}
+
+static void inl_free(struct inl_file *in)
+{
+	if (!in)
+		return;
+	fg_dwarf_free(in->dwarf);
+	fg_elfsyms_free(in->elf);
+	fg_hmap_free(in->names);
+	free(in);
+}
+
+static void inl_add_name(struct fg_hmap *h, const char *name, size_t len, uint64_t addr)
+{
+	bool ins;
+	struct fg_hent *e = fg_hmap_upsert(h, name, len, &ins);
+
+	if (ins)
+		e->val.u = addr;
 }
 
 /*
- * --inline: replace the frame with the functions inlined there, from the file's
- * DWARF; false when the frame is to be named as usual.  Like the perl script,
- * this leaves JIT maps, the kernel and "[...]" modules alone.
+ * A function's names as perf may print them: raw, unversioned, demangled
+ * (perf's default), demangled with parameters (perf -v) and without them
+ * ("int ns::f<int>": a template function's return type stays)
+ */
+static void inl_add_names(struct fg_hmap *h, const char *name, uint64_t addr)
+{
+	size_t len = strlen(name);
+	const char *at = memchr(name, '@', len); /* "memcpy@@GLIBC_2.14" */
+	char *dm = fg_demangle(name), *full;
+
+	inl_add_name(h, name, len, addr);
+	if (at)
+		inl_add_name(h, name, (size_t)(at - name), addr);
+	if (!dm)
+		return;
+	inl_add_name(h, dm, strlen(dm), addr);
+	free(dm);
+	full = fg_demangle_params(name);
+	if (full) {
+		len = strlen(full);
+		inl_add_name(h, full, len, addr);
+		inl_add_name(h, full, fg_symname_args_start(full, len), addr);
+	}
+	free(full);
+}
+
+/*
+ * Where the frame is in the file: SYMBOL+0xOFFSET holds wherever a shared
+ * library or a position-independent executable was loaded; the printed
+ * address, only in a fixed-address executable.  False when neither places it.
+ */
+static bool inl_place(struct inl_file *in, const struct fg_ps_frame *fr, bool known, uint64_t *at)
+{
+	const struct fg_elfsyms *e = in->elf;
+	struct fg_hent *s = NULL;
+
+	if (known) {
+		if (!in->names) {
+			in->names = fg_hmap_new(e->nsyms + e->naliases);
+			for (size_t i = 0; i < e->nsyms; i++)
+				inl_add_names(in->names, e->syms[i].name, e->syms[i].addr);
+			for (size_t i = 0; i < e->naliases; i++)
+				inl_add_names(in->names, e->aliases[i].name, e->aliases[i].addr);
+		}
+		s = fg_hmap_get(in->names, fr->sym.p, fr->sym.len);
+		/* "ns::f(int)", as perf -v prints it: the name without its arguments */
+		if (!s)
+			s = fg_hmap_get(in->names, fr->sym.p,
+					fg_symname_args_start(fr->sym.p, fr->sym.len));
+	}
+	if (s)
+		*at = s->val.u + fr->offset;
+	else if (!e->shared)
+		*at = fg_span_hex(fr->addr);
+	return s || !e->shared;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *sl = path ? strrchr(path, '/') : NULL;
+
+	return sl ? sl + 1 : path ? path : "??";
+}
+
+/*
+ * Replace the frame with the functions inlined there, from the file's DWARF;
+ * false when the frame is to be named as usual.  Like the perl script, this
+ * leaves JIT maps, the kernel and "[...]" modules alone.
  */
 static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 {
-	const char *mod = fr->module.p;
+	struct fg_dwarf_loc locs[FG_DWARF_MAX_INLINE];
+	const char *mod = fr->module.p, *why = NULL;
 	size_t mlen = fr->module.len, first = f->nframes;
-	uint64_t addr;
-	bool first_failure;
-	int n;
+	struct inl_file *in;
+	struct fg_hent *e;
+	uint64_t at;
+	bool ins;
+	int n = 0;
 
 	if (mlen == 0 || mod[0] != '/' || fg_ps_module_is_jit(mod, mlen) ||
 	    fg_ps_module_is_kernel(mod, mlen))
 		return false;
-	addr = fg_span_hex(fr->addr);
-	if (!f->inliner)
-		f->inliner = fg_inliner_new();
+	if (!f->inl_files)
+		f->inl_files = fg_hmap_new(16);
+	e = fg_hmap_upsert(f->inl_files, mod, mlen, &ins);
+	if (ins)
+		e->val.p = inl_open(e->key);
+	in = e->val.p;
 	bool known = fr->sym.len && !span_is(fr->sym.p, fr->sym.len, "[unknown]", 9);
-	n = fg_inliner_lookup(f->inliner, mod, mlen, addr, known ? fr->sym.p : NULL,
-			      known ? fr->sym.len : 0, fr->offset, inline_cb, f, &first_failure);
-	if (n <= 0) {
+	if (!in->elf)
+		why = "cannot read it as ELF";
+	else if (!inl_place(in, fr, known, &at))
+		why = "cannot place the frames in it";
+	else if (!in->dwarf ||
+		 (n = fg_dwarf_lookup(in->dwarf, at, locs, FG_ARRAY_SIZE(locs))) <= 0 ||
+		 !locs[0].file || (n == 1 && !locs[0].func))
+		why = "no DWARF line information"; /* nor a function there */
+	if (why) {
 		f->st.not_inlined++;
-		if (first_failure)
+		if (!in->said)
 			logf_(f, "%.*s: %s; --inline leaves its frames as they are", (int)mlen, mod,
-			      n == -ENOENT  ? "cannot read it as ELF"
-			      : n == -ESRCH ? "cannot place the frames in it"
-					    : "no DWARF line information");
+			      why);
+		in->said = true;
 		return false;
+	}
+	/*
+	 * Innermost first, as frames are pushed (the stack is reversed when
+	 * folded).  Named as `addr2line -C` names them for the perl script, with
+	 * a template function's return type: "int ns::f<int>(int)", its argument
+	 * list then cut off as any frame's.
+	 */
+	for (int i = 0; i < n; i++) {
+		size_t off = f->names.len;
+		char *dm = locs[i].func ? fg_demangle_params(locs[i].func) : NULL;
+		const char *func = dm ? dm : locs[i].func ? locs[i].func : "??";
+		size_t len = strlen(func);
+
+		tidy_append(&f->names, func, len, classify(func, len));
+		if (f->o.inline_context)
+			fg_buf_addf(&f->names, ":%s:%u", base_name(locs[i].file), locs[i].line);
+		push_frame(f, off, ANNOT_NONE);
+		free(dm);
 	}
 	/* all but the outermost function were inlined */
 	for (size_t i = first; i + 1 < f->nframes; i++)
@@ -2238,7 +2382,9 @@ void fg_fold_free(struct fg_fold *f)
 	if (!f)
 		return;
 	fg_hmap_free(f->map);
-	fg_inliner_free(f->inliner);
+	for (size_t i = 0; f->inl_files && i < fg_hmap_count(f->inl_files); i++)
+		inl_free(fg_hmap_at(f->inl_files, i)->val.p);
+	fg_hmap_free(f->inl_files);
 	fg_hmap_free(f->fcache[0]);
 	fg_hmap_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);

@@ -13,6 +13,7 @@
 #include "fg/hash.h"
 #include "fg/ksyms.h"
 #include "fg/safeio.h"
+#include "fg/util.h"
 
 /* How far past the last symbol of a run an address still belongs to it. */
 #define KSYM_TAIL 4096
@@ -36,11 +37,11 @@ struct fg_ksyms {
 	struct fg_ksym *syms;
 	size_t n, alloc;
 	const char *last_module; /* the latest module name copied */
-	size_t chunk_hint;	  /* bytes of names a chunk is made for */
+	size_t chunk_hint;	 /* bytes of names a chunk is made for */
 	bool hidden, any_nonzero;
 	bool from_cache;
 	struct fg_big cache; /* a cache file's bytes, which the names point into */
-	size_t sorted; /* how many symbols from the start are in address order */
+	size_t sorted;	     /* how many symbols from the start are in address order */
 	uint64_t lineno;
 };
 
@@ -52,7 +53,7 @@ static const char *arena_dup(struct fg_ksyms *k, const char *str, size_t n)
 	char *p;
 
 	if (n + 1 > k->left) {
-		struct fg_big mem = { 0 };
+		struct fg_big mem = {0};
 		struct arena_chunk *c;
 
 		fg_big_grow(&mem, sizeof(*c) + (n + 1 > k->chunk_hint ? n + 1 : k->chunk_hint));
@@ -82,9 +83,8 @@ static void grow_syms(struct fg_ksyms *k, size_t need)
 
 /* hexadecimal digit values, -1 for anything else */
 static const signed char hexv[256] = {
-	['0'] = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
-	['A'] = 10, 11, 12, 13, 14, 15,
-	['a'] = 10, 11, 12, 13, 14, 15,
+    ['0'] = 0, 1,  2,  3,  4,  5,	   6,  7,  8,  9,  ['A'] = 10,
+    11,	       12, 13, 14, 15, ['a'] = 10, 11, 12, 13, 14, 15,
 };
 
 static int hexval(char c)
@@ -207,7 +207,8 @@ static ssize_t add_lines(struct fg_ksyms *k, const char *p, const char *end, boo
 						k->last_module = arena_dup(k, l.mod, l.mod_len);
 					s->module = k->last_module;
 				}
-				if (k->sorted == k->n && (!k->n || k->syms[k->n - 1].addr <= l.addr))
+				if (k->sorted == k->n &&
+				    (!k->n || k->syms[k->n - 1].addr <= l.addr))
 					k->sorted++;
 				k->n++;
 			}
@@ -367,20 +368,12 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 
 const struct fg_ksym *fg_ksyms_lookup(const struct fg_ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!k || !k->n)
 		return NULL;
-	hi = k->n;
 	/* the last symbol starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(k->syms, k->n, addr, addr);
 	if (lo == 0)
 		return NULL;
 	const struct fg_ksym *s = &k->syms[lo - 1];
@@ -521,8 +514,8 @@ static int write_all(int fd, const void *data, size_t len)
 
 int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, int dirfd, const char *name)
 {
-	struct cache_hdr h = { .magic = CACHE_MAGIC };
-	struct fg_big syms = { 0 }, names = { 0 };
+	struct cache_hdr h = {.magic = CACHE_MAGIC};
+	struct fg_big syms = {0}, names = {0};
 	const char *last_mod = NULL;
 	uint32_t last_mod_off = CACHE_NO_MODULE;
 	size_t n = 0, nlen = 0;
@@ -618,10 +611,10 @@ static struct fg_ksyms *adopt_cache(struct fg_ksyms *k, size_t len, const struct
 		    (i && c.addr <= k->syms[i - 1].addr) || (i && c.addr < k->syms[i - 1].end))
 			return refuse(k, NULL, EINVAL);
 		k->syms[i] = (struct fg_ksym){
-			.addr = c.addr,
-			.end = c.end,
-			.name = names + c.name,
-			.module = c.module == CACHE_NO_MODULE ? NULL : names + c.module,
+		    .addr = c.addr,
+		    .end = c.end,
+		    .name = names + c.name,
+		    .module = c.module == CACHE_NO_MODULE ? NULL : names + c.module,
 		};
 	}
 	k->n = h.nsyms;

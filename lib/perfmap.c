@@ -98,7 +98,7 @@ static int cmp_ent(const void *a, const void *b)
 const struct fg_perfmap_ent *fg_perfmap_lookup(struct fg_perfmap *pm, uint64_t addr)
 {
 	const struct fg_perfmap_ent *best = NULL;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!pm || !pm->n)
 		return NULL;
@@ -106,15 +106,7 @@ const struct fg_perfmap_ent *fg_perfmap_lookup(struct fg_perfmap *pm, uint64_t a
 		qsort(pm->ents, pm->n, sizeof(*pm->ents), cmp_ent);
 		pm->sorted = true;
 	}
-	hi = pm->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->ents[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(pm->ents, pm->n, start, addr);
 	/*
 	 * Entries may overlap when code is replaced: of those starting at or below
 	 * addr and covering it, the latest wins.  Look back a bounded distance.

@@ -33,19 +33,24 @@ stop_bg() {
 	wait "$pid" 2>/dev/null || true
 }
 
-# start_server PIDFILE PORT DIR: debuginfod over DIR, when it serves the fixture's debug file
+# start_server PIDFILE PORT DIR [ID]: debuginfod over DIR, when it serves the fixture's
+# debug file (and the file of build-id ID)
 start_server() {
 	start_bg "$1" debuginfod -F -p "$2" -d "$1.sqlite" -t 0 -g 0 "$3"
-	local i
-	for ((i = 0; i < 100; i++)); do
-		# a cache of its own each time: libdebuginfod remembers a miss for 10 minutes
-		in_ns env DEBUGINFOD_URLS="http://127.0.0.1:$2" DEBUGINFOD_CACHE_PATH="$1.probe$i" \
-			debuginfod-find debuginfo "$(cat "$D/buildid")" >/dev/null 2>&1 && return 0
-		sleep 0.1
+	local i id
+	for id in "$(cat "$D/buildid")" ${4:-}; do
+		for ((i = 0; i < 100; i++)); do
+			# a cache of its own each time: libdebuginfod remembers a miss for 10 minutes
+			in_ns env DEBUGINFOD_URLS="http://127.0.0.1:$2" DEBUGINFOD_CACHE_PATH="$1.probe$id$i" \
+				debuginfod-find debuginfo "$id" >/dev/null 2>&1 && break
+			sleep 0.1
+		done
+		if ((i == 100)); then
+			echo "debuginfod did not serve $id within 10 s" >&2
+			cat "$1.log" >&2
+			return 1
+		fi
 	done
-	echo "debuginfod did not serve the fixture within 10 s" >&2
-	cat "$1.log" >&2
-	return 1
 }
 
 # a listener on 127.0.0.1:PORT that takes connections and never answers
@@ -112,6 +117,16 @@ setup_file() {
 	# another program's debug file, for the servers that lie
 	gcc -g -O1 -x c - -o "$D/other/prog" <<<'int main(void) { return 0; }'
 	objcopy --only-keep-debug "$D/other/prog" "$D/other/prog.debug"
+	# the fixture's debug file as Debian's: naming a dwz supplementary file by
+	# .gnu_debugaltlink (a path no machine here has, and a build-id); another
+	# program's debug file stands for the dwz file (this DWARF makes no use of it)
+	mkdir -p "$D/srv-dwz" "$D/srv-nodwz"
+	readelf -n "$D/other/prog.debug" | awk '/Build ID/ { print $3 }' >"$D/dwzid"
+	{ printf '/usr/lib/debug/.dwz/x86_64-linux-gnu/fg-test.debug\0'
+	  printf "$(sed 's/../\\x&/g' "$D/dwzid")"; } >"$D/altlink"
+	objcopy --add-section .gnu_debugaltlink="$D/altlink" "$D/srv/prog.debug" "$D/srv-dwz/prog.debug"
+	cp "$D/srv-dwz/prog.debug" "$D/srv-nodwz/prog.debug"
+	cp "$D/other/prog.debug" "$D/srv-dwz/fg-test.debug"
 	# a real profile of the stripped fixture
 	fg-sample -F 499 -o "$D/run.fgr" -- "$D/bin/prog" 1 2>"$D/sample.err"
 	ip netns add "fgdbgi-$$"
@@ -357,4 +372,74 @@ prog_unnamed() {
 	[[ $stderr == "fg-sym: --debuginfod needs the URL of a server"* ]]
 	fg fg-sym --help
 	[[ $output == *"--debuginfod-budget SECONDS"* ]]
+}
+
+# cache_put ID FILE: FILE in the test's cache as the debug file of build-id ID
+cache_put() {
+	mkdir -p "$BATS_TEST_TMPDIR/cache/$1"
+	chmod 700 "$BATS_TEST_TMPDIR/cache" "$BATS_TEST_TMPDIR/cache/$1"
+	cp "$2" "$BATS_TEST_TMPDIR/cache/$1/debuginfo"
+}
+
+# lines: how many frames of the fixture have a source line under them in $output
+lines() {
+	grep -A1 " ($D/bin/prog)\$" <<<"$output" | grep -cE '^  split7030\.c:[0-9]+$' || true
+}
+
+@test "fg-sym debuginfod: the dwz file a fetched debug file names is fetched with it" {
+	local dwz
+	dwz=$(cat "$D/dwzid")
+	readelf -p .gnu_debugaltlink "$D/srv-dwz/prog.debug" | grep -q fg-test.debug
+	[ ! -e "/usr/lib/debug/.build-id/${dwz:0:2}/${dwz:2}.debug" ]
+	start_server "$BATS_TEST_TMPDIR/srv" 8022 "$D/srv-dwz" "$dwz"
+	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym --srcline
+	[ "$status" -eq 0 ]
+	[ "$(prog_unnamed)" -eq 0 ]
+	# the DWARF was read: every frame of the fixture has its line
+	[ "$(lines)" -eq "$(prog_frames)" ]
+	assert_stderr_contains "debuginfod: 1 debug files fetched, 0 from the cache"
+	# beside the debug file in the cache, as debuginfod serves it, and checked by build-id
+	cmp "$BATS_TEST_TMPDIR/cache/$dwz/debuginfo" "$D/other/prog.debug"
+	# the next run finds both in the cache, even with the server gone
+	stop_bg "$BATS_TEST_TMPDIR/srv"
+	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym --srcline
+	[ "$status" -eq 0 ]
+	assert_stderr_contains "0 debug files fetched, 1 from the cache"
+	[ "$(lines)" -eq "$(prog_frames)" ]
+}
+
+@test "fg-sym debuginfod: a dwz file the server lacks leaves the names, without lines, counted" {
+	start_server "$BATS_TEST_TMPDIR/srv" 8023 "$D/srv-nodwz"
+	DEBUGINFOD_URLS=http://127.0.0.1:8023 sym --srcline
+	[ "$status" -eq 0 ]
+	[ "$(prog_unnamed)" -eq 0 ]
+	[ "$(lines)" -eq 0 ]
+	assert_stderr_contains "$(prog_frames) no supplementary DWARF file"
+	# asked for once, not again for each frame: the cache holds libdebuginfod's note of the miss
+	[ ! -s "$BATS_TEST_TMPDIR/cache/$(cat "$D/dwzid")/debuginfo" ]
+}
+
+@test "fg-sym debuginfod: a dwz file in the cache with another build-id is not used" {
+	local dwz
+	dwz=$(cat "$D/dwzid")
+	# the debug file comes from the server, the dwz file is already in the cache, but wrong
+	cache_put "$dwz" "$D/srv/prog.debug"
+	start_server "$BATS_TEST_TMPDIR/srv" 8024 "$D/srv-dwz" "$dwz"
+	DEBUGINFOD_URLS=http://127.0.0.1:8024 sym --srcline
+	[ "$status" -eq 0 ]
+	[ "$(prog_unnamed)" -eq 0 ]
+	[ "$(lines)" -eq 0 ]
+	assert_stderr_contains "$(prog_frames) no supplementary DWARF file"
+}
+
+@test "fg-sym debuginfod: a debug file in the cache without its dwz file has it fetched" {
+	local dwz
+	dwz=$(cat "$D/dwzid")
+	cache_put "$(cat "$D/buildid")" "$D/srv-dwz/prog.debug"
+	start_server "$BATS_TEST_TMPDIR/srv" 8025 "$D/srv-dwz" "$dwz"
+	DEBUGINFOD_URLS=http://127.0.0.1:8025 sym --srcline
+	[ "$status" -eq 0 ]
+	assert_stderr_contains "0 debug files fetched, 1 from the cache"
+	[ "$(lines)" -eq "$(prog_frames)" ]
+	cmp "$BATS_TEST_TMPDIR/cache/$dwz/debuginfo" "$D/other/prog.debug"
 }

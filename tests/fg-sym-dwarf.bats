@@ -138,6 +138,31 @@ altlink() {
 	assert_named_without_source "$d/wrong" "no supplementary DWARF file"
 }
 
+@test "fg-sym --srcline: the supplementary file is found by build-id, under --symfs" {
+	local d=$BATS_TEST_TMPDIR id
+	# another program's debug file stands for the dwz file: a build-id of its own
+	gcc -g -O0 "$F/prog.c" -o "$d/other"
+	objcopy --only-keep-debug "$d/other" "$d/common.debug"
+	id=$(readelf -n "$d/common.debug" | awk '/Build ID/ { print $3 }')
+	[ -n "$id" ]
+	mkdir -p "$d/symfs/bin"
+	altlink "$BATS_FILE_TMPDIR/pie" nowhere/common.debug "$id" "$d/symfs/bin/prog"
+	{
+		mapping 42 $BASE "$d/symfs/bin/prog" | sed 's|path=.*|path=/bin/prog|'
+		echo "sample pid=42 u=$(printf '%x' $((BASE + $(addr_of "$d/symfs/bin/prog" fixture_leaf) + 1)))"
+	} >"$d/in.txt"
+	fgr-make "$d/in.txt" >"$d/in.fgr"
+	fg --separate-stderr fg-sym --symfs "$d/symfs" --srcline "$d/in.fgr"
+	assert_named_without_source /bin/prog "no supplementary DWARF file"
+	mkdir -p "$d/symfs/usr/lib/debug/.build-id/${id:0:2}"
+	cp "$d/common.debug" "$d/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	fg --separate-stderr fg-sym --symfs "$d/symfs" --srcline "$d/in.fgr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" fixture_leaf+0x1 (/bin/prog)" ]]
+	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
+	assert_stderr_contains "0 named frames without source information"
+}
+
 @test "fg-sym --srcline: split DWARF whose .dwo is a FIFO is not opened" {
 	local d=$BATS_TEST_TMPDIR/split
 	mkdir "$d"

@@ -43,7 +43,6 @@ struct fg_debug_want {
 	uint32_t debuglink_crc;
 	const char *path;   /* the file's path (debuglink names are relative to it), or NULL */
 	const char *prefix; /* where the system's files are: "" or NULL for / */
-	bool dwarf_bounds;  /* refuse a candidate whose DWARF is over lib/dwarf.h's bounds */
 };
 
 /* A debug file found (and checked). */
@@ -140,14 +139,16 @@ struct fg_debuginfod_result {
 };
 
 struct fg_debuginfod_stats {
-	uint64_t fetched;  /* files fetched from a server */
-	uint64_t cached;   /* files served from the cache */
-	uint64_t notfound; /* build-ids no server has */
-	uint64_t timedout; /* not fetched within the budget */
-	uint64_t refused;  /* files whose build-id is not the one asked for */
-	uint64_t failed;   /* requests that could not reach a server */
-	int last_err;	   /* the error of the last failed one */
-	uint64_t used_ms;  /* of the budget */
+	uint64_t fetched;     /* files fetched from a server */
+	uint64_t cached;      /* files served from the cache */
+	uint64_t notfound;    /* build-ids no server has */
+	uint64_t timedout;    /* not fetched within the budget */
+	uint64_t refused;     /* files whose build-id is not the one asked for */
+	uint64_t failed;      /* requests that could not reach a server */
+	int last_err;	      /* the error of the last failed one */
+	uint64_t sup_found;   /* supplementary (dwz) files fetched or in the cache */
+	uint64_t sup_missing; /* supplementary files not fetched (not found, timed out...) */
+	uint64_t used_ms;     /* of the budget */
 	uint64_t budget_ms;
 };
 
@@ -201,6 +202,18 @@ int fg_debuginfod_remaining_ms(struct fg_debuginfod *c);
 /* Wait at most timeout_ms (-1: the budget) for a request to be collected. */
 void fg_debuginfod_wait(struct fg_debuginfod *c, int timeout_ms);
 void fg_debuginfod_stats(struct fg_debuginfod *c, struct fg_debuginfod_stats *st);
+/*
+ * A debug file fetched (its path as fg_debuginfod_result.df.path gives it,
+ * CACHE/HEX/debuginfo) may name a supplementary (dwz) file in its
+ * .gnu_debugaltlink, as Debian's do: debuginfod serves that one too, by its
+ * build-id, and the worker that fetched the debug file fetches it into the
+ * same cache, as one with it (the same budget; once per build-id; counted in
+ * sup_found, sup_missing).  This gives where it is: CACHE/HEX-OF-ID/debuginfo
+ * into buf.  False when debug_path is not such a cache's file (or buf is too
+ * small).  lib/dwarf.c looks there last; what it finds is checked by build-id.
+ */
+bool fg_debuginfod_sibling(const char *debug_path, const uint8_t *id, size_t len, char *buf,
+			   size_t size);
 /* Aborts the fetches under way (within about a second) and waits for the threads. */
 void fg_debuginfod_free(struct fg_debuginfod *c);
 

@@ -10,5 +10,10 @@
 
 /* A new string with the demangled name, or NULL when `name` is not mangled. */
 char *fg_demangle(const char *name);
+/*
+ * The same with the parameter list (and a template function's return type),
+ * as `perf script -v` and `addr2line -C` show it: "int ns::f<int>(int)".
+ */
+char *fg_demangle_params(const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Source lines and inlined functions from DWARF (elfutils libdw), for
- * fg-sym's --inline and --srcline.
+ * fg-sym's --inline and --srcline and fg-fold's --inline and --context.
  *
  * The file may be hostile, as for lib/elfsyms.c.  Before libdw reads a byte of
  * DWARF, the section headers are checked: the debug sections, uncompressed,
@@ -51,23 +51,10 @@ struct fg_dwarf *fg_dwarf_open_mem(const void *image, size_t size);
  * each with the source position inside it.  Returns how many (0 when DWARF
  * says nothing about addr), or -ENOEXEC once a look-up in the file has failed
  * on corrupt DWARF (it is not asked again).  Strings live as long as the
- * fg_dwarf.
+ * fg_dwarf.  The answers for recent addresses are kept (a bounded table per
+ * file): asking again for an address costs a copy, not a walk of its unit.
  */
 int fg_dwarf_lookup(struct fg_dwarf *d, uint64_t addr, struct fg_dwarf_loc *locs, int max);
 void fg_dwarf_free(struct fg_dwarf *d);
-
-/*
- * For DWARF that libdwfl opens (lib/dwinline.c).  Open `path` when it is a
- * regular ELF file whose debug sections are within the bounds above and, when
- * id_len, whose build-id is `id`: a descriptor, or -errno.
- */
-int fg_dwarf_open_checked(const char *path, const void *id, size_t id_len);
-/*
- * Check a Dwarf opened elsewhere as fg_dwarf_open_fd checks its own, and give
- * it its supplementary file, found as fg_dwarf_open_fd does (`path`, `root`):
- * *alt (NULL when there is none) must outlive dw.  0 or -errno, as there.
- */
-struct Dwarf;
-int fg_dwarf_guard(struct Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt);
 
 #endif

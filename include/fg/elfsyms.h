@@ -43,6 +43,12 @@ struct fg_elf_sym {
 	char *pretty; /* demangled name, set by the caller (freed with the table) */
 };
 
+/* Another name of a function in fg_elfsyms.syms, at the same address. */
+struct fg_elf_alias {
+	uint64_t addr;
+	const char *name;
+};
+
 struct fg_elf_load {
 	uint64_t vaddr, memsz, offset, filesz;
 };
@@ -54,11 +60,16 @@ struct fg_elfsyms {
 	size_t build_id_len;
 	char *debuglink; /* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;
+	/* .gnu_debugaltlink: the build-id of the supplementary (dwz) file, when named */
+	uint8_t altlink_id[FG_BUILD_ID_MAX];
+	size_t altlink_id_len;
 	int minidebug_err; /* -errno: .gnu_debugdata present but unreadable (EFBIG: too large) */
 	struct fg_elf_load *loads;
 	size_t nloads;
-	struct fg_elf_sym *syms;
+	struct fg_elf_sym *syms; /* by address, one (the best) name for each */
 	size_t nsyms;
+	struct fg_elf_alias *aliases; /* the other names, by address */
+	size_t naliases;
 	char *strings; /* the names */
 	size_t strings_len;
 	/*
@@ -84,14 +95,20 @@ struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size);
 
 struct Elf; /* libelf's Elf */
 /*
+ * libelf over the regular file open on `fd` (the descriptor stays the
+ * caller's, and must outlive the Elf), read with pread, never mapped: a file
+ * truncated under it gives read errors, not SIGBUS.  NULL with errno EINVAL
+ * (not a regular file), EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC.
+ */
+struct Elf *fg_elf_begin_fd(int fd);
+/*
  * libelf over a private copy of an image in memory (libelf may convert it in
  * place).  NULL with errno EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC; else
  * *copy is to be freed after elf_end().
  */
 struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
-/* The PT_LOAD segments of an ELF file, at most FG_ELF_MAX_LOADS: how many; *loads is to be freed.
- */
+/* The PT_LOAD segments of an ELF file (FG_ELF_MAX_LOADS at most): how many; free *loads. */
 size_t fg_elf_loads(struct Elf *elf, struct fg_elf_load **loads);
 /* The address of file offset `off` in the segments `loads`; false when in none. */
 bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Parse a whole decimal (or 0x hexadecimal) unsigned number within
@@ -30,5 +31,37 @@ static inline bool fg_starts_with(const char *s, const char *prefix)
 }
 
 #define FG_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Binary search of an array sorted by a uint64_t key (an address): the index
+ * of the first element whose key is above `key`, so that the element before
+ * it, when the result is not 0, is the last one at or below `key` (C++'s
+ * std::upper_bound).  `n` elements of `size` bytes, the key `key_off` bytes
+ * into each.  Inline: with the constant size and offset FG_UPPER_BOUND gives,
+ * the compiler makes it the loop each caller would write.
+ */
+static inline size_t fg_upper_bound(const void *base, size_t n, size_t size, size_t key_off,
+				    uint64_t key)
+{
+	const char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+
+		memcpy(&k, p + mid * size + key_off, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* fg_upper_bound over `n` elements of the array `arr` by its uint64_t member `member`. */
+#define FG_UPPER_BOUND(arr, n, member, key)                                                        \
+	((void)sizeof(char[sizeof((arr)->member) == sizeof(uint64_t) ? 1 : -1]),                   \
+	 fg_upper_bound((arr), (n), sizeof(*(arr)), offsetof(__typeof__(*(arr)), member), (key)))
 
 #endif

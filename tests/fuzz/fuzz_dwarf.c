@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Fuzz the DWARF paths: fg-sym's (--inline, --srcline; lib/dwarf.c), from
- * memory and through a descriptor as fg-sym reads a mapped file, and
- * fg-fold's (--inline; lib/dwinline.c, libdwfl), by a path.  Any bytes give
+ * Fuzz the DWARF path (lib/dwarf.c): as fg-sym reads it (--inline,
+ * --srcline), from memory and through a descriptor as fg-sym reads a mapped
+ * file, and as fg-fold --inline --context reads it, by the path perf script
+ * text names, frames placed by SYMBOL+0xOFFSET (lib/fold.c).  Any bytes give
  * DWARF or an error, never a crash or a hang; every look-up, at the file's
  * function symbols and at a few addresses the input chooses, gives names and
  * lines that can be read.
@@ -15,9 +16,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fg/buf.h"
 #include "fg/dwarf.h"
-#include "fg/dwinline.h"
 #include "fg/elfsyms.h"
+#include "fg/fold.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,8 +29,8 @@ const char *__lsan_default_suppressions(void);
 const char *__asan_default_options(void);
 /*
  * libdw 0.188's dwarf_getscopes leaks the scopes it gathered when the walk
- * fails on corrupt DIEs, and does not hand them back: lib/dwarf.c and
- * lib/dwinline.c stop asking such a file, so it leaks once per file at most.
+ * fails on corrupt DIEs, and does not hand them back: lib/dwarf.c stops
+ * asking such a file, so it leaks once per file at most.
  * That one leak is suppressed by name, which needs the slow unwinder (libdw
  * has no frame pointers).
  */
@@ -77,27 +79,43 @@ static void use(struct fg_dwarf *d, const struct fg_elfsyms *e, const uint8_t *d
 	fg_dwarf_free(d);
 }
 
-static void inline_cb(void *ctx, const char *func, const char *file, unsigned line)
+static void log_msg(void *ctx, const char *msg)
 {
 	(void)ctx;
-	sink += strlen(func) + strlen(file) + line;
+	sink += strlen(msg);
 }
 
-/* fg-fold's look-ups: by symbol name and offset, and by address */
-static void use_inliner(const char *path, const struct fg_elfsyms *e)
+/* fg-fold's look-ups: frames by symbol name and offset, and one by address */
+static void use_fold(const char *path, const struct fg_elfsyms *e)
 {
-	struct fg_inliner *in = fg_inliner_new();
-	size_t plen = strlen(path);
-	bool first;
+	struct fg_fold_opts o = {.input = FG_FOLD_PERF, .inline_frames = true};
+	struct fg_buf text = FG_BUF_INIT;
+	char *out = NULL;
+	size_t outlen = 0;
 
-	for (size_t i = 0; e && i < e->nsyms && i < 16; i++) {
-		const char *name = e->syms[i].name;
+	for (int context = 0; context < 2; context++) {
+		struct fg_fold *f;
+		FILE *mem = open_memstream(&out, &outlen);
 
-		fg_inliner_lookup(in, path, plen, e->syms[i].addr, name, strlen(name),
-				  e->syms[i].size / 2, inline_cb, NULL, &first);
+		o.inline_context = context;
+		f = fg_fold_new(&o, log_msg, NULL);
+		fg_buf_reset(&text);
+		for (size_t i = 0; e && i < e->nsyms && i < 16; i++)
+			fg_buf_addf(&text, "p 1 1.0: 1 cycles:\n\t1 %s+0x%llx (%s)\n\n",
+				    e->syms[i].name, (unsigned long long)(e->syms[i].size / 2),
+				    path);
+		fg_buf_addf(&text, "p 1 1.0: 1 cycles:\n\t401000 [unknown] (%s)\n\n", path);
+		fg_fold_read_mem(f, text.data, text.len, "fuzz");
+		if (mem) {
+			fg_fold_write(f, mem);
+			fclose(mem);
+			sink += outlen;
+		}
+		free(out);
+		out = NULL;
+		fg_fold_free(f);
 	}
-	fg_inliner_lookup(in, path, plen, 0x401000, NULL, 0, 0, inline_cb, NULL, &first);
-	fg_inliner_free(in);
+	fg_buf_release(&text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -112,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		use(fg_dwarf_open_fd(fd, "/nonexistent/file", "/nonexistent"), e, data, size);
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		use_inliner(path, e);
+		use_fold(path, e);
 	}
 	if (fd >= 0)
 		close(fd);

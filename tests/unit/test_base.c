@@ -246,6 +246,24 @@ TEST(parse_numbers)
 	CHECK(!fg_starts_with("fg", "fg-"));
 }
 
+TEST(upper_bound_finds_the_last_at_or_below)
+{
+	struct ent {
+		uint32_t pad;
+		uint64_t at;
+		char tag;
+	} v[] = {{0, 10, 'a'}, {0, 20, 'b'}, {0, 20, 'c'}, {0, 30, 'd'}};
+	uint64_t keys[] = {5, 10, 15, 20, 29, 30, UINT64_MAX};
+	size_t want[] = {0, 1, 1, 3, 3, 4, 4};
+
+	for (size_t i = 0; i < FG_ARRAY_SIZE(keys); i++)
+		CHECK_INT(FG_UPPER_BOUND(v, FG_ARRAY_SIZE(v), at, keys[i]), want[i]);
+	/* of equal keys, the last: the element before the bound */
+	CHECK(v[FG_UPPER_BOUND(v, FG_ARRAY_SIZE(v), at, 20) - 1].tag == 'c');
+	CHECK_INT(FG_UPPER_BOUND(v, 0, at, 100), 0);
+	CHECK_INT(FG_UPPER_BOUND(v, 1, at, 100), 1);
+}
+
 int main(void)
 {
 	RUN(buf_add_and_format);
@@ -258,5 +276,6 @@ int main(void)
 	RUN(lines_split_and_count);
 	RUN(lines_longer_than_the_buffer);
 	RUN(parse_numbers);
+	RUN(upper_bound_finds_the_last_at_or_below);
 	return unit_done();
 }

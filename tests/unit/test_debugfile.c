@@ -235,6 +235,26 @@ static int closed_port(void)
 	return port;
 }
 
+/* A dwz file fetched with a debug file sits beside it in debuginfod's cache. */
+TEST(the_supplementary_file_sits_beside_a_fetched_debug_file)
+{
+	const uint8_t id[] = {0xab, 0xcd, 0x01};
+	char buf[256];
+
+	CHECK(fg_debuginfod_sibling("/home/u/.cache/debuginfod_client/0123ef/debuginfo", id,
+				    sizeof(id), buf, sizeof(buf)));
+	CHECK_STR(buf, "/home/u/.cache/debuginfod_client/abcd01/debuginfo");
+	/* only a cache's file: HEX/debuginfo */
+	CHECK(!fg_debuginfod_sibling("/usr/lib/debug/.build-id/01/23ef.debug", id, sizeof(id), buf,
+				     sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling("/tmp/notahex/debuginfo", id, sizeof(id), buf, sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling("/debuginfo", id, sizeof(id), buf, sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling("0123/debuginfo", id, sizeof(id), buf, sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling(NULL, id, sizeof(id), buf, sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling("/c/01/debuginfo", id, 0, buf, sizeof(buf)));
+	CHECK(!fg_debuginfod_sibling("/c/01/debuginfo", id, sizeof(id), buf, 8));
+}
+
 TEST(cache_directory_rules)
 {
 	char path[4096], urls[64];
@@ -369,6 +389,7 @@ int main(void)
 	RUN(another_build_id_is_refused);
 	RUN(found_by_debuglink_and_crc_without_build_id);
 	RUN(a_fifo_is_not_opened);
+	RUN(the_supplementary_file_sits_beside_a_fetched_debug_file);
 	RUN(cache_directory_rules);
 	RUN(a_server_that_refuses_fails_at_once);
 	RUN(a_server_that_never_answers_is_bounded_by_the_budget);

@@ -17,6 +17,8 @@ __attribute__((noinline)) void unit_known_function(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+/* another name of it: kept among the aliases */
+void unit_known_function_alias(void) __attribute__((alias("unit_known_function")));
 
 struct find {
 	uintptr_t addr;
@@ -77,6 +79,11 @@ TEST(elfsyms_names_our_own_function)
 	CHECK(s);
 	CHECK_STR(s->name, "unit_known_function");
 	CHECK(addr == s->addr);
+	bool alias = false;
+	for (size_t i = 0; i < e->naliases; i++)
+		if (strcmp(e->aliases[i].name, "unit_known_function_alias") == 0)
+			alias = e->aliases[i].addr == addr;
+	CHECK(alias);
 	/* nothing before the first function, nothing far past the last */
 	CHECK(fg_elfsyms_lookup(e, 0) == NULL);
 	CHECK(fg_elfsyms_lookup(e, UINT64_MAX) == NULL);

@@ -9,7 +9,8 @@
 TEST(perfmap_lookup_and_growth)
 {
 	struct fg_perfmap *pm = fg_perfmap_new();
-	const char part1[] = "7f0000001000 20 jit_outer\n0x7f0000002000 0x10 LazyCompile:*foo bar.js:1\n7f00";
+	const char part1[] =
+	    "7f0000001000 20 jit_outer\n0x7f0000002000 0x10 LazyCompile:*foo bar.js:1\n7f00";
 	uint64_t bad = 0;
 	size_t used = fg_perfmap_add(pm, part1, strlen(part1), &bad);
 	const struct fg_perfmap_ent *e;
@@ -50,6 +51,11 @@ TEST(demangle_names)
 	s = fg_demangle("_RNvCs1234_7mycrate3foo");
 	CHECK_STR(s, "mycrate::foo");
 	free(s);
+	/* with parameters, as perf -v and addr2line -C print it */
+	s = fg_demangle_params("_ZN3foo3barIiEEvT_");
+	CHECK_STR(s, "void foo::bar<int>(int)");
+	free(s);
+	CHECK(fg_demangle_params("main") == NULL);
 }
 
 int main(void)
