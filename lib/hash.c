@@ -166,7 +166,7 @@ static struct fg_hent *lookup(const struct fg_hmap *m, const void *key, size_t l
 		if ((uint32_t)(s >> 32) == h) {
 			struct fg_hent *e = &m->ents[(uint32_t)s - 1];
 
-			if (e->len == len && memcmp(e->key, key, len) == 0)
+			if (e->len == len && (len == 0 || memcmp(e->key, key, len) == 0))
 				return e;
 		}
 	}
