@@ -1200,19 +1200,12 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 
 static struct map *space_find(struct space *p, uint64_t ip)
 {
-	size_t lo = 0, hi = p->nmaps;
+	size_t lo;
 
 	/* the frames of a stack come mostly from a few mappings: the last one found first */
 	if (p->hint < p->nmaps && p->maps[p->hint].start <= ip && ip < p->maps[p->hint].end)
 		return &p->maps[p->hint];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FG_UPPER_BOUND(p->maps, p->nmaps, start, ip);
 	if (lo == 0 || ip >= p->maps[lo - 1].end)
 		return NULL;
 	p->hint = lo - 1;
