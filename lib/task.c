@@ -57,7 +57,7 @@ uint32_t fg_task_tgid(const char *proc, uint32_t tid)
 
 int fg_caps_effective(uint64_t *caps)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2];
 
 	memset(data, 0, sizeof(data));

@@ -18,7 +18,7 @@ struct fg_hmap;
 
 struct fg_ksym {
 	uint64_t addr;
-	uint64_t end;	    /* first address after the symbol */
+	uint64_t end; /* first address after the symbol */
 	const char *name;
 	const char *module; /* NULL for the kernel itself, else the module's name */
 };

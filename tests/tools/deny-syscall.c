@@ -34,12 +34,9 @@ static const struct {
 	const char *name;
 	long nr;
 } names[] = {
-	{ "bpf", SYS_bpf },
-	{ "perf_event_open", SYS_perf_event_open },
-	{ "mmap", SYS_mmap },
-	{ "openat", SYS_openat },
-	{ "prctl", SYS_prctl },
-	{ "ioctl", SYS_ioctl },
+    {"bpf", SYS_bpf},	  {"perf_event_open", SYS_perf_event_open},
+    {"mmap", SYS_mmap},	  {"openat", SYS_openat},
+    {"prctl", SYS_prctl}, {"ioctl", SYS_ioctl},
 };
 
 static void usage(void)
@@ -102,14 +99,14 @@ int main(int argc, char **argv)
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
 	for (unsigned i = 0; i < n; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)deny[i], 0,
-						      1);
-		f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-						      SECCOMP_RET_ERRNO | (__u32)err);
+		f[k++] =
+		    (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)deny[i], 0, 1);
+		f[k++] =
+		    (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (__u32)err);
 	}
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 
-	struct sock_fprog prog = { .len = (unsigned short)k, .filter = f };
+	struct sock_fprog prog = {.len = (unsigned short)k, .filter = f};
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		perror("deny-syscall: prctl(PR_SET_NO_NEW_PRIVS)");

@@ -26,8 +26,8 @@ TEST(lists_parse)
 TEST(bad_lists)
 {
 	int cpus[8], n = 0;
-	static const char *const bad[] = { "", "x", "1-", "-1", "3-1", "1,", ",1", "1 2", "1-2-3",
-					   "+1" };
+	static const char *const bad[] = {"",	"x",  "1-",  "-1",    "3-1",
+					  "1,", ",1", "1 2", "1-2-3", "+1"};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		n = 0;

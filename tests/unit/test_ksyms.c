@@ -190,9 +190,8 @@ static void fake_proc(const char *dir, const char *boot_id, const char *modules)
 	fclose(f);
 }
 
-static const char mods[] =
-	"nf_tables 352256 5 nft_chain_nat, Live 0xffffffffc0a00000\n"
-	"x_tables 65536 1 nf_tables, Live 0xffffffffc0900000 (E)\n";
+static const char mods[] = "nf_tables 352256 5 nft_chain_nat, Live 0xffffffffc0a00000\n"
+			   "x_tables 65536 1 nf_tables, Live 0xffffffffc0900000 (E)\n";
 
 TEST(kstamp)
 {
@@ -235,15 +234,14 @@ TEST(kstamp)
 	CHECK(system(none) == 0);
 }
 
-static const char cache_text[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81000100 t helper\n"
-	"ffffffff81000300 T last_text\n"
-	"ffffffffa0000000 t bpf_prog_1234_handler\t[bpf]\n"
-	"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
-	"ffffffffc0a00000 t nft_do_chain\t[nf_tables]\n"
-	"ffffffffc0a00040 T nft_other\t[nf_tables]\n"
-	"ffffffffc0a00080 T nft_last\t[nf_tables]\n";
+static const char cache_text[] = "ffffffff81000000 T _stext\n"
+				 "ffffffff81000100 t helper\n"
+				 "ffffffff81000300 T last_text\n"
+				 "ffffffffa0000000 t bpf_prog_1234_handler\t[bpf]\n"
+				 "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+				 "ffffffffc0a00000 t nft_do_chain\t[nf_tables]\n"
+				 "ffffffffc0a00040 T nft_other\t[nf_tables]\n"
+				 "ffffffffc0a00080 T nft_last\t[nf_tables]\n";
 
 TEST(ksyms_cache)
 {

@@ -12,7 +12,7 @@
 TEST(alive_and_gone)
 {
 	pid_t child;
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = {0, 20 * 1000 * 1000};
 
 	CHECK(fg_task_alive("/proc", (uint32_t)getpid()));
 	CHECK(!fg_task_alive("/proc", 0x7fffffff));

@@ -9,13 +9,13 @@
 
 static volatile uint64_t sink;
 
-#define LEAF(name)                                                                             \
-	WL_FN void name(uint64_t n)                                                            \
-	{                                                                                      \
-		volatile uint64_t x = 0;                                                       \
-		for (uint64_t i = 0; i < n; i++)                                               \
-			x += i ^ (x >> 3);                                                     \
-		sink += x;                                                                     \
+#define LEAF(name)                                                                                 \
+	WL_FN void name(uint64_t n)                                                                \
+	{                                                                                          \
+		volatile uint64_t x = 0;                                                           \
+		for (uint64_t i = 0; i < n; i++)                                                   \
+			x += i ^ (x >> 3);                                                         \
+		sink += x;                                                                         \
 	}
 
 LEAF(leaf_a)
