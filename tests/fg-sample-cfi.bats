@@ -23,10 +23,13 @@ capture() {
 	local d=$BATS_TEST_TMPDIR name=$1
 	shift
 	# shellcheck disable=SC2086 # CFI_OPTS: words
+	local rc=0
 	fg-sample -F 999 --call-graph cfi ${CFI_OPTS:-} -o "$d/$name.fgr" -- "$@" \
-		2>"$d/$name.sample" >/dev/null
+		2>"$d/$name.sample" >/dev/null || rc=$?
 	sed 's/^/# /' "$d/$name.sample" >&3
-	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
+	[ "$rc" -eq 0 ] || { echo "# fg-sample: exit $rc" >&3; return 1; }
+	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err" || rc=$?
+	[ "$rc" -eq 0 ] || { sed 's/^/# fg-sym: /' "$d/$name.err" >&3; return 1; }
 }
 
 # in_bpf NAME PCT: at least PCT% of NAME's user stacks were unwound in the kernel
