@@ -106,19 +106,6 @@ static noreturn void usage(int status)
 	exit(status);
 }
 
-static void lib_warn(void *arg, const char *fmt, ...) FG_PRINTF(2, 3);
-static void lib_warn(void *arg, const char *fmt, ...)
-{
-	char msg[8192];
-	va_list ap;
-
-	(void)arg;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fg_warnx("%s", msg);
-}
-
 /* debuginfod, as the options and the environment ask */
 struct dbgi {
 	const char *urls; /* --debuginfod */
@@ -408,7 +395,7 @@ static void check_owner(int fd, const char *name)
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
-	struct fg_sym_opts o = {.warn = lib_warn};
+	struct fg_sym_opts o = {.warn = fg_log_warnx};
 	struct dbgi dbgi = {.budget_ms = FG_DEBUGINFOD_BUDGET_MS};
 	double secs;
 	const char *input = NULL, *output = NULL;

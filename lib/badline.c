@@ -7,7 +7,7 @@
 
 #define MAX_LOGGED 10
 
-void fg_logf(fg_fold_log_fn log, void *ctx, const char *fmt, ...)
+void fg_logf(fg_log_fn log, void *ctx, const char *fmt, ...)
 {
 	struct fg_buf b = FG_BUF_INIT;
 	va_list ap;

@@ -131,7 +131,7 @@ const struct fg_diff_stats *fg_diff_stats(struct fg_diff *d)
 	return &d->st;
 }
 
-struct fg_diff *fg_diff_new(const struct fg_diff_opts *opts, fg_fold_log_fn log, void *ctx)
+struct fg_diff *fg_diff_new(const struct fg_diff_opts *opts, fg_log_fn log, void *ctx)
 {
 	struct fg_diff *d = fg_xcalloc(1, sizeof(*d));
 

@@ -101,7 +101,7 @@ struct scache {
 
 struct fg_fold {
 	struct fg_fold_opts o;
-	fg_fold_log_fn log;
+	fg_log_fn log;
 	void *log_ctx;
 	struct fg_fold_stats st;
 	struct fg_hmap *map;
@@ -2353,7 +2353,7 @@ int fg_fold_write(struct fg_fold *f, FILE *out)
 
 /* --- the object --- */
 
-struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_fold_log_fn log, void *ctx)
+struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_log_fn log, void *ctx)
 {
 	struct fg_fold *f = fg_xcalloc(1, sizeof(*f));
 

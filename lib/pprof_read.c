@@ -40,7 +40,7 @@ struct fg_pprof_reader {
 	struct fg_pprof_reader_opts o;
 	fg_pprof_emit_fn emit;
 	void *ctx;
-	fg_fold_log_fn log;
+	fg_log_fn log;
 	void *log_ctx;
 	struct fg_pprof_stats st;
 	struct fg_fold *f; /* the engine: fg-fold's reading and naming */
@@ -556,7 +556,7 @@ const struct fg_pprof_stats *fg_pprof_reader_stats(const struct fg_pprof_reader 
 }
 
 struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *opts,
-					    fg_pprof_emit_fn emit, void *ctx, fg_fold_log_fn log,
+					    fg_pprof_emit_fn emit, void *ctx, fg_log_fn log,
 					    void *log_ctx)
 {
 	struct fg_pprof_reader *r = fg_xcalloc(1, sizeof(*r));

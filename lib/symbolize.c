@@ -229,7 +229,7 @@ static void warn(struct fg_symbolizer *s, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	/* the paths in messages come from the stream: no terminal controls, one line */
-	s->o.warn(s->o.warn_arg, "%s", fg_escape(msg, safe, sizeof(safe)));
+	s->o.warn(s->o.warn_arg, fg_escape(msg, safe, sizeof(safe)));
 }
 
 static uint64_t now_ms(void)

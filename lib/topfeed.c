@@ -28,7 +28,7 @@ struct fg_top_feed {
 	struct fg_top *t;
 	struct fg_fold *f;
 	const char *name;
-	fg_fold_log_fn log;
+	fg_log_fn log;
 	void *log_ctx;
 	struct fg_top_feed_stats st;
 	bool begun;
@@ -143,7 +143,7 @@ void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len)
 /* --- the object --- */
 
 struct fg_top_feed *fg_top_feed_new(struct fg_top *t, const struct fg_fold_opts *opts,
-				    const char *name, fg_fold_log_fn log, void *ctx)
+				    const char *name, fg_log_fn log, void *ctx)
 {
 	struct fg_top_feed *in = fg_xcalloc(1, sizeof(*in));
 	struct fg_fold_hooks hooks = {.sample = on_sample, .ctx = in};

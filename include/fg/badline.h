@@ -16,10 +16,10 @@
 #include "fg/fold.h"
 
 /* Format a message and hand it to `log` (nothing when log is NULL). */
-void fg_logf(fg_fold_log_fn log, void *ctx, const char *fmt, ...) FG_PRINTF(3, 4);
+void fg_logf(fg_log_fn log, void *ctx, const char *fmt, ...) FG_PRINTF(3, 4);
 
 struct fg_badlines {
-	fg_fold_log_fn log;
+	fg_log_fn log;
 	void *ctx;
 	uint64_t count; /* bad lines so far */
 };

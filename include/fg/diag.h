@@ -43,8 +43,8 @@ noreturn void fg_diex(const char *fmt, ...) FG_PRINTF(1, 2);
  */
 noreturn void fg_usage_error(const char *usage, const char *fmt, const char *arg);
 /*
- * The tools' log callback for the library's messages (fg_fold_log_fn and
- * the like): each printed as fg_warnx prints it.  `ctx` is unused.
+ * The tools' log callback for the library's messages (an fg_log_fn,
+ * fg/log.h): each printed as fg_warnx prints it.  `ctx` is unused.
  */
 void fg_log_warnx(void *ctx, const char *msg);
 

@@ -39,7 +39,7 @@ struct fg_diff_stats {
 
 struct fg_diff;
 
-struct fg_diff *fg_diff_new(const struct fg_diff_opts *opts, fg_fold_log_fn log, void *ctx);
+struct fg_diff *fg_diff_new(const struct fg_diff_opts *opts, fg_log_fn log, void *ctx);
 void fg_diff_free(struct fg_diff *d);
 
 /*

@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "fg/folded.h"
+#include "fg/log.h"
 #include "fg/perfscript.h"
 
 /* Lines this long or longer are skipped (counted in long_lines), so memory stays bounded. */
@@ -108,12 +109,9 @@ struct fg_fold_stats {
 	    input; /* the format of the input read last (FG_FOLD_AUTO: not known yet) */
 };
 
-/* Receives one message, without the program name or a final newline. */
-typedef void (*fg_fold_log_fn)(void *ctx, const char *msg);
-
 struct fg_fold;
 
-struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_fold_log_fn log, void *ctx);
+struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_log_fn log, void *ctx);
 void fg_fold_free(struct fg_fold *f);
 
 /*

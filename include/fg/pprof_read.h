@@ -77,7 +77,7 @@ typedef int (*fg_pprof_emit_fn)(void *ctx, const struct fg_pprof_window *w);
 struct fg_pprof_reader;
 
 struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *opts,
-					    fg_pprof_emit_fn emit, void *ctx, fg_fold_log_fn log,
+					    fg_pprof_emit_fn emit, void *ctx, fg_log_fn log,
 					    void *log_ctx);
 void fg_pprof_reader_free(struct fg_pprof_reader *r);
 

@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "fg/diag.h"
+#include "fg/log.h"
 #include "fg/record.h"
 #include "fg/unwind.h"
 
@@ -79,7 +80,7 @@ struct fg_sym_opts {
 	 */
 	struct fg_debuginfod *debuginfod;
 	/* diagnostics (the library does not print); may be NULL */
-	void (*warn)(void *arg, const char *fmt, ...) FG_PRINTF(2, 3);
+	fg_log_fn warn;
 	void *warn_arg;
 };
 

@@ -52,7 +52,7 @@ struct fg_top_feed_stats {
  * names the input in messages.  Never NULL.
  */
 struct fg_top_feed *fg_top_feed_new(struct fg_top *t, const struct fg_fold_opts *opts,
-				    const char *name, fg_fold_log_fn log, void *ctx);
+				    const char *name, fg_log_fn log, void *ctx);
 void fg_top_feed_free(struct fg_top_feed *in);
 
 /*
