@@ -3,7 +3,7 @@
  * perf-stream [-r RATE] [-d SECONDS] [-n STACKS] [-c CPUS] [-s SEED] [-b EVERY]
  *
  * A synthetic live profile for fg-top's benchmark and tests: `perf script`
- * text as fg-sym writes it (DESIGN.md contract 2), RATE samples a second
+ * text as fg-sym writes it (fg-sym(1), DESCRIPTION), RATE samples a second
  * (default 64000: 999 Hz on 64 CPUs) for SECONDS (default 10; 0: forever),
  * paced in 10 ms steps and flushed at each step as fg-sym flushes when its
  * input pauses.  RATE 0 writes as fast as it can (for measuring a reader's
