@@ -58,7 +58,7 @@ static const char usage_text[] =
 static noreturn void usage(FILE *to, int status)
 {
 	fputs(usage_text, to);
-	exit(status);
+	exit(status ? status : fg_close_stdout());
 }
 
 enum {

@@ -103,7 +103,7 @@ static const struct option longopts[] = {
 static noreturn void usage(int status)
 {
 	fputs(usage_text, status ? stderr : stdout);
-	exit(status);
+	exit(status ? status : fg_close_stdout());
 }
 
 /* debuginfod, as the options and the environment ask */
@@ -428,7 +428,7 @@ int main(int argc, char **argv)
 			break;
 		case 'V':
 			fg_print_version();
-			return FG_EXIT_OK;
+			return fg_close_stdout();
 		case OPT_DEBUGINFOD:
 			if (!*optarg) {
 				fg_warnx("--debuginfod needs the URL of a server");
