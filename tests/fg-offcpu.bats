@@ -147,33 +147,38 @@ run_7030() {
 	echo "# $stderr" >&3
 }
 
-@test "--off-cpu: waits split 70/30 within 2 points, their total within 5% of what the workload measured" {
+@test "--off-cpu: each wait as long as the workload measured it, 70/30, their total within 5%" {
 	requires root btf
 	# sleeps long enough that the time to wake (tens of microseconds, more under load) does
-	# not move the split the workload itself measures, and enough of them that a wait the
-	# kernel did not report the end of (counted) does not either
+	# not move the split the workload itself measures
 	ROUNDS="20 70 30" run_7030
 	# named although the process is gone: from the mappings recorded with the waits
 	fg-sym "$OUT" >"$BATS_TEST_TMPDIR/run.perf" 2>"$BATS_TEST_TMPDIR/sym.err"
 	fg-fold "$BATS_TEST_TMPDIR/run.perf" >"$BATS_TEST_TMPDIR/run.folded"
-	local long short mlong mshort
-	long=$(sum "$BATS_TEST_TMPDIR/run.folded" '^offcpu7030;.*;main;wait_long;.*;__x64_sys_clock_nanosleep;.*;__schedule$')
-	short=$(sum "$BATS_TEST_TMPDIR/run.folded" '^offcpu7030;.*;main;wait_short;.*;__x64_sys_clock_nanosleep;.*;__schedule$')
+	fg-fold --samples "$BATS_TEST_TMPDIR/run.perf" >"$BATS_TEST_TMPDIR/run.count"
+	local long short mlong mshort nl ns_ nn
+	local rl='^offcpu7030;.*;main;wait_long;.*;__x64_sys_clock_nanosleep;.*;__schedule$'
+	local rs='^offcpu7030;.*;main;wait_short;.*;__x64_sys_clock_nanosleep;.*;__schedule$'
+	long=$(sum "$BATS_TEST_TMPDIR/run.folded" "$rl")
+	short=$(sum "$BATS_TEST_TMPDIR/run.folded" "$rs")
+	nl=$(sum "$BATS_TEST_TMPDIR/run.count" "$rl")
+	ns_=$(sum "$BATS_TEST_TMPDIR/run.count" "$rs")
 	mlong=$(awk '/^wait_long/ { print $2 }' "$BATS_TEST_TMPDIR/measured")
 	mshort=$(awk '/^wait_short/ { print $2 }' "$BATS_TEST_TMPDIR/measured")
-	echo "# fg: wait_long $long ns, wait_short $short ns; measured: $mlong, $mshort" >&3
-	awk -v l="$long" -v s="$short" 'BEGIN { p = 100 * l / (l + s); print "# wait_long " p "%"; exit !(p >= 68 && p <= 72) }' >&3
-	# and within a point of the split the workload measured
-	awk -v l="$long" -v s="$short" -v ml="$mlong" -v ms="$mshort" 'BEGIN { d = 100 * l / (l + s) - 100 * ml / (ml + ms); exit !(d <= 1 && d >= -1) }'
-	within $((long + short)) $((mlong + mshort)) 5
-	# one record a wait: 20 of each, but for those said not seen (and preemptions, which
-	# add waits)
-	local nl ns_ nn
-	nl=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_long+')
-	ns_=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/run.perf" | grep -c ' wait_short+')
 	nn=$(not_seen)
-	echo "# waits in wait_long $nl, in wait_short $ns_, not seen $nn" >&3
-	[ $((nl + ns_ + nn)) -ge 40 ] && [ "$nl" -ge 19 ] && [ "$ns_" -ge 19 ]
+	echo "# fg: wait_long $long ns in $nl waits, wait_short $short ns in $ns_; measured (20 each): $mlong, $mshort; not seen $nn" >&3
+	# one record a wait: 20 of each, but for those said not seen
+	[ $((nl + ns_ + nn)) -ge 40 ]
+	[ "$nl" -ge 19 ]
+	[ "$ns_" -ge 19 ]
+	# each wait as long as the workload measured it, within 2%; per wait, as a
+	# wait whose end the kernel did not report (counted above) is one of 40
+	within $((long / nl)) $((mlong / 20)) 2
+	within $((short / ns_)) $((mshort / 20)) 2
+	# so the waits split 70/30, within 2 points
+	awk -v l="$((long / nl))" -v s="$((short / ns_))" 'BEGIN { p = 100 * l / (l + s); print "# wait_long " p "%"; exit !(p >= 68 && p <= 72) }' >&3
+	# and in all, within 5% of what the workload measured of the waits recorded
+	within $((long + short)) $((mlong / 20 * nl + mshort / 20 * ns_)) 5
 	# the kernel stack starts at __schedule: not in the BPF program or the tracepoint
 	! grep -q 'bpf_trace_run\|bpf_prog_' "$BATS_TEST_TMPDIR/run.perf"
 }
