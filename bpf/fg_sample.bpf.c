@@ -515,18 +515,36 @@ const volatile bool kernel_threads = false; /* --kernel-threads: their waits too
 const volatile __u32 wait_slots = 0;	    /* the waits' ustack slots follow the CPUs' */
 
 /*
- * The table of waits: each thread off the CPU, by FG_WAIT_KEY, with its
- * stacks as it left, time_ns when it did.  An entry is made at the switch
- * that takes the thread off a CPU and removed at the one that puts it back.
- * fg-sample sizes it (--max-waiting); preallocated, so that no switch waits
- * on an allocation.
+ * The waits: each thread off the CPU keeps its stacks as it left, and
+ * time_ns when it did, in storage of its own (task storage: no table to fill,
+ * no key, no lock).  Made at the first switch that takes the thread off a
+ * CPU, kept until it exits or the map goes; time_ns is 0 while the thread
+ * runs.  Only the IPs taken are copied in, not the whole event.  The idle
+ * tasks (thread id 0), which fg-sample's iterator of tasks does not reach,
+ * keep theirs in an array by CPU instead.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct fg_event);
 } waits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* fg-sample sets it: the possible CPUs */
+	__type(key, __u32);
+	__type(value, struct fg_event);
+} idle_waits SEC(".maps");
+
+/* the wait kept for thread `tid`, task `p`, on `cpu`; made when `create` */
+static __always_inline struct fg_event *wait_of(struct task_struct *p, __u32 tid, __u32 cpu,
+						bool create)
+{
+	if (!tid)
+		return bpf_map_lookup_elem(&idle_waits, &cpu);
+	return bpf_task_storage_get(&waits, p, NULL, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* The waits that ended go out through a ring buffer of their own: fg-sample sizes it. */
 struct {
@@ -583,24 +601,24 @@ static __always_inline __u32 wait_state(bool preempt, __u32 state, struct task_s
 		return FG_STATE_IDLE;
 	if (state & TASK_RTLOCK_WAIT)
 		return FG_STATE_UNINTERRUPTIBLE;
-	st = (state | (__u32)BPF_CORE_READ(p, exit_state)) & TASK_REPORT;
+	st = (state | (__u32)p->exit_state) & TASK_REPORT;
 	/* the highest bit set, counted from 1: S 1, D 2, T 3, t 4, X 5, Z 6, P 7 */
 	for (i = 0; st; i++)
 		st >>= 1;
 	return i;
 }
 
-static __always_inline __u32 wait_key(__u32 tid, __u32 cpu)
-{
-	return tid ? tid : FG_WAIT_KEY_IDLE | cpu;
-}
-
-/* whether the waits of `p` are recorded: the idle task, kernel threads, -p, -t, a command */
+/*
+ * Whether the waits of `p` are recorded: the idle task, kernel threads, -p,
+ * -t, a command.  sched_switch's tasks are pointers the verifier trusts (BTF):
+ * their fields are read directly here, not with a helper call each
+ * (BPF_CORE_READ).
+ */
 static __always_inline bool followed(struct task_struct *p)
 {
-	__u32 pid = BPF_CORE_READ(p, tgid), tid = BPF_CORE_READ(p, pid);
+	__u32 pid = p->tgid, tid = p->pid;
 
-	if (tid == 0 ? !include_idle : (BPF_CORE_READ(p, flags) & PF_KTHREAD) && !kernel_threads)
+	if (tid == 0 ? !include_idle : (p->flags & PF_KTHREAD) && !kernel_threads)
 		return false;
 	return !filter || is_target(p, pid, tid);
 }
@@ -608,11 +626,10 @@ static __always_inline bool followed(struct task_struct *p)
 /* `next` runs again: its wait, if one was kept, goes out weighing its time */
 static __always_inline void wait_end(struct task_struct *next, __u64 now, __u32 cpu)
 {
-	__u32 key = wait_key(BPF_CORE_READ(next, pid), cpu);
-	struct fg_event *e = bpf_map_lookup_elem(&waits, &key);
+	struct fg_event *e = wait_of(next, next->pid, cpu, false);
 	__u64 delta, size;
 
-	if (!e) {
+	if (!e || !e->time_ns) {
 		/* a thread followed whose wait began before the run, or was not seen to begin */
 		if (followed(next))
 			count(FG_STAT_WAITS_NO_START, 1);
@@ -640,18 +657,18 @@ static __always_inline void wait_end(struct task_struct *next, __u64 now, __u32 
 		else
 			count(FG_STAT_WAITS, 1);
 	}
-	bpf_map_delete_elem(&waits, &key);
+	e->time_ns = 0;
 }
 
-/* `prev` leaves the CPU: unless it is left out, its stacks go into the table of waits */
+/* `prev` leaves the CPU: unless it is left out, its stacks go into its storage */
 static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool preempt,
 				       __u32 state, __u64 now, __u32 cpu)
 {
-	__u32 pid = BPF_CORE_READ(prev, tgid), tid = BPF_CORE_READ(prev, pid);
-	__u32 key = wait_key(tid, cpu), slot = wait_slots + cpu, nk = 0, nu = 0;
-	bool kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+	__u32 pid = prev->tgid, tid = prev->pid;
+	__u32 slot = wait_slots + cpu, nk = 0, nu = 0, n;
+	bool kthread = prev->flags & PF_KTHREAD;
 	struct ustack_copy *c;
-	struct fg_event *e;
+	struct fg_event *e, *w;
 
 	if (state & TASK_DEAD)
 		return; /* exiting: it never runs again */
@@ -664,6 +681,20 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 	}
 	if (!followed(prev))
 		return;
+	w = wait_of(prev, tid, cpu, true);
+	if (!w) {
+		/* no memory for it, or the storage was busy on this CPU */
+		count(FG_STAT_WAITS_UNSEEN, 1);
+		return;
+	}
+	/*
+	 * A wait still kept: the switch that ended it was not reported (both
+	 * this program and others miss one now and then).  When it ended is
+	 * not known: it is counted, and replaced by this one.
+	 */
+	if (w->time_ns)
+		count(FG_STAT_WAITS_NO_END, 1);
+	w->time_ns = 0; /* until the whole wait is in */
 	c = bpf_map_lookup_elem(&ustack, &slot);
 	if (!c)
 		return;
@@ -678,32 +709,31 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 	/* prev is the task running this program: its comm, its kernel stack, its user memory */
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (kernel_stacks) {
-		long n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64),
+		long r = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64),
 				       kernel_skip(ctx) & BPF_F_SKIP_FIELD_MASK);
 
-		if (n < 0) {
+		if (r < 0) {
 			e->flags |= FG_SAMPLE_F_KSTACK_FAILED;
 		} else {
-			nk = (__u32)n / sizeof(__u64);
+			nk = (__u32)r / sizeof(__u64);
 			if (nk >= kernel_depth)
 				e->flags |= FG_SAMPLE_F_KSTACK_CUT;
 		}
 	}
-	if (kthread || !BPF_CORE_READ(prev, mm))
+	if (kthread || !prev->mm)
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
 		nu = walk_user(prev, c, nk, slot, false, false);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
-	/*
-	 * A wait still kept: the switch that ended it was not reported (both
-	 * this program and others miss one now and then).  When it ended is
-	 * not known: it is counted, and replaced by this one.
-	 */
-	if (bpf_map_lookup_elem(&waits, &key))
-		count(FG_STAT_WAITS_NO_END, 1);
-	if (bpf_map_update_elem(&waits, &key, e, BPF_ANY) < 0)
-		count(FG_STAT_WAITS_UNSEEN, 1);
+	/* into the thread's storage: the fixed part, and only the IPs taken */
+	n = nk + nu;
+	barrier_var(n);
+	if (n > 2 * MAX_STACK_DEPTH)
+		n = 2 * MAX_STACK_DEPTH;
+	if (n && bpf_probe_read_kernel(w->ips, n * sizeof(__u64), e->ips) < 0)
+		return;
+	__builtin_memcpy(w, e, offsetof(struct fg_event, ips));
 }
 
 SEC("tp_btf/sched_switch")
@@ -715,6 +745,24 @@ int BPF_PROG(fg_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 
 	wait_end(next, now, cpu);
 	wait_begin(ctx, prev, preempt, prev_state, now, cpu);
+	return 0;
+}
+
+/*
+ * The waits still going on when the run ends, for fg-sample: each thread's,
+ * a whole struct fg_event (the idle tasks' are in idle_waits).
+ */
+SEC("iter/task")
+int fg_open_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct fg_event *e;
+
+	if (!task)
+		return 0;
+	e = bpf_task_storage_get(&waits, task, NULL, 0);
+	if (e && e->time_ns)
+		bpf_seq_write(ctx->meta->seq, e, sizeof(*e));
 	return 0;
 }
 

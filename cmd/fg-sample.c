@@ -56,7 +56,7 @@ static const char usage_text[] =
     "                 [--cfi-max-mib n] [--cfi-max-rows n] [--cfi-max-files n]\n"
     "                 [--cfi-max-procs n] [--user-only | --kernel-only]\n"
     "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
-    "                 [--kernel-threads] [--max-waiting n]\n"
+    "                 [--kernel-threads]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "       fg-sample --list-events [pattern]\n"
     "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
@@ -90,8 +90,6 @@ static const char usage_text[] =
     "  --min-block us  leave out waits shorter than this, microseconds (default 1)\n"
     "  --max-block us  leave out waits longer than this, microseconds (default: none)\n"
     "  --kernel-threads  the waits of kernel threads too (left out by default)\n"
-    "  --max-waiting n   threads waiting at once whose waits are followed (default\n"
-    "                  10240; 2 KiB of kernel memory each)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
@@ -755,7 +753,7 @@ static void prepare(struct run *r)
 
 /*
  * --off-cpu, --wall: the program on sched_switch, loaded only then.  Its
- * options; the table of waits, sized; a second scratch slot for each CPU
+ * options; the idle tasks' waits, by CPU; a second scratch slot for each CPU
  * (the waits' stack walks never share one with a CPU sample's); the ring
  * buffer of waits, sized by -m or FG_SAMPLE_WAIT_PAGES.
  */
@@ -765,6 +763,7 @@ static void setup_offcpu(struct run *r)
 	unsigned pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
 
 	bpf_program__set_autoload(r->skel->progs.fg_offcpu, opts.offcpu);
+	bpf_program__set_autoload(r->skel->progs.fg_open_waits, opts.offcpu);
 	if (!opts.offcpu)
 		return;
 	r->skel->rodata->min_block_ns = opts.min_block_ns;
@@ -773,7 +772,7 @@ static void setup_offcpu(struct run *r)
 	/* -C: the waits that begin on these CPUs, through the map of CPUs of the other programs */
 	r->skel->rodata->wait_slots = (uint32_t)r->ncpus_possible;
 	bpf_map__set_max_entries(r->skel->maps.ustack, 2 * (uint32_t)r->ncpus_possible);
-	bpf_map__set_max_entries(r->skel->maps.waits, opts.max_waiting);
+	bpf_map__set_max_entries(r->skel->maps.idle_waits, (uint32_t)r->ncpus_possible);
 	r->off.ring_bytes = fg_bpf_ring_bytes(pages, opts.ncpus, page);
 	if (!r->off.ring_bytes)
 		usage_error("invalid buffer size '%u': the ring buffer of waits would take %" PRIu64
@@ -1253,39 +1252,66 @@ static void run_loop(struct run *r)
  * since, written with the time so far and flagged open, when that is within
  * --min-block and --max-block.
  */
+static void open_wait(struct run *r, struct fg_event *e, uint64_t end)
+{
+	uint64_t so_far;
+
+	if (!e->time_ns || e->time_ns > end || e->nr_kernel > MAX_STACK_DEPTH ||
+	    e->nr_user > MAX_STACK_DEPTH)
+		return; /* running, begun after the end, or not a wait */
+	so_far = end - e->time_ns;
+	if (so_far < opts.min_block_ns || so_far > opts.max_block_ns) {
+		/* counted as the program counts the waits it leaves out */
+		if (so_far < opts.min_block_ns)
+			r->off.open_short++;
+		else
+			r->off.open_long++;
+		return;
+	}
+	e->time_ns = end;
+	e->weight = so_far;
+	e->flags |= FG_SAMPLE_F_OPEN;
+	on_sample(r, (const uint8_t *)e,
+		  offsetof(struct fg_event, ips) + 8 * ((size_t)e->nr_kernel + e->nr_user));
+	r->off.open++;
+	r->off.open_ns += so_far;
+}
+
+/*
+ * The threads' waits come through the program's iterator of tasks (task
+ * storage cannot be walked from here), the idle tasks' from their array.
+ */
 static void open_waits(struct run *r, uint64_t end)
 {
 	static struct fg_event e;
-	int fd = bpf_map__fd(r->skel->maps.waits);
-	uint32_t key, next;
+	int fd = bpf_map__fd(r->skel->maps.idle_waits), it;
+	struct bpf_link *link;
+	size_t got = 0;
+	ssize_t n;
 
 	if (!opts.offcpu)
 		return;
-	for (int err = bpf_map_get_next_key(fd, NULL, &next); !err;
-	     err = bpf_map_get_next_key(fd, &key, &next)) {
-		uint64_t so_far;
-
-		key = next;
-		if (bpf_map_lookup_elem(fd, &key, &e) < 0 || e.time_ns > end ||
-		    e.nr_kernel > MAX_STACK_DEPTH || e.nr_user > MAX_STACK_DEPTH)
-			continue; /* gone meanwhile, begun after the end, or not a wait */
-		so_far = end - e.time_ns;
-		if (so_far < opts.min_block_ns || so_far > opts.max_block_ns) {
-			/* counted as the program counts the waits it leaves out */
-			if (so_far < opts.min_block_ns)
-				r->off.open_short++;
-			else
-				r->off.open_long++;
-			continue;
-		}
-		e.time_ns = end;
-		e.weight = so_far;
-		e.flags |= FG_SAMPLE_F_OPEN;
-		on_sample(r, (const uint8_t *)&e,
-			  offsetof(struct fg_event, ips) + 8 * ((size_t)e.nr_kernel + e.nr_user));
-		r->off.open++;
-		r->off.open_ns += so_far;
+	for (uint32_t cpu = 0; cpu < (uint32_t)r->ncpus_possible; cpu++)
+		if (bpf_map_lookup_elem(fd, &cpu, &e) == 0)
+			open_wait(r, &e, end);
+	link = bpf_program__attach_iter(r->skel->progs.fg_open_waits, NULL);
+	it = link ? bpf_iter_create(bpf_link__fd(link)) : -1;
+	if (it < 0) {
+		fg_warn("cannot read the waits still going on at the end");
+		bpf_link__destroy(link);
+		return;
 	}
+	/* whole events, however the reads split them */
+	while ((n = read(it, (char *)&e + got, sizeof(e) - got)) > 0 || (n < 0 && errno == EINTR)) {
+		if (n > 0 && (got += (size_t)n) == sizeof(e)) {
+			open_wait(r, &e, end);
+			got = 0;
+		}
+	}
+	if (n < 0)
+		fg_warn("cannot read the waits still going on at the end");
+	close(it);
+	bpf_link__destroy(link);
 }
 
 /* what one of the BPF programs cost, and the events the kernel did not run it for */
@@ -1477,7 +1503,6 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	st->waits_no_end = stat_total(r, FG_STAT_WAITS_NO_END, percpu);
 	st->wait_ring_bytes = r->off.ring_bytes;
 	st->wait_pages = opts.pages_given ? opts.pages : FG_SAMPLE_WAIT_PAGES;
-	st->max_waiting = opts.max_waiting;
 	memset(&info, 0, sizeof(info));
 	if (!bpf_obj_get_info_by_fd(bpf_program__fd(r->skel->progs.fg_offcpu), &info, &info_len)) {
 		st->wait_prog_runs = info.run_cnt;

@@ -114,8 +114,7 @@ bool fg_capture_describe_lost(const struct fg_capture *c, struct fg_buf *b)
 	add_count(b, &first, &c->busy_lost,
 		  "events (their CPU was inside another BPF program, taking a sample)");
 	add_count(b, &first, &c->waits_lost, "waits (their ring buffer was full)");
-	add_count(b, &first, &c->waits_unseen,
-		  "waits it did not follow (its table of waits was full)");
+	add_count(b, &first, &c->waits_unseen, "waits it did not follow (no memory to keep them)");
 	add_count(b, &first, &c->waits_no_end, "waits whose end the kernel did not report");
 	add_count(b, &first, &c->other_lost, "things for reasons this fg-sym does not know");
 	return !first;

@@ -37,7 +37,6 @@ const struct option fg_sample_longopts[] = {
     {"min-block", required_argument, NULL, FG_SAMPLE_OPT_MIN_BLOCK},
     {"max-block", required_argument, NULL, FG_SAMPLE_OPT_MAX_BLOCK},
     {"kernel-threads", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_THREADS},
-    {"max-waiting", required_argument, NULL, FG_SAMPLE_OPT_MAX_WAITING},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -172,12 +171,6 @@ static int offcpu_opt(struct fg_sample_opts *o, int c, const char *arg, char *wh
 		return 0;
 	case FG_SAMPLE_OPT_KERNEL_THREADS:
 		o->kernel_threads = true;
-		return 0;
-	case FG_SAMPLE_OPT_MAX_WAITING:
-		if (fg_parse_u64(arg, 1, 1u << 22, &v) < 0)
-			return refuse(why, len, "invalid --max-waiting '%s' (1 to %u threads)", arg,
-				      1u << 22);
-		o->max_waiting = (unsigned)v;
 		return 0;
 	}
 	return -ENOENT;

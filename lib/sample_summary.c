@@ -24,9 +24,9 @@ static void waits(struct fg_buf *b, const struct fg_sample_stats *st)
 			    st->waits_lost, st->wait_ring_bytes >> 10, st->wait_pages);
 	if (st->waits_unseen)
 		fg_buf_addf(b,
-			    "%" PRIu64 " waits not followed: the table of waits (%u threads) was "
-			    "full; raise --max-waiting to follow them\n",
-			    st->waits_unseen, st->max_waiting);
+			    "%" PRIu64 " waits not followed: the kernel had no memory to keep "
+			    "them\n",
+			    st->waits_unseen);
 	if (st->waits_no_end)
 		fg_buf_addf(b,
 			    "%" PRIu64 " waits lost: the kernel did not report the switch that "

@@ -100,19 +100,13 @@ enum fg_stat {
 	/* --off-cpu: the program on sched_switch */
 	FG_STAT_WAITS,		    /* waits sent through the ring buffer of waits */
 	FG_STAT_WAITS_RINGBUF_FULL, /* waits lost: that ring buffer was full */
-	FG_STAT_WAITS_UNSEEN,	    /* waits not followed: the table of waits was full */
+	FG_STAT_WAITS_UNSEEN,	    /* waits not followed: no memory to keep them */
 	FG_STAT_WAITS_SHORT,	    /* waits left out: shorter than --min-block */
 	FG_STAT_WAITS_LONG,	    /* waits left out: longer than --max-block */
 	FG_STAT_WAITS_NO_START,	    /* waits of threads followed whose start was not seen */
 	FG_STAT_WAITS_NO_END,	    /* waits lost: the switch that ended them was not seen */
 	FG_STAT_MAX
 };
-
-/*
- * The key of a waiting thread in the table of waits: its thread id, or for
- * the idle task of a CPU (thread id 0 on every CPU) this bit and the CPU.
- */
-#define FG_WAIT_KEY_IDLE 0x80000000u
 
 /* values of the `targets` map: what a key matches */
 #define FG_TARGET_PID 1u /* key is a thread group id */

@@ -43,7 +43,7 @@ struct fg_capture {
 	uint64_t waits;			    /* of the samples, waits (fg-sample --off-cpu) */
 	uint64_t waits_open;		    /* of those, still going on when the run ended */
 	struct fg_capture_count waits_lost; /* waits: their ring buffer was full */
-	struct fg_capture_count waits_unseen; /* waits not followed: the table of waits was full */
+	struct fg_capture_count waits_unseen; /* waits not followed: no memory to keep them */
 	struct fg_capture_count waits_no_end; /* waits whose end the kernel did not report */
 	bool ended;			      /* the summary record was read */
 	struct fg_rec_summary summary;	      /* when ended */

@@ -278,7 +278,7 @@ enum fg_lost_reason {
 	 */
 	FG_LOST_BUSY = 4,
 	FG_LOST_WAITS_RINGBUF_FULL = 5, /* waits: their BPF ring buffer was full */
-	FG_LOST_WAITS_UNSEEN = 6,	/* waits not followed: the table of waits was full */
+	FG_LOST_WAITS_UNSEEN = 6,	/* waits not followed: no memory to keep them */
 	FG_LOST_WAITS_NO_END = 7,	/* waits whose end the kernel did not report */
 };
 

@@ -54,20 +54,18 @@ struct fg_sample_opts {
 	bool kernel_threads;   /* --kernel-threads: their waits too */
 	uint64_t min_block_ns; /* --min-block (given in microseconds) */
 	uint64_t max_block_ns; /* --max-block; UINT64_MAX: no limit */
-	unsigned max_waiting;  /* --max-waiting: the table of waits' entries */
 	bool pages_given;      /* -m was given: it sizes the waits' ring too */
 };
 
-/* --off-cpu's defaults: offcputime's (1 us, no limit; its table's 10240 entries) */
+/* --off-cpu's defaults: offcputime's (1 us, no limit) */
 #define FG_SAMPLE_MIN_BLOCK_NS 1000
-#define FG_SAMPLE_MAX_WAITING 10240
 /* the ring buffer of waits, pages a CPU, unless -m says: waits come as fast as threads switch */
 #define FG_SAMPLE_WAIT_PAGES 64
 
 #define FG_SAMPLE_OPTS_INIT                                                                        \
 	{                                                                                          \
 		.freq = 99, .depth = MAX_STACK_DEPTH, .min_block_ns = FG_SAMPLE_MIN_BLOCK_NS,      \
-		.max_block_ns = UINT64_MAX, .max_waiting = FG_SAMPLE_MAX_WAITING                   \
+		.max_block_ns = UINT64_MAX                                                         \
 	}
 
 /* A CPU sample's weight in nanoseconds with --wall: the period the kernel samples at -F hz. */
@@ -94,7 +92,6 @@ enum {
 	FG_SAMPLE_OPT_MIN_BLOCK,
 	FG_SAMPLE_OPT_MAX_BLOCK,
 	FG_SAMPLE_OPT_KERNEL_THREADS,
-	FG_SAMPLE_OPT_MAX_WAITING,
 };
 
 /* '+': the options end at the command */

@@ -32,12 +32,12 @@ struct fg_sample_stats {
 	uint64_t waits, wait_ns; /* waits written (sum.samples counts them too), their time */
 	uint64_t waits_open, waits_open_ns; /* of those, still going on at the end */
 	uint64_t waits_lost;		    /* lost: their ring buffer was full */
-	uint64_t waits_unseen;		    /* not followed: the table of waits was full */
+	uint64_t waits_unseen;		    /* not followed: no memory to keep them */
 	uint64_t waits_short, waits_long;   /* left out by --min-block, --max-block */
 	uint64_t waits_no_start;	    /* threads followed that ran again, no start seen */
 	uint64_t waits_no_end;		    /* lost: the switch that ended them was not seen */
 	uint32_t wait_ring_bytes;	    /* that ring, and the pages a CPU that sized it */
-	unsigned wait_pages, max_waiting;
+	unsigned wait_pages;
 	uint64_t wait_prog_runs, wait_prog_run_ns; /* the program on sched_switch */
 	uint64_t wait_prog_missed; /* switches it did not see: the kernel did not run it */
 };

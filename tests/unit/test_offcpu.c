@@ -75,8 +75,8 @@ TEST(capture_counts_waits_and_their_losses)
 	r.lost = &no_end;
 	fg_capture_add(&c, &r);
 	CHECK(fg_capture_describe_lost(&c, &b));
-	CHECK_STR(b.data, "4 waits (their ring buffer was full), 2 waits it did not follow (its "
-			  "table of waits was full), 1 waits whose end the kernel did not report");
+	CHECK_STR(b.data, "4 waits (their ring buffer was full), 2 waits it did not follow (no "
+			  "memory to keep them), 1 waits whose end the kernel did not report");
 	CHECK_INT(c.other_lost.n, 0);
 	fg_buf_release(&b);
 }

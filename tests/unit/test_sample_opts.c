@@ -141,7 +141,6 @@ TEST(offcpu_options)
 	/* offcputime's defaults */
 	CHECK(!o.offcpu && !o.wall && !o.kernel_threads);
 	CHECK(o.min_block_ns == 1000 && o.max_block_ns == UINT64_MAX);
-	CHECK_INT(o.max_waiting, 10240);
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_OFF_CPU, NULL, why, sizeof(why)), 0);
 	CHECK(o.offcpu && !o.wall);
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_WALL, NULL, why, sizeof(why)), 0);
@@ -158,8 +157,6 @@ TEST(offcpu_options)
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_KERNEL_THREADS, NULL, why, sizeof(why)), 0);
 	CHECK(o.kernel_threads);
-	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MAX_WAITING, "16", why, sizeof(why)), 0);
-	CHECK_INT(o.max_waiting, 16);
 	CHECK(!o.pages_given);
 	CHECK_INT(fg_sample_opt(&o, 'm', "128", why, sizeof(why)), 0);
 	CHECK(o.pages_given && o.pages == 128);
@@ -184,10 +181,6 @@ TEST(offcpu_options)
 		  "invalid --min-block '-1' (microseconds)");
 	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_BLOCK, "18446744073709552"),
 		  "invalid --max-block '18446744073709552' (microseconds)");
-	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_WAITING, "0"),
-		  "invalid --max-waiting '0' (1 to 4194304 threads)");
-	CHECK_STR(refused(FG_SAMPLE_OPT_MAX_WAITING, "4194305"),
-		  "invalid --max-waiting '4194305' (1 to 4194304 threads)");
 	/* a CPU sample's weight with --wall: the period the kernel samples at */
 	CHECK(fg_sample_period_ns(99) == 10101010);
 	CHECK(fg_sample_period_ns(999) == 1001001);
