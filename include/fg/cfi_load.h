@@ -129,8 +129,6 @@ void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats
 /* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */
 struct fg_cfi_bpf_maps {
 	int rows, rules, files, procs; /* cfi_rows, cfi_rules, cfi_files, cfi_procs */
-	uint32_t *keys;		       /* 0, 1, 2...: for batch updates */
-	size_t nkeys;
 	/* loads and unloads not committed yet */
 	uint32_t *load_slots, *unload_slots;
 	int *load_rows, *load_rules;
