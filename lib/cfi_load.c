@@ -49,6 +49,7 @@ struct cproc {
 	struct cmap *maps; /* sorted by start, not overlapping */
 	size_t n, alloc;
 	bool dirty, partial, in_maps, refused;
+	bool missing; /* not in PROC at the last sweep */
 };
 
 struct fg_cfi_loader {
@@ -562,7 +563,12 @@ size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
 		if (!p)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%u", l->proc, p->pid);
-		if (access(dir, F_OK) < 0 && errno == ENOENT) {
+		if (access(dir, F_OK) == 0 || errno != ENOENT) {
+			p->missing = false;
+		} else if (!p->missing) {
+			/* its exit record may be on its way still: the next sweep's */
+			p->missing = true;
+		} else {
 			proc_exit(l, p->pid);
 			n++;
 		}
