@@ -39,7 +39,7 @@ const volatile bool cfi_check = false;	/* and a snapshot with every sample (test
 struct cfi_rows_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE); /* filled through mmap */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size,
 	       sizeof(struct fg_cfi_row)); /* (a __type here would be a mere FWD in BTF) */
@@ -48,7 +48,7 @@ struct cfi_rows_inner {
 struct cfi_rules_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_INNER_MAP);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE); /* filled through mmap */
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct fg_cfi_rule));
 };

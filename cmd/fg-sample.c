@@ -1190,7 +1190,8 @@ static int write_queued(struct run *r, uint64_t upto)
 	if (r->cfi) {
 		uint64_t now = now_ns(CLOCK_MONOTONIC);
 
-		/* every 5 s: processes whose exit record was lost are freed too */
+		/* every 5 s: processes whose exit record was lost are freed too (gone at two
+		 * sweeps) */
 		if (now - r->cfi_swept_ns > 5000000000ull) {
 			fg_cfi_loader_sweep(r->cfi);
 			r->cfi_swept_ns = now;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -48,6 +49,7 @@ struct cproc {
 	struct cmap *maps; /* sorted by start, not overlapping */
 	size_t n, alloc;
 	bool dirty, partial, in_maps, refused;
+	bool missing; /* not in PROC at the last sweep */
 };
 
 struct fg_cfi_loader {
@@ -561,7 +563,12 @@ size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
 		if (!p)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%u", l->proc, p->pid);
-		if (access(dir, F_OK) < 0 && errno == ENOENT) {
+		if (access(dir, F_OK) == 0 || errno != ENOENT) {
+			p->missing = false;
+		} else if (!p->missing) {
+			/* its exit record may be on its way still: the next sweep's */
+			p->missing = true;
+		} else {
 			proc_exit(l, p->pid);
 			n++;
 		}
@@ -754,35 +761,53 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 /* --- the BPF program's maps --- */
 
 /*
- * A table's rows and rules into maps of their own, filled in one batch
- * each; they go into the arrays of maps at the next commit.
+ * n values of `size` bytes from src into the BPF_F_MMAPABLE array fd, through
+ * a mapping of it: a copy, where a batch update costs a syscall's worth of
+ * checks per element (most of a table's loading time).  The kernel lays the
+ * values out 8-byte aligned.  0 or -errno.
+ */
+static int fill_mmapable(int fd, uint32_t n, size_t size, const void *src)
+{
+	size_t stride = (size + 7) & ~(size_t)7, len = (size_t)n * stride;
+	char *dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (dst == MAP_FAILED)
+		return -errno;
+	if (stride == size)
+		memcpy(dst, src, len);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(dst + i * stride, (const char *)src + i * size, size);
+	munmap(dst, len);
+	return 0;
+}
+
+/*
+ * A table's rows and rules into maps of their own, filled through a mapping
+ * of each; they go into the arrays of maps at the next commit.
  */
 static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
 {
 	struct fg_cfi_bpf_maps *m = arg;
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP);
-	uint32_t n = c->nrows > c->nrules ? c->nrows : c->nrules, count;
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	int rows = -1, rules = -1, err = 0;
 
 	if (!c->nrows || !c->nrules)
 		return -EINVAL;
-	if (m->nkeys < n) {
-		m->keys = fg_xreallocarray(m->keys, n, sizeof(uint32_t));
-		for (size_t i = m->nkeys; i < n; i++)
-			m->keys[i] = (uint32_t)i;
-		m->nkeys = n;
-	}
 	rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rows", 4, sizeof(struct fg_cfi_row),
 			      c->nrows, &o);
+	if (rows < 0)
+		return -errno;
 	rules = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rules", 4, sizeof(struct fg_cfi_rule),
 			       c->nrules, &o);
-	count = c->nrows;
-	if (rows < 0 || rules < 0 ||
-	    bpf_map_update_batch(rows, m->keys, c->rows, &count, NULL) < 0 ||
-	    (count = c->nrules, bpf_map_update_batch(rules, m->keys, c->rules, &count, NULL) < 0)) {
+	if (rules < 0)
 		err = -errno;
-		if (rows >= 0)
-			close(rows);
+	if (!err)
+		err = fill_mmapable(rows, c->nrows, sizeof(struct fg_cfi_row), c->rows);
+	if (!err)
+		err = fill_mmapable(rules, c->nrules, sizeof(struct fg_cfi_rule), c->rules);
+	if (err) {
+		close(rows);
 		if (rules >= 0)
 			close(rules);
 		return err;
@@ -884,7 +909,6 @@ void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m)
 		close(m->load_rows[i]);
 		close(m->load_rules[i]);
 	}
-	free(m->keys);
 	free(m->load_slots);
 	free(m->load_rows);
 	free(m->load_rules);

@@ -118,8 +118,10 @@ void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *pa
 void fg_cfi_loader_started(struct fg_cfi_loader *l);
 /*
  * Drop the processes that are gone although no exit record said so (the
- * kernel's side-band buffer overflowed): PROC/PID no longer there.  Returns
- * how many were dropped (counted in stats.swept).
+ * kernel's side-band buffer overflowed): PROC/PID no longer there, at this
+ * sweep and the one before (in between, an exit record read late would
+ * have dropped it).  Returns how many were dropped (counted in
+ * stats.swept).
  */
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l);
 /* Write the processes changed since the last sync to the maps. */
@@ -129,8 +131,6 @@ void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats
 /* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */
 struct fg_cfi_bpf_maps {
 	int rows, rules, files, procs; /* cfi_rows, cfi_rules, cfi_files, cfi_procs */
-	uint32_t *keys;		       /* 0, 1, 2...: for batch updates */
-	size_t nkeys;
 	/* loads and unloads not committed yet */
 	uint32_t *load_slots, *unload_slots;
 	int *load_rows, *load_rules;
