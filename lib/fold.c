@@ -1266,12 +1266,15 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h, const char 
 #define SC_PAUSE 16384 /* samples not looked up when fewer than 1 in 8 were found */
 #define SC_SAME 8      /* samples at most cached with one hash (only deeper callers differ) */
 
+/* a field of the key, its length first, where room was made (fg_buf_grow) */
 static void add_key_span(struct fg_buf *b, const char *p, size_t len)
 {
 	uint32_t n = (uint32_t)len;
 
-	fg_buf_add(b, &n, sizeof(n));
-	fg_buf_add(b, p, len);
+	memcpy(b->data + b->len, &n, sizeof(n));
+	if (len) /* an absent field's p is NULL */
+		memcpy(b->data + b->len + sizeof(n), p, len);
+	b->len += sizeof(n) + len;
 }
 
 /* not with --inline: it counts and reports each frame it cannot place */
@@ -1445,6 +1448,8 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 		return false;
 	struct fg_buf *k = &f->skey;
 	fg_buf_reset(k);
+	fg_buf_grow(k, 7 * sizeof(uint32_t) + h->comm.len + h->event.len + h->rest.len +
+			   h->pid.len + h->tid.len + (size_t)(leaf_end - q));
 	add_key_span(k, h->comm.p, h->comm.len);
 	add_key_span(k, h->event.p, h->event.len);
 	add_key_span(k, h->rest.p, h->rest.len);
@@ -1453,7 +1458,8 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 		add_key_span(k, h->tid.p, h->tid.len);
 	}
 	if (raw_leaf) {
-		fg_buf_add(k, q, (size_t)(leaf_end - q));
+		memcpy(k->data + k->len, q, (size_t)(leaf_end - q));
+		k->len += (size_t)(leaf_end - q);
 	} else {
 		add_key_span(k, leaf.sym.p, leaf.sym.len);
 		add_key_span(k, leaf.module.p, leaf.module.len);
