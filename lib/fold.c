@@ -83,14 +83,17 @@ struct rawframe {
 
 /*
  * The sample cache's table: keys in two parts (the header's fields, then the
- * frame lines as they lie in the piece, hashed and compared where they are),
- * copied into one arena when inserted
+ * frame lines as they lie in the piece, compared where they are), copied into
+ * one arena when inserted.  The hash is of the fields and the first caller's
+ * line only (sc_head): a sample seen before is found without its end being
+ * looked for, and its frame lines are compared once, by memcmp.
  */
 struct sc_ent {
 	uint64_t hash; /* 0: empty */
 	size_t off;    /* the key in arena */
 	uint32_t plen, rlen;
 	uint64_t val;
+	uint64_t lines; /* its frame lines */
 };
 
 struct scache {
@@ -159,6 +162,7 @@ struct fg_fold {
 	const char *cand_raw; /* the looked-up sample's caller lines, */
 	size_t cand_rlen;
 	uint64_t cand_hash;
+	uint64_t cand_lines;
 	bool cand;		    /* the current sample is to be cached if it ends */
 	const char *cand_end;	    /* at this blank line */
 	bool clean;		    /* with frame lines only */
@@ -1260,13 +1264,17 @@ static int sideband(struct fg_fold *f, const struct fg_ps_header *h, const char 
 #define SC_MAX_BYTES ((size_t)64 << 20)
 #define SC_ROUND 1024  /* lookups between two looks at how well the cache does */
 #define SC_PAUSE 16384 /* samples not looked up when fewer than 1 in 8 were found */
+#define SC_SAME 8      /* samples at most cached with one hash (only deeper callers differ) */
 
+/* a field of the key, its length first, where room was made (fg_buf_grow) */
 static void add_key_span(struct fg_buf *b, const char *p, size_t len)
 {
 	uint32_t n = (uint32_t)len;
 
-	fg_buf_add(b, &n, sizeof(n));
-	fg_buf_add(b, p, len);
+	memcpy(b->data + b->len, &n, sizeof(n));
+	if (len) /* an absent field's p is NULL */
+		memcpy(b->data + b->len + sizeof(n), p, len);
+	b->len += sizeof(n) + len;
 }
 
 /* not with --inline: it counts and reports each frame it cannot place */
@@ -1285,32 +1293,58 @@ static void scache_clear(struct fg_fold *f)
 	f->cand = false;
 }
 
-static uint64_t sc_hash(const char *pre, size_t plen, const char *raw, size_t rlen)
+/*
+ * How much of raw (the leaf's newline, then the callers' lines; n bytes of it
+ * known) is hashed: to the end of the first caller's line, or the newline
+ * alone when the sample has no caller; 0 when that end is not in the n bytes
+ */
+static size_t sc_head(const char *raw, size_t n)
 {
-	return fg_hash_bytes(raw, rlen, fg_hash_bytes(pre, plen, 0)) | 1;
+	const char *nl;
+
+	if (n < 2 || raw[1] == '\n')
+		return 1;
+	nl = memchr(raw + 1, '\n', n - 1);
+	return nl ? (size_t)(nl - raw) + 1 : 0;
 }
 
-/* the entry of a key, or the empty slot where it goes */
+static uint64_t sc_hash(const char *pre, size_t plen, const char *raw, size_t hlen)
+{
+	return fg_hash_bytes(raw, hlen, fg_hash_bytes(pre, plen, 0)) | 1;
+}
+
+static bool sc_same_pre(const struct scache *c, const struct sc_ent *e, uint64_t h, const char *pre,
+			size_t plen)
+{
+	return e->hash == h && e->plen == plen && memcmp(c->arena.data + e->off, pre, plen) == 0;
+}
+
+/*
+ * The entry whose frame lines start raw (n bytes of it in the piece) and are
+ * followed there by the empty line; or NULL
+ */
 static struct sc_ent *sc_find(const struct scache *c, uint64_t h, const char *pre, size_t plen,
-			      const char *raw, size_t rlen)
+			      const char *raw, size_t n)
 {
 	for (size_t j = h & c->mask;; j = (j + 1) & c->mask) {
 		struct sc_ent *e = &c->ents[j];
 
 		if (!e->hash)
-			return e;
-		if (e->hash == h && e->plen == plen && e->rlen == rlen &&
-		    memcmp(c->arena.data + e->off, pre, plen) == 0 &&
-		    memcmp(c->arena.data + e->off + plen, raw, rlen) == 0)
+			return NULL;
+		if (e->rlen < n && raw[e->rlen] == '\n' && sc_same_pre(c, e, h, pre, plen) &&
+		    memcmp(c->arena.data + e->off + plen, raw, e->rlen) == 0)
 			return e;
 	}
 }
 
 static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t plen, const char *raw,
-		      size_t rlen, uint64_t val)
+		      size_t rlen, uint64_t lines, uint64_t val)
 {
 	struct scache *c = &f->sc;
+	size_t same = 0, j;
 
+	if (plen + rlen > SC_MAX_BYTES)
+		return;
 	if (c->arena.len + plen + rlen > SC_MAX_BYTES)
 		scache_clear(f);
 	if (!c->ents || (c->n + 1) * 2 > c->mask + 1) {
@@ -1322,7 +1356,7 @@ static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t ple
 		c->ents = fg_xcalloc(nslots, sizeof(*c->ents));
 		c->mask = nslots - 1;
 		for (size_t i = 0; i < oldn; i++) {
-			size_t j = old[i].hash & c->mask;
+			j = old[i].hash & c->mask;
 
 			if (!old[i].hash)
 				continue;
@@ -1332,14 +1366,22 @@ static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t ple
 		}
 		free(old);
 	}
-	struct sc_ent *e = sc_find(c, h, pre, plen, raw, rlen);
-	if (e->hash)
-		return;
-	*e = (struct sc_ent){.hash = h,
-			     .off = c->arena.len,
-			     .plen = (uint32_t)plen,
-			     .rlen = (uint32_t)rlen,
-			     .val = val};
+	/* the same key already in, or too many with its hash: a hostile input's, not cached */
+	for (j = h & c->mask; c->ents[j].hash; j = (j + 1) & c->mask) {
+		const struct sc_ent *e = &c->ents[j];
+
+		if (!sc_same_pre(c, e, h, pre, plen))
+			continue;
+		if ((e->rlen == rlen && memcmp(c->arena.data + e->off + plen, raw, rlen) == 0) ||
+		    ++same >= SC_SAME)
+			return;
+	}
+	c->ents[j] = (struct sc_ent){.hash = h,
+				     .off = c->arena.len,
+				     .plen = (uint32_t)plen,
+				     .rlen = (uint32_t)rlen,
+				     .val = val,
+				     .lines = lines};
 	fg_buf_add(&c->arena, pre, plen);
 	fg_buf_add(&c->arena, raw, rlen);
 	c->n++;
@@ -1390,6 +1432,7 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 	const char *end = f->piece_end, *q = line + len + 1, *leaf_end, *p;
 	bool raw_leaf = f->o.include_addrs;
 	struct fg_ps_frame leaf;
+	size_t head;
 	uint64_t n = 0;
 
 	f->cand = false;
@@ -1397,14 +1440,16 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 		f->sc_pause--;
 		return false;
 	}
-	/* the frame lines, to the empty line */
-	if (q >= end || *q != '\t' || !(p = frames_end(q, end, &leaf_end, &n)) ||
-	    leaf_end[-1] == '\r')
+	/* the leaf's line, then the first caller's */
+	if (q >= end || *q != '\t' || !(leaf_end = memchr(q, '\n', (size_t)(end - q))) ||
+	    leaf_end[-1] == '\r' || !(head = sc_head(leaf_end, (size_t)(end - leaf_end))))
 		return false;
 	if (!raw_leaf && fg_ps_parse_frame(q, (size_t)(leaf_end - q), &leaf) != 0)
 		return false;
 	struct fg_buf *k = &f->skey;
 	fg_buf_reset(k);
+	fg_buf_grow(k, 7 * sizeof(uint32_t) + h->comm.len + h->event.len + h->rest.len +
+			   h->pid.len + h->tid.len + (size_t)(leaf_end - q));
 	add_key_span(k, h->comm.p, h->comm.len);
 	add_key_span(k, h->event.p, h->event.len);
 	add_key_span(k, h->rest.p, h->rest.len);
@@ -1413,39 +1458,41 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 		add_key_span(k, h->tid.p, h->tid.len);
 	}
 	if (raw_leaf) {
-		fg_buf_add(k, q, (size_t)(leaf_end - q));
+		memcpy(k->data + k->len, q, (size_t)(leaf_end - q));
+		k->len += (size_t)(leaf_end - q);
 	} else {
 		add_key_span(k, leaf.sym.p, leaf.sym.len);
 		add_key_span(k, leaf.module.p, leaf.module.len);
 	}
-	/* then the callers' lines, as they are */
+	/* then the callers' lines, as they are, to the empty line */
 	const char *raw = leaf_end;
-	size_t rlen = (size_t)(p - leaf_end);
-	uint64_t hash = sc_hash(k->data, k->len, raw, rlen);
-	struct sc_ent *e = f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, rlen) : NULL;
+	uint64_t hash = sc_hash(k->data, k->len, raw, head);
+	struct sc_ent *e =
+	    f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, (size_t)(end - raw)) : NULL;
 
-	if (e && !e->hash)
-		e = NULL;
 	if (++f->sc_tries == SC_ROUND) {
 		if (f->sc_hits * 8 < SC_ROUND)
 			f->sc_pause = SC_PAUSE;
 		f->sc_tries = f->sc_hits = 0;
 	}
 	if (!e) {
+		if (!(p = frames_end(q, end, &leaf_end, &n)))
+			return false;
 		f->cand = true;
 		f->cand_end = p;
 		f->cand_raw = raw;
-		f->cand_rlen = rlen;
+		f->cand_rlen = (size_t)(p - raw);
 		f->cand_hash = hash;
+		f->cand_lines = n;
 		f->clean = true;
 		return false;
 	}
 	f->sc_hits++;
 	f->st.cached++;
 	f->sample_lineno = f->lineno;
-	f->lineno += n + 1;
+	f->lineno += e->lines + 1;
 	f->blank_lines++;
-	f->jump = p + 1;
+	f->jump = raw + e->rlen + 1;
 	uint32_t id = (uint32_t)(e->val >> 32);
 	switch (e->val & 0xff) {
 	case SC_OTHER:
@@ -1500,7 +1547,8 @@ static void sample_cache_put(struct fg_fold *f)
 		v = (uint64_t)f->last_id << 32 | SC_STACK;
 	else
 		return;
-	sc_insert(f, f->cand_hash, f->skey.data, f->skey.len, f->cand_raw, f->cand_rlen, v);
+	sc_insert(f, f->cand_hash, f->skey.data, f->skey.len, f->cand_raw, f->cand_rlen,
+		  f->cand_lines, v);
 }
 
 /* a sample header `line`: the sample before it ends, the line hook sees it, then it starts */

@@ -643,6 +643,52 @@ TEST(fold_sample_cache)
 	fg_buf_release(&in);
 }
 
+/*
+ * Samples alike to their first caller (the sample cache's hash): one ends
+ * there, one has no caller, and 12 differ in a deeper caller, more than the
+ * cache keeps with one hash; counted as folding each sample again counts them
+ */
+TEST(fold_sample_cache_same_head)
+{
+	struct fg_buf in = FG_BUF_INIT;
+	struct fg_fold_stats a, b;
+
+	for (int i = 0; i < 600; i++) {
+		int v = i % 14;
+
+		fg_buf_addf(&in, "app 1/2 [000] 1.0: 1 cpu-clock:\n\t%x leaf+0x%x (/b/app)\n",
+			    0x1000 + i % 5, i % 5);
+		if (v == 0) {
+			fg_buf_addf(&in, "\n");
+			continue;
+		}
+		fg_buf_addf(&in, "\t2000 mid+0x1 (/b/app)\n");
+		if (v > 1)
+			fg_buf_addf(&in, "\t%x deep%d (/b/app)\n\t3000 main (/b/app)\n", 0x4000 + v,
+				    v);
+		fg_buf_addf(&in, "\n");
+	}
+	char *whole = fold_fed(&plain, in.data, false, &a);
+	char *bytes = fold_fed(&plain, in.data, true, &b);
+
+	CHECK_STR(whole, bytes);
+	CHECK(strstr(whole, "app;main;deep13;mid;leaf 42\n") != NULL);
+	CHECK(strstr(whole, "\napp;mid;leaf 43\n") != NULL);
+	CHECK(strncmp(whole, "app;leaf 43\n", 12) == 0);
+	CHECK_INT(a.samples, 600);
+	CHECK_INT(b.cached, 0);
+	/*
+	 * Cached after its first sample: the one with no caller, and 8 of the 13
+	 * with mid first; the other 5 (deep9 to deep13: 43, 43, 43, 42, 42
+	 * samples) are folded each time
+	 */
+	CHECK_INT(a.cached, 600 - 9 - (3 * 43 + 2 * 42));
+	CHECK_INT(a.lines, b.lines);
+	free(whole);
+	free(bytes);
+	fg_buf_release(&in);
+}
+
 TEST(fold_command_line_options)
 {
 	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
@@ -690,6 +736,7 @@ int main(void)
 	RUN(fold_formats_and_errors);
 	RUN(fold_perf_shapes);
 	RUN(fold_sample_cache);
+	RUN(fold_sample_cache_same_head);
 	RUN(fold_command_line_options);
 	return unit_done();
 }
