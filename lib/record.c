@@ -27,6 +27,10 @@ _Static_assert(sizeof(struct fg_rec_creds) == 24, "creds layout");
 _Static_assert(sizeof(struct fg_rec_event) == 40, "event layout");
 _Static_assert(FG_REC_EVENTS_MAX == 1u << (32 - FG_SAMPLE_EVENT_SHIFT), "event numbers");
 _Static_assert(FG_SAMPLE_F_MASK >> FG_SAMPLE_EVENT_SHIFT == 0, "flags below the event");
+_Static_assert((FG_SAMPLE_STATE_MASK & FG_SAMPLE_F_MASK) == 0 &&
+		   FG_SAMPLE_STATE_MASK >> FG_SAMPLE_EVENT_SHIFT == 0,
+	       "a wait's state between the flags and the event");
+_Static_assert(FG_STATE_MAX <= FG_SAMPLE_STATE_MASK >> FG_SAMPLE_STATE_SHIFT, "task states");
 
 #define HDR sizeof(struct fg_rec_hdr)
 #define HEADER_MAX 65536u
