@@ -175,7 +175,7 @@ check_snapshots() {
 		                         int(t))
 		maps = []  # (start, end) of the executable mappings of the workload's process
 		seen = {'main': 0, 'thread': 0}
-		user = kernel = whole = canaries = 0
+		user = kernel = whole = canaries = short = 0
 		def fail(msg, line):
 		    print(msg + ': ' + line[:400])
 		    sys.exit(1)
@@ -215,7 +215,12 @@ check_snapshots() {
 		    if len(data) != size or size % 8 or size > want:
 		        fail('size %d' % size, line)
 		    if not above and size != min(want, hi - sp):
-		        fail('size %d, expected %d' % (size, min(want, hi - sp)), line)
+		        # A page the process has touched can be briefly absent (reclaim,
+		        # migration, a huge-page collapse); the copy, which cannot fault,
+		        # then ends at that page, as perf's does. Rare, and at a page edge.
+		        if (sp + size) % 4096 or size > min(want, hi - sp):
+		            fail('size %d, expected %d' % (size, min(want, hi - sp)), line)
+		        short += 1
 		    whole += sp + size == hi
 		    # the canary, where the workload put it while it is there
 		    if sp <= canary and canary + 16 <= sp + size and int(kv['time']) < done.get(tid, 1 << 64):
@@ -230,9 +235,11 @@ check_snapshots() {
 		        kernel += 1
 		        if 'k:' not in line:
 		            fail('a sample in kernel mode without a kernel stack', line)
-		print('main %d, threads %d, user mode %d, kernel mode %d, whole stacks %d, canaries %d'
-		      % (seen['main'], seen['thread'], user, kernel, whole, canaries))
+		print('main %d, threads %d, user mode %d, kernel mode %d, whole stacks %d, canaries %d, '
+		      'ended at an absent page %d'
+		      % (seen['main'], seen['thread'], user, kernel, whole, canaries, short))
 		ok = seen['main'] >= 5 and seen['thread'] >= 10 and kernel >= 3
+		ok = ok and short * 50 <= seen['main'] + seen['thread']
 		ok = ok and (canaries >= 10 or want < 1024)
 		sys.exit(0 if ok else 1)
 	EOF
@@ -260,6 +267,8 @@ check_snapshots() {
 	# every sample of the workload's threads holds its whole stack
 	[[ $output =~ whole\ stacks\ ([0-9]+) ]]
 	local whole=${BASH_REMATCH[1]}
+	[[ $output =~ absent\ page\ ([0-9]+) ]]
+	whole=$((whole + BASH_REMATCH[1]))
 	[[ $output =~ main\ ([0-9]+),\ threads\ ([0-9]+) ]]
 	[ "$whole" -eq $((BASH_REMATCH[1] + BASH_REMATCH[2])) ] || grep -q ' 1$' "$INFO"
 }
