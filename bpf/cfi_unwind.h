@@ -376,11 +376,12 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 
 	if (!st)
 		return false;
-	st->g.r[FG_CFI_RIP] = PT_REGS_IP_CORE(regs);
-	st->g.r[FG_CFI_RSP] = PT_REGS_SP_CORE(regs);
-	st->g.r[FG_CFI_RBP] = PT_REGS_FP_CORE(regs);
+	/* read in place, as walk_user() reads them */
+	st->g.r[FG_CFI_RIP] = PT_REGS_IP(regs);
+	st->g.r[FG_CFI_RSP] = PT_REGS_SP(regs);
+	st->g.r[FG_CFI_RBP] = PT_REGS_FP(regs);
 #ifdef __TARGET_ARCH_x86
-	st->g.r[FG_CFI_RBX] = BPF_CORE_READ(regs, bx);
+	st->g.r[FG_CFI_RBX] = regs->bx;
 	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP) |
 		      FG_CFI_BIT(FG_CFI_RBX);
 #else

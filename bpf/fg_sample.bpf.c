@@ -161,10 +161,10 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 	/* a descendant of a target: remember it, so its own children are found at once */
 	struct task_struct *p = task;
 	for (int i = 0; i < 8; i++) {
-		p = BPF_CORE_READ(p, real_parent);
+		p = p->real_parent; /* read in place, as the verifier allows */
 		if (!p)
 			break;
-		__u32 ppid = BPF_CORE_READ(p, tgid);
+		__u32 ppid = p->tgid;
 		if (ppid <= 1)
 			break;
 		v = bpf_map_lookup_elem(&targets, &ppid);
@@ -176,6 +176,23 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 		}
 	}
 	return false;
+}
+
+/*
+ * The command name of `task`, a pointer the verifier trusts (the current
+ * task): read in place, rather than with bpf_get_current_comm().  The kernel
+ * keeps it NUL-terminated and padded with NULs (strscpy_pad), as that helper
+ * would copy it.
+ */
+static __always_inline void task_comm(char *dst, struct task_struct *task)
+{
+	/* in two words, not sixteen bytes: the verifier lets a load span the array */
+	const __u64 *from = (const __u64 *)task->comm;
+	__u64 *to = (__u64 *)dst;
+
+	_Static_assert(TASK_COMM_LEN == 16, "two words");
+	to[0] = from[0];
+	to[1] = from[1];
 }
 
 /* the state of one walk, shared with the bpf_loop() callbacks */
@@ -311,14 +328,21 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
  * user IPs after the `nk` kernel IPs of c->ev, the `slot` of the ustack map;
  * returns how many.
  */
-static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_copy *c, __u32 nk,
-				       __u32 slot, bool snapshot, bool entry)
+static __always_inline __u32 walk_user(void *ctx, bool ctx_regs, struct task_struct *task,
+				       struct ustack_copy *c, __u32 nk, __u32 slot, bool snapshot,
+				       bool entry)
 {
-	/* the user registers through libbpf's per-architecture names (__TARGET_ARCH_*) */
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	/*
+	 * The user registers: the program's context when `ctx_regs` (a uprobe;
+	 * a constant, so that each program reads one kind of pointer), else
+	 * those the task saved when it entered the kernel.  Read in place, not
+	 * with a helper call each (BPF_CORE_READ).  The names are libbpf's for
+	 * each architecture.
+	 */
+	struct pt_regs *regs = ctx_regs ? ctx : (struct pt_regs *)bpf_task_pt_regs(task);
 	struct walk w = {
-	    .sp = PT_REGS_SP_CORE(regs),
-	    .fp = PT_REGS_FP_CORE(regs),
+	    .sp = PT_REGS_SP(regs),
+	    .fp = PT_REGS_FP(regs),
 	    .nk = nk,
 	    .nu = 1,
 	    .slot = slot,
@@ -328,7 +352,7 @@ static __always_inline __u32 walk_user(struct task_struct *task, struct ustack_c
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
-	c->ev.ips[nk] = PT_REGS_IP_CORE(regs);
+	c->ev.ips[nk] = PT_REGS_IP(regs);
 #ifdef __TARGET_ARCH_x86
 	if (snapshot && snapshot_bytes) {
 		snapshot_regs(&c->snap, regs);
@@ -416,10 +440,9 @@ static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
  */
 static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, bool each)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 pid = id >> 32, tid = (__u32)id, cpu = bpf_get_smp_processor_id();
-	__u32 event = cookie & FG_COOKIE_EVENT_MASK;
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 pid = task->tgid, tid = task->pid, cpu = bpf_get_smp_processor_id();
+	__u32 event = cookie & FG_COOKIE_EVENT_MASK;
 	struct ustack_copy *c;
 	struct fg_event *e;
 	__u32 nk = 0, nu = 0;
@@ -463,7 +486,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	e->flags = event << FG_SAMPLE_EVENT_SHIFT;
 	if (user_mode)
 		e->flags |= FG_SAMPLE_F_USER_MODE;
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	task_comm(e->comm, task);
 	if (kernel_stacks && !user_mode) {
 		long n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64), 0);
 
@@ -476,10 +499,11 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 				e->flags |= FG_SAMPLE_F_KSTACK_CUT;
 		}
 	}
-	if (BPF_CORE_READ(task, flags) & PF_KTHREAD || !BPF_CORE_READ(task, mm))
+	if (task->flags & PF_KTHREAD || !task->mm)
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(task, c, nk, cpu, true, cookie & FG_COOKIE_ENTRY);
+		nu = walk_user(ctx, user_mode && each, task, c, nk, cpu, true,
+			       cookie & FG_COOKIE_ENTRY);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
@@ -707,7 +731,7 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 	e->flags = FG_SAMPLE_F_OFFCPU | FG_SAMPLE_F_WEIGHT_NS |
 		   wait_state(preempt, state, prev) << FG_SAMPLE_STATE_SHIFT;
 	/* prev is the task running this program: its comm, its kernel stack, its user memory */
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	task_comm(e->comm, prev);
 	if (kernel_stacks) {
 		long r = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64),
 				       kernel_skip(ctx) & BPF_F_SKIP_FIELD_MASK);
@@ -723,7 +747,7 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 	if (kthread || !prev->mm)
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
-		nu = walk_user(prev, c, nk, slot, false, false);
+		nu = walk_user(ctx, false, prev, c, nk, slot, false, false);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
 	/* into the thread's storage: the fixed part, and only the IPs taken */
