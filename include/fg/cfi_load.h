@@ -65,11 +65,18 @@ struct fg_cfi_load_limits {
 	uint32_t max_rows;  /* of one table (--cfi-max-rows) */
 	uint32_t max_files; /* tables loaded at once (--cfi-max-files): the slots */
 	uint32_t max_procs; /* processes (--cfi-max-procs) */
+	/*
+	 * A table no process maps any more stays loaded this long (0: freed at
+	 * once), so that the next process mapping its file (the next python3 of
+	 * a loop, the next cc1 of a build) finds it without a parse.  Kept
+	 * tables count in max_bytes and max_files and make room first.
+	 */
+	uint64_t keep_ns;
 };
 
 #define FG_CFI_LOAD_LIMITS_DEFAULT                                                                 \
 	{                                                                                          \
-		256ull << 20, 4u << 20, 4096, 8192                                                 \
+		256ull << 20, 4u << 20, 4096, 8192, 0                                              \
 	}
 
 struct fg_cfi_load_stats {
@@ -82,6 +89,8 @@ struct fg_cfi_load_stats {
 	uint64_t loaded;      /* tables built and loaded during the run */
 	uint64_t freed;	      /* tables freed: no process maps their file any more */
 	uint64_t shared;      /* mappings that found their table already loaded */
+	uint64_t reused;      /* of those, tables kept after their last process (keep_ns) */
+	uint64_t kept;	      /* tables loaded now that no process maps (in tables) */
 	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
 	uint64_t unreadable;  /* mapped files that could not be opened */
 	uint64_t gone;	      /* mappings of processes that exited before they were read */
@@ -124,8 +133,13 @@ void fg_cfi_loader_started(struct fg_cfi_loader *l);
  * stats.swept).
  */
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l);
-/* Write the processes changed since the last sync to the maps. */
+/*
+ * Write the processes changed since the last sync to the maps (and free
+ * the tables kept longer than keep_ns).
+ */
 void fg_cfi_loader_sync(struct fg_cfi_loader *l);
+/* Free every table kept with no process mapping it (at the end of a run). */
+void fg_cfi_loader_drop_kept(struct fg_cfi_loader *l);
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);
 
 /* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */

@@ -355,6 +355,56 @@ TEST(bad_records_are_ignored)
 	free(f);
 }
 
+/* Kept after the last process: the next process mapping the files finds them, no parse. */
+TEST(kept_tables_are_reused_then_expire)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	uint32_t pid = (uint32_t)getpid(), table;
+	struct fg_rec_task t = {pid, pid, 0, 0, 1};
+	struct fg_cfi_load_stats st0, st;
+
+	lim.keep_ns = 3600ull * 1000000000u;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	CHECK(st0.tables >= 2 && st0.kept == 0);
+	/* the process exits: its tables stay loaded, kept */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 0 && st.freed == 0 && st.kept == st0.tables && st.bytes == st0.bytes);
+	CHECK(f->unloads == 0 && f->nprocs == 0);
+	/* a process maps the same files (this one, read again) */
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.loaded == st0.loaded && st.kept == 0 && st.reused == st0.tables);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	/* dropped at the end: every table loaded is freed, the counts add up */
+	fg_cfi_loader_drop_kept(l);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.kept == 0 && st.bytes == 0 && st.freed == st.loaded);
+	CHECK(f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	/* kept 1 ns: gone at the next sync */
+	lim.keep_ns = 1;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.kept == 0 && st.freed == st.loaded && f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
 int main(void)
 {
 	RUN(own_process_rules_match_the_files);
@@ -362,5 +412,6 @@ int main(void)
 	RUN(every_process_then_none);
 	RUN(limits_are_counted);
 	RUN(bad_records_are_ignored);
+	RUN(kept_tables_are_reused_then_expire);
 	return unit_done();
 }
