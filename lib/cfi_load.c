@@ -260,8 +260,6 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		fg_cfi_free(c);
 	}
 	l->st.build_ns += now_ns() - t0;
-	if (l->ops.built)
-		l->ops.built(l->ops.built_ctx);
 	return f;
 }
 
@@ -598,7 +596,33 @@ int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid)
 	return err < 0 ? err : 0;
 }
 
-int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
+int fg_cfi_loader_rescan(struct fg_cfi_loader *l, uint32_t pid)
+{
+	struct cproc *p = proc_get(l, pid, false);
+	struct cmap *old;
+	size_t n;
+	int err;
+
+	if (!p)
+		return fg_cfi_loader_scan(l, pid);
+	/* the old mappings' references are dropped after the new ones are taken: no reload */
+	old = p->maps;
+	n = p->n;
+	p->maps = NULL;
+	p->n = p->alloc = 0;
+	p->partial = false;
+	err = fg_cfi_loader_scan(l, pid);
+	for (size_t i = 0; i < n; i++)
+		file_put(l, old[i].f);
+	free(old);
+	mark_dirty(l, p);
+	if (err == -ENOENT)
+		proc_exit(l, pid);
+	return err;
+}
+
+/* Every process in PROC, scanned (again: rescanned).  How many were read. */
+static int scan_dir(struct fg_cfi_loader *l, bool again)
 {
 	DIR *d = opendir(l->proc);
 	struct dirent *de;
@@ -612,11 +636,45 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
 		if (!isdigit((unsigned char)de->d_name[0]) ||
 		    fg_parse_u64(de->d_name, 1, INT32_MAX, &pid) < 0)
 			continue;
-		if (fg_cfi_loader_scan(l, (uint32_t)pid) == 0)
+		if ((again ? fg_cfi_loader_rescan : fg_cfi_loader_scan)(l, (uint32_t)pid) == 0)
 			n++;
 	}
 	closedir(d);
 	return n;
+}
+
+int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
+{
+	return scan_dir(l, false);
+}
+
+int fg_cfi_loader_rescan_all(struct fg_cfi_loader *l)
+{
+	return scan_dir(l, true);
+}
+
+bool fg_cfi_loader_wants(uint32_t type, const void *payload, size_t len)
+{
+	struct fg_rec_comm c;
+	struct fg_rec_task t;
+
+	switch (type) {
+	case FG_REC_MAPPING:
+		return true;
+	case FG_REC_COMM:
+		if (len < sizeof(c))
+			return false;
+		memcpy(&c, payload, sizeof(c));
+		return c.flags & FG_COMM_F_EXEC;
+	case FG_REC_FORK:
+	case FG_REC_EXIT:
+		if (len < sizeof(t))
+			return false;
+		memcpy(&t, payload, sizeof(t));
+		return t.pid == t.tid;
+	default:
+		return false;
+	}
 }
 
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)

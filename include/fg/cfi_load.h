@@ -22,10 +22,14 @@
  *	fg_cfi_loader_record(l, type, payload, len);	// each record of the stream
  *	fg_cfi_loader_sync(l);				// the processes changed, to the maps
  *	fg_cfi_loader_free(l);
+ *
+ * A loader is not thread-safe: fg-sample hands it to a thread of its own
+ * (fg/cfi_worker.h) once the running processes' tables are loaded.
  */
 #ifndef FG_CFI_LOAD_H
 #define FG_CFI_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,13 +55,6 @@ struct fg_cfi_load_ops {
 	int (*commit_loads)(void *arg);
 	int (*commit_unloads)(void *arg);
 	void *arg;
-	/*
-	 * Optional: called after each table built (milliseconds each, seconds
-	 * for a whole machine), so that the caller drains what cannot wait
-	 * meanwhile (fg-sample: the ring buffer of samples).
-	 */
-	void (*built)(void *ctx);
-	void *built_ctx;
 };
 
 struct fg_cfi_load_limits {
@@ -117,6 +114,16 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l);
 int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid);
 /* The same for every process in PROC; returns how many were read. */
 int fg_cfi_loader_scan_all(struct fg_cfi_loader *l);
+/*
+ * Process pid's mappings read again from PROC/PID/maps in place of those
+ * known (after records were left out); its tables stay loaded meanwhile.
+ * 0 or -errno (-ENOENT: gone, and dropped).
+ */
+int fg_cfi_loader_rescan(struct fg_cfi_loader *l, uint32_t pid);
+/* The same for every process in PROC; returns how many were read. */
+int fg_cfi_loader_rescan_all(struct fg_cfi_loader *l);
+/* Whether fg_cfi_loader_record() does anything with this record. */
+bool fg_cfi_loader_wants(uint32_t type, const void *payload, size_t len);
 /*
  * A record of the stream (type, payload, len as fg_rq_keep_fn has them): a
  * mapping adds to its process, an exec empties it, a fork copies the

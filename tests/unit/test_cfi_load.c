@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fg/cfi_load.h"
+#include "fg/cfi_worker.h"
 #include "fg/record.h"
 #include "unit.h"
 
@@ -121,8 +122,7 @@ static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint6
 
 static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
 {
-	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL,
-				      NULL,	 f,	      NULL,	     NULL};
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL, NULL, f};
 
 	memset(f, 0, sizeof(*f));
 	return fg_cfi_loader_new("/proc", lim, &ops);
@@ -405,6 +405,63 @@ TEST(kept_tables_are_reused_then_expire)
 	free(f);
 }
 
+/* The loader in its thread: records queued, fed in batches; a full queue read again from /proc. */
+TEST(worker_feeds_the_loader_and_counts)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	struct fg_cfi_worker *w;
+	struct fg_cfi_worker_stats ws;
+	struct fg_cfi_load_stats st0, st;
+	uint32_t pid = (uint32_t)getpid(), child = 4000002, table;
+	struct fg_rec_task fork = {child, child, pid, pid, 1}, exit_ = fork;
+	struct fg_rec_task thread = {pid, pid + 1, pid, pid, 1};
+	char sample[64] = {0};
+
+	lim.max_files = SLOTS;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	/* a fork (wanted), a thread's exit and a sample (not), the child's exit */
+	fg_cfi_worker_push(w, FG_REC_FORK, &fork, sizeof(fork));
+	fg_cfi_worker_push(w, FG_REC_EXIT, &thread, sizeof(thread));
+	fg_cfi_worker_push(w, FG_REC_SAMPLE, sample, sizeof(sample));
+	fg_cfi_worker_wake(w);
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 1 && ws.dropped == 0 && ws.rescans == 0 && ws.batches >= 1);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == st0.procs + 1 && st.loaded == st0.loaded);
+	/* a queue of 16 bytes: the exit does not fit, is counted, and every process is read
+	 * again (the child, not in /proc, stays until the sweeps find it gone) */
+	CHECK(fg_cfi_worker_start(&w, l, 16) == 0);
+	fg_cfi_worker_push(w, FG_REC_EXIT, &exit_, sizeof(exit_));
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 0 && ws.dropped == 1 && ws.rescans == 1);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs >= st0.procs + 1 && st.map_errors == 0);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	{
+		struct fg_buf text = FG_BUF_INIT;
+
+		fg_cfi_worker_report(&text, &ws);
+		CHECK(strstr(text.data, "1 left out, its queue full (every process read again 1 "
+					"times)") != NULL);
+		fg_buf_release(&text);
+	}
+	/* nothing pushed: started and stopped, nothing fed */
+	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 0 && ws.dropped == 0);
+	fg_cfi_worker_stop(NULL, NULL);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
 int main(void)
 {
 	RUN(own_process_rules_match_the_files);
@@ -413,5 +470,6 @@ int main(void)
 	RUN(limits_are_counted);
 	RUN(bad_records_are_ignored);
 	RUN(kept_tables_are_reused_then_expire);
+	RUN(worker_feeds_the_loader_and_counts);
 	return unit_done();
 }
