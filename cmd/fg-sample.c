@@ -108,9 +108,13 @@ static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
 static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
 /*
  * cfi: the side-band records waiting for the table loader's thread, at
- * most (a mapping record is at most 4 KiB; a process maps tens).
+ * most (a mapping record is at most 4 KiB; a process maps tens), and how
+ * often they go to it (a new process' samples fall back until then); a
+ * table no process maps stays loaded for the next that maps its file.
  */
 #define CFI_QUEUE_BYTES (4u << 20)
+#define CFI_TICK_NS (20 * 1000 * 1000)
+#define CFI_KEEP_NS (10 * 1000000000ull)
 
 /* the events of the run (-e), looked up; their numbers are their places here */
 static struct fg_evlist evlist;
@@ -198,6 +202,7 @@ static void parse_options(int argc, char **argv)
 		cfi_limits.max_files = opts.cfi_max_files;
 	if (opts.cfi_max_procs)
 		cfi_limits.max_procs = opts.cfi_max_procs;
+	cfi_limits.keep_ns = CFI_KEEP_NS;
 	if (opts.list_events)
 		list_events(opts.list_pattern);
 	/* what the options name must be there */
@@ -1197,7 +1202,9 @@ static void run_loop(struct run *r)
 		bool last = stop_signal || child_exited;
 
 		if (!last) {
-			struct timespec ts = {0, 100 * 1000 * 1000};
+			/* cfi: the side-band events sooner to the loader, for the tables of new
+			 * processes */
+			struct timespec ts = {0, opts.cfi ? CFI_TICK_NS : 100 * 1000 * 1000};
 
 			nanosleep(&ts, NULL);
 		}
