@@ -168,7 +168,9 @@ while time.time() - t < 0.15: pass" || exit 1; done'
 	grep -Eq 'cfi: [1-9][0-9]* side-band records to the tables.* thread in [1-9][0-9]* batches .*; 0 left out' "$d/seq.sample"
 	[[ $(grep 'tables loaded' "$d/seq.sample") =~ \ ([0-9]+)\ tables\ loaded,\ ([0-9]+)\ freed ]]
 	[ "${BASH_REMATCH[1]}" -eq "${BASH_REMATCH[2]}" ]
-	# the share of each python3's samples that fell back: after the first, at most half
+	# the share of each python3's samples that fell back: after the first, 35% at most in
+	# the median (3 to 13% here; 36 to 99%, median 59%, when the tables were freed with
+	# each process and the records came every 100 ms)
 	fgr-dump "$d/seq.fgr" | python3 -c '
 import re, sys
 n, fell = {}, {}
@@ -181,7 +183,7 @@ for line in sys.stdin:
 shares = [100 * fell[p] // n[p] for p in sorted(n)]
 print("# python3 samples that fell back, process by process: %s%%" % "%, ".join(map(str, shares)))
 later = sorted(shares[1:])
-sys.exit(0 if len(shares) == 6 and later[len(later) // 2] <= 50 and max(later) <= 80 else 1)' >&3
+sys.exit(0 if len(shares) == 6 and later[len(later) // 2] <= 35 else 1)' >&3
 }
 
 @test "fg-sample --call-graph cfi: limits hit are counted, named with their option, and the samples fall back" {
