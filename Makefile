@@ -61,6 +61,8 @@ NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 $(OUT)/cmd/fg-top.o: TOOL_CFLAGS = $(NCURSES_CFLAGS)
 $(OUT)/fg-top: TOOL_LIBS = $(NCURSES_LIBS) -pthread
+# of its own; fg-sample has one too, where --call-graph cfi's tables are built (lib/cfi_worker)
+$(OUT)/fg-sample: TOOL_LIBS = -pthread
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)

@@ -34,6 +34,7 @@
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
+#include "fg/cfi_worker.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/events.h"
@@ -105,6 +106,15 @@ static const char usage_text[] =
 
 static struct fg_sample_opts opts = FG_SAMPLE_OPTS_INIT;
 static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
+/*
+ * cfi: the side-band records waiting for the table loader's thread, at
+ * most (a mapping record is at most 4 KiB; a process maps tens), and how
+ * often they go to it (a new process' samples fall back until then); a
+ * table no process maps stays loaded for the next that maps its file.
+ */
+#define CFI_QUEUE_BYTES (4u << 20)
+#define CFI_TICK_NS (20 * 1000 * 1000)
+#define CFI_KEEP_NS (10 * 1000000000ull)
 
 /* the events of the run (-e), looked up; their numbers are their places here */
 static struct fg_evlist evlist;
@@ -192,6 +202,7 @@ static void parse_options(int argc, char **argv)
 		cfi_limits.max_files = opts.cfi_max_files;
 	if (opts.cfi_max_procs)
 		cfi_limits.max_procs = opts.cfi_max_procs;
+	cfi_limits.keep_ns = CFI_KEEP_NS;
 	if (opts.list_events)
 		list_events(opts.list_pattern);
 	/* what the options name must be there */
@@ -301,9 +312,8 @@ struct run {
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
 	struct fg_cfi_loader *cfi; /* --call-graph cfi: the tables in the maps */
 	struct fg_cfi_bpf_maps cfi_maps;
-	uint64_t cfi_swept_ns; /* when the processes gone were last looked for */
-	bool aside;	       /* samples drained while records are written wait in held */
-	struct fg_buf held;    /* each: u64 size, then the event, padded to 8 */
+	struct fg_cfi_worker *cfi_worker; /* the thread that has r->cfi during the run */
+	struct fg_cfi_worker_stats cfi_wst;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	struct offcpu {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
@@ -319,6 +329,21 @@ struct run {
 	int status;
 };
 
+/*
+ * --call-graph cfi: the loader's thread, done with what was queued and
+ * joined; the loader is this thread's again, without the tables kept for
+ * processes to come (so that the end's tables are those of the processes
+ * still running).
+ */
+static void stop_cfi(struct run *r)
+{
+	if (!r->cfi_worker)
+		return;
+	fg_cfi_worker_stop(r->cfi_worker, &r->cfi_wst);
+	r->cfi_worker = NULL;
+	fg_cfi_loader_drop_kept(r->cfi);
+}
+
 static void cleanup(struct run *r)
 {
 	for (int i = 0; i < r->nlinks; i++) {
@@ -329,6 +354,7 @@ static void cleanup(struct run *r)
 	free(r->links);
 	free(r->pfds);
 	ring_buffer__free(r->rb);
+	stop_cfi(r);
 	fg_cfi_loader_free(r->cfi);
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_sample_bpf__destroy(r->skel);
@@ -595,46 +621,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
 static int on_ring_record(void *ctx, void *data, size_t size)
 {
-	struct run *r = ctx;
-	uint64_t len = size, pad = 0;
-
-	if (!r->aside) {
-		on_sample(r, data, size);
-		return 0;
-	}
-	/* while the queue is being written: kept aside (8-aligned, as in the ring), queued after */
-	fg_buf_add(&r->held, &len, sizeof(len));
-	fg_buf_add(&r->held, data, size);
-	fg_buf_add(&r->held, &pad, (8 - size % 8) % 8);
+	on_sample(ctx, data, size);
 	return 0;
-}
-
-/*
- * A table was built while records are written (--call-graph cfi): drain
- * the ring buffer now, so that building a machine's tables (seconds) does
- * not fill it; the samples wait aside until the queue may take them.
- */
-static void drain_aside(void *ctx)
-{
-	struct run *r = ctx;
-
-	r->aside = true;
-	ring_buffer__consume(r->rb);
-	r->aside = false;
-}
-
-/* The samples kept aside, into the queue. */
-static void queue_held(struct run *r)
-{
-	for (size_t at = 0; at + sizeof(uint64_t) <= r->held.len;) {
-		uint64_t len;
-
-		memcpy(&len, r->held.data + at, sizeof(len));
-		at += sizeof(len);
-		on_sample(r, (const uint8_t *)r->held.data + at, len);
-		at += (len + 7) & ~(uint64_t)7;
-	}
-	fg_buf_reset(&r->held);
 }
 
 static uint64_t stat_total(struct run *r, enum fg_stat which, uint64_t *percpu)
@@ -862,8 +850,6 @@ static void setup_bpf(struct run *r)
 		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
 		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
 		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
-		ops.built = drain_aside;
-		ops.built_ctx = r;
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}
 	/* the waits', read with the samples' (the program wakes the reader when it is half full) */
@@ -945,6 +931,10 @@ static void open_sideband(struct run *r)
 		fg_cfi_loader_sync(r->cfi);
 		fg_cfi_loader_started(r->cfi);
 		r->cfi_start_ns = now_ns(CLOCK_MONOTONIC) - t0;
+		/* from now on the tables are built in a thread of their own */
+		err = fg_cfi_worker_start(&r->cfi_worker, r->cfi, CFI_QUEUE_BYTES);
+		if (err)
+			fail_setup(r, err, "cannot start the thread that loads the unwind tables");
 	}
 }
 
@@ -1177,8 +1167,8 @@ static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t le
 
 	if (r->filtering && !fg_targets_keep(r->targets, type, payload, len))
 		return false;
-	if (r->cfi)
-		fg_cfi_loader_record(r->cfi, type, payload, len);
+	if (r->cfi_worker)
+		fg_cfi_worker_push(r->cfi_worker, type, payload, len);
 	return true;
 }
 
@@ -1187,18 +1177,8 @@ static int write_queued(struct run *r, uint64_t upto)
 {
 	int err = fg_rq_flush(r->q, upto, r->w, keep_record, r);
 
-	if (r->cfi) {
-		uint64_t now = now_ns(CLOCK_MONOTONIC);
-
-		/* every 5 s: processes whose exit record was lost are freed too (gone at two
-		 * sweeps) */
-		if (now - r->cfi_swept_ns > 5000000000ull) {
-			fg_cfi_loader_sweep(r->cfi);
-			r->cfi_swept_ns = now;
-		}
-		fg_cfi_loader_sync(r->cfi);
-		queue_held(r);
-	}
+	if (r->cfi_worker)
+		fg_cfi_worker_wake(r->cfi_worker);
 	return err;
 }
 
@@ -1222,7 +1202,9 @@ static void run_loop(struct run *r)
 		bool last = stop_signal || child_exited;
 
 		if (!last) {
-			struct timespec ts = {0, 100 * 1000 * 1000};
+			/* cfi: the side-band events sooner to the loader, for the tables of new
+			 * processes */
+			struct timespec ts = {0, opts.cfi ? CFI_TICK_NS : 100 * 1000 * 1000};
 
 			nanosleep(&ts, NULL);
 		}
@@ -1420,6 +1402,7 @@ static void finish(struct run *r)
 		}
 		write_queued(r, UINT64_MAX);
 	}
+	stop_cfi(r);
 	memset(sum, 0, sizeof(*sum));
 	sum->start_ns = r->header.start_ns;
 	sum->end_ns = end;
@@ -1480,6 +1463,7 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 	fg_cfi_loader_stats(r->cfi, &st);
 	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
 			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns);
+	fg_cfi_worker_report(text, &r->cfi_wst);
 }
 
 /* --off-cpu, --wall: what became of the waits, for the end-of-run lines */
@@ -1580,7 +1564,6 @@ static int release(struct run *r)
 	free(r->off.no_end_seen);
 	fg_evlist_release(&evlist);
 	fg_buf_release(&r->rest);
-	fg_buf_release(&r->held);
 	fg_sample_opts_release(&opts);
 	return r->status;
 }

@@ -32,6 +32,9 @@ struct cfile {
 	uint64_t base; /* the table's rows are relative to this file address */
 	struct fg_elf_load *loads;
 	size_t nloads;
+	/* no mapping of it left, kept loaded for the next process (lim.keep_ns): since idle_ns */
+	uint64_t idle_ns;
+	struct cfile *prev, *next; /* in the kept list, oldest first */
 	/* its key in files (whose entry's val.p is NULL once it is freed) */
 	char key[FG_CFI_KEY_MAX];
 	size_t klen;
@@ -65,7 +68,8 @@ struct fg_cfi_loader {
 	uint32_t next_slot;
 	uint32_t *dirty;
 	size_t ndirty, adirty;
-	struct fg_cfi_proc *buf; /* what set_proc sends */
+	struct fg_cfi_proc *buf;	/* what set_proc sends */
+	struct cfile *kept, *kept_last; /* tables no process maps, oldest first */
 	struct fg_cfi_load_stats st;
 };
 
@@ -98,11 +102,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void file_put(struct fg_cfi_loader *l, struct cfile *f)
+static bool file_loaded(const struct cfile *f)
 {
-	if (!f || --f->refs)
-		return;
-	if (f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING) {
+	return f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING;
+}
+
+/* f, mapped by no process, out of the maps and freed. */
+static void file_free(struct fg_cfi_loader *l, struct cfile *f)
+{
+	if (file_loaded(f)) {
 		l->ops.unload(l->ops.arg, f->slot);
 		l->quarantine =
 		    fg_xreallocarray(l->quarantine, l->nquarantine + 1, sizeof(uint32_t));
@@ -115,6 +123,56 @@ static void file_put(struct fg_cfi_loader *l, struct cfile *f)
 	fg_hmap_get(l->files, f->key, f->klen)->val.p = NULL;
 	free(f->loads);
 	free(f);
+}
+
+static void kept_unlink(struct fg_cfi_loader *l, struct cfile *f)
+{
+	*(f->prev ? &f->prev->next : &l->kept) = f->next;
+	*(f->next ? &f->next->prev : &l->kept_last) = f->prev;
+	f->prev = f->next = NULL;
+	l->st.kept--;
+}
+
+/* The oldest table kept, freed.  false when none is kept. */
+static bool kept_evict(struct fg_cfi_loader *l)
+{
+	struct cfile *f = l->kept;
+
+	if (!f)
+		return false;
+	kept_unlink(l, f);
+	file_free(l, f);
+	return true;
+}
+
+/* A mapping of f gone: the last one frees f, or keeps it loaded a while for the next process. */
+static void file_put(struct fg_cfi_loader *l, struct cfile *f)
+{
+	if (!f || --f->refs)
+		return;
+	if (!file_loaded(f) || !l->lim.keep_ns) {
+		file_free(l, f);
+		return;
+	}
+	f->idle_ns = now_ns();
+	f->prev = l->kept_last;
+	*(l->kept_last ? &l->kept_last->next : &l->kept) = f;
+	l->kept_last = f;
+	l->st.kept++;
+}
+
+/* The tables kept longer than lim.keep_ns (all: every one), freed. */
+static void kept_expire(struct fg_cfi_loader *l, bool all)
+{
+	uint64_t now = l->kept ? now_ns() : 0;
+
+	while (l->kept && (all || now - l->kept->idle_ns >= l->lim.keep_ns))
+		kept_evict(l);
+}
+
+void fg_cfi_loader_drop_kept(struct fg_cfi_loader *l)
+{
+	kept_expire(l, true);
 }
 
 static bool take_slot(struct fg_cfi_loader *l, uint32_t *slot)
@@ -139,6 +197,11 @@ static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint
 		l->st.over_rows++;
 		return FG_CFI_TABLE_PENDING;
 	}
+	/* the tables kept for reuse make room first (a slot freed is free after the next sync) */
+	while ((l->st.bytes + *bytes > l->lim.max_bytes ||
+		(!l->nfree && l->next_slot >= l->lim.max_files)) &&
+	       kept_evict(l))
+		;
 	if (l->st.bytes + *bytes > l->lim.max_bytes) {
 		l->st.over_bytes++;
 		return FG_CFI_TABLE_PENDING;
@@ -197,8 +260,6 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		fg_cfi_free(c);
 	}
 	l->st.build_ns += now_ns() - t0;
-	if (l->ops.built)
-		l->ops.built(l->ops.built_ctx);
 	return f;
 }
 
@@ -211,8 +272,12 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 	struct cfile *f = e->val.p;
 
 	if (f) {
-		if (f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING)
+		if (file_loaded(f))
 			l->st.shared++;
+		if (!f->refs) { /* kept since its last process: loaded already, no parse */
+			kept_unlink(l, f);
+			l->st.reused++;
+		}
 	} else {
 		f = file_build(l, fd, image, size);
 		memcpy(f->key, key, klen);
@@ -531,7 +596,33 @@ int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid)
 	return err < 0 ? err : 0;
 }
 
-int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
+int fg_cfi_loader_rescan(struct fg_cfi_loader *l, uint32_t pid)
+{
+	struct cproc *p = proc_get(l, pid, false);
+	struct cmap *old;
+	size_t n;
+	int err;
+
+	if (!p)
+		return fg_cfi_loader_scan(l, pid);
+	/* the old mappings' references are dropped after the new ones are taken: no reload */
+	old = p->maps;
+	n = p->n;
+	p->maps = NULL;
+	p->n = p->alloc = 0;
+	p->partial = false;
+	err = fg_cfi_loader_scan(l, pid);
+	for (size_t i = 0; i < n; i++)
+		file_put(l, old[i].f);
+	free(old);
+	mark_dirty(l, p);
+	if (err == -ENOENT)
+		proc_exit(l, pid);
+	return err;
+}
+
+/* Every process in PROC, scanned (again: rescanned).  How many were read. */
+static int scan_dir(struct fg_cfi_loader *l, bool again)
 {
 	DIR *d = opendir(l->proc);
 	struct dirent *de;
@@ -545,11 +636,45 @@ int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
 		if (!isdigit((unsigned char)de->d_name[0]) ||
 		    fg_parse_u64(de->d_name, 1, INT32_MAX, &pid) < 0)
 			continue;
-		if (fg_cfi_loader_scan(l, (uint32_t)pid) == 0)
+		if ((again ? fg_cfi_loader_rescan : fg_cfi_loader_scan)(l, (uint32_t)pid) == 0)
 			n++;
 	}
 	closedir(d);
 	return n;
+}
+
+int fg_cfi_loader_scan_all(struct fg_cfi_loader *l)
+{
+	return scan_dir(l, false);
+}
+
+int fg_cfi_loader_rescan_all(struct fg_cfi_loader *l)
+{
+	return scan_dir(l, true);
+}
+
+bool fg_cfi_loader_wants(uint32_t type, const void *payload, size_t len)
+{
+	struct fg_rec_comm c;
+	struct fg_rec_task t;
+
+	switch (type) {
+	case FG_REC_MAPPING:
+		return true;
+	case FG_REC_COMM:
+		if (len < sizeof(c))
+			return false;
+		memcpy(&c, payload, sizeof(c));
+		return c.flags & FG_COMM_F_EXEC;
+	case FG_REC_FORK:
+	case FG_REC_EXIT:
+		if (len < sizeof(t))
+			return false;
+		memcpy(&t, payload, sizeof(t));
+		return t.pid == t.tid;
+	default:
+		return false;
+	}
 }
 
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
@@ -579,6 +704,7 @@ size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
 
 void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 {
+	kept_expire(l, false);
 	if (l->ops.commit_loads && l->ops.commit_loads(l->ops.arg) < 0)
 		l->st.map_errors++;
 	for (size_t i = 0; i < l->ndirty; i++) {
@@ -651,6 +777,7 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l)
 		if (p)
 			proc_exit(l, p->pid);
 	}
+	kept_expire(l, true);
 	fg_hmap_free(l->procs);
 	fg_hmap_free(l->files);
 	free(l->free_slots);
@@ -702,12 +829,13 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 	fg_buf_addf(out,
 		    "cfi: %" PRIu64 " tables in BPF maps, %.1f MiB (at most %.1f), and %" PRIu64
 		    " processes' mappings, %.1f MiB; %" PRIu64 " tables loaded, %" PRIu64
-		    " freed, %" PRIu64 " mappings shared one; %" PRIu64
+		    " freed, %" PRIu64 " mappings shared one (%" PRIu64
+		    " kept since its last process); %" PRIu64
 		    " files without CFI (frame pointers); %" PRIu64 " ms building tables, %" PRIu64
 		    " ms at start\n",
 		    st->tables, mib(st->bytes), mib(st->bytes_peak), st->procs, mib(st->proc_bytes),
-		    st->loaded, st->freed, st->shared, st->fp_files, st->build_ns / 1000000,
-		    start_ns / 1000000);
+		    st->loaded, st->freed, st->shared, st->reused, st->fp_files,
+		    st->build_ns / 1000000, start_ns / 1000000);
 	fg_buf_addf(out,
 		    "cfi: tables at the start %" PRIu64 ", %.1f MiB; at the end %" PRIu64
 		    ", %.1f MiB (those of the processes still running)\n",

@@ -22,10 +22,14 @@
  *	fg_cfi_loader_record(l, type, payload, len);	// each record of the stream
  *	fg_cfi_loader_sync(l);				// the processes changed, to the maps
  *	fg_cfi_loader_free(l);
+ *
+ * A loader is not thread-safe: fg-sample hands it to a thread of its own
+ * (fg/cfi_worker.h) once the running processes' tables are loaded.
  */
 #ifndef FG_CFI_LOAD_H
 #define FG_CFI_LOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,13 +55,6 @@ struct fg_cfi_load_ops {
 	int (*commit_loads)(void *arg);
 	int (*commit_unloads)(void *arg);
 	void *arg;
-	/*
-	 * Optional: called after each table built (milliseconds each, seconds
-	 * for a whole machine), so that the caller drains what cannot wait
-	 * meanwhile (fg-sample: the ring buffer of samples).
-	 */
-	void (*built)(void *ctx);
-	void *built_ctx;
 };
 
 struct fg_cfi_load_limits {
@@ -65,11 +62,18 @@ struct fg_cfi_load_limits {
 	uint32_t max_rows;  /* of one table (--cfi-max-rows) */
 	uint32_t max_files; /* tables loaded at once (--cfi-max-files): the slots */
 	uint32_t max_procs; /* processes (--cfi-max-procs) */
+	/*
+	 * A table no process maps any more stays loaded this long (0: freed at
+	 * once), so that the next process mapping its file (the next python3 of
+	 * a loop, the next cc1 of a build) finds it without a parse.  Kept
+	 * tables count in max_bytes and max_files and make room first.
+	 */
+	uint64_t keep_ns;
 };
 
 #define FG_CFI_LOAD_LIMITS_DEFAULT                                                                 \
 	{                                                                                          \
-		256ull << 20, 4u << 20, 4096, 8192                                                 \
+		256ull << 20, 4u << 20, 4096, 8192, 0                                              \
 	}
 
 struct fg_cfi_load_stats {
@@ -82,6 +86,8 @@ struct fg_cfi_load_stats {
 	uint64_t loaded;      /* tables built and loaded during the run */
 	uint64_t freed;	      /* tables freed: no process maps their file any more */
 	uint64_t shared;      /* mappings that found their table already loaded */
+	uint64_t reused;      /* of those, tables kept after their last process (keep_ns) */
+	uint64_t kept;	      /* tables loaded now that no process maps (in tables) */
 	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
 	uint64_t unreadable;  /* mapped files that could not be opened */
 	uint64_t gone;	      /* mappings of processes that exited before they were read */
@@ -109,6 +115,16 @@ int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid);
 /* The same for every process in PROC; returns how many were read. */
 int fg_cfi_loader_scan_all(struct fg_cfi_loader *l);
 /*
+ * Process pid's mappings read again from PROC/PID/maps in place of those
+ * known (after records were left out); its tables stay loaded meanwhile.
+ * 0 or -errno (-ENOENT: gone, and dropped).
+ */
+int fg_cfi_loader_rescan(struct fg_cfi_loader *l, uint32_t pid);
+/* The same for every process in PROC; returns how many were read. */
+int fg_cfi_loader_rescan_all(struct fg_cfi_loader *l);
+/* Whether fg_cfi_loader_record() does anything with this record. */
+bool fg_cfi_loader_wants(uint32_t type, const void *payload, size_t len);
+/*
  * A record of the stream (type, payload, len as fg_rq_keep_fn has them): a
  * mapping adds to its process, an exec empties it, a fork copies the
  * parent's, an exit drops it.  Others are ignored.
@@ -124,8 +140,13 @@ void fg_cfi_loader_started(struct fg_cfi_loader *l);
  * stats.swept).
  */
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l);
-/* Write the processes changed since the last sync to the maps. */
+/*
+ * Write the processes changed since the last sync to the maps (and free
+ * the tables kept longer than keep_ns).
+ */
 void fg_cfi_loader_sync(struct fg_cfi_loader *l);
+/* Free every table kept with no process mapping it (at the end of a run). */
+void fg_cfi_loader_drop_kept(struct fg_cfi_loader *l);
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);
 
 /* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */

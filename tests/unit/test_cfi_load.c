@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fg/cfi_load.h"
+#include "fg/cfi_worker.h"
 #include "fg/record.h"
 #include "unit.h"
 
@@ -121,8 +122,7 @@ static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint6
 
 static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
 {
-	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL,
-				      NULL,	 f,	      NULL,	     NULL};
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL, NULL, f};
 
 	memset(f, 0, sizeof(*f));
 	return fg_cfi_loader_new("/proc", lim, &ops);
@@ -355,6 +355,113 @@ TEST(bad_records_are_ignored)
 	free(f);
 }
 
+/* Kept after the last process: the next process mapping the files finds them, no parse. */
+TEST(kept_tables_are_reused_then_expire)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	uint32_t pid = (uint32_t)getpid(), table;
+	struct fg_rec_task t = {pid, pid, 0, 0, 1};
+	struct fg_cfi_load_stats st0, st;
+
+	lim.keep_ns = 3600ull * 1000000000u;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	CHECK(st0.tables >= 2 && st0.kept == 0);
+	/* the process exits: its tables stay loaded, kept */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == 0 && st.freed == 0 && st.kept == st0.tables && st.bytes == st0.bytes);
+	CHECK(f->unloads == 0 && f->nprocs == 0);
+	/* a process maps the same files (this one, read again) */
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.loaded == st0.loaded && st.kept == 0 && st.reused == st0.tables);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	/* dropped at the end: every table loaded is freed, the counts add up */
+	fg_cfi_loader_drop_kept(l);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.kept == 0 && st.bytes == 0 && st.freed == st.loaded);
+	CHECK(f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	/* kept 1 ns: gone at the next sync */
+	lim.keep_ns = 1;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_record(l, FG_REC_EXIT, &t, sizeof(t));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0 && st.kept == 0 && st.freed == st.loaded && f->loads == f->unloads);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+/* The loader in its thread: records queued, fed in batches; a full queue read again from /proc. */
+TEST(worker_feeds_the_loader_and_counts)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	struct fg_cfi_worker *w;
+	struct fg_cfi_worker_stats ws;
+	struct fg_cfi_load_stats st0, st;
+	uint32_t pid = (uint32_t)getpid(), child = 4000002, table;
+	struct fg_rec_task fork = {child, child, pid, pid, 1}, exit_ = fork;
+	struct fg_rec_task thread = {pid, pid + 1, pid, pid, 1};
+	char sample[64] = {0};
+
+	lim.max_files = SLOTS;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	/* a fork (wanted), a thread's exit and a sample (not), the child's exit */
+	fg_cfi_worker_push(w, FG_REC_FORK, &fork, sizeof(fork));
+	fg_cfi_worker_push(w, FG_REC_EXIT, &thread, sizeof(thread));
+	fg_cfi_worker_push(w, FG_REC_SAMPLE, sample, sizeof(sample));
+	fg_cfi_worker_wake(w);
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 1 && ws.dropped == 0 && ws.rescans == 0 && ws.batches >= 1);
+	CHECK(fake_lookup(f, child, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs == st0.procs + 1 && st.loaded == st0.loaded);
+	/* a queue of 16 bytes: the exit does not fit, is counted, and every process is read
+	 * again (the child, not in /proc, stays until the sweeps find it gone) */
+	CHECK(fg_cfi_worker_start(&w, l, 16) == 0);
+	fg_cfi_worker_push(w, FG_REC_EXIT, &exit_, sizeof(exit_));
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 0 && ws.dropped == 1 && ws.rescans == 1);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.procs >= st0.procs + 1 && st.map_errors == 0);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
+	{
+		struct fg_buf text = FG_BUF_INIT;
+
+		fg_cfi_worker_report(&text, &ws);
+		CHECK(strstr(text.data, "1 left out, its queue full (every process read again 1 "
+					"times)") != NULL);
+		fg_buf_release(&text);
+	}
+	/* nothing pushed: started and stopped, nothing fed */
+	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.records == 0 && ws.dropped == 0);
+	fg_cfi_worker_stop(NULL, NULL);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
 int main(void)
 {
 	RUN(own_process_rules_match_the_files);
@@ -362,5 +469,7 @@ int main(void)
 	RUN(every_process_then_none);
 	RUN(limits_are_counted);
 	RUN(bad_records_are_ignored);
+	RUN(kept_tables_are_reused_then_expire);
+	RUN(worker_feeds_the_loader_and_counts);
 	return unit_done();
 }
