@@ -80,22 +80,91 @@ static inline size_t skip_hex(const char *p, size_t i, size_t end)
 	return i;
 }
 
-/* the next whitespace-separated token at or after *pos, or false at the end */
-static inline bool next_token(const char *s, size_t len, size_t *pos, struct fg_span *tok)
+#ifdef __SSE2__
+/* a bit for each of the 16 bytes at p that is_space holds for */
+static inline unsigned space_mask16(const char *p)
 {
-	size_t i = *pos, start;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* ' ', or '\t' (9) to '\r' (13) but for '\n' (10) */
+	__m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
+				    _mm_cmplt_epi8(v, _mm_set1_epi8(14)));
+	__m128i sp = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+				  _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')), ctl));
 
-	while (i < len && is_space(s[i]))
-		i++;
-	if (i == len)
-		return false;
-	start = i;
-	while (i < len && !is_space(s[i]))
-		i++;
-	tok->p = s + start;
-	tok->len = i - start;
-	*pos = i;
-	return true;
+	return (unsigned)_mm_movemask_epi8(sp);
+}
+#endif
+
+/* the tokens' state between the pieces of a line split_tokens looks at */
+struct splitter {
+	const char *s;
+	struct fg_span *t;
+	size_t n, max, start;
+	bool in; /* in a token, from s[start] */
+};
+
+/*
+ * The tokens of the w bytes from s[i] (w <= 32), sp holding a bit for each of
+ * them that is a space; false when max tokens are there
+ */
+static inline bool split_piece(struct splitter *st, size_t i, uint32_t sp, unsigned w)
+{
+	uint32_t all = w == 32 ? UINT32_MAX : (UINT32_C(1) << w) - 1, m;
+	unsigned pos = 0;
+
+	for (;;) {
+		if (!st->in) {
+			if (!(m = ~sp & all & (UINT32_MAX << pos)))
+				return true;
+			pos = (unsigned)__builtin_ctz(m);
+			st->start = i + pos;
+			st->in = true;
+		}
+		if (!(m = sp & all & (UINT32_MAX << pos)))
+			return true;
+		pos = (unsigned)__builtin_ctz(m);
+		st->t[st->n++] = (struct fg_span){st->s + st->start, i + pos - st->start};
+		st->in = false;
+		if (st->n == st->max)
+			return false;
+	}
+}
+
+/*
+ * The whitespace-separated tokens of s, at most max of them: their number.
+ * The spaces are found 16 bytes at a time, then each token by a bit scan.
+ */
+static size_t split_tokens(const char *s, size_t len, struct fg_span *t, size_t max)
+{
+	struct splitter st = {.s = s, .t = t, .max = max};
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; i + 32 <= len; i += 32)
+		if (!split_piece(&st, i, space_mask16(s + i) | space_mask16(s + i + 16) << 16, 32))
+			return st.n;
+	if (i < len && len >= 32) {
+		/* the rest: the last 32 bytes, those already seen shifted out */
+		unsigned seen = (unsigned)(i - (len - 32));
+		uint32_t m = space_mask16(s + len - 32) | space_mask16(s + len - 16) << 16;
+
+		if (!split_piece(&st, i, m >> seen, 32 - seen))
+			return st.n;
+		i = len;
+	}
+#endif
+	for (; i < len; i += 32) {
+		unsigned w = len - i < 32 ? (unsigned)(len - i) : 32;
+		uint32_t m = 0;
+
+		for (unsigned j = 0; j < w; j++)
+			m |= (uint32_t)is_space(s[i + j]) << j;
+		if (!split_piece(&st, i, m, w))
+			return st.n;
+	}
+	if (st.in)
+		t[st.n++] = (struct fg_span){s + st.start, len - st.start};
+	return st.n;
 }
 
 static bool all_digits(const char *p, size_t n)
@@ -156,6 +225,18 @@ int fg_span_u64(struct fg_span s, uint64_t *out)
 {
 	uint64_t v = 0;
 
+	if (s.len - 1 < 19) {
+		/* 19 digits at most: no overflow (10^19 - 1 < 2^64), checked as read */
+		for (size_t i = 0; i < s.len; i++) {
+			unsigned d = (unsigned)(unsigned char)s.p[i] - '0';
+
+			if (d > 9)
+				return -EINVAL;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return 0;
+	}
 	if (!all_digits(s.p, s.len))
 		return -EINVAL;
 	for (size_t i = 0; i < s.len; i++) {
@@ -330,15 +411,176 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 	return -EINVAL;
 }
 
-int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+enum { RUN_DIGITS, RUN_BLANKS, RUN_WORD };
+
+/*
+ * Where the run of digits (RUN_DIGITS), of spaces (RUN_BLANKS) or of other
+ * bytes (RUN_WORD) that ends at line[j] (exclusive) starts: j when there is
+ * none.  16 bytes at a time.
+ */
+static inline __attribute__((always_inline)) size_t run_back(const char *line, size_t j, int run)
+{
+#ifdef __SSE2__
+	for (; j >= 16; j -= 16) {
+		unsigned in, out;
+
+		if (run == RUN_DIGITS) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + j - 16));
+
+			in = (unsigned)_mm_movemask_epi8(
+			    _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+					  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1))));
+		} else {
+			in = space_mask16(line + j - 16);
+			if (run == RUN_WORD)
+				in = ~in;
+		}
+		if ((out = ~in & 0xffff))
+			return j + 16 - (size_t)__builtin_clz(out);
+	}
+#endif
+	while (j > 0 && (run == RUN_DIGITS   ? is_digit(line[j - 1])
+			 : run == RUN_BLANKS ? is_space(line[j - 1])
+					     : !is_space(line[j - 1])))
+		j--;
+	return j;
+}
+
+static inline __attribute__((always_inline)) size_t digits_back(const char *line, size_t j)
+{
+	return run_back(line, j, RUN_DIGITS);
+}
+
+static inline __attribute__((always_inline)) size_t blanks_back(const char *line, size_t j)
+{
+	return run_back(line, j, RUN_BLANKS);
+}
+
+/* the value of the n digits at line[i] (n from 1 to 19: no overflow) */
+static inline uint64_t digits_value(const char *line, size_t i, size_t n)
+{
+	uint64_t v = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n <= 8 && i + n >= 8) {
+		/* the 8 bytes that end with the digits, those before them masked as '0's */
+		uint64_t keep = UINT64_MAX << (8 * (8 - n));
+
+		memcpy(&v, line + i + n - 8, sizeof(v));
+		v = (v & keep) - (UINT64_C(0x3030303030303030) & keep);
+		/* pairs, then fours, then the eight, by multiplications */
+		v = v * 10 + (v >> 8);
+		return ((v & UINT64_C(0xff000000ff)) * (100 + (UINT64_C(1000000) << 32)) +
+			((v >> 16) & UINT64_C(0xff000000ff)) * (1 + (UINT64_C(10000) << 32))) >>
+		       32;
+	}
+#endif
+	for (size_t k = 0; k < n; k++)
+		v = v * 10 + (uint64_t)(line[i + k] - '0');
+	return v;
+}
+
+/*
+ * perf script's default header, "COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:"
+ * (or "COMM TID ...", or no comm), read from its end: 0, or 1 when the line is
+ * not in that form (then parse_general decides).  What it gives is what
+ * parse_general gives for such a line: no token of the comm starts with a
+ * digit, so the first token that can be a thread id is the one before the CPU,
+ * and what follows it reads as this; every number has 19 digits at most (none
+ * overflows); the comm is short enough for all the tokens to be split.
+ */
+static int parse_common(const char *line, size_t len, struct fg_ps_header *h)
+{
+	size_t end = blanks_back(line, len), j, ev, per, per_end, tm, tm_end, tid, tid_end;
+	size_t cpu, slash = 0, c0, c1;
+
+	/* EVENT: */
+	j = run_back(line, end, RUN_WORD);
+	if (end - j < 2 || line[end - 1] != ':')
+		return 1;
+	ev = j;
+	/* PERIOD */
+	per_end = blanks_back(line, ev);
+	per = digits_back(line, per_end);
+	if (per == per_end || per_end - per > 19 || per == 0 || !is_space(line[per - 1]))
+		return 1;
+	/* SECS.FRAC: or SECS: */
+	j = blanks_back(line, per);
+	if (j == 0 || line[j - 1] != ':')
+		return 1;
+	tm_end = j - 1;
+	tm = digits_back(line, tm_end);
+	if (tm == tm_end)
+		return 1;
+	if (tm > 0 && line[tm - 1] == '.') {
+		size_t secs = digits_back(line, tm - 1);
+
+		if (secs == tm - 1)
+			return 1;
+		tm = secs;
+	}
+	if (tm == 0 || !is_space(line[tm - 1]))
+		return 1;
+	/* [CPU] */
+	j = blanks_back(line, tm);
+	if (j == 0 || line[j - 1] != ']')
+		return 1;
+	cpu = digits_back(line, j - 1);
+	if (cpu == j - 1 || cpu < 2 || line[cpu - 1] != '[' || !is_space(line[cpu - 2]))
+		return 1;
+	/* PID/TID or TID */
+	tid_end = blanks_back(line, cpu - 1);
+	tid = digits_back(line, tid_end);
+	if (tid == tid_end || tid_end - tid > 19)
+		return 1;
+	j = tid;
+	if (j > 0 && line[j - 1] == '/') {
+		slash = j - 1;
+		j = digits_back(line, slash);
+		if (j == slash || slash - j > 19)
+			return 1;
+	}
+	if (j > 0 && !is_space(line[j - 1]))
+		return 1;
+	/* the comm: no token of it starts with a digit, and few enough tokens */
+	c1 = blanks_back(line, j);
+	for (c0 = 0; c0 < c1 && is_space(line[c0]);)
+		c0++;
+	if (c1 - c0 > 64)
+		return 1;
+	for (size_t i = c0; i < c1; i++)
+		if (is_digit(line[i]) && (i == c0 || is_space(line[i - 1])))
+			return 1;
+
+	memset(h, 0, sizeof(*h));
+	h->comm.p = line + (c0 < c1 ? c0 : j);
+	h->comm.len = c1 - c0;
+	h->tid.p = line + tid;
+	h->tid.len = tid_end - tid;
+	h->tid_num = h->pid_num = digits_value(line, tid, tid_end - tid);
+	if (slash) {
+		h->pid.p = line + j;
+		h->pid.len = slash - j;
+		h->pid_num = digits_value(line, j, slash - j);
+	}
+	h->time.p = line + tm;
+	h->time.len = tm_end - tm;
+	h->has_period = true;
+	h->period = digits_value(line, per, per_end - per);
+	h->event.p = line + ev;
+	h->event.len = end - ev - 1;
+	h->rest.p = line + len;
+	return 0;
+}
+
+static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 {
 	struct fg_span t[MAX_HEADER_TOKENS];
-	size_t n = 0, pos = 0, slash = 0;
+	size_t n, slash = 0;
 	int r = -EINVAL;
 
 	/* split once; the fields perf prints come within the first tokens */
-	while (n < MAX_HEADER_TOKENS && next_token(line, len, &pos, &t[n]))
-		n++;
+	n = split_tokens(line, len, t, MAX_HEADER_TOKENS);
 	/*
 	 * The comm runs up to the first number (or PID/TID) followed by what perf
 	 * puts after it; with -F tid,... there is no comm at all.
@@ -369,6 +611,16 @@ int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 		return r;
 	}
 	return -EINVAL;
+}
+
+int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+{
+	return parse_common(line, len, h) == 0 ? 0 : parse_general(line, len, h);
+}
+
+int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header *h)
+{
+	return parse_general(line, len, h);
 }
 
 /* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */

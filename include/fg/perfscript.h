@@ -71,6 +71,13 @@ struct fg_ps_frame {
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h);
 
 /*
+ * The same, by the general parser alone: fg_ps_parse_header reads perf's
+ * default header ("COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:") by a shorter
+ * path first, and the tests check that both give the same.
+ */
+int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header *h);
+
+/*
  * Parse a frame line: "ADDR SYMBOL (MODULE)", any indentation, or, when the
  * line starts with a tab (perf's call-chain lines), "ADDR [SYMBOL]" without a
  * module (-F ip,sym).  0 or -EINVAL.

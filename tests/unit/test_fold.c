@@ -225,6 +225,88 @@ TEST(header_shapes)
 	CHECK_SPAN(h.record, "PERF_RECORD_MMAP");
 }
 
+/* whether fg_ps_parse_header and the general parser alone read line alike */
+static bool same_header(const char *line)
+{
+	struct fg_ps_header a, b;
+	size_t len = strlen(line);
+	int ra = fg_ps_parse_header(line, len, &a), rb = fg_ps_parse_header_general(line, len, &b);
+
+	if (ra != rb)
+		return false;
+	if (ra != 0 && ra != FG_PS_SIDEBAND)
+		return true;
+#define SAME_SPAN(x) (a.x.p == b.x.p && a.x.len == b.x.len)
+	return SAME_SPAN(comm) && SAME_SPAN(pid) && SAME_SPAN(tid) && SAME_SPAN(time) &&
+	       SAME_SPAN(event) && SAME_SPAN(rest) && SAME_SPAN(record) && a.pid_num == b.pid_num &&
+	       a.tid_num == b.tid_num && a.has_period == b.has_period && a.period == b.period &&
+	       a.weak == b.weak;
+#undef SAME_SPAN
+}
+
+TEST(header_default_path)
+{
+	static const char *const lines[] = {
+	    /* perf's default header, read by the shorter path */
+	    "swapper 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "grpc server 1098/1099 [025] 1000.042266:   1001001 cpu-clock: ",
+	    "kworker/3:1 1056 [022] 1000.304062: 1 cycles:u:",
+	    "\tx\t\t1/2\t[0]\t5:\t7\te:\r",
+	    "1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "   a 1234567890123456789/1234567890123456789 [1] 1.5: 1234567890123456789 e:",
+	    /* near it: the general parser decides */
+	    "a 5 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "a 5/6 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "a 12345678901234567890/1 [0] 1.5: 1 e:",
+	    "a 1/12345678901234567890 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 12345678901234567890 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999999 e:",
+	    "a 1/2 [0] 1.: 1 e:",
+	    "a 1/2 [0] .5: 1 e:",
+	    "a 1/2 [0] 1.2.3: 1 e:",
+	    "a 1/2 [] 1.5: 1 e:",
+	    "a 1/2 [x] 1.5: 1 e:",
+	    "a 1//2 [0] 1.5: 1 e:",
+	    "a /2 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 1 :",
+	    "a 1/2 [0] 1.5: 1 e",
+	    "a 1/2 [0] 1.5: 1 e: 7f12 f (m)",
+	    "a 1/2 [0] 1.5: e:",
+	    "a 1/2 [0]1.5: 1 e:",
+	    "a1/2 [0] 1.5: 1 e:",
+	    "U 1/2 [0] 1.5: 1 e:",
+	    "a 1/2 U [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 1 PERF_RECORD_X:",
+	    "2026-11-30 1/2 [0] 1.5: 1 e:",
+	    /* a comm of more than 64 bytes */
+	    "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a 1/2 [0] 1.5: 1 e:",
+	    "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a 1/2 [0] 1.5: 1 e:",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++) {
+		if (!same_header(lines[i])) {
+			printf("# read otherwise by the general parser: '%s'\n", lines[i]);
+			CHECK(0);
+		}
+	}
+	struct fg_ps_header h;
+
+	CHECK_INT(
+	    header("   a 1234567890123456789/1234567890123456780 [1] 1.5: 1234567890123456781 e:",
+		   &h),
+	    0);
+	CHECK_INT(h.pid_num == UINT64_C(1234567890123456789), 1);
+	CHECK_INT(h.tid_num == UINT64_C(1234567890123456780), 1);
+	CHECK_INT(h.period == UINT64_C(1234567890123456781), 1);
+	CHECK_INT(header("a 1/2 [0] 1.5: 99999999999999999999 e:", &h), -ERANGE);
+	/* a comm that holds what a header ends with: the first thread id reads */
+	CHECK_INT(header("x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:", &h), 0);
+	CHECK_SPAN(h.comm, "x");
+	CHECK_SPAN(h.tid, "7");
+	CHECK_SPAN(h.rest, "1/2 [0] 1.5: 1 e:");
+}
+
 static int find(const char *rest, struct fg_ps_frame *f)
 {
 	return fg_ps_find_frame(rest, strlen(rest), f);
@@ -722,6 +804,7 @@ int main(void)
 	RUN(header_variants);
 	RUN(header_rejects);
 	RUN(header_shapes);
+	RUN(header_default_path);
 	RUN(frame_on_header_line);
 	RUN(extra_lines);
 	RUN(counts);
