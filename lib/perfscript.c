@@ -248,18 +248,24 @@ int fg_span_u64(struct fg_span s, uint64_t *out)
 	return 0;
 }
 
-uint64_t fg_span_hex(struct fg_span s)
+/* the value of the hexadecimal digits at p, up to the first other byte */
+static inline uint64_t hex_value(const char *p, size_t n)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < s.len; i++) {
-		char c = s.p[i];
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
 
 		if (!is_hex(c))
 			break;
 		v = v << 4 | (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
 	}
 	return v;
+}
+
+uint64_t fg_span_hex(struct fg_span s)
+{
+	return hex_value(s.p, s.len);
 }
 
 static int parse_u64(const char *p, size_t n, uint64_t *out)
@@ -626,14 +632,34 @@ int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header
 /* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */
 static size_t module_open(const char *line, size_t from, size_t end)
 {
-	const char *lp = memrchr(line + from, '(', end - 1 - from);
+	size_t j = end - 1;
 	int depth = 0;
 
-	if (!lp)
-		return 0;
-	/* the common case: no parenthesis inside the module name */
-	if (!memchr(lp + 1, ')', (size_t)(line + end - 1 - (lp + 1))))
-		return (size_t)(lp - line);
+	/*
+	 * The common case: no parenthesis inside the module name, the last '('
+	 * before the end then comes after the last ')'; looked for 16 bytes at a
+	 * time from the end
+	 */
+#ifdef __SSE2__
+	for (; j >= from + 16; j -= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + j - 16));
+		unsigned o = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')));
+		unsigned c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(')')));
+
+		if (o > c) /* the last of them is a '(' */
+			return j - 16 + 31 - (size_t)__builtin_clz(o);
+		if (c)
+			goto balance;
+	}
+#endif
+	for (; j > from; j--) {
+		if (line[j - 1] == '(')
+			return j - 1;
+		if (line[j - 1] == ')')
+			goto balance;
+	}
+	return 0;
+balance:
 	/* balance the parentheses from the end */
 	for (size_t k = end; k > from; k--) {
 		if (line[k - 1] == ')')
@@ -657,7 +683,7 @@ static void set_sym(const char *line, size_t s0, size_t s1, struct fg_ps_frame *
 		k--;
 	f->offset = 0;
 	if (k < s1 && k >= s0 + 3 && memcmp(line + k - 3, "+0x", 3) == 0) {
-		f->offset = fg_span_hex((struct fg_span){line + k, s1 - k});
+		f->offset = hex_value(line + k, s1 - k);
 		s1 = k - 3;
 	}
 	f->sym.p = line + s0;
