@@ -488,14 +488,17 @@ static inline uint64_t digits_value(const char *line, size_t i, size_t n)
 
 /*
  * perf script's default header, "COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:"
- * (or "COMM TID ...", or no comm), read from its end: 0, or 1 when the line is
- * not in that form (then parse_general decides).  What it gives is what
- * parse_general gives for such a line: no token of the comm starts with a
- * digit, so the first token that can be a thread id is the one before the CPU,
- * and what follows it reads as this; every number has 19 digits at most (none
- * overflows); the comm is short enough for all the tokens to be split.
+ * (or "COMM TID ...", or no comm), read from its end: true with where its
+ * fields lie, or false when the line is not in that form (then parse_general
+ * decides).  What it gives is what parse_general gives for such a line: no
+ * token of the comm starts with a digit, so the first token that can be a
+ * thread id is the one before the CPU, and what follows it reads as this;
+ * every number has 19 digits at most (none overflows); the comm is short
+ * enough for all the tokens to be split.  Its every decision depends on which
+ * bytes are digits, never on their values: a line whose other bytes are the
+ * same has the same shape (fg_ps_parse_header_memo).
  */
-static int parse_common(const char *line, size_t len, struct fg_ps_header *h)
+static bool common_shape(const char *line, size_t len, struct fg_ps_shape *s)
 {
 	size_t end = blanks_back(line, len), j, ev, per, per_end, tm, tm_end, tid, tid_end;
 	size_t cpu, slash = 0, c0, c1;
@@ -503,80 +506,97 @@ static int parse_common(const char *line, size_t len, struct fg_ps_header *h)
 	/* EVENT: */
 	j = run_back(line, end, RUN_WORD);
 	if (end - j < 2 || line[end - 1] != ':')
-		return 1;
+		return false;
 	ev = j;
 	/* PERIOD */
 	per_end = blanks_back(line, ev);
 	per = digits_back(line, per_end);
 	if (per == per_end || per_end - per > 19 || per == 0 || !is_space(line[per - 1]))
-		return 1;
+		return false;
 	/* SECS.FRAC: or SECS: */
 	j = blanks_back(line, per);
 	if (j == 0 || line[j - 1] != ':')
-		return 1;
+		return false;
 	tm_end = j - 1;
 	tm = digits_back(line, tm_end);
 	if (tm == tm_end)
-		return 1;
+		return false;
 	if (tm > 0 && line[tm - 1] == '.') {
 		size_t secs = digits_back(line, tm - 1);
 
 		if (secs == tm - 1)
-			return 1;
+			return false;
 		tm = secs;
 	}
 	if (tm == 0 || !is_space(line[tm - 1]))
-		return 1;
+		return false;
 	/* [CPU] */
 	j = blanks_back(line, tm);
 	if (j == 0 || line[j - 1] != ']')
-		return 1;
+		return false;
 	cpu = digits_back(line, j - 1);
 	if (cpu == j - 1 || cpu < 2 || line[cpu - 1] != '[' || !is_space(line[cpu - 2]))
-		return 1;
+		return false;
 	/* PID/TID or TID */
 	tid_end = blanks_back(line, cpu - 1);
 	tid = digits_back(line, tid_end);
 	if (tid == tid_end || tid_end - tid > 19)
-		return 1;
+		return false;
 	j = tid;
 	if (j > 0 && line[j - 1] == '/') {
 		slash = j - 1;
 		j = digits_back(line, slash);
 		if (j == slash || slash - j > 19)
-			return 1;
+			return false;
 	}
 	if (j > 0 && !is_space(line[j - 1]))
-		return 1;
+		return false;
 	/* the comm: no token of it starts with a digit, and few enough tokens */
 	c1 = blanks_back(line, j);
 	for (c0 = 0; c0 < c1 && is_space(line[c0]);)
 		c0++;
 	if (c1 - c0 > 64)
-		return 1;
+		return false;
 	for (size_t i = c0; i < c1; i++)
 		if (is_digit(line[i]) && (i == c0 || is_space(line[i - 1])))
-			return 1;
+			return false;
+	*s = (struct fg_ps_shape){.len = (uint32_t)len,
+				  .comm = (uint32_t)(c0 < c1 ? c0 : j),
+				  .comm_len = (uint32_t)(c1 - c0),
+				  .pid = (uint32_t)j,
+				  .slash = (uint32_t)slash,
+				  .tid = (uint32_t)tid,
+				  .tid_end = (uint32_t)tid_end,
+				  .time = (uint32_t)tm,
+				  .time_end = (uint32_t)tm_end,
+				  .period = (uint32_t)per,
+				  .period_end = (uint32_t)per_end,
+				  .event = (uint32_t)ev,
+				  .end = (uint32_t)end};
+	return true;
+}
 
+/* the header whose fields lie where s says */
+static void shaped_header(const char *line, const struct fg_ps_shape *s, struct fg_ps_header *h)
+{
 	memset(h, 0, sizeof(*h));
-	h->comm.p = line + (c0 < c1 ? c0 : j);
-	h->comm.len = c1 - c0;
-	h->tid.p = line + tid;
-	h->tid.len = tid_end - tid;
-	h->tid_num = h->pid_num = digits_value(line, tid, tid_end - tid);
-	if (slash) {
-		h->pid.p = line + j;
-		h->pid.len = slash - j;
-		h->pid_num = digits_value(line, j, slash - j);
+	h->comm.p = line + s->comm;
+	h->comm.len = s->comm_len;
+	h->tid.p = line + s->tid;
+	h->tid.len = s->tid_end - s->tid;
+	h->tid_num = h->pid_num = digits_value(line, s->tid, h->tid.len);
+	if (s->slash) {
+		h->pid.p = line + s->pid;
+		h->pid.len = s->slash - s->pid;
+		h->pid_num = digits_value(line, s->pid, h->pid.len);
 	}
-	h->time.p = line + tm;
-	h->time.len = tm_end - tm;
+	h->time.p = line + s->time;
+	h->time.len = s->time_end - s->time;
 	h->has_period = true;
-	h->period = digits_value(line, per, per_end - per);
-	h->event.p = line + ev;
-	h->event.len = end - ev - 1;
-	h->rest.p = line + len;
-	return 0;
+	h->period = digits_value(line, s->period, s->period_end - s->period);
+	h->event.p = line + s->event;
+	h->event.len = s->end - s->event - 1;
+	h->rest.p = line + s->len;
 }
 
 static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
@@ -621,7 +641,90 @@ static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 {
-	return parse_common(line, len, h) == 0 ? 0 : parse_general(line, len, h);
+	struct fg_ps_shape s;
+
+	if (len >= UINT32_MAX || !common_shape(line, len, &s))
+		return parse_general(line, len, h);
+	shaped_header(line, &s, h);
+	return 0;
+}
+
+/*
+ * Whether a and b (len bytes each, 16 or more) are the same but for digits:
+ * where they differ, both have a digit
+ */
+static bool same_but_digits(const char *a, const char *b, size_t len)
+{
+#ifdef __SSE2__
+	const __m128i d0 = _mm_set1_epi8('0' - 1), d9 = _mm_set1_epi8('9' + 1);
+
+	for (size_t i = 0;; i += 16) {
+		if (i + 16 > len)
+			i = len - 16; /* the last bytes, some seen again */
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		__m128i dx = _mm_and_si128(_mm_cmpgt_epi8(x, d0), _mm_cmplt_epi8(x, d9));
+		__m128i dy = _mm_and_si128(_mm_cmpgt_epi8(y, d0), _mm_cmplt_epi8(y, d9));
+		__m128i ok = _mm_or_si128(_mm_cmpeq_epi8(x, y), _mm_and_si128(dx, dy));
+
+		if (_mm_movemask_epi8(ok) != 0xffff)
+			return false;
+		if (i + 16 == len)
+			return true;
+	}
+#else
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i] && !(is_digit(a[i]) && is_digit(b[i])))
+			return false;
+	return true;
+#endif
+}
+
+/* the slot of the memo for line: by its length and its first 16 bytes, digits as '0' */
+static size_t memo_slot(const char *line, size_t len)
+{
+	uint64_t w[2];
+
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)line);
+	__m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+				  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+
+	_mm_storeu_si128((__m128i *)(void *)w, _mm_or_si128(_mm_andnot_si128(d, v),
+							    _mm_and_si128(d, _mm_set1_epi8('0'))));
+#else
+	char b[16];
+
+	for (size_t i = 0; i < 16; i++)
+		b[i] = is_digit(line[i]) ? '0' : line[i];
+	memcpy(w, b, sizeof(w));
+#endif
+	uint64_t k =
+	    (w[0] * UINT64_C(0x9e3779b97f4a7c15) ^ w[1] ^ len) * UINT64_C(0xff51afd7ed558ccd);
+
+	return (size_t)(k >> 40) % FG_PS_MEMO_SLOTS;
+}
+
+int fg_ps_parse_header_memo(struct fg_ps_memo *m, const char *line, size_t len,
+			    struct fg_ps_header *h)
+{
+	struct fg_ps_shape s;
+
+	if (len < 16 || len > FG_PS_MEMO_LINE)
+		return fg_ps_parse_header(line, len, h);
+	struct fg_ps_memo_ent *e = &m->ents[memo_slot(line, len)];
+
+	if (e->shape.len == len && same_but_digits(e->line, line, len)) {
+		m->hits++;
+		shaped_header(line, &e->shape, h);
+		return 0;
+	}
+	if (!common_shape(line, len, &s))
+		return parse_general(line, len, h);
+	e->shape = s;
+	memcpy(e->line, line, len);
+	shaped_header(line, &s, h);
+	return 0;
 }
 
 int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header *h)

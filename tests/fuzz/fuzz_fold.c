@@ -102,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 2;
 
 	/* the line parsers on their own, on every line */
+	struct fg_ps_memo *memo = calloc(1, sizeof(*memo));
 	for (const char *p = text, *end = text + len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -114,6 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* the shorter path for perf's default header reads it as the general parser */
 		if (fg_ps_parse_header_general(p, n, &g) != hr ||
+		    ((hr == 0 || hr == FG_PS_SIDEBAND) && !same_header(&h, &g)))
+			abort();
+		/* and so does a shape remembered from a line before */
+		if (fg_ps_parse_header_memo(memo, p, n, &g) != hr ||
 		    ((hr == 0 || hr == FG_PS_SIDEBAND) && !same_header(&h, &g)))
 			abort();
 		if (hr == 0 || hr == FG_PS_SIDEBAND) {
@@ -147,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)fg_ps_is_extra_line(p, n);
 		p += n + 1;
 	}
+	free(memo);
 
 	struct fg_fold *f = fg_fold_new(&o, NULL, NULL);
 	char *out = NULL;

@@ -225,12 +225,16 @@ TEST(header_shapes)
 	CHECK_SPAN(h.record, "PERF_RECORD_MMAP");
 }
 
-/* whether fg_ps_parse_header and the general parser alone read line alike */
-static bool same_header(const char *line)
+/*
+ * Whether fg_ps_parse_header (with the memo m, when given) and the general
+ * parser alone read line alike
+ */
+static bool same_header_memo(struct fg_ps_memo *m, const char *line)
 {
 	struct fg_ps_header a, b;
 	size_t len = strlen(line);
-	int ra = fg_ps_parse_header(line, len, &a), rb = fg_ps_parse_header_general(line, len, &b);
+	int ra = m ? fg_ps_parse_header_memo(m, line, len, &a) : fg_ps_parse_header(line, len, &a);
+	int rb = fg_ps_parse_header_general(line, len, &b);
 
 	if (ra != rb)
 		return false;
@@ -242,6 +246,11 @@ static bool same_header(const char *line)
 	       a.tid_num == b.tid_num && a.has_period == b.has_period && a.period == b.period &&
 	       a.weak == b.weak;
 #undef SAME_SPAN
+}
+
+static bool same_header(const char *line)
+{
+	return same_header_memo(NULL, line);
 }
 
 TEST(header_default_path)
@@ -305,6 +314,60 @@ TEST(header_default_path)
 	CHECK_SPAN(h.comm, "x");
 	CHECK_SPAN(h.tid, "7");
 	CHECK_SPAN(h.rest, "1/2 [0] 1.5: 1 e:");
+}
+
+TEST(header_memo)
+{
+	static const char *const lines[] = {
+	    "swapper 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    /* the same shape: read by it */
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    "swapper 9999/0000 [999] 9999.999999:   9999999 cpu-clock:",
+	    /* another byte than a digit differs: parsed */
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clocj:",
+	    "swapper 2205/2207 [003] 1999.1000x7:   1001009 cpu-clock:",
+	    "swapper 2205 2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    "swapper 2205/2207 [003] 1999.100017:  11001009 cpu-clock:",
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clock: ",
+	    "swappe5 2205/2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    /* not perf's default header: never remembered */
+	    "a 5 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "a 6 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "x 8 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999999 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999998 e:",
+	    "perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:32627/32627",
+	    "perf-exec     1     0.000001: PERF_RECORD_COMM: perf-exec:32627/32627",
+	};
+	struct fg_ps_memo *m = calloc(1, sizeof(*m));
+	struct fg_ps_header h;
+
+	for (size_t round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++) {
+			if (!same_header_memo(m, lines[i])) {
+				printf("# read otherwise by the general parser: '%s'\n", lines[i]);
+				free(m);
+				CHECK(0);
+			}
+		}
+	}
+	/* each round reads at least the second and third lines by the first's shape */
+	CHECK(m->hits >= 4);
+	uint64_t hits = m->hits;
+	const char *l = "swapper 3/4 [5] 6.7:   8 cpu-clock: ";
+	CHECK_INT(fg_ps_parse_header_memo(m, l, strlen(l), &h), 0);
+	CHECK_INT(m->hits, hits);
+	l = "swapper 9/8 [7] 6.5:   4 cpu-clock: ";
+	CHECK_INT(fg_ps_parse_header_memo(m, l, strlen(l), &h), 0);
+	CHECK_INT(m->hits, hits + 1);
+	CHECK_SPAN(h.pid, "9");
+	CHECK_SPAN(h.tid, "8");
+	CHECK_SPAN(h.time, "6.5");
+	CHECK_INT(h.period, 4);
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK(h.rest.p == l + strlen(l) && h.rest.len == 0);
+	free(m);
 }
 
 static int find(const char *rest, struct fg_ps_frame *f)
@@ -805,6 +868,7 @@ int main(void)
 	RUN(header_rejects);
 	RUN(header_shapes);
 	RUN(header_default_path);
+	RUN(header_memo);
 	RUN(frame_on_header_line);
 	RUN(extra_lines);
 	RUN(counts);
