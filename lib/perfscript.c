@@ -488,7 +488,8 @@ static inline uint64_t digits_value(const char *line, size_t i, size_t n)
 
 /*
  * perf script's default header, "COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:"
- * (or "COMM TID ...", or no comm), read from its end: true with where its
+ * (or "COMM TID ...", or no comm; the CPU or the period may be missing), read
+ * from its end: true with where its
  * fields lie, or false when the line is not in that form (then parse_general
  * decides).  What it gives is what parse_general gives for such a line: no
  * token of the comm starts with a digit, so the first token that can be a
@@ -508,13 +509,17 @@ static bool common_shape(const char *line, size_t len, struct fg_ps_shape *s)
 	if (end - j < 2 || line[end - 1] != ':')
 		return false;
 	ev = j;
-	/* PERIOD */
-	per_end = blanks_back(line, ev);
-	per = digits_back(line, per_end);
-	if (per == per_end || per_end - per > 19 || per == 0 || !is_space(line[per - 1]))
-		return false;
+	if (end - ev > 12 && memcmp(line + ev, "PERF_RECORD_", 12) == 0)
+		return false; /* a side-band record's name */
+	/* PERIOD, when printed */
+	j = per = per_end = blanks_back(line, ev);
+	if (j > 0 && is_digit(line[j - 1])) {
+		per = digits_back(line, per_end);
+		if (per_end - per > 19 || per == 0 || !is_space(line[per - 1]))
+			return false;
+		j = blanks_back(line, per);
+	}
 	/* SECS.FRAC: or SECS: */
-	j = blanks_back(line, per);
 	if (j == 0 || line[j - 1] != ':')
 		return false;
 	tm_end = j - 1;
@@ -530,15 +535,16 @@ static bool common_shape(const char *line, size_t len, struct fg_ps_shape *s)
 	}
 	if (tm == 0 || !is_space(line[tm - 1]))
 		return false;
-	/* [CPU] */
-	j = blanks_back(line, tm);
-	if (j == 0 || line[j - 1] != ']')
-		return false;
-	cpu = digits_back(line, j - 1);
-	if (cpu == j - 1 || cpu < 2 || line[cpu - 1] != '[' || !is_space(line[cpu - 2]))
-		return false;
+	/* [CPU], when printed */
+	tid_end = blanks_back(line, tm);
+	if (tid_end > 0 && line[tid_end - 1] == ']') {
+		cpu = digits_back(line, tid_end - 1);
+		if (cpu == tid_end - 1 || cpu < 2 || line[cpu - 1] != '[' ||
+		    !is_space(line[cpu - 2]))
+			return false;
+		tid_end = blanks_back(line, cpu - 1);
+	}
 	/* PID/TID or TID */
-	tid_end = blanks_back(line, cpu - 1);
 	tid = digits_back(line, tid_end);
 	if (tid == tid_end || tid_end - tid > 19)
 		return false;
@@ -592,8 +598,10 @@ static void shaped_header(const char *line, const struct fg_ps_shape *s, struct 
 	}
 	h->time.p = line + s->time;
 	h->time.len = s->time_end - s->time;
-	h->has_period = true;
-	h->period = digits_value(line, s->period, s->period_end - s->period);
+	if (s->period_end > s->period) {
+		h->has_period = true;
+		h->period = digits_value(line, s->period, s->period_end - s->period);
+	}
 	h->event.p = line + s->event;
 	h->event.len = s->end - s->event - 1;
 	h->rest.p = line + s->len;

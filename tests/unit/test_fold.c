@@ -263,6 +263,12 @@ TEST(header_default_path)
 	    "\tx\t\t1/2\t[0]\t5:\t7\te:\r",
 	    "1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
 	    "   a 1234567890123456789/1234567890123456789 [1] 1.5: 1234567890123456789 e:",
+	    /* without the period, the CPU, or both */
+	    "noploop 6101 [001] 4794564.109216: cpu-clock: ",
+	    "swapper     0 [000]  1046.540012: cycles:uppp:",
+	    "func_ab 5543 1067.453402: cpu-clock:",
+	    "perf_stacks 25211  1046.540012:    250000 cpu-clock: ",
+	    "a 1/2 1.5: 7 e:",
 	    /* near it: the general parser decides */
 	    "a 5 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
 	    "x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
@@ -287,6 +293,15 @@ TEST(header_default_path)
 	    "U 1/2 [0] 1.5: 1 e:",
 	    "a 1/2 U [0] 1.5: 1 e:",
 	    "a 1/2 [0] 1.5: 1 PERF_RECORD_X:",
+	    "a 1/2 [0] 1.5: PERF_RECORD_X:",
+	    "a 1/2 1.5: PERF_RECORD_COMM: a:1/2",
+	    "a 1/2 [0] 1.5: PERF_RECORD_:",
+	    "a 1/2 [0] 1.5: x1 e:",
+	    "a 1/2 [0] 1.5:1 e:",
+	    "a 1/2 U 1.5: 1 e:",
+	    "a 1/2 2026-11-30 14:39:14.288240 1.5: 1 e:",
+	    "func_ab 5543 cpu-clock:",
+	    "func_ab 5543 5: cpu-clock:",
 	    "2026-11-30 1/2 [0] 1.5: 1 e:",
 	    /* a comm of more than 64 bytes */
 	    "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a 1/2 [0] 1.5: 1 e:",
@@ -309,6 +324,13 @@ TEST(header_default_path)
 	CHECK_INT(h.tid_num == UINT64_C(1234567890123456780), 1);
 	CHECK_INT(h.period == UINT64_C(1234567890123456781), 1);
 	CHECK_INT(header("a 1/2 [0] 1.5: 99999999999999999999 e:", &h), -ERANGE);
+	CHECK_INT(header("noploop 6101 [001] 4794564.109216: cpu-clock: ", &h), 0);
+	CHECK(!h.has_period && !h.weak);
+	CHECK_SPAN(h.time, "4794564.109216");
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK_INT(header("func_ab 5543 1067.453402: 7 cpu-clock:", &h), 0);
+	CHECK(h.has_period && h.period == 7);
+	CHECK_SPAN(h.tid, "5543");
 	/* a comm that holds what a header ends with: the first thread id reads */
 	CHECK_INT(header("x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:", &h), 0);
 	CHECK_SPAN(h.comm, "x");
