@@ -205,7 +205,8 @@ struct fg_fold {
 	 */
 	struct fg_hmap *fcache[2];
 	struct fg_buf fcache_names;
-	struct fparse *fparse[2]; /* FG_FOLD_FRAMES: how each line cached parsed, by entry */
+	struct fg_ps_memo *psmemo; /* the shapes of the sample headers read */
+	struct fparse *fparse[2];  /* FG_FOLD_FRAMES: how each line cached parsed, by entry */
 	size_t nfparse[2], afparse[2];
 };
 
@@ -1673,7 +1674,9 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 			f->err = r;
 		return r;
 	}
-	r = fg_ps_parse_header(line, len, &h);
+	if (!f->psmemo)
+		f->psmemo = fg_xcalloc(1, sizeof(*f->psmemo));
+	r = fg_ps_parse_header_memo(f->psmemo, line, len, &h);
 	if (r == -ERANGE) {
 		/* this sample is left out; its frames are read past */
 		if (f->in_sample && (r = end_sample(f)) != 0)
@@ -2436,6 +2439,7 @@ void fg_fold_free(struct fg_fold *f)
 	fg_hmap_free(f->fcache[0]);
 	fg_hmap_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);
+	free(f->psmemo);
 	free(f->fparse[0]);
 	free(f->fparse[1]);
 	free(f->counts);

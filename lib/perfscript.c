@@ -80,22 +80,91 @@ static inline size_t skip_hex(const char *p, size_t i, size_t end)
 	return i;
 }
 
-/* the next whitespace-separated token at or after *pos, or false at the end */
-static inline bool next_token(const char *s, size_t len, size_t *pos, struct fg_span *tok)
+#ifdef __SSE2__
+/* a bit for each of the 16 bytes at p that is_space holds for */
+static inline unsigned space_mask16(const char *p)
 {
-	size_t i = *pos, start;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	/* ' ', or '\t' (9) to '\r' (13) but for '\n' (10) */
+	__m128i ctl = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(8)),
+				    _mm_cmplt_epi8(v, _mm_set1_epi8(14)));
+	__m128i sp = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+				  _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')), ctl));
 
-	while (i < len && is_space(s[i]))
-		i++;
-	if (i == len)
-		return false;
-	start = i;
-	while (i < len && !is_space(s[i]))
-		i++;
-	tok->p = s + start;
-	tok->len = i - start;
-	*pos = i;
-	return true;
+	return (unsigned)_mm_movemask_epi8(sp);
+}
+#endif
+
+/* the tokens' state between the pieces of a line split_tokens looks at */
+struct splitter {
+	const char *s;
+	struct fg_span *t;
+	size_t n, max, start;
+	bool in; /* in a token, from s[start] */
+};
+
+/*
+ * The tokens of the w bytes from s[i] (w <= 32), sp holding a bit for each of
+ * them that is a space; false when max tokens are there
+ */
+static inline bool split_piece(struct splitter *st, size_t i, uint32_t sp, unsigned w)
+{
+	uint32_t all = w == 32 ? UINT32_MAX : (UINT32_C(1) << w) - 1, m;
+	unsigned pos = 0;
+
+	for (;;) {
+		if (!st->in) {
+			if (!(m = ~sp & all & (UINT32_MAX << pos)))
+				return true;
+			pos = (unsigned)__builtin_ctz(m);
+			st->start = i + pos;
+			st->in = true;
+		}
+		if (!(m = sp & all & (UINT32_MAX << pos)))
+			return true;
+		pos = (unsigned)__builtin_ctz(m);
+		st->t[st->n++] = (struct fg_span){st->s + st->start, i + pos - st->start};
+		st->in = false;
+		if (st->n == st->max)
+			return false;
+	}
+}
+
+/*
+ * The whitespace-separated tokens of s, at most max of them: their number.
+ * The spaces are found 16 bytes at a time, then each token by a bit scan.
+ */
+static size_t split_tokens(const char *s, size_t len, struct fg_span *t, size_t max)
+{
+	struct splitter st = {.s = s, .t = t, .max = max};
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; i + 32 <= len; i += 32)
+		if (!split_piece(&st, i, space_mask16(s + i) | space_mask16(s + i + 16) << 16, 32))
+			return st.n;
+	if (i < len && len >= 32) {
+		/* the rest: the last 32 bytes, those already seen shifted out */
+		unsigned seen = (unsigned)(i - (len - 32));
+		uint32_t m = space_mask16(s + len - 32) | space_mask16(s + len - 16) << 16;
+
+		if (!split_piece(&st, i, m >> seen, 32 - seen))
+			return st.n;
+		i = len;
+	}
+#endif
+	for (; i < len; i += 32) {
+		unsigned w = len - i < 32 ? (unsigned)(len - i) : 32;
+		uint32_t m = 0;
+
+		for (unsigned j = 0; j < w; j++)
+			m |= (uint32_t)is_space(s[i + j]) << j;
+		if (!split_piece(&st, i, m, w))
+			return st.n;
+	}
+	if (st.in)
+		t[st.n++] = (struct fg_span){s + st.start, len - st.start};
+	return st.n;
 }
 
 static bool all_digits(const char *p, size_t n)
@@ -156,6 +225,18 @@ int fg_span_u64(struct fg_span s, uint64_t *out)
 {
 	uint64_t v = 0;
 
+	if (s.len - 1 < 19) {
+		/* 19 digits at most: no overflow (10^19 - 1 < 2^64), checked as read */
+		for (size_t i = 0; i < s.len; i++) {
+			unsigned d = (unsigned)(unsigned char)s.p[i] - '0';
+
+			if (d > 9)
+				return -EINVAL;
+			v = v * 10 + d;
+		}
+		*out = v;
+		return 0;
+	}
 	if (!all_digits(s.p, s.len))
 		return -EINVAL;
 	for (size_t i = 0; i < s.len; i++) {
@@ -167,18 +248,24 @@ int fg_span_u64(struct fg_span s, uint64_t *out)
 	return 0;
 }
 
-uint64_t fg_span_hex(struct fg_span s)
+/* the value of the hexadecimal digits at p, up to the first other byte */
+static inline uint64_t hex_value(const char *p, size_t n)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < s.len; i++) {
-		char c = s.p[i];
+	for (size_t i = 0; i < n; i++) {
+		char c = p[i];
 
 		if (!is_hex(c))
 			break;
 		v = v << 4 | (uint64_t)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
 	}
 	return v;
+}
+
+uint64_t fg_span_hex(struct fg_span s)
+{
+	return hex_value(s.p, s.len);
 }
 
 static int parse_u64(const char *p, size_t n, uint64_t *out)
@@ -330,15 +417,204 @@ static int after_tid(const char *line, size_t len, const struct fg_span *t, size
 	return -EINVAL;
 }
 
-int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+enum { RUN_DIGITS, RUN_BLANKS, RUN_WORD };
+
+/*
+ * Where the run of digits (RUN_DIGITS), of spaces (RUN_BLANKS) or of other
+ * bytes (RUN_WORD) that ends at line[j] (exclusive) starts: j when there is
+ * none.  16 bytes at a time.
+ */
+static inline __attribute__((always_inline)) size_t run_back(const char *line, size_t j, int run)
+{
+#ifdef __SSE2__
+	for (; j >= 16; j -= 16) {
+		unsigned in, out;
+
+		if (run == RUN_DIGITS) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + j - 16));
+
+			in = (unsigned)_mm_movemask_epi8(
+			    _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+					  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1))));
+		} else {
+			in = space_mask16(line + j - 16);
+			if (run == RUN_WORD)
+				in = ~in;
+		}
+		if ((out = ~in & 0xffff))
+			return j + 16 - (size_t)__builtin_clz(out);
+	}
+#endif
+	while (j > 0 && (run == RUN_DIGITS   ? is_digit(line[j - 1])
+			 : run == RUN_BLANKS ? is_space(line[j - 1])
+					     : !is_space(line[j - 1])))
+		j--;
+	return j;
+}
+
+static inline __attribute__((always_inline)) size_t digits_back(const char *line, size_t j)
+{
+	return run_back(line, j, RUN_DIGITS);
+}
+
+static inline __attribute__((always_inline)) size_t blanks_back(const char *line, size_t j)
+{
+	return run_back(line, j, RUN_BLANKS);
+}
+
+/* the value of the n digits at line[i] (n from 1 to 19: no overflow) */
+static inline uint64_t digits_value(const char *line, size_t i, size_t n)
+{
+	uint64_t v = 0;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (n <= 8 && i + n >= 8) {
+		/* the 8 bytes that end with the digits, those before them masked as '0's */
+		uint64_t keep = UINT64_MAX << (8 * (8 - n));
+
+		memcpy(&v, line + i + n - 8, sizeof(v));
+		v = (v & keep) - (UINT64_C(0x3030303030303030) & keep);
+		/* pairs, then fours, then the eight, by multiplications */
+		v = v * 10 + (v >> 8);
+		return ((v & UINT64_C(0xff000000ff)) * (100 + (UINT64_C(1000000) << 32)) +
+			((v >> 16) & UINT64_C(0xff000000ff)) * (1 + (UINT64_C(10000) << 32))) >>
+		       32;
+	}
+#endif
+	for (size_t k = 0; k < n; k++)
+		v = v * 10 + (uint64_t)(line[i + k] - '0');
+	return v;
+}
+
+/*
+ * perf script's default header, "COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:"
+ * (or "COMM TID ...", or no comm; the CPU or the period may be missing), read
+ * from its end: true with where its
+ * fields lie, or false when the line is not in that form (then parse_general
+ * decides).  What it gives is what parse_general gives for such a line: no
+ * token of the comm starts with a digit, so the first token that can be a
+ * thread id is the one before the CPU, and what follows it reads as this;
+ * every number has 19 digits at most (none overflows); the comm is short
+ * enough for all the tokens to be split.  Its every decision depends on which
+ * bytes are digits, never on their values: a line whose other bytes are the
+ * same has the same shape (fg_ps_parse_header_memo).
+ */
+static bool common_shape(const char *line, size_t len, struct fg_ps_shape *s)
+{
+	size_t end = blanks_back(line, len), j, ev, per, per_end, tm, tm_end, tid, tid_end;
+	size_t cpu, slash = 0, c0, c1;
+
+	/* EVENT: */
+	j = run_back(line, end, RUN_WORD);
+	if (end - j < 2 || line[end - 1] != ':')
+		return false;
+	ev = j;
+	if (end - ev > 12 && memcmp(line + ev, "PERF_RECORD_", 12) == 0)
+		return false; /* a side-band record's name */
+	/* PERIOD, when printed */
+	j = per = per_end = blanks_back(line, ev);
+	if (j > 0 && is_digit(line[j - 1])) {
+		per = digits_back(line, per_end);
+		if (per_end - per > 19 || per == 0 || !is_space(line[per - 1]))
+			return false;
+		j = blanks_back(line, per);
+	}
+	/* SECS.FRAC: or SECS: */
+	if (j == 0 || line[j - 1] != ':')
+		return false;
+	tm_end = j - 1;
+	tm = digits_back(line, tm_end);
+	if (tm == tm_end)
+		return false;
+	if (tm > 0 && line[tm - 1] == '.') {
+		size_t secs = digits_back(line, tm - 1);
+
+		if (secs == tm - 1)
+			return false;
+		tm = secs;
+	}
+	if (tm == 0 || !is_space(line[tm - 1]))
+		return false;
+	/* [CPU], when printed */
+	tid_end = blanks_back(line, tm);
+	if (tid_end > 0 && line[tid_end - 1] == ']') {
+		cpu = digits_back(line, tid_end - 1);
+		if (cpu == tid_end - 1 || cpu < 2 || line[cpu - 1] != '[' ||
+		    !is_space(line[cpu - 2]))
+			return false;
+		tid_end = blanks_back(line, cpu - 1);
+	}
+	/* PID/TID or TID */
+	tid = digits_back(line, tid_end);
+	if (tid == tid_end || tid_end - tid > 19)
+		return false;
+	j = tid;
+	if (j > 0 && line[j - 1] == '/') {
+		slash = j - 1;
+		j = digits_back(line, slash);
+		if (j == slash || slash - j > 19)
+			return false;
+	}
+	if (j > 0 && !is_space(line[j - 1]))
+		return false;
+	/* the comm: no token of it starts with a digit, and few enough tokens */
+	c1 = blanks_back(line, j);
+	for (c0 = 0; c0 < c1 && is_space(line[c0]);)
+		c0++;
+	if (c1 - c0 > 64)
+		return false;
+	for (size_t i = c0; i < c1; i++)
+		if (is_digit(line[i]) && (i == c0 || is_space(line[i - 1])))
+			return false;
+	*s = (struct fg_ps_shape){.len = (uint32_t)len,
+				  .comm = (uint32_t)(c0 < c1 ? c0 : j),
+				  .comm_len = (uint32_t)(c1 - c0),
+				  .pid = (uint32_t)j,
+				  .slash = (uint32_t)slash,
+				  .tid = (uint32_t)tid,
+				  .tid_end = (uint32_t)tid_end,
+				  .time = (uint32_t)tm,
+				  .time_end = (uint32_t)tm_end,
+				  .period = (uint32_t)per,
+				  .period_end = (uint32_t)per_end,
+				  .event = (uint32_t)ev,
+				  .end = (uint32_t)end};
+	return true;
+}
+
+/* the header whose fields lie where s says */
+static void shaped_header(const char *line, const struct fg_ps_shape *s, struct fg_ps_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->comm.p = line + s->comm;
+	h->comm.len = s->comm_len;
+	h->tid.p = line + s->tid;
+	h->tid.len = s->tid_end - s->tid;
+	h->tid_num = h->pid_num = digits_value(line, s->tid, h->tid.len);
+	if (s->slash) {
+		h->pid.p = line + s->pid;
+		h->pid.len = s->slash - s->pid;
+		h->pid_num = digits_value(line, s->pid, h->pid.len);
+	}
+	h->time.p = line + s->time;
+	h->time.len = s->time_end - s->time;
+	if (s->period_end > s->period) {
+		h->has_period = true;
+		h->period = digits_value(line, s->period, s->period_end - s->period);
+	}
+	h->event.p = line + s->event;
+	h->event.len = s->end - s->event - 1;
+	h->rest.p = line + s->len;
+}
+
+static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 {
 	struct fg_span t[MAX_HEADER_TOKENS];
-	size_t n = 0, pos = 0, slash = 0;
+	size_t n, slash = 0;
 	int r = -EINVAL;
 
 	/* split once; the fields perf prints come within the first tokens */
-	while (n < MAX_HEADER_TOKENS && next_token(line, len, &pos, &t[n]))
-		n++;
+	n = split_tokens(line, len, t, MAX_HEADER_TOKENS);
 	/*
 	 * The comm runs up to the first number (or PID/TID) followed by what perf
 	 * puts after it; with -F tid,... there is no comm at all.
@@ -371,17 +647,130 @@ int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
 	return -EINVAL;
 }
 
+int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)
+{
+	struct fg_ps_shape s;
+
+	if (len >= UINT32_MAX || !common_shape(line, len, &s))
+		return parse_general(line, len, h);
+	shaped_header(line, &s, h);
+	return 0;
+}
+
+/*
+ * Whether a and b (len bytes each, 16 or more) are the same but for digits:
+ * where they differ, both have a digit
+ */
+static bool same_but_digits(const char *a, const char *b, size_t len)
+{
+#ifdef __SSE2__
+	const __m128i d0 = _mm_set1_epi8('0' - 1), d9 = _mm_set1_epi8('9' + 1);
+
+	for (size_t i = 0;; i += 16) {
+		if (i + 16 > len)
+			i = len - 16; /* the last bytes, some seen again */
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		__m128i dx = _mm_and_si128(_mm_cmpgt_epi8(x, d0), _mm_cmplt_epi8(x, d9));
+		__m128i dy = _mm_and_si128(_mm_cmpgt_epi8(y, d0), _mm_cmplt_epi8(y, d9));
+		__m128i ok = _mm_or_si128(_mm_cmpeq_epi8(x, y), _mm_and_si128(dx, dy));
+
+		if (_mm_movemask_epi8(ok) != 0xffff)
+			return false;
+		if (i + 16 == len)
+			return true;
+	}
+#else
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i] && !(is_digit(a[i]) && is_digit(b[i])))
+			return false;
+	return true;
+#endif
+}
+
+/* the slot of the memo for line: by its length and its first 16 bytes, digits as '0' */
+static size_t memo_slot(const char *line, size_t len)
+{
+	uint64_t w[2];
+
+#ifdef __SSE2__
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)line);
+	__m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+				  _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+
+	_mm_storeu_si128((__m128i *)(void *)w, _mm_or_si128(_mm_andnot_si128(d, v),
+							    _mm_and_si128(d, _mm_set1_epi8('0'))));
+#else
+	char b[16];
+
+	for (size_t i = 0; i < 16; i++)
+		b[i] = is_digit(line[i]) ? '0' : line[i];
+	memcpy(w, b, sizeof(w));
+#endif
+	uint64_t k =
+	    (w[0] * UINT64_C(0x9e3779b97f4a7c15) ^ w[1] ^ len) * UINT64_C(0xff51afd7ed558ccd);
+
+	return (size_t)(k >> 40) % FG_PS_MEMO_SLOTS;
+}
+
+int fg_ps_parse_header_memo(struct fg_ps_memo *m, const char *line, size_t len,
+			    struct fg_ps_header *h)
+{
+	struct fg_ps_shape s;
+
+	if (len < 16 || len > FG_PS_MEMO_LINE)
+		return fg_ps_parse_header(line, len, h);
+	struct fg_ps_memo_ent *e = &m->ents[memo_slot(line, len)];
+
+	if (e->shape.len == len && same_but_digits(e->line, line, len)) {
+		m->hits++;
+		shaped_header(line, &e->shape, h);
+		return 0;
+	}
+	if (!common_shape(line, len, &s))
+		return parse_general(line, len, h);
+	e->shape = s;
+	memcpy(e->line, line, len);
+	shaped_header(line, &s, h);
+	return 0;
+}
+
+int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header *h)
+{
+	return parse_general(line, len, h);
+}
+
 /* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */
 static size_t module_open(const char *line, size_t from, size_t end)
 {
-	const char *lp = memrchr(line + from, '(', end - 1 - from);
+	size_t j = end - 1;
 	int depth = 0;
 
-	if (!lp)
-		return 0;
-	/* the common case: no parenthesis inside the module name */
-	if (!memchr(lp + 1, ')', (size_t)(line + end - 1 - (lp + 1))))
-		return (size_t)(lp - line);
+	/*
+	 * The common case: no parenthesis inside the module name, the last '('
+	 * before the end then comes after the last ')'; looked for 16 bytes at a
+	 * time from the end
+	 */
+#ifdef __SSE2__
+	for (; j >= from + 16; j -= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(line + j - 16));
+		unsigned o = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')));
+		unsigned c = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(')')));
+
+		if (o > c) /* the last of them is a '(' */
+			return j - 16 + 31 - (size_t)__builtin_clz(o);
+		if (c)
+			goto balance;
+	}
+#endif
+	for (; j > from; j--) {
+		if (line[j - 1] == '(')
+			return j - 1;
+		if (line[j - 1] == ')')
+			goto balance;
+	}
+	return 0;
+balance:
 	/* balance the parentheses from the end */
 	for (size_t k = end; k > from; k--) {
 		if (line[k - 1] == ')')
@@ -405,7 +794,7 @@ static void set_sym(const char *line, size_t s0, size_t s1, struct fg_ps_frame *
 		k--;
 	f->offset = 0;
 	if (k < s1 && k >= s0 + 3 && memcmp(line + k - 3, "+0x", 3) == 0) {
-		f->offset = fg_span_hex((struct fg_span){line + k, s1 - k});
+		f->offset = hex_value(line + k, s1 - k);
 		s1 = k - 3;
 	}
 	f->sym.p = line + s0;

@@ -71,6 +71,41 @@ struct fg_ps_frame {
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h);
 
 /*
+ * The same, by the general parser alone: fg_ps_parse_header reads perf's
+ * default header ("COMM PID/TID [CPU] SECS.FRAC: PERIOD EVENT:") by a shorter
+ * path first, and the tests check that both give the same.
+ */
+int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header *h);
+
+/* where the fields of perf's default header lie in a line (offsets) */
+struct fg_ps_shape {
+	uint32_t len; /* the line's; 0: none */
+	uint32_t comm, comm_len, pid, slash, tid, tid_end, time, time_end, period, period_end;
+	uint32_t event, end;
+};
+
+#define FG_PS_MEMO_SLOTS 256
+#define FG_PS_MEMO_LINE 128
+
+/*
+ * The default headers read before, by their shape.  A header that differs
+ * from one of them only in its digits (another thread, CPU, time or period)
+ * has its fields where that one had them: fg_ps_parse_header_memo reads it
+ * without parsing it again.  Zeroed to start; about 46 KB.
+ */
+struct fg_ps_memo {
+	struct fg_ps_memo_ent {
+		struct fg_ps_shape shape;
+		char line[FG_PS_MEMO_LINE];
+	} ents[FG_PS_MEMO_SLOTS];
+	uint64_t hits; /* headers read by a shape remembered */
+};
+
+/* fg_ps_parse_header, remembering the default headers' shapes in m */
+int fg_ps_parse_header_memo(struct fg_ps_memo *m, const char *line, size_t len,
+			    struct fg_ps_header *h);
+
+/*
  * Parse a frame line: "ADDR SYMBOL (MODULE)", any indentation, or, when the
  * line starts with a tab (perf's call-chain lines), "ADDR [SYMBOL]" without a
  * module (-F ip,sym).  0 or -EINVAL.

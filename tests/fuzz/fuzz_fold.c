@@ -43,6 +43,21 @@ static void check_output(const char *out, size_t len)
 	}
 }
 
+static bool same_span(struct fg_span a, struct fg_span b)
+{
+	return a.p == b.p && a.len == b.len;
+}
+
+static bool same_header(const struct fg_ps_header *a, const struct fg_ps_header *b)
+{
+	return same_span(a->comm, b->comm) && same_span(a->pid, b->pid) &&
+	       same_span(a->tid, b->tid) && same_span(a->time, b->time) &&
+	       same_span(a->event, b->event) && same_span(a->rest, b->rest) &&
+	       same_span(a->record, b->record) && a->pid_num == b->pid_num &&
+	       a->tid_num == b->tid_num && a->has_period == b->has_period &&
+	       a->period == b->period && a->weak == b->weak;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const skip[] = {"main", "[unknown]"};
@@ -87,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = size - 2;
 
 	/* the line parsers on their own, on every line */
+	struct fg_ps_memo *memo = calloc(1, sizeof(*memo));
 	for (const char *p = text, *end = text + len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -95,7 +111,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fg_span s;
 
 		int hr = fg_ps_parse_header(p, n, &h);
+		struct fg_ps_header g;
 
+		/* the shorter path for perf's default header reads it as the general parser */
+		if (fg_ps_parse_header_general(p, n, &g) != hr ||
+		    ((hr == 0 || hr == FG_PS_SIDEBAND) && !same_header(&h, &g)))
+			abort();
+		/* and so does a shape remembered from a line before */
+		if (fg_ps_parse_header_memo(memo, p, n, &g) != hr ||
+		    ((hr == 0 || hr == FG_PS_SIDEBAND) && !same_header(&h, &g)))
+			abort();
 		if (hr == 0 || hr == FG_PS_SIDEBAND) {
 			if (h.comm.p < p || h.comm.p + h.comm.len > p + n ||
 			    h.rest.p + h.rest.len > p + n)
@@ -127,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)fg_ps_is_extra_line(p, n);
 		p += n + 1;
 	}
+	free(memo);
 
 	struct fg_fold *f = fg_fold_new(&o, NULL, NULL);
 	char *out = NULL;

@@ -225,6 +225,173 @@ TEST(header_shapes)
 	CHECK_SPAN(h.record, "PERF_RECORD_MMAP");
 }
 
+/*
+ * Whether fg_ps_parse_header (with the memo m, when given) and the general
+ * parser alone read line alike
+ */
+static bool same_header_memo(struct fg_ps_memo *m, const char *line)
+{
+	struct fg_ps_header a, b;
+	size_t len = strlen(line);
+	int ra = m ? fg_ps_parse_header_memo(m, line, len, &a) : fg_ps_parse_header(line, len, &a);
+	int rb = fg_ps_parse_header_general(line, len, &b);
+
+	if (ra != rb)
+		return false;
+	if (ra != 0 && ra != FG_PS_SIDEBAND)
+		return true;
+#define SAME_SPAN(x) (a.x.p == b.x.p && a.x.len == b.x.len)
+	return SAME_SPAN(comm) && SAME_SPAN(pid) && SAME_SPAN(tid) && SAME_SPAN(time) &&
+	       SAME_SPAN(event) && SAME_SPAN(rest) && SAME_SPAN(record) && a.pid_num == b.pid_num &&
+	       a.tid_num == b.tid_num && a.has_period == b.has_period && a.period == b.period &&
+	       a.weak == b.weak;
+#undef SAME_SPAN
+}
+
+static bool same_header(const char *line)
+{
+	return same_header_memo(NULL, line);
+}
+
+TEST(header_default_path)
+{
+	static const char *const lines[] = {
+	    /* perf's default header, read by the shorter path */
+	    "swapper 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "grpc server 1098/1099 [025] 1000.042266:   1001001 cpu-clock: ",
+	    "kworker/3:1 1056 [022] 1000.304062: 1 cycles:u:",
+	    "\tx\t\t1/2\t[0]\t5:\t7\te:\r",
+	    "1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "   a 1234567890123456789/1234567890123456789 [1] 1.5: 1234567890123456789 e:",
+	    /* without the period, the CPU, or both */
+	    "noploop 6101 [001] 4794564.109216: cpu-clock: ",
+	    "swapper     0 [000]  1046.540012: cycles:uppp:",
+	    "func_ab 5543 1067.453402: cpu-clock:",
+	    "perf_stacks 25211  1046.540012:    250000 cpu-clock: ",
+	    "a 1/2 1.5: 7 e:",
+	    /* near it: the general parser decides */
+	    "a 5 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "a 5/6 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "a 12345678901234567890/1 [0] 1.5: 1 e:",
+	    "a 1/12345678901234567890 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 12345678901234567890 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999999 e:",
+	    "a 1/2 [0] 1.: 1 e:",
+	    "a 1/2 [0] .5: 1 e:",
+	    "a 1/2 [0] 1.2.3: 1 e:",
+	    "a 1/2 [] 1.5: 1 e:",
+	    "a 1/2 [x] 1.5: 1 e:",
+	    "a 1//2 [0] 1.5: 1 e:",
+	    "a /2 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 1 :",
+	    "a 1/2 [0] 1.5: 1 e",
+	    "a 1/2 [0] 1.5: 1 e: 7f12 f (m)",
+	    "a 1/2 [0] 1.5: e:",
+	    "a 1/2 [0]1.5: 1 e:",
+	    "a1/2 [0] 1.5: 1 e:",
+	    "U 1/2 [0] 1.5: 1 e:",
+	    "a 1/2 U [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 1 PERF_RECORD_X:",
+	    "a 1/2 [0] 1.5: PERF_RECORD_X:",
+	    "a 1/2 1.5: PERF_RECORD_COMM: a:1/2",
+	    "a 1/2 [0] 1.5: PERF_RECORD_:",
+	    "a 1/2 [0] 1.5: x1 e:",
+	    "a 1/2 [0] 1.5:1 e:",
+	    "a 1/2 U 1.5: 1 e:",
+	    "a 1/2 2026-11-30 14:39:14.288240 1.5: 1 e:",
+	    "func_ab 5543 cpu-clock:",
+	    "func_ab 5543 5: cpu-clock:",
+	    "2026-11-30 1/2 [0] 1.5: 1 e:",
+	    /* a comm of more than 64 bytes */
+	    "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a 1/2 [0] 1.5: 1 e:",
+	    "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a 1/2 [0] 1.5: 1 e:",
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++) {
+		if (!same_header(lines[i])) {
+			printf("# read otherwise by the general parser: '%s'\n", lines[i]);
+			CHECK(0);
+		}
+	}
+	struct fg_ps_header h;
+
+	CHECK_INT(
+	    header("   a 1234567890123456789/1234567890123456780 [1] 1.5: 1234567890123456781 e:",
+		   &h),
+	    0);
+	CHECK_INT(h.pid_num == UINT64_C(1234567890123456789), 1);
+	CHECK_INT(h.tid_num == UINT64_C(1234567890123456780), 1);
+	CHECK_INT(h.period == UINT64_C(1234567890123456781), 1);
+	CHECK_INT(header("a 1/2 [0] 1.5: 99999999999999999999 e:", &h), -ERANGE);
+	CHECK_INT(header("noploop 6101 [001] 4794564.109216: cpu-clock: ", &h), 0);
+	CHECK(!h.has_period && !h.weak);
+	CHECK_SPAN(h.time, "4794564.109216");
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK_INT(header("func_ab 5543 1067.453402: 7 cpu-clock:", &h), 0);
+	CHECK(h.has_period && h.period == 7);
+	CHECK_SPAN(h.tid, "5543");
+	/* a comm that holds what a header ends with: the first thread id reads */
+	CHECK_INT(header("x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:", &h), 0);
+	CHECK_SPAN(h.comm, "x");
+	CHECK_SPAN(h.tid, "7");
+	CHECK_SPAN(h.rest, "1/2 [0] 1.5: 1 e:");
+}
+
+TEST(header_memo)
+{
+	static const char *const lines[] = {
+	    "swapper 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    /* the same shape: read by it */
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    "swapper 9999/0000 [999] 9999.999999:   9999999 cpu-clock:",
+	    /* another byte than a digit differs: parsed */
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clocj:",
+	    "swapper 2205/2207 [003] 1999.1000x7:   1001009 cpu-clock:",
+	    "swapper 2205 2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    "swapper 2205/2207 [003] 1999.100017:  11001009 cpu-clock:",
+	    "swapper 2205/2207 [003] 1999.100017:   1001009 cpu-clock: ",
+	    "swappe5 2205/2207 [003] 1999.100017:   1001009 cpu-clock:",
+	    /* not perf's default header: never remembered */
+	    "a 5 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "a 6 1105/1106 [018] 1000.000016:   1001001 cpu-clock:",
+	    "x 7 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "x 8 [3] 9.5: 1 e: 1/2 [0] 1.5: 1 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999999 e:",
+	    "a 1/2 [0] 1.5: 99999999999999999998 e:",
+	    "perf-exec     0     0.000000: PERF_RECORD_COMM: perf-exec:32627/32627",
+	    "perf-exec     1     0.000001: PERF_RECORD_COMM: perf-exec:32627/32627",
+	};
+	struct fg_ps_memo *m = calloc(1, sizeof(*m));
+	struct fg_ps_header h;
+
+	for (size_t round = 0; round < 2; round++) {
+		for (size_t i = 0; i < sizeof(lines) / sizeof(*lines); i++) {
+			if (!same_header_memo(m, lines[i])) {
+				printf("# read otherwise by the general parser: '%s'\n", lines[i]);
+				free(m);
+				CHECK(0);
+			}
+		}
+	}
+	/* each round reads at least the second and third lines by the first's shape */
+	CHECK(m->hits >= 4);
+	uint64_t hits = m->hits;
+	const char *l = "swapper 3/4 [5] 6.7:   8 cpu-clock: ";
+	CHECK_INT(fg_ps_parse_header_memo(m, l, strlen(l), &h), 0);
+	CHECK_INT(m->hits, hits);
+	l = "swapper 9/8 [7] 6.5:   4 cpu-clock: ";
+	CHECK_INT(fg_ps_parse_header_memo(m, l, strlen(l), &h), 0);
+	CHECK_INT(m->hits, hits + 1);
+	CHECK_SPAN(h.pid, "9");
+	CHECK_SPAN(h.tid, "8");
+	CHECK_SPAN(h.time, "6.5");
+	CHECK_INT(h.period, 4);
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK(h.rest.p == l + strlen(l) && h.rest.len == 0);
+	free(m);
+}
+
 static int find(const char *rest, struct fg_ps_frame *f)
 {
 	return fg_ps_find_frame(rest, strlen(rest), f);
@@ -722,6 +889,8 @@ int main(void)
 	RUN(header_variants);
 	RUN(header_rejects);
 	RUN(header_shapes);
+	RUN(header_default_path);
+	RUN(header_memo);
 	RUN(frame_on_header_line);
 	RUN(extra_lines);
 	RUN(counts);
