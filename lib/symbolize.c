@@ -131,6 +131,8 @@ struct proc {
 	struct jit *jit;
 	bool jit_tried;
 	struct fg_unwind_dw *dw; /* --unwinder libdw: its Dwfl, of the mappings of cur */
+	uint64_t space_id;	 /* new at each change of its mappings: frames unwound are
+				    cached under it (never 0, never reused) */
 	bool creds_known;	 /* uid and gid from the stream */
 	uint32_t uid, gid;
 	size_t counted;		    /* mappings counted in maps_total */
@@ -202,7 +204,10 @@ struct fg_symbolizer {
 	struct fg_unwind_cache *uw_cache;  /* rules looked up (tables live as long as s) */
 	uint64_t *uw_pcs;
 	uint32_t *uw_flags;
-	uint32_t *exited; /* ring of exited pids */
+	uint64_t *uw_maps;    /* the map id of each frame unwound (0: not known) */
+	uint64_t uw_space;    /* the space_id of uw_proc they were found in (0: none) */
+	struct proc *uw_proc; /* the process of the snapshot unwound last */
+	uint32_t *exited;     /* ring of exited pids */
 	size_t exited_head, exited_n;
 	struct fg_sym_stats st;
 	struct held *held, *held_tail; /* oldest first */
@@ -288,9 +293,16 @@ static void space_release(struct space *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
-/* The address space changed: a Dwfl of it is made again when next needed. */
+/* single-threaded, like the rest of the symbolizer */
+static uint64_t space_ids;
+
+/*
+ * The address space changed: frames unwound in it are looked up again, and
+ * a Dwfl of it is made again when next needed.
+ */
 static void forget_dw(struct proc *p)
 {
+	p->space_id = ++space_ids;
 	fg_unwind_dw_free(p->dw);
 	p->dw = NULL;
 }
@@ -361,6 +373,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->uw_cache);
 	free(s->uw_pcs);
 	free(s->uw_flags);
+	free(s->uw_maps);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
 	fg_rec_evnames_free(s->events);
@@ -476,6 +489,7 @@ static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
 	}
 	p = fg_xcalloc(1, sizeof(*p));
 	p->pid = pid;
+	p->space_id = ++space_ids;
 	b = bucket(s, pid);
 	p->hnext = *b;
 	*b = p;
@@ -1699,14 +1713,24 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 
 /* --- unwinding stack snapshots --- */
 
-/* What the table unwinder's `find` needs: the process, the sample's time, the last mapping. */
+/*
+ * What the table unwinder's `find` needs: the process, the sample's time, the
+ * last mapping; and the key of what it finds, the process' address space
+ * and which of its two spaces is asked first.
+ */
 struct unwind_ctx {
 	struct fg_symbolizer *s;
 	struct proc *p;
 	uint64_t time_ns;
 	struct map *last;
 	struct fg_unwind_map last_um;
+	uint64_t space;
 };
+
+static uint64_t space_key(const struct proc *p, uint64_t time_ns)
+{
+	return p->space_id << 1 | (p->old.nmaps && time_ns < p->exec_ns);
+}
 
 /* The unwind table of the file m maps (m resolved, with a dso): read now if it was not. */
 static void need_cfi(struct fg_symbolizer *s, struct proc *p, struct map *m)
@@ -1757,13 +1781,20 @@ static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 	struct map *m = c->last;
 	const struct dso *d;
 
-	if (!m || pc < m->start || pc >= m->end) {
+	/*
+	 * The last mapping found, when pc is in it and it is the one find_map
+	 * gives (no older space to ask first): what find answers for a pc then
+	 * depends only on the space (the cache by space relies on it)
+	 */
+	if (!m || pc < m->start || pc >= m->end || c->p->old.nmaps) {
 		c->last = NULL;
 		m = proc_map(c->s, c->p, pc, c->time_ns);
+		c->space = space_key(c->p, c->time_ns); /* /proc may have been read */
 		if (!m)
 			return -ENOENT;
 		um->cfi = NULL;
 		um->bias = 0;
+		um->tag = 0;
 		if (m->kind == MAP_ANON)
 			return 0; /* JIT code: frame pointers */
 		if (m->kind == MAP_SPECIAL)
@@ -1779,6 +1810,7 @@ static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 			return -ENODATA; /* a table over the bounds, a corrupt file */
 		/* a file without any CFI: frame pointers */
 		um->cfi = d->cfi;
+		um->tag = m->id; /* a file's (or the vdso's) mapping, resolved */
 		c->last = m;
 		c->last_um = *um;
 	}
@@ -1834,6 +1866,7 @@ static void uw_alloc(struct fg_symbolizer *s)
 		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
 		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
 		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
+		s->uw_maps = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_maps));
 		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
 	}
 	s->unwinding = true;
@@ -1881,6 +1914,7 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 	struct proc *p;
 	size_t n = 0;
 
+	s->uw_space = 0;
 	if (s->o.unwinder == FG_SYM_UNWIND_NONE) {
 		s->st.unwind_skipped++;
 		return;
@@ -1899,16 +1933,23 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 			n = fg_unwind_dw(dw, smp->tid, &regs, u->sp, smp->ustack_data, u->size,
 					 s->uw_frames, FG_SYM_UNWIND_MAX, &end, NULL);
 	} else {
-		struct unwind_ctx c = {.s = s, .p = p, .time_ns = smp->time_ns};
-		struct fg_unwind_ops ops = {.find = unwind_find, .arg = &c, .cache = s->uw_cache};
+		struct unwind_ctx c = {
+		    .s = s, .p = p, .time_ns = smp->time_ns, .space = space_key(p, smp->time_ns)};
+		struct fg_unwind_ops ops = {
+		    .find = unwind_find, .arg = &c, .cache = s->uw_cache, .space = &c.space};
+		uint64_t before = p->space_id;
 
 		n = fg_unwind(&ops, &regs, u->sp, smp->ustack_data, u->size, s->uw_frames,
 			      FG_SYM_UNWIND_MAX, &end);
+		/* the frames' mappings name them, unless the mappings changed on the way */
+		s->uw_space = p->space_id == before ? before : 0;
+		s->uw_proc = p;
 	}
 	fg_unwind_count(&s->st.unwind, s->uw_frames, n, end);
 	for (size_t i = 0; i < n; i++) {
 		s->uw_pcs[i] = s->uw_frames[i].pc;
 		s->uw_flags[i] = s->uw_frames[i].flags;
+		s->uw_maps[i] = s->uw_frames[i].tag;
 	}
 	smp->uips = s->uw_pcs;
 	smp->nuips = n;
@@ -2043,15 +2084,25 @@ static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, 
 static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
 			uint32_t flags);
 
-/* A user frame (flags: FG_UNWIND_F_*), with its inlined functions when asked. */
+/*
+ * A user frame (flags: FG_UNWIND_F_*), with its inlined functions when asked;
+ * map_id: the id of its mapping, which the unwinder found (0: not known).
+ */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
-		      uint32_t flags)
+		      uint32_t flags, uint64_t map_id)
 {
 	bool defer = s->o.debuginfod != NULL, leaf = flags & FG_UNWIND_F_EXACT;
 	struct fg_frame f;
 	struct proc *p;
 	struct map *m;
 
+	if (map_id && s->memo && !defer && !(flags & FG_UNWIND_F_SIGNAL) &&
+	    s->uw_proc->space_id == s->uw_space) {
+		/* the mapping find_map would find (the same space): a resolved file's */
+		if (!memo_emit(s, map_id, ip, leaf))
+			memo_frame(s, map_id, pid, time_ns, ip, leaf);
+		return;
+	}
 	if (s->memo && !(flags & FG_UNWIND_F_SIGNAL)) {
 		/* a mapping of a file, already opened: its frames do not change */
 		p = get_proc(s, pid);
@@ -2250,11 +2301,14 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 {
 	struct fg_sym_sample unwound, *smp = &unwound;
 	struct fg_buf *b = &s->out;
+	const uint64_t *maps = NULL;
 	int r;
 
 	unwound = *sample;
 	if (smp->ustack)
 		unwind_snapshot(s, smp);
+	if (smp->ustack && smp->uips == s->uw_pcs && s->uw_space)
+		maps = s->uw_maps;
 	if (smp->cfi_unwound && !smp->uflags)
 		cfi_frame_flags(s, smp);
 	s->st.samples++;
@@ -2301,7 +2355,8 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
 			  smp->uflags ? smp->uflags[i]
 			  : i == 0    ? FG_UNWIND_F_EXACT
-				      : 0);
+				      : 0,
+			  maps ? maps[i] : 0);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */

@@ -69,6 +69,11 @@ static enum fg_unwind_end end_of(int res)
 	}
 }
 
+static struct fg_unwind_cached *slot_of(struct fg_unwind_cache *c, uint64_t key, uint64_t addr)
+{
+	return &c->slot[((addr ^ key) * 0x9e3779b97f4a7c15ull) >> 52 & (FG_UNWIND_CACHE_SLOTS - 1)];
+}
+
 /* The rule for vaddr in cfi, through the caller's cache when it has one. */
 static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct fg_cfi *cfi,
 					uint64_t vaddr)
@@ -77,14 +82,51 @@ static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct 
 
 	if (!c)
 		return fg_cfi_lookup(cfi, vaddr);
-	e = &c->slot[((vaddr ^ (uint64_t)(uintptr_t)cfi) * 0x9e3779b97f4a7c15ull) >> 52 &
-		     (FG_UNWIND_CACHE_SLOTS - 1)];
-	if (e->cfi != cfi || e->vaddr != vaddr) {
-		e->cfi = cfi;
-		e->vaddr = vaddr;
+	e = slot_of(c, (uint64_t)(uintptr_t)cfi, vaddr);
+	if (e->by != 1 || e->key != (uint64_t)(uintptr_t)cfi || e->addr != vaddr) {
+		e->by = 1;
+		e->key = (uint64_t)(uintptr_t)cfi;
+		e->addr = vaddr;
 		e->rule = fg_cfi_lookup(cfi, vaddr);
 	}
 	return e->rule;
+}
+
+/*
+ * The code at pc `look` (not 0): 0 with *rule (NULL: frame pointers) and
+ * *tag, or find's -errno.  Through the cache by space when the caller gives
+ * one.
+ */
+static int find_rule(const struct fg_unwind_ops *ops, uint64_t look,
+		     const struct fg_cfi_rule **rule, uint64_t *tag)
+{
+	struct fg_unwind_map m;
+	struct fg_unwind_cached *e = NULL;
+	int err;
+
+	if (ops->space && ops->cache) {
+		e = slot_of(ops->cache, *ops->space, look);
+		if (e->by == 2 && e->key == *ops->space && e->addr == look) {
+			*rule = e->rule;
+			*tag = e->tag;
+			return 0;
+		}
+	}
+	m.tag = 0;
+	err = ops->find(ops->arg, look, &m);
+	if (err)
+		return err;
+	*tag = m.tag;
+	if (!e) {
+		*rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
+		return 0;
+	}
+	*rule = m.cfi ? fg_cfi_lookup(m.cfi, look - m.bias) : NULL;
+	/* find may have read the mappings again: under the space as it is now */
+	e = slot_of(ops->cache, *ops->space, look);
+	*e = (struct fg_unwind_cached){
+	    .key = *ops->space, .addr = look, .rule = *rule, .tag = m.tag, .by = 2};
+	return 0;
 }
 
 size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
@@ -101,8 +143,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
-		const struct fg_cfi_rule *rule;
-		struct fg_unwind_map m;
+		const struct fg_cfi_rule *rule = NULL;
+		uint64_t tag = 0;
 		int res, err;
 
 		if (n == max) {
@@ -110,20 +152,19 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 		look = (flags & FG_UNWIND_F_EXACT) || !pc ? pc : pc - 1;
-		err = pc ? ops->find(ops->arg, look, &m) : -ENOENT;
+		err = pc ? find_rule(ops, look, &rule, &tag) : -ENOENT;
 		if (err == -ENOENT && n && !pc) {
 			/* a return address of zero: no frame there */
 			*end = FG_UNWIND_END_NOMAP;
 			return n;
 		}
-		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags};
+		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags, .tag = tag};
 		if (err) {
 			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
 			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
 						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
-		rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
 		if (rule && rule->kind != FG_CFI_NONE) {
 			res = fg_cfi_step(rule, &g, &s);
 			flags = 0;

@@ -8,6 +8,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 load unwind
+load sym-fixture
 
 U=$FG_BUILD/unwind
 
@@ -169,6 +170,72 @@ jit_chain() {
 	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 	[[ $stderr == *"1 file changed"* ]]
 	ended "no file"
+}
+
+# two programs, $d/a with alpha() and $d/b with beta(), and a one-frame snapshot at alpha()'s
+# first instruction as $d/a maps at BASE: SNAP (the sample line's end)
+two_programs() {
+	local d=$BATS_TEST_TMPDIR pc
+	printf '__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; return alpha(c); }\n' >"$d/a.c"
+	printf 'static volatile int k;\n__attribute__((noinline)) int beta(int x) { k = x; return x * k - 7; }\nint main(int c, char **v) { (void)v; return beta(c) + beta(c + 1); }\n' >"$d/b.c"
+	gcc -O2 "$d/a.c" -o "$d/a"
+	gcc -O2 "$d/b.c" -o "$d/b"
+	pc=$(printf '%x' $((BASE + $(addr_of "$d/a" alpha))))
+	# at the first instruction the return address is at rsp: 0, no caller
+	SNAP="u=$pc regs=ip:$pc,sp:7ffc0000,bp:0 stack=0"
+}
+
+# at TIME FILE: the mapping line of FILE at BASE, made at TIME
+at() {
+	mapping 42 $BASE "$2" | sed "s/ path=/ time=$1 path=/"
+}
+
+@test "fg-sym: an address mapped again to another file, or after exec, is unwound and named in the new one" {
+	local d=$BATS_TEST_TMPDIR alpha beta
+	two_programs
+	# what each file says of that address alone
+	{ at 100 "$d/a" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
+	sym
+	alpha=${lines[1]}
+	[[ $alpha == *" alpha+0x0 ($d/a)" ]]
+	{ at 100 "$d/b" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
+	sym
+	beta=${lines[1]}
+	[[ $beta == *" ($d/b)" ]]
+	[ "$beta" != "$alpha" ]
+	[[ $stderr == *"1 stacks unwound: 0 whole, 1 ended early (0 snapshot too small, 1 no unwind information,"* ]]
+	# munmap and mmap of another file at the same address: the frame cached for the first
+	# file is not the second's
+	{
+		at 100 "$d/a"
+		echo "sample pid=42 time=200 $SNAP"
+		at 300 "$d/b"
+		echo "sample pid=42 time=400 $SNAP"
+		echo "sample pid=42 time=500 $SNAP"
+	} >"$d/in.txt"
+	sym
+	[ "${lines[1]}" = "$alpha" ]
+	[ "${lines[3]}" = "$beta" ]
+	[ "${lines[5]}" = "$beta" ]
+	# exec: the new program's mapping; a sample taken before the exec (stamped before it,
+	# written after) still runs the old program, at the same address
+	{
+		at 100 "$d/a"
+		echo "sample pid=42 time=200 $SNAP"
+		echo "comm pid=42 time=300 exec=1 comm=b"
+		at 400 "$d/b"
+		echo "sample pid=42 time=500 $SNAP"
+		echo "sample pid=42 time=250 $SNAP"
+		echo "sample pid=42 time=600 $SNAP"
+	} >"$d/in.txt"
+	sym
+	[ "${lines[1]}" = "$alpha" ]
+	[ "${lines[3]}" = "$beta" ]
+	[ "${lines[5]}" = "$alpha" ]
+	[ "${lines[7]}" = "$beta" ]
+	# and unwound each with its own file's CFI: alpha's entry has a rule (its caller's
+	# return address, 0: no mapping); b has none there
+	[[ $stderr == *"4 stacks unwound: 0 whole, 4 ended early (0 snapshot too small, 2 no unwind information,"*" 2 no mapping,"* ]]
 }
 
 # --- real captures: fg-sample --call-graph dwarf | fg-sym (root, BPF) ---

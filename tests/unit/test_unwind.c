@@ -368,6 +368,73 @@ TEST(unwind_loop_and_zero)
 	CHECK_INT(end, FG_UNWIND_END_NOMAP);
 }
 
+/* find, counting its calls, with the code of 0x1000-0x1200 moved by `shift` (a new mapping) */
+struct counted {
+	int calls;
+	uint64_t shift;
+};
+
+static int counted_find(void *arg, uint64_t pc, struct fg_unwind_map *m)
+{
+	struct counted *c = arg;
+	int err;
+
+	c->calls++;
+	err = find(NULL, pc - c->shift, m);
+	m->bias = c->shift;
+	m->tag = 100 + c->shift;
+	return err;
+}
+
+TEST(unwind_cache_by_space)
+{
+	struct fg_unwind_cache *cache = calloc(1, sizeof(*cache));
+	struct counted c = {0, 0};
+	uint64_t space = 1;
+	struct fg_unwind_ops ops = {
+	    .find = counted_find, .arg = &c, .cache = cache, .space = &space};
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	uint64_t stack[4] = {0x1010, 0, 0x1081, 0};
+	size_t n;
+
+	CHECK(cache != NULL);
+	/* 0x1000 (CFA rsp+8) <- 0x1010 (rsp+16) <- 0x1081 (STOP) */
+	regs_at(&g, 0x1000, 0x7000, 0);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(c.calls, 3);
+	CHECK_INT(f[0].tag, 100);
+	CHECK_INT(f[2].tag, 100);
+	/* again in the same space: no find, the same frames */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(c.calls, 3);
+	CHECK_INT(f[1].pc, 0x1010);
+	CHECK_INT(f[2].tag, 100);
+	/* the code moved (a new mapping, a new space): 0x1000 is now in no mapping */
+	space = 2;
+	c.shift = 0x800;
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(c.calls, 4);
+	CHECK_INT(n, 1);
+	CHECK_INT(f[0].tag, 0);
+	CHECK_INT(end, FG_UNWIND_END_NOMAP);
+	/* a failed find is not cached: asked again */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(c.calls, 5);
+	/* back to the first space's code under a new space */
+	space = 3;
+	c.shift = 0;
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(c.calls, 8);
+	free(cache);
+}
+
 /* --- this very process: its stack unwound by the tables and by libdwfl --- */
 
 struct self_map {
@@ -507,6 +574,7 @@ int main(void)
 	RUN(regs_from_perf_order);
 	RUN(unwind_leaf_exact_callers_one_back);
 	RUN(unwind_loop_and_zero);
+	RUN(unwind_cache_by_space);
 	RUN(unwind_this_process_as_libdwfl_does);
 	return unit_done();
 }
