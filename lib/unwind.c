@@ -33,11 +33,13 @@ struct snap {
 	uint64_t sp;
 	const uint8_t *data;
 	size_t size;
+	size_t words; /* the offsets from sp of the 8-byte words in it: [0, words) (size - 7) */
 };
 
 static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val)
 {
-	if (addr >= s->sp && s->size >= 8 && addr - s->sp <= s->size - 8) {
+	/* below sp, the offset wraps to a large one */
+	if (addr - s->sp < s->words) {
 		memcpy(val, s->data + (addr - s->sp), 8);
 		return 0;
 	}
@@ -94,23 +96,19 @@ static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct 
 
 /*
  * The code at pc `look` (not 0): 0 with *rule (NULL: frame pointers) and
- * *tag, or find's -errno.  Through the cache by space when the caller gives
- * one.
+ * *tag, or find's -errno; after a miss in the cache by space, when the
+ * caller gives one (find_rule).
  */
-static int find_rule(const struct fg_unwind_ops *ops, uint64_t look,
-		     const struct fg_cfi_rule **rule, uint64_t *tag)
+static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look,
+			  const struct fg_cfi_rule **rule, uint64_t *tag)
 {
 	struct fg_unwind_map m;
 	struct fg_unwind_cached *e = NULL;
 	int err;
 
 	if (ops->space && ops->cache) {
+		/* (the caller probed it: a miss) */
 		e = slot_of(ops->cache, *ops->space, look);
-		if (e->by == 2 && e->key == *ops->space && e->addr == look) {
-			*rule = e->rule;
-			*tag = e->tag;
-			return 0;
-		}
 	}
 	m.tag = 0;
 	err = ops->find(ops->arg, look, &m);
@@ -129,11 +127,28 @@ static int find_rule(const struct fg_unwind_ops *ops, uint64_t look,
 	return 0;
 }
 
+/* The same, through the cache by space when there is one. */
+static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_cache *by_space,
+			    uint64_t look, const struct fg_cfi_rule **rule, uint64_t *tag)
+{
+	if (by_space) {
+		const struct fg_unwind_cached *e = slot_of(by_space, *ops->space, look);
+
+		if (e->addr == look && e->key == *ops->space && e->by == 2) {
+			*rule = e->rule;
+			*tag = e->tag;
+			return 0;
+		}
+	}
+	return find_rule_slow(ops, look, rule, tag);
+}
+
 size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
 		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
 		 enum fg_unwind_end *end)
 {
-	struct snap s = {ops, sp, stack, size};
+	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	struct fg_unwind_cache *by_space = ops->space ? ops->cache : NULL;
 	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
@@ -152,7 +167,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 		look = (flags & FG_UNWIND_F_EXACT) || !pc ? pc : pc - 1;
-		err = pc ? find_rule(ops, look, &rule, &tag) : -ENOENT;
+		err = pc ? find_rule(ops, by_space, look, &rule, &tag) : -ENOENT;
 		if (err == -ENOENT && n && !pc) {
 			/* a return address of zero: no frame there */
 			*end = FG_UNWIND_END_NOMAP;
@@ -207,27 +222,39 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	}
 }
 
-/* x86-64 perf_regs numbers (arch/x86/include/uapi/asm/perf_regs.h) as DWARF numbers; -1: none */
-static const signed char perf_to_dwarf[24] = {
-    0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15,
+/*
+ * x86-64 perf_regs numbers (arch/x86/include/uapi/asm/perf_regs.h) as DWARF
+ * numbers; FG_CFI_NREGS: none (a slot that is thrown away)
+ */
+#define NONE FG_CFI_NREGS
+static const unsigned char perf_to_dwarf[64] = {
+    0,	  3,	2,    1,    4,	  5,	6,    7,    16,	  NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    8,	  9,	10,   11,   12,	  13,	14,   15,   NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
 };
+#undef NONE
 
 int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, uint32_t nregs,
 			     struct fg_cfi_regs *out)
 {
-	uint32_t k = 0;
+	uint64_t r[FG_CFI_NREGS + 1] = {0}, left = mask;
+	uint32_t k = 0, valid = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (abi != 1 || (uint32_t)__builtin_popcountll(mask) != nregs)
+	if (abi != 1)
 		return -EINVAL;
-	for (uint64_t left = mask; left; left &= left - 1, k++) {
-		int bit = __builtin_ctzll(left);
+	/* one register a bit of the mask, in bit order */
+	for (; left && k < nregs; left &= left - 1, k++) {
+		unsigned d = perf_to_dwarf[__builtin_ctzll(left)];
 
-		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
-			out->r[perf_to_dwarf[bit]] = regs[k];
-			out->valid |= FG_CFI_BIT(perf_to_dwarf[bit]);
-		}
+		r[d] = regs[k];
+		valid |= 1u << d;
 	}
+	if (left || k != nregs)
+		return -EINVAL;
+	memcpy(out->r, r, sizeof(out->r));
+	out->valid = valid & ((1u << FG_CFI_NREGS) - 1);
 	if (!(out->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(out->valid & FG_CFI_BIT(FG_CFI_RSP)))
 		return -EINVAL;
 	return 0;
