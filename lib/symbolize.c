@@ -202,10 +202,8 @@ struct fg_symbolizer {
 	bool unwinding; /* snapshots came: read unwind tables along with symbols */
 	struct fg_unwind_frame *uw_frames; /* FG_SYM_UNWIND_MAX each, once unwinding */
 	struct fg_unwind_cache *uw_cache;  /* rules looked up (tables live as long as s) */
-	uint64_t *uw_pcs;
 	uint32_t *uw_flags;
-	uint64_t *uw_maps;    /* the map id of each frame unwound (0: not known) */
-	uint64_t uw_space;    /* the space_id of uw_proc they were found in (0: none) */
+	uint64_t uw_space;    /* the space_id of uw_proc the frames were found in (0: none) */
 	struct proc *uw_proc; /* the process of the snapshot unwound last */
 	uint32_t *exited;     /* ring of exited pids */
 	size_t exited_head, exited_n;
@@ -371,9 +369,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->holes);
 	free(s->uw_frames);
 	free(s->uw_cache);
-	free(s->uw_pcs);
 	free(s->uw_flags);
-	free(s->uw_maps);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
 	fg_rec_evnames_free(s->events);
@@ -1864,9 +1860,7 @@ static void uw_alloc(struct fg_symbolizer *s)
 {
 	if (!s->uw_frames) {
 		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
-		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
 		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
-		s->uw_maps = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_maps));
 		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
 	}
 	s->unwinding = true;
@@ -1902,11 +1896,11 @@ static void cfi_frame_flags(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 }
 
 /*
- * Unwind the snapshot of *smp into s->uw_*, and point smp's user frames at
- * them.  A snapshot whose registers cannot be used keeps the frame-pointer
- * frames it came with.
+ * Unwind the snapshot of *smp into s->uw_frames: how many, or -1 when the
+ * snapshot is not unwound (its registers cannot be used, --unwinder none):
+ * the frame-pointer frames it came with are written.
  */
-static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
+static ssize_t unwind_snapshot(struct fg_symbolizer *s, const struct fg_sym_sample *smp)
 {
 	const struct fg_rec_ustack *u = smp->ustack;
 	enum fg_unwind_end end = FG_UNWIND_END_NOINFO;
@@ -1917,12 +1911,12 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 	s->uw_space = 0;
 	if (s->o.unwinder == FG_SYM_UNWIND_NONE) {
 		s->st.unwind_skipped++;
-		return;
+		return -1;
 	}
 	if (fg_unwind_regs_from_perf(u->abi, u->regs_mask, smp->ustack_regs, u->nr_regs, &regs) <
 	    0) {
 		s->st.unwind_badregs++;
-		return;
+		return -1;
 	}
 	uw_alloc(s);
 	p = get_proc(s, smp->pid);
@@ -1946,14 +1940,7 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 		s->uw_proc = p;
 	}
 	fg_unwind_count(&s->st.unwind, s->uw_frames, n, end);
-	for (size_t i = 0; i < n; i++) {
-		s->uw_pcs[i] = s->uw_frames[i].pc;
-		s->uw_flags[i] = s->uw_frames[i].flags;
-		s->uw_maps[i] = s->uw_frames[i].tag;
-	}
-	smp->uips = s->uw_pcs;
-	smp->nuips = n;
-	smp->uflags = s->uw_flags;
+	return (ssize_t)n;
 }
 
 /* --- output --- */
@@ -2025,13 +2012,19 @@ static struct memo *memo_slot(struct fg_symbolizer *s, uint64_t owner, uint64_t 
 }
 
 /* Append a remembered frame to the output and count it: false when it is not remembered. */
-static bool memo_emit(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+static inline __attribute__((always_inline)) bool memo_emit(struct fg_symbolizer *s, uint64_t owner,
+							    uint64_t ip, bool leaf)
 {
 	const struct memo *m = memo_slot(s, owner, ip, leaf);
+	struct fg_buf *b = &s->out;
 
 	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
 		return false;
-	fg_buf_add(&s->out, m->text, m->len);
+	if (b->cap - b->len <= m->len)
+		fg_buf_grow(b, m->len);
+	memcpy(b->data + b->len, m->text, m->len);
+	b->len += m->len;
+	b->data[b->len] = '\0';
 	if (m->dbgi)
 		s->st.debuginfod_named++;
 	if (m->why < 0)
@@ -2084,25 +2077,15 @@ static void add_hole(struct fg_symbolizer *s, const struct map *m, uint64_t ip, 
 static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
 			uint32_t flags);
 
-/*
- * A user frame (flags: FG_UNWIND_F_*), with its inlined functions when asked;
- * map_id: the id of its mapping, which the unwinder found (0: not known).
- */
+/* A user frame (flags: FG_UNWIND_F_*), with its inlined functions when asked. */
 static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, uint64_t ip,
-		      uint32_t flags, uint64_t map_id)
+		      uint32_t flags)
 {
 	bool defer = s->o.debuginfod != NULL, leaf = flags & FG_UNWIND_F_EXACT;
 	struct fg_frame f;
 	struct proc *p;
 	struct map *m;
 
-	if (map_id && s->memo && !defer && !(flags & FG_UNWIND_F_SIGNAL) &&
-	    s->uw_proc->space_id == s->uw_space) {
-		/* the mapping find_map would find (the same space): a resolved file's */
-		if (!memo_emit(s, map_id, ip, leaf))
-			memo_frame(s, map_id, pid, time_ns, ip, leaf);
-		return;
-	}
 	if (s->memo && !(flags & FG_UNWIND_F_SIGNAL)) {
 		/* a mapping of a file, already opened: its frames do not change */
 		p = get_proc(s, pid);
@@ -2126,6 +2109,33 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	p = get_proc(s, pid);
 	m = find_map(p, look_of(ip, flags), time_ns);
 	emit_source(s, m, &f, flags);
+}
+
+/*
+ * The frames of a snapshot unwound by the tables: a frame's tag is the id of its
+ * mapping (a resolved file's or the vdso's), which find_map gives while the
+ * process' mappings stay as they were when it was unwound; its text is then
+ * found by it.
+ */
+static void emit_unwound(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+			 const struct fg_unwind_frame *fr, size_t n)
+{
+	bool by_tag = s->memo && !s->o.debuginfod && s->uw_space;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t tag = fr[i].tag, ip = fr[i].pc;
+		uint32_t flags = fr[i].flags;
+
+		if (by_tag && tag && !(flags & FG_UNWIND_F_SIGNAL) &&
+		    s->uw_proc->space_id == s->uw_space) {
+			bool leaf = flags & FG_UNWIND_F_EXACT;
+
+			if (!memo_emit(s, tag, ip, leaf))
+				memo_frame(s, tag, smp->pid, smp->time_ns, ip, leaf);
+			continue;
+		}
+		emit_user(s, smp->pid, smp->time_ns, ip, flags);
+	}
 }
 
 /* A named frame of the file m maps, with its inlined functions and source lines (DWARF). */
@@ -2187,18 +2197,31 @@ static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_
  */
 static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left)
 {
-	char tmp[20];
-	int n = 0;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[20], *end = tmp + sizeof(tmp), *p = end;
+	int n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fg_buf_grow(b, (size_t)(width > n ? width : n));
+	/* two digits a division */
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (int)(end - p);
+	if (b->cap - b->len <= (size_t)(width > n ? width : n))
+		fg_buf_grow(b, (size_t)(width > n ? width : n));
 	for (int i = n; !left && i < width; i++)
 		b->data[b->len++] = pad;
-	for (int i = n; i > 0; i--)
-		b->data[b->len++] = tmp[i - 1];
+	memcpy(b->data + b->len, p, (size_t)n);
+	b->len += (size_t)n;
 	for (int i = n; left && i < width; i++)
 		b->data[b->len++] = ' ';
 	b->data[b->len] = '\0';
@@ -2301,14 +2324,12 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 {
 	struct fg_sym_sample unwound, *smp = &unwound;
 	struct fg_buf *b = &s->out;
-	const uint64_t *maps = NULL;
+	ssize_t nframes = -1;
 	int r;
 
 	unwound = *sample;
 	if (smp->ustack)
-		unwind_snapshot(s, smp);
-	if (smp->ustack && smp->uips == s->uw_pcs && s->uw_space)
-		maps = s->uw_maps;
+		nframes = unwind_snapshot(s, smp);
 	if (smp->cfi_unwound && !smp->uflags)
 		cfi_frame_flags(s, smp);
 	s->st.samples++;
@@ -2351,12 +2372,14 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}
-	for (size_t i = 0; i < smp->nuips; i++)
-		emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
-			  smp->uflags ? smp->uflags[i]
-			  : i == 0    ? FG_UNWIND_F_EXACT
-				      : 0,
-			  maps ? maps[i] : 0);
+	if (nframes >= 0)
+		emit_unwound(s, smp, s->uw_frames, (size_t)nframes);
+	else
+		for (size_t i = 0; i < smp->nuips; i++)
+			emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
+				  smp->uflags ? smp->uflags[i]
+				  : i == 0    ? FG_UNWIND_F_EXACT
+					      : 0);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */
