@@ -60,6 +60,14 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 #define MEMO_SLOTS (1u << 16)	 /* frames remembered as text */
 #define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
 #define HELD_MAX (64u << 20)	 /* bytes of samples held back for debuginfod */
+#define CHAIN_FRAMES_MAX 256u	 /* longer chains of callers are not remembered */
+#ifndef FG_FUZZING
+#define CHAIN_SLOTS 4096u	    /* callers of unwound stacks remembered as text */
+#define CHAIN_BYTES_MAX (32u << 20) /* all chains remembered together */
+#else /* small, so that the fuzzer replaces chains and reaches the bound */
+#define CHAIN_SLOTS 4u
+#define CHAIN_BYTES_MAX 2048u
+#endif
 
 enum map_kind {
 	MAP_FILE,
@@ -156,6 +164,23 @@ struct memo {
 	bool dbgi; /* named by a debug file fetched */
 };
 
+/*
+ * The callers of an unwound stack (its frames but the leaf) as text, when
+ * each is a frame of a resolved file's mapping (fg_unwind_frame.tag): the
+ * same callers come back in sample after sample, under leaves that vary.
+ * Remembered by the frames themselves (mapping ids are never reused, so
+ * their text never changes), one chain a slot, the newest wins, all
+ * together within CHAIN_BYTES_MAX.
+ */
+struct chain {
+	uint64_t hash;
+	struct fg_unwind_frame *frames; /* n, then the text, in one allocation */
+	const char *text;
+	uint32_t n, len;
+	uint32_t named; /* frames named, and the others by reason */
+	uint32_t unnamed[FG_UNNAMED_COUNT];
+};
+
 /* A frame of a held sample, waiting for its file's debug file. */
 struct hole {
 	size_t at;    /* where its text goes in the sample's text */
@@ -176,7 +201,9 @@ struct held {
 struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
-	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	struct memo *memo;    /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	struct chain *chains; /* CHAIN_SLOTS, with memo */
+	size_t chain_bytes;
 	/*
 	 * The processes known, by pid, and in the order of their last event or
 	 * sample: beyond FG_SYM_PROCS_MAX the one unused the longest is forgotten.
@@ -261,6 +288,7 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	if (!s->o.inline_frames && !s->o.srcline) {
 		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
+		s->chains = fg_xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 	}
 	return s;
 }
@@ -376,6 +404,9 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	if (s->memo)
 		for (size_t i = 0; i < MEMO_SLOTS; i++)
 			free(s->memo[i].text);
+	for (size_t i = 0; s->chains && i < CHAIN_SLOTS; i++)
+		free(s->chains[i].frames);
+	free(s->chains);
 	fg_big_free(&s->memo_mem);
 	free(s);
 }
@@ -2112,13 +2143,13 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 }
 
 /*
- * The frames of a snapshot unwound by the tables: a frame's tag is the id of its
+ * Frames of a snapshot unwound by the tables: a frame's tag is the id of its
  * mapping (a resolved file's or the vdso's), which find_map gives while the
  * process' mappings stay as they were when it was unwound; its text is then
  * found by it.
  */
-static void emit_unwound(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
-			 const struct fg_unwind_frame *fr, size_t n)
+static void emit_tagged(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+			const struct fg_unwind_frame *fr, size_t n)
 {
 	bool by_tag = s->memo && !s->o.debuginfod && s->uw_space;
 
@@ -2136,6 +2167,81 @@ static void emit_unwound(struct fg_symbolizer *s, const struct fg_sym_sample *sm
 		}
 		emit_user(s, smp->pid, smp->time_ns, ip, flags);
 	}
+}
+
+/*
+ * The callers fr[0..n) of an unwound stack through the chain cache: false
+ * when they are not all frames of resolved files' mappings (the caller
+ * writes them one by one).
+ */
+static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+		       const struct fg_unwind_frame *fr, size_t n)
+{
+	uint64_t h = n;
+	struct chain *c;
+	struct fg_buf *b = &s->out;
+	size_t from, key = n * sizeof(*fr), len;
+	struct fg_sym_stats before;
+
+	if (!s->chains || s->o.debuginfod || !s->uw_space || n > CHAIN_FRAMES_MAX ||
+	    s->uw_proc->space_id != s->uw_space)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!fr[i].tag || (fr[i].flags & FG_UNWIND_F_SIGNAL))
+			return false;
+		h = (h ^ fr[i].pc ^ fr[i].tag * 0x9e3779b97f4a7c15ull ^ fr[i].flags) *
+		    0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	c = &s->chains[h & (CHAIN_SLOTS - 1)];
+	if (c->frames && c->hash == h && c->n == n && memcmp(c->frames, fr, key) == 0) {
+		if (b->cap - b->len <= c->len)
+			fg_buf_grow(b, c->len);
+		memcpy(b->data + b->len, c->text, c->len);
+		b->len += c->len;
+		b->data[b->len] = '\0';
+		s->st.named += c->named;
+		for (size_t i = 0; i < FG_UNNAMED_COUNT; i++)
+			s->st.unnamed[i] += c->unnamed[i];
+		return true;
+	}
+	from = b->len;
+	before = s->st;
+	emit_tagged(s, smp, fr, n);
+	len = b->len - from;
+	if (c->frames) {
+		s->chain_bytes -= c->n * sizeof(*fr) + c->len;
+		free(c->frames);
+		c->frames = NULL;
+		s->st.chains_replaced++;
+	}
+	if (s->chain_bytes + key + len > CHAIN_BYTES_MAX || s->uw_proc->space_id != s->uw_space) {
+		s->st.chains_unkept += s->chain_bytes + key + len > CHAIN_BYTES_MAX;
+		return true;
+	}
+	c->frames = fg_xmalloc(key + len);
+	memcpy(c->frames, fr, key);
+	memcpy((char *)c->frames + key, b->data + from, len);
+	c->text = (const char *)c->frames + key;
+	c->hash = h;
+	c->n = (uint32_t)n;
+	c->len = (uint32_t)len;
+	c->named = (uint32_t)(s->st.named - before.named);
+	for (size_t i = 0; i < FG_UNNAMED_COUNT; i++)
+		c->unnamed[i] = (uint32_t)(s->st.unnamed[i] - before.unnamed[i]);
+	s->chain_bytes += key + len;
+	return true;
+}
+
+/* The frames of a snapshot unwound by the tables: the leaf, then its callers. */
+static void emit_unwound(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+			 const struct fg_unwind_frame *fr, size_t n)
+{
+	if (!n)
+		return;
+	emit_tagged(s, smp, fr, 1);
+	if (!emit_chain(s, smp, fr + 1, n - 1))
+		emit_tagged(s, smp, fr + 1, n - 1);
 }
 
 /* A named frame of the file m maps, with its inlined functions and source lines (DWARF). */

@@ -238,6 +238,42 @@ at() {
 	[[ $stderr == *"4 stacks unwound: 0 whole, 4 ended early (0 snapshot too small, 2 no unwind information,"*" 2 no mapping,"* ]]
 }
 
+@test "fg-sym: the same callers again are written and counted as the first time, named or not" {
+	local d=$BATS_TEST_TMPDIR pc ra one
+	printf '__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; int r = alpha(c); return r ^ alpha(r); }\n' >"$d/a.c"
+	gcc -O2 "$d/a.c" -o "$d/a"
+	pc=$(printf '%x' $((BASE + $(addr_of "$d/a" alpha))))
+	# main's first call of alpha returns to the next instruction
+	ra=$(objdump -d "$d/a" | awk '/call.*<alpha>/ { getline; sub(":", "", $1); print $1; exit }')
+	ra=$(printf '%x' $((BASE + 0x$ra)))
+	# named, then (stripped) not: alpha <- main, whose caller's return address is 0
+	for f in "$d/a" "$d/stripped"; do
+		[ "$f" = "$d/a" ] || strip -o "$f" "$d/a"
+		{ mapping 42 $BASE "$f" && echo "sample pid=42 u=$pc regs=ip:$pc,sp:7ffc0000,bp:0 stack=$ra,0"; } >"$d/in.txt"
+		sym
+		[ "${#lines[@]}" -eq 3 ]
+		one=$output
+		[[ $stderr == *"1 samples, "* ]]
+		if [ "$f" = "$d/a" ]; then
+			[[ ${lines[2]} == *" main+0x5 ($f)" ]]
+			[[ $stderr == *" 2 frames named, 0 unnamed ("* ]]
+		else
+			[[ ${lines[2]} == *" [unknown] ($f)" ]]
+			[[ $stderr == *" 0 frames named, 2 unnamed (2 no symbols,"* ]]
+		fi
+		# three times: the same text, counted three times
+		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
+		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
+		sym
+		[ "$output" = "$(printf '%s\n\n%s\n\n%s' "$one" "$one" "$one")" ]
+		if [ "$f" = "$d/a" ]; then
+			[[ $stderr == *"3 samples, 6 frames named, 0 unnamed ("* ]]
+		else
+			[[ $stderr == *"3 samples, 0 frames named, 6 unnamed (6 no symbols,"* ]]
+		fi
+	done
+}
+
 # --- real captures: fg-sample --call-graph dwarf | fg-sym (root, BPF) ---
 
 # capture NAME COMMAND...: fg-sample --call-graph dwarf at 999 Hz of COMMAND into $d/NAME.fgr,
