@@ -12,6 +12,7 @@ static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val);
 #define FG_CFI_CTX const struct snap
 #define FG_CFI_READ(ctx, addr, val) snap_read((ctx), (addr), (val))
 
+#include "fg/sample_flags.h"
 #include "fg/unwind.h"
 
 const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT] = {
@@ -241,6 +242,16 @@ int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, 
 	uint64_t r[FG_CFI_NREGS + 1] = {0}, left = mask;
 	uint32_t k = 0, valid = 0;
 
+	if (abi == FG_USTACK_ABI_X86_64 && mask == FG_USTACK_REGS_X86_64 &&
+	    nregs == FG_USTACK_NR_REGS) {
+		/* fg-sample's: ax bx cx dx si di bp sp ip, flags cs ss, r8-r15 */
+		for (int i = 0; i < 9; i++)
+			out->r[perf_to_dwarf[i]] = regs[i];
+		memcpy(&out->r[8], &regs[12], 8 * sizeof(*regs));
+		out->valid = (1u << FG_CFI_NREGS) - 1;
+		out->pad = 0;
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
 	if (abi != 1)
 		return -EINVAL;

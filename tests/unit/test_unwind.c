@@ -9,6 +9,7 @@
 #include "fg/cfi.h"
 #include "fg/procmaps.h"
 #include "fg/safeio.h"
+#include "fg/sample_flags.h"
 #include "fg/unwind.h"
 #include "fg/unwind_dw.h"
 #include "unit.h"
@@ -243,6 +244,22 @@ TEST(regs_from_perf_order)
 	CHECK_INT(fg_unwind_regs_from_perf(2, 0xff01ff, regs, 17, &g), -EINVAL);
 	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, regs, 16, &g), -EINVAL);
 	CHECK_INT(fg_unwind_regs_from_perf(1, 1u << 7, regs, 1, &g), -EINVAL);
+	/* fg-sample's 20 (flags, cs and ss have no DWARF number here): as the general way */
+	uint64_t twenty[FG_USTACK_NR_REGS];
+	struct fg_cfi_regs h;
+
+	for (int i = 0; i < FG_USTACK_NR_REGS; i++)
+		twenty[i] = 200 + (uint64_t)i;
+	CHECK_INT(fg_unwind_regs_from_perf(1, FG_USTACK_REGS_X86_64, twenty, FG_USTACK_NR_REGS, &g),
+		  0);
+	/* the same registers but flags, cs and ss, by the general way */
+	memmove(&twenty[9], &twenty[12], 8 * sizeof(*twenty));
+	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, twenty, 17, &h), 0);
+	CHECK_INT(memcmp(&g, &h, sizeof(g)), 0);
+	CHECK_INT(g.r[FG_CFI_RIP], 208);
+	CHECK_INT(g.r[8], 212);
+	CHECK_INT(g.r[15], 219);
+	CHECK_INT(g.valid, (1u << 17) - 1);
 }
 
 /* --- fg_unwind over a table made by hand --- */
