@@ -181,6 +181,14 @@ struct chain {
 	uint32_t unnamed[FG_UNNAMED_COUNT];
 };
 
+/* A part of a sample's header, and what it is made of: the last sample's. */
+struct hdr_memo {
+	char key[192], next_key[192];
+	size_t key_len, next_len;
+	char text[512];
+	size_t len; /* 0: none */
+};
+
 /* A frame of a held sample, waiting for its file's debug file. */
 struct hole {
 	size_t at;    /* where its text goes in the sample's text */
@@ -242,6 +250,7 @@ struct fg_symbolizer {
 	struct map *defer_map; /* set by name_frame when it defers a frame */
 	struct fg_buf out;
 	struct fg_buf tmp;
+	struct hdr_memo hdr[2];	       /* before the time, and after it */
 	struct fg_rec_evnames *events; /* the names of the stream's events */
 	char name_buf[PATH_MAX + 64];
 	char perfmap_name[64];
@@ -2178,6 +2187,7 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 		       const struct fg_unwind_frame *fr, size_t n)
 {
 	uint64_t h = n;
+	uint32_t untagged = 0, flags = 0;
 	struct chain *c;
 	struct fg_buf *b = &s->out;
 	size_t from, key = n * sizeof(*fr), len;
@@ -2186,13 +2196,15 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 	if (!s->chains || s->o.debuginfod || !s->uw_space || n > CHAIN_FRAMES_MAX ||
 	    s->uw_proc->space_id != s->uw_space)
 		return false;
+	/* hashed by the pcs alone (the tags and flags are compared below) */
 	for (size_t i = 0; i < n; i++) {
-		if (!fr[i].tag || (fr[i].flags & FG_UNWIND_F_SIGNAL))
-			return false;
-		h = (h ^ fr[i].pc ^ fr[i].tag * 0x9e3779b97f4a7c15ull ^ fr[i].flags) *
-		    0xff51afd7ed558ccdull;
-		h ^= h >> 29;
+		untagged |= !fr[i].tag;
+		flags |= fr[i].flags;
+		h = (h ^ fr[i].pc) * 0xff51afd7ed558ccdull;
 	}
+	if (untagged || (flags & FG_UNWIND_F_SIGNAL))
+		return false;
+	h ^= h >> 29;
 	c = &s->chains[h & (CHAIN_SLOTS - 1)];
 	if (c->frames && c->hash == h && c->n == n && memcmp(c->frames, fr, key) == 0) {
 		if (b->cap - b->len <= c->len)
@@ -2426,6 +2438,48 @@ size_t fg_symbolizer_held(const struct fg_symbolizer *s)
 	return s->nheld;
 }
 
+/*
+ * Whether a part of the header is made of the same numbers `ids` and strings
+ * `a` and `b` (NULL or not) as last time: its text appended.  Otherwise
+ * false, its key made for hdr_keep (empty when too long to keep).
+ */
+static bool hdr_same(struct hdr_memo *h, const void *ids, size_t ids_len, const char *a,
+		     const char *b, struct fg_buf *out)
+{
+	size_t al = a ? strlen(a) + 1 : 0, bl = b ? strlen(b) + 1 : 0;
+	char *k = h->next_key;
+
+	h->next_len = 0;
+	if (ids_len + 2 + al + bl > sizeof(h->key))
+		return false;
+	memcpy(k, ids, ids_len);
+	k += ids_len;
+	*k++ = (char)!!a;
+	memcpy(k, a ? a : "", al);
+	k += al;
+	*k++ = (char)!!b;
+	memcpy(k, b ? b : "", bl);
+	k += bl;
+	h->next_len = (size_t)(k - h->next_key);
+	if (h->len && h->key_len == h->next_len && memcmp(h->key, h->next_key, h->key_len) == 0) {
+		fg_buf_add(out, h->text, h->len);
+		return true;
+	}
+	return false;
+}
+
+/* Remember the part of the header made from byte `from` of b, by the key hdr_same made. */
+static void hdr_keep(struct hdr_memo *h, const struct fg_buf *b, size_t from)
+{
+	h->len = 0;
+	if (!h->next_len || b->len - from > sizeof(h->text))
+		return;
+	memcpy(h->key, h->next_key, h->next_len);
+	h->key_len = h->next_len;
+	memcpy(h->text, b->data + from, b->len - from);
+	h->len = b->len - from;
+}
+
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *sample)
 {
 	struct fg_sym_sample unwound, *smp = &unwound;
@@ -2443,29 +2497,45 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		return r;
 	s->nholes = 0;
 	fg_buf_reset(b);
-	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
-	if (smp->comm && *smp->comm)
-		fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
-	else
-		fg_buf_add(b, ":-1", 3);
-	fg_buf_addch(b, ' ');
-	add_dec(b, smp->pid, 5, ' ', false);
-	fg_buf_addch(b, '/');
-	add_dec(b, smp->tid, 5, ' ', true);
-	fg_buf_add(b, " [", 2);
-	add_dec(b, smp->cpu, 3, '0', false);
-	fg_buf_add(b, "] ", 2);
+	/*
+	 * perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: ";
+	 * what comes before the time and after it, as the last sample's when
+	 * made of the same
+	 */
+	uint32_t ids[3] = {smp->pid, smp->tid, smp->cpu};
+	const char *event = smp->event ? smp->event : "cpu-clock";
+	size_t from;
+
+	from = b->len;
+	if (!hdr_same(&s->hdr[0], ids, sizeof(ids), smp->comm, NULL, b)) {
+		if (smp->comm && *smp->comm)
+			fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
+		else
+			fg_buf_add(b, ":-1", 3);
+		fg_buf_addch(b, ' ');
+		add_dec(b, smp->pid, 5, ' ', false);
+		fg_buf_addch(b, '/');
+		add_dec(b, smp->tid, 5, ' ', true);
+		fg_buf_add(b, " [", 2);
+		add_dec(b, smp->cpu, 3, '0', false);
+		fg_buf_add(b, "] ", 2);
+		hdr_keep(&s->hdr[0], b, from);
+	}
 	add_dec(b, smp->time_ns / 1000000000, 5, ' ', false);
 	fg_buf_addch(b, '.');
 	add_dec(b, smp->time_ns % 1000000000 / 1000, 6, '0', false);
-	fg_buf_add(b, ": ", 2);
-	add_dec(b, smp->weight, 10, ' ', false);
-	fg_buf_addch(b, ' ');
-	fg_buf_addstr(b, smp->event ? smp->event : "cpu-clock");
-	fg_buf_add(b, ": ", 2);
-	if (smp->detail)
-		fg_buf_addstr(b, smp->detail);
-	fg_buf_addch(b, '\n');
+	from = b->len;
+	if (!hdr_same(&s->hdr[1], &smp->weight, sizeof(smp->weight), event, smp->detail, b)) {
+		fg_buf_add(b, ": ", 2);
+		add_dec(b, smp->weight, 10, ' ', false);
+		fg_buf_addch(b, ' ');
+		fg_buf_addstr(b, event);
+		fg_buf_add(b, ": ", 2);
+		if (smp->detail)
+			fg_buf_addstr(b, smp->detail);
+		fg_buf_addch(b, '\n');
+		hdr_keep(&s->hdr[1], b, from);
+	}
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
