@@ -60,6 +60,14 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 #define MEMO_SLOTS (1u << 16)	 /* frames remembered as text */
 #define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
 #define HELD_MAX (64u << 20)	 /* bytes of samples held back for debuginfod */
+#define CHAIN_FRAMES_MAX 256u	 /* longer chains of callers are not remembered */
+#ifndef FG_FUZZING
+#define CHAIN_SLOTS 4096u	    /* callers of unwound stacks remembered as text */
+#define CHAIN_BYTES_MAX (32u << 20) /* all chains remembered together */
+#else /* small, so that the fuzzer replaces chains and reaches the bound */
+#define CHAIN_SLOTS 4u
+#define CHAIN_BYTES_MAX 2048u
+#endif
 
 enum map_kind {
 	MAP_FILE,
@@ -131,6 +139,8 @@ struct proc {
 	struct jit *jit;
 	bool jit_tried;
 	struct fg_unwind_dw *dw; /* --unwinder libdw: its Dwfl, of the mappings of cur */
+	uint64_t space_id;	 /* new at each change of its mappings: frames unwound are
+				    cached under it (never 0, never reused) */
 	bool creds_known;	 /* uid and gid from the stream */
 	uint32_t uid, gid;
 	size_t counted;		    /* mappings counted in maps_total */
@@ -154,6 +164,31 @@ struct memo {
 	bool dbgi; /* named by a debug file fetched */
 };
 
+/*
+ * The callers of an unwound stack (its frames but the leaf) as text, when
+ * each is a frame of a resolved file's mapping (fg_unwind_frame.tag): the
+ * same callers come back in sample after sample, under leaves that vary.
+ * Remembered by the frames themselves (mapping ids are never reused, so
+ * their text never changes), one chain a slot, the newest wins, all
+ * together within CHAIN_BYTES_MAX.
+ */
+struct chain {
+	uint64_t hash;
+	struct fg_unwind_frame *frames; /* n, then the text, in one allocation */
+	const char *text;
+	uint32_t n, len;
+	uint32_t named; /* frames named, and the others by reason */
+	uint32_t unnamed[FG_UNNAMED_COUNT];
+};
+
+/* A part of a sample's header, and what it is made of: the last sample's. */
+struct hdr_memo {
+	char key[192], next_key[192];
+	size_t key_len, next_len;
+	char text[512];
+	size_t len; /* 0: none */
+};
+
 /* A frame of a held sample, waiting for its file's debug file. */
 struct hole {
 	size_t at;    /* where its text goes in the sample's text */
@@ -174,7 +209,9 @@ struct held {
 struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
-	struct memo *memo; /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	struct memo *memo;    /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	struct chain *chains; /* CHAIN_SLOTS, with memo */
+	size_t chain_bytes;
 	/*
 	 * The processes known, by pid, and in the order of their last event or
 	 * sample: beyond FG_SYM_PROCS_MAX the one unused the longest is forgotten.
@@ -200,9 +237,10 @@ struct fg_symbolizer {
 	bool unwinding; /* snapshots came: read unwind tables along with symbols */
 	struct fg_unwind_frame *uw_frames; /* FG_SYM_UNWIND_MAX each, once unwinding */
 	struct fg_unwind_cache *uw_cache;  /* rules looked up (tables live as long as s) */
-	uint64_t *uw_pcs;
 	uint32_t *uw_flags;
-	uint32_t *exited; /* ring of exited pids */
+	uint64_t uw_space;    /* the space_id of uw_proc the frames were found in (0: none) */
+	struct proc *uw_proc; /* the process of the snapshot unwound last */
+	uint32_t *exited;     /* ring of exited pids */
 	size_t exited_head, exited_n;
 	struct fg_sym_stats st;
 	struct held *held, *held_tail; /* oldest first */
@@ -212,6 +250,7 @@ struct fg_symbolizer {
 	struct map *defer_map; /* set by name_frame when it defers a frame */
 	struct fg_buf out;
 	struct fg_buf tmp;
+	struct hdr_memo hdr[2];	       /* before the time, and after it */
 	struct fg_rec_evnames *events; /* the names of the stream's events */
 	char name_buf[PATH_MAX + 64];
 	char perfmap_name[64];
@@ -258,6 +297,7 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	if (!s->o.inline_frames && !s->o.srcline) {
 		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
+		s->chains = fg_xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 	}
 	return s;
 }
@@ -288,9 +328,16 @@ static void space_release(struct space *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
-/* The address space changed: a Dwfl of it is made again when next needed. */
+/* single-threaded, like the rest of the symbolizer */
+static uint64_t space_ids;
+
+/*
+ * The address space changed: frames unwound in it are looked up again, and
+ * a Dwfl of it is made again when next needed.
+ */
 static void forget_dw(struct proc *p)
 {
+	p->space_id = ++space_ids;
 	fg_unwind_dw_free(p->dw);
 	p->dw = NULL;
 }
@@ -359,7 +406,6 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->holes);
 	free(s->uw_frames);
 	free(s->uw_cache);
-	free(s->uw_pcs);
 	free(s->uw_flags);
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
@@ -367,6 +413,9 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	if (s->memo)
 		for (size_t i = 0; i < MEMO_SLOTS; i++)
 			free(s->memo[i].text);
+	for (size_t i = 0; s->chains && i < CHAIN_SLOTS; i++)
+		free(s->chains[i].frames);
+	free(s->chains);
 	fg_big_free(&s->memo_mem);
 	free(s);
 }
@@ -476,6 +525,7 @@ static struct proc *get_proc(struct fg_symbolizer *s, uint32_t pid)
 	}
 	p = fg_xcalloc(1, sizeof(*p));
 	p->pid = pid;
+	p->space_id = ++space_ids;
 	b = bucket(s, pid);
 	p->hnext = *b;
 	*b = p;
@@ -1699,14 +1749,24 @@ void fg_symbolizer_frame(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns
 
 /* --- unwinding stack snapshots --- */
 
-/* What the table unwinder's `find` needs: the process, the sample's time, the last mapping. */
+/*
+ * What the table unwinder's `find` needs: the process, the sample's time, the
+ * last mapping; and the key of what it finds, the process' address space
+ * and which of its two spaces is asked first.
+ */
 struct unwind_ctx {
 	struct fg_symbolizer *s;
 	struct proc *p;
 	uint64_t time_ns;
 	struct map *last;
 	struct fg_unwind_map last_um;
+	uint64_t space;
 };
+
+static uint64_t space_key(const struct proc *p, uint64_t time_ns)
+{
+	return p->space_id << 1 | (p->old.nmaps && time_ns < p->exec_ns);
+}
 
 /* The unwind table of the file m maps (m resolved, with a dso): read now if it was not. */
 static void need_cfi(struct fg_symbolizer *s, struct proc *p, struct map *m)
@@ -1757,13 +1817,20 @@ static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 	struct map *m = c->last;
 	const struct dso *d;
 
-	if (!m || pc < m->start || pc >= m->end) {
+	/*
+	 * The last mapping found, when pc is in it and it is the one find_map
+	 * gives (no older space to ask first): what find answers for a pc then
+	 * depends only on the space (the cache by space relies on it)
+	 */
+	if (!m || pc < m->start || pc >= m->end || c->p->old.nmaps) {
 		c->last = NULL;
 		m = proc_map(c->s, c->p, pc, c->time_ns);
+		c->space = space_key(c->p, c->time_ns); /* /proc may have been read */
 		if (!m)
 			return -ENOENT;
 		um->cfi = NULL;
 		um->bias = 0;
+		um->tag = 0;
 		if (m->kind == MAP_ANON)
 			return 0; /* JIT code: frame pointers */
 		if (m->kind == MAP_SPECIAL)
@@ -1779,6 +1846,7 @@ static int unwind_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 			return -ENODATA; /* a table over the bounds, a corrupt file */
 		/* a file without any CFI: frame pointers */
 		um->cfi = d->cfi;
+		um->tag = m->id; /* a file's (or the vdso's) mapping, resolved */
 		c->last = m;
 		c->last_um = *um;
 	}
@@ -1832,7 +1900,6 @@ static void uw_alloc(struct fg_symbolizer *s)
 {
 	if (!s->uw_frames) {
 		s->uw_frames = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_frames));
-		s->uw_pcs = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_pcs));
 		s->uw_flags = fg_xmalloc(FG_SYM_UNWIND_MAX * sizeof(*s->uw_flags));
 		s->uw_cache = fg_xcalloc(1, sizeof(*s->uw_cache));
 	}
@@ -1869,11 +1936,11 @@ static void cfi_frame_flags(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 }
 
 /*
- * Unwind the snapshot of *smp into s->uw_*, and point smp's user frames at
- * them.  A snapshot whose registers cannot be used keeps the frame-pointer
- * frames it came with.
+ * Unwind the snapshot of *smp into s->uw_frames: how many, or -1 when the
+ * snapshot is not unwound (its registers cannot be used, --unwinder none):
+ * the frame-pointer frames it came with are written.
  */
-static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
+static ssize_t unwind_snapshot(struct fg_symbolizer *s, const struct fg_sym_sample *smp)
 {
 	const struct fg_rec_ustack *u = smp->ustack;
 	enum fg_unwind_end end = FG_UNWIND_END_NOINFO;
@@ -1881,14 +1948,15 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 	struct proc *p;
 	size_t n = 0;
 
+	s->uw_space = 0;
 	if (s->o.unwinder == FG_SYM_UNWIND_NONE) {
 		s->st.unwind_skipped++;
-		return;
+		return -1;
 	}
 	if (fg_unwind_regs_from_perf(u->abi, u->regs_mask, smp->ustack_regs, u->nr_regs, &regs) <
 	    0) {
 		s->st.unwind_badregs++;
-		return;
+		return -1;
 	}
 	uw_alloc(s);
 	p = get_proc(s, smp->pid);
@@ -1899,20 +1967,20 @@ static void unwind_snapshot(struct fg_symbolizer *s, struct fg_sym_sample *smp)
 			n = fg_unwind_dw(dw, smp->tid, &regs, u->sp, smp->ustack_data, u->size,
 					 s->uw_frames, FG_SYM_UNWIND_MAX, &end, NULL);
 	} else {
-		struct unwind_ctx c = {.s = s, .p = p, .time_ns = smp->time_ns};
-		struct fg_unwind_ops ops = {.find = unwind_find, .arg = &c, .cache = s->uw_cache};
+		struct unwind_ctx c = {
+		    .s = s, .p = p, .time_ns = smp->time_ns, .space = space_key(p, smp->time_ns)};
+		struct fg_unwind_ops ops = {
+		    .find = unwind_find, .arg = &c, .cache = s->uw_cache, .space = &c.space};
+		uint64_t before = p->space_id;
 
 		n = fg_unwind(&ops, &regs, u->sp, smp->ustack_data, u->size, s->uw_frames,
 			      FG_SYM_UNWIND_MAX, &end);
+		/* the frames' mappings name them, unless the mappings changed on the way */
+		s->uw_space = p->space_id == before ? before : 0;
+		s->uw_proc = p;
 	}
 	fg_unwind_count(&s->st.unwind, s->uw_frames, n, end);
-	for (size_t i = 0; i < n; i++) {
-		s->uw_pcs[i] = s->uw_frames[i].pc;
-		s->uw_flags[i] = s->uw_frames[i].flags;
-	}
-	smp->uips = s->uw_pcs;
-	smp->nuips = n;
-	smp->uflags = s->uw_flags;
+	return (ssize_t)n;
 }
 
 /* --- output --- */
@@ -1984,13 +2052,19 @@ static struct memo *memo_slot(struct fg_symbolizer *s, uint64_t owner, uint64_t 
 }
 
 /* Append a remembered frame to the output and count it: false when it is not remembered. */
-static bool memo_emit(struct fg_symbolizer *s, uint64_t owner, uint64_t ip, bool leaf)
+static inline __attribute__((always_inline)) bool memo_emit(struct fg_symbolizer *s, uint64_t owner,
+							    uint64_t ip, bool leaf)
 {
 	const struct memo *m = memo_slot(s, owner, ip, leaf);
+	struct fg_buf *b = &s->out;
 
 	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
 		return false;
-	fg_buf_add(&s->out, m->text, m->len);
+	if (b->cap - b->len <= m->len)
+		fg_buf_grow(b, m->len);
+	memcpy(b->data + b->len, m->text, m->len);
+	b->len += m->len;
+	b->data[b->len] = '\0';
 	if (m->dbgi)
 		s->st.debuginfod_named++;
 	if (m->why < 0)
@@ -2077,6 +2151,111 @@ static void emit_user(struct fg_symbolizer *s, uint32_t pid, uint64_t time_ns, u
 	emit_source(s, m, &f, flags);
 }
 
+/*
+ * Frames of a snapshot unwound by the tables: a frame's tag is the id of its
+ * mapping (a resolved file's or the vdso's), which find_map gives while the
+ * process' mappings stay as they were when it was unwound; its text is then
+ * found by it.
+ */
+static void emit_tagged(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+			const struct fg_unwind_frame *fr, size_t n)
+{
+	bool by_tag = s->memo && !s->o.debuginfod && s->uw_space;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t tag = fr[i].tag, ip = fr[i].pc;
+		uint32_t flags = fr[i].flags;
+
+		if (by_tag && tag && !(flags & FG_UNWIND_F_SIGNAL) &&
+		    s->uw_proc->space_id == s->uw_space) {
+			bool leaf = flags & FG_UNWIND_F_EXACT;
+
+			if (!memo_emit(s, tag, ip, leaf))
+				memo_frame(s, tag, smp->pid, smp->time_ns, ip, leaf);
+			continue;
+		}
+		emit_user(s, smp->pid, smp->time_ns, ip, flags);
+	}
+}
+
+/*
+ * The callers fr[0..n) of an unwound stack through the chain cache: false
+ * when they are not all frames of resolved files' mappings (the caller
+ * writes them one by one).
+ */
+static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+		       const struct fg_unwind_frame *fr, size_t n)
+{
+	uint64_t h = n;
+	uint32_t untagged = 0, flags = 0;
+	struct chain *c;
+	struct fg_buf *b = &s->out;
+	size_t from, key = n * sizeof(*fr), len;
+	struct fg_sym_stats before;
+
+	if (!s->chains || s->o.debuginfod || !s->uw_space || n > CHAIN_FRAMES_MAX ||
+	    s->uw_proc->space_id != s->uw_space)
+		return false;
+	/* hashed by the pcs alone (the tags and flags are compared below) */
+	for (size_t i = 0; i < n; i++) {
+		untagged |= !fr[i].tag;
+		flags |= fr[i].flags;
+		h = (h ^ fr[i].pc) * 0xff51afd7ed558ccdull;
+	}
+	if (untagged || (flags & FG_UNWIND_F_SIGNAL))
+		return false;
+	h ^= h >> 29;
+	c = &s->chains[h & (CHAIN_SLOTS - 1)];
+	if (c->frames && c->hash == h && c->n == n && memcmp(c->frames, fr, key) == 0) {
+		if (b->cap - b->len <= c->len)
+			fg_buf_grow(b, c->len);
+		memcpy(b->data + b->len, c->text, c->len);
+		b->len += c->len;
+		b->data[b->len] = '\0';
+		s->st.named += c->named;
+		for (size_t i = 0; i < FG_UNNAMED_COUNT; i++)
+			s->st.unnamed[i] += c->unnamed[i];
+		return true;
+	}
+	from = b->len;
+	before = s->st;
+	emit_tagged(s, smp, fr, n);
+	len = b->len - from;
+	if (c->frames) {
+		s->chain_bytes -= c->n * sizeof(*fr) + c->len;
+		free(c->frames);
+		c->frames = NULL;
+		s->st.chains_replaced++;
+	}
+	if (s->chain_bytes + key + len > CHAIN_BYTES_MAX || s->uw_proc->space_id != s->uw_space) {
+		s->st.chains_unkept += s->chain_bytes + key + len > CHAIN_BYTES_MAX;
+		return true;
+	}
+	c->frames = fg_xmalloc(key + len);
+	memcpy(c->frames, fr, key);
+	memcpy((char *)c->frames + key, b->data + from, len);
+	c->text = (const char *)c->frames + key;
+	c->hash = h;
+	c->n = (uint32_t)n;
+	c->len = (uint32_t)len;
+	c->named = (uint32_t)(s->st.named - before.named);
+	for (size_t i = 0; i < FG_UNNAMED_COUNT; i++)
+		c->unnamed[i] = (uint32_t)(s->st.unnamed[i] - before.unnamed[i]);
+	s->chain_bytes += key + len;
+	return true;
+}
+
+/* The frames of a snapshot unwound by the tables: the leaf, then its callers. */
+static void emit_unwound(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
+			 const struct fg_unwind_frame *fr, size_t n)
+{
+	if (!n)
+		return;
+	emit_tagged(s, smp, fr, 1);
+	if (!emit_chain(s, smp, fr + 1, n - 1))
+		emit_tagged(s, smp, fr + 1, n - 1);
+}
+
 /* A named frame of the file m maps, with its inlined functions and source lines (DWARF). */
 static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_frame *f,
 			uint32_t flags)
@@ -2136,18 +2315,31 @@ static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_
  */
 static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left)
 {
-	char tmp[20];
-	int n = 0;
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+	char tmp[20], *end = tmp + sizeof(tmp), *p = end;
+	int n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fg_buf_grow(b, (size_t)(width > n ? width : n));
+	/* two digits a division */
+	for (; v >= 100; v /= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (v % 100), 2);
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	n = (int)(end - p);
+	if (b->cap - b->len <= (size_t)(width > n ? width : n))
+		fg_buf_grow(b, (size_t)(width > n ? width : n));
 	for (int i = n; !left && i < width; i++)
 		b->data[b->len++] = pad;
-	for (int i = n; i > 0; i--)
-		b->data[b->len++] = tmp[i - 1];
+	memcpy(b->data + b->len, p, (size_t)n);
+	b->len += (size_t)n;
 	for (int i = n; left && i < width; i++)
 		b->data[b->len++] = ' ';
 	b->data[b->len] = '\0';
@@ -2246,15 +2438,58 @@ size_t fg_symbolizer_held(const struct fg_symbolizer *s)
 	return s->nheld;
 }
 
+/*
+ * Whether a part of the header is made of the same numbers `ids` and strings
+ * `a` and `b` (NULL or not) as last time: its text appended.  Otherwise
+ * false, its key made for hdr_keep (empty when too long to keep).
+ */
+static bool hdr_same(struct hdr_memo *h, const void *ids, size_t ids_len, const char *a,
+		     const char *b, struct fg_buf *out)
+{
+	size_t al = a ? strlen(a) + 1 : 0, bl = b ? strlen(b) + 1 : 0;
+	char *k = h->next_key;
+
+	h->next_len = 0;
+	if (ids_len + 2 + al + bl > sizeof(h->key))
+		return false;
+	memcpy(k, ids, ids_len);
+	k += ids_len;
+	*k++ = (char)!!a;
+	memcpy(k, a ? a : "", al);
+	k += al;
+	*k++ = (char)!!b;
+	memcpy(k, b ? b : "", bl);
+	k += bl;
+	h->next_len = (size_t)(k - h->next_key);
+	if (h->len && h->key_len == h->next_len && memcmp(h->key, h->next_key, h->key_len) == 0) {
+		fg_buf_add(out, h->text, h->len);
+		return true;
+	}
+	return false;
+}
+
+/* Remember the part of the header made from byte `from` of b, by the key hdr_same made. */
+static void hdr_keep(struct hdr_memo *h, const struct fg_buf *b, size_t from)
+{
+	h->len = 0;
+	if (!h->next_len || b->len - from > sizeof(h->text))
+		return;
+	memcpy(h->key, h->next_key, h->next_len);
+	h->key_len = h->next_len;
+	memcpy(h->text, b->data + from, b->len - from);
+	h->len = b->len - from;
+}
+
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *sample)
 {
 	struct fg_sym_sample unwound, *smp = &unwound;
 	struct fg_buf *b = &s->out;
+	ssize_t nframes = -1;
 	int r;
 
 	unwound = *sample;
 	if (smp->ustack)
-		unwind_snapshot(s, smp);
+		nframes = unwind_snapshot(s, smp);
 	if (smp->cfi_unwound && !smp->uflags)
 		cfi_frame_flags(s, smp);
 	s->st.samples++;
@@ -2262,29 +2497,45 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		return r;
 	s->nholes = 0;
 	fg_buf_reset(b);
-	/* perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: " */
-	if (smp->comm && *smp->comm)
-		fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
-	else
-		fg_buf_add(b, ":-1", 3);
-	fg_buf_addch(b, ' ');
-	add_dec(b, smp->pid, 5, ' ', false);
-	fg_buf_addch(b, '/');
-	add_dec(b, smp->tid, 5, ' ', true);
-	fg_buf_add(b, " [", 2);
-	add_dec(b, smp->cpu, 3, '0', false);
-	fg_buf_add(b, "] ", 2);
+	/*
+	 * perf script's header: "%s %5d/%-5d [%03d] %5lu.%06lu: %10lu %s: ";
+	 * what comes before the time and after it, as the last sample's when
+	 * made of the same
+	 */
+	uint32_t ids[3] = {smp->pid, smp->tid, smp->cpu};
+	const char *event = smp->event ? smp->event : "cpu-clock";
+	size_t from;
+
+	from = b->len;
+	if (!hdr_same(&s->hdr[0], ids, sizeof(ids), smp->comm, NULL, b)) {
+		if (smp->comm && *smp->comm)
+			fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
+		else
+			fg_buf_add(b, ":-1", 3);
+		fg_buf_addch(b, ' ');
+		add_dec(b, smp->pid, 5, ' ', false);
+		fg_buf_addch(b, '/');
+		add_dec(b, smp->tid, 5, ' ', true);
+		fg_buf_add(b, " [", 2);
+		add_dec(b, smp->cpu, 3, '0', false);
+		fg_buf_add(b, "] ", 2);
+		hdr_keep(&s->hdr[0], b, from);
+	}
 	add_dec(b, smp->time_ns / 1000000000, 5, ' ', false);
 	fg_buf_addch(b, '.');
 	add_dec(b, smp->time_ns % 1000000000 / 1000, 6, '0', false);
-	fg_buf_add(b, ": ", 2);
-	add_dec(b, smp->weight, 10, ' ', false);
-	fg_buf_addch(b, ' ');
-	fg_buf_addstr(b, smp->event ? smp->event : "cpu-clock");
-	fg_buf_add(b, ": ", 2);
-	if (smp->detail)
-		fg_buf_addstr(b, smp->detail);
-	fg_buf_addch(b, '\n');
+	from = b->len;
+	if (!hdr_same(&s->hdr[1], &smp->weight, sizeof(smp->weight), event, smp->detail, b)) {
+		fg_buf_add(b, ": ", 2);
+		add_dec(b, smp->weight, 10, ' ', false);
+		fg_buf_addch(b, ' ');
+		fg_buf_addstr(b, event);
+		fg_buf_add(b, ": ", 2);
+		if (smp->detail)
+			fg_buf_addstr(b, smp->detail);
+		fg_buf_addch(b, '\n');
+		hdr_keep(&s->hdr[1], b, from);
+	}
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;
 
@@ -2297,11 +2548,14 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}
-	for (size_t i = 0; i < smp->nuips; i++)
-		emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
-			  smp->uflags ? smp->uflags[i]
-			  : i == 0    ? FG_UNWIND_F_EXACT
-				      : 0);
+	if (nframes >= 0)
+		emit_unwound(s, smp, s->uw_frames, (size_t)nframes);
+	else
+		for (size_t i = 0; i < smp->nuips; i++)
+			emit_user(s, smp->pid, smp->time_ns, smp->uips[i],
+				  smp->uflags ? smp->uflags[i]
+				  : i == 0    ? FG_UNWIND_F_EXACT
+					      : 0);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */

@@ -12,6 +12,7 @@ static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val);
 #define FG_CFI_CTX const struct snap
 #define FG_CFI_READ(ctx, addr, val) snap_read((ctx), (addr), (val))
 
+#include "fg/sample_flags.h"
 #include "fg/unwind.h"
 
 const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT] = {
@@ -33,11 +34,13 @@ struct snap {
 	uint64_t sp;
 	const uint8_t *data;
 	size_t size;
+	size_t words; /* the offsets from sp of the 8-byte words in it: [0, words) (size - 7) */
 };
 
 static inline int snap_read(const struct snap *s, __u64 addr, __u64 *val)
 {
-	if (addr >= s->sp && s->size >= 8 && addr - s->sp <= s->size - 8) {
+	/* below sp, the offset wraps to a large one */
+	if (addr - s->sp < s->words) {
 		memcpy(val, s->data + (addr - s->sp), 8);
 		return 0;
 	}
@@ -69,6 +72,11 @@ static enum fg_unwind_end end_of(int res)
 	}
 }
 
+static struct fg_unwind_cached *slot_of(struct fg_unwind_cache *c, uint64_t key, uint64_t addr)
+{
+	return &c->slot[((addr ^ key) * 0x9e3779b97f4a7c15ull) >> 52 & (FG_UNWIND_CACHE_SLOTS - 1)];
+}
+
 /* The rule for vaddr in cfi, through the caller's cache when it has one. */
 static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct fg_cfi *cfi,
 					uint64_t vaddr)
@@ -77,21 +85,71 @@ static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct 
 
 	if (!c)
 		return fg_cfi_lookup(cfi, vaddr);
-	e = &c->slot[((vaddr ^ (uint64_t)(uintptr_t)cfi) * 0x9e3779b97f4a7c15ull) >> 52 &
-		     (FG_UNWIND_CACHE_SLOTS - 1)];
-	if (e->cfi != cfi || e->vaddr != vaddr) {
-		e->cfi = cfi;
-		e->vaddr = vaddr;
+	e = slot_of(c, (uint64_t)(uintptr_t)cfi, vaddr);
+	if (e->by != 1 || e->key != (uint64_t)(uintptr_t)cfi || e->addr != vaddr) {
+		e->by = 1;
+		e->key = (uint64_t)(uintptr_t)cfi;
+		e->addr = vaddr;
 		e->rule = fg_cfi_lookup(cfi, vaddr);
 	}
 	return e->rule;
+}
+
+/*
+ * The code at pc `look` (not 0): 0 with *rule (NULL: frame pointers) and
+ * *tag, or find's -errno; after a miss in the cache by space, when the
+ * caller gives one (find_rule).
+ */
+static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look,
+			  const struct fg_cfi_rule **rule, uint64_t *tag)
+{
+	struct fg_unwind_map m;
+	struct fg_unwind_cached *e = NULL;
+	int err;
+
+	if (ops->space && ops->cache) {
+		/* (the caller probed it: a miss) */
+		e = slot_of(ops->cache, *ops->space, look);
+	}
+	m.tag = 0;
+	err = ops->find(ops->arg, look, &m);
+	if (err)
+		return err;
+	*tag = m.tag;
+	if (!e) {
+		*rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
+		return 0;
+	}
+	*rule = m.cfi ? fg_cfi_lookup(m.cfi, look - m.bias) : NULL;
+	/* find may have read the mappings again: under the space as it is now */
+	e = slot_of(ops->cache, *ops->space, look);
+	*e = (struct fg_unwind_cached){
+	    .key = *ops->space, .addr = look, .rule = *rule, .tag = m.tag, .by = 2};
+	return 0;
+}
+
+/* The same, through the cache by space when there is one. */
+static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_cache *by_space,
+			    uint64_t look, const struct fg_cfi_rule **rule, uint64_t *tag)
+{
+	if (by_space) {
+		const struct fg_unwind_cached *e = slot_of(by_space, *ops->space, look);
+
+		if (e->addr == look && e->key == *ops->space && e->by == 2) {
+			*rule = e->rule;
+			*tag = e->tag;
+			return 0;
+		}
+	}
+	return find_rule_slow(ops, look, rule, tag);
 }
 
 size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
 		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
 		 enum fg_unwind_end *end)
 {
-	struct snap s = {ops, sp, stack, size};
+	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	struct fg_unwind_cache *by_space = ops->space ? ops->cache : NULL;
 	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
@@ -101,8 +159,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
-		const struct fg_cfi_rule *rule;
-		struct fg_unwind_map m;
+		const struct fg_cfi_rule *rule = NULL;
+		uint64_t tag = 0;
 		int res, err;
 
 		if (n == max) {
@@ -110,20 +168,19 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 		look = (flags & FG_UNWIND_F_EXACT) || !pc ? pc : pc - 1;
-		err = pc ? ops->find(ops->arg, look, &m) : -ENOENT;
+		err = pc ? find_rule(ops, by_space, look, &rule, &tag) : -ENOENT;
 		if (err == -ENOENT && n && !pc) {
 			/* a return address of zero: no frame there */
 			*end = FG_UNWIND_END_NOMAP;
 			return n;
 		}
-		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags};
+		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags, .tag = tag};
 		if (err) {
 			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
 			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
 						 : FG_UNWIND_END_NOFILE;
 			return n;
 		}
-		rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
 		if (rule && rule->kind != FG_CFI_NONE) {
 			res = fg_cfi_step(rule, &g, &s);
 			flags = 0;
@@ -166,27 +223,49 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	}
 }
 
-/* x86-64 perf_regs numbers (arch/x86/include/uapi/asm/perf_regs.h) as DWARF numbers; -1: none */
-static const signed char perf_to_dwarf[24] = {
-    0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1, 8, 9, 10, 11, 12, 13, 14, 15,
+/*
+ * x86-64 perf_regs numbers (arch/x86/include/uapi/asm/perf_regs.h) as DWARF
+ * numbers; FG_CFI_NREGS: none (a slot that is thrown away)
+ */
+#define NONE FG_CFI_NREGS
+static const unsigned char perf_to_dwarf[64] = {
+    0,	  3,	2,    1,    4,	  5,	6,    7,    16,	  NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    8,	  9,	10,   11,   12,	  13,	14,   15,   NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
+    NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE,
 };
+#undef NONE
 
 int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, uint32_t nregs,
 			     struct fg_cfi_regs *out)
 {
-	uint32_t k = 0;
+	uint64_t r[FG_CFI_NREGS + 1] = {0}, left = mask;
+	uint32_t k = 0, valid = 0;
 
-	memset(out, 0, sizeof(*out));
-	if (abi != 1 || (uint32_t)__builtin_popcountll(mask) != nregs)
-		return -EINVAL;
-	for (uint64_t left = mask; left; left &= left - 1, k++) {
-		int bit = __builtin_ctzll(left);
-
-		if (bit < 24 && perf_to_dwarf[bit] >= 0) {
-			out->r[perf_to_dwarf[bit]] = regs[k];
-			out->valid |= FG_CFI_BIT(perf_to_dwarf[bit]);
-		}
+	if (abi == FG_USTACK_ABI_X86_64 && mask == FG_USTACK_REGS_X86_64 &&
+	    nregs == FG_USTACK_NR_REGS) {
+		/* fg-sample's: ax bx cx dx si di bp sp ip, flags cs ss, r8-r15 */
+		for (int i = 0; i < 9; i++)
+			out->r[perf_to_dwarf[i]] = regs[i];
+		memcpy(&out->r[8], &regs[12], 8 * sizeof(*regs));
+		out->valid = (1u << FG_CFI_NREGS) - 1;
+		out->pad = 0;
+		return 0;
 	}
+	memset(out, 0, sizeof(*out));
+	if (abi != 1)
+		return -EINVAL;
+	/* one register a bit of the mask, in bit order */
+	for (; left && k < nregs; left &= left - 1, k++) {
+		unsigned d = perf_to_dwarf[__builtin_ctzll(left)];
+
+		r[d] = regs[k];
+		valid |= 1u << d;
+	}
+	if (left || k != nregs)
+		return -EINVAL;
+	memcpy(out->r, r, sizeof(out->r));
+	out->valid = valid & ((1u << FG_CFI_NREGS) - 1);
 	if (!(out->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(out->valid & FG_CFI_BIT(FG_CFI_RSP)))
 		return -EINVAL;
 	return 0;

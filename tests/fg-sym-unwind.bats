@@ -8,6 +8,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 load unwind
+load sym-fixture
 
 U=$FG_BUILD/unwind
 
@@ -169,6 +170,108 @@ jit_chain() {
 	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 	[[ $stderr == *"1 file changed"* ]]
 	ended "no file"
+}
+
+# two programs, $d/a with alpha() and $d/b with beta(), and a one-frame snapshot at alpha()'s
+# first instruction as $d/a maps at BASE: SNAP (the sample line's end)
+two_programs() {
+	local d=$BATS_TEST_TMPDIR pc
+	printf '__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; return alpha(c); }\n' >"$d/a.c"
+	printf 'static volatile int k;\n__attribute__((noinline)) int beta(int x) { k = x; return x * k - 7; }\nint main(int c, char **v) { (void)v; return beta(c) + beta(c + 1); }\n' >"$d/b.c"
+	gcc -O2 "$d/a.c" -o "$d/a"
+	gcc -O2 "$d/b.c" -o "$d/b"
+	pc=$(printf '%x' $((BASE + $(addr_of "$d/a" alpha))))
+	# at the first instruction the return address is at rsp: 0, no caller
+	SNAP="u=$pc regs=ip:$pc,sp:7ffc0000,bp:0 stack=0"
+}
+
+# at TIME FILE: the mapping line of FILE at BASE, made at TIME
+at() {
+	mapping 42 $BASE "$2" | sed "s/ path=/ time=$1 path=/"
+}
+
+@test "fg-sym: an address mapped again to another file, or after exec, is unwound and named in the new one" {
+	local d=$BATS_TEST_TMPDIR alpha beta
+	two_programs
+	# what each file says of that address alone
+	{ at 100 "$d/a" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
+	sym
+	alpha=${lines[1]}
+	[[ $alpha == *" alpha+0x0 ($d/a)" ]]
+	{ at 100 "$d/b" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
+	sym
+	beta=${lines[1]}
+	[[ $beta == *" ($d/b)" ]]
+	[ "$beta" != "$alpha" ]
+	[[ $stderr == *"1 stacks unwound: 0 whole, 1 ended early (0 snapshot too small, 1 no unwind information,"* ]]
+	# munmap and mmap of another file at the same address: the frame cached for the first
+	# file is not the second's
+	{
+		at 100 "$d/a"
+		echo "sample pid=42 time=200 $SNAP"
+		at 300 "$d/b"
+		echo "sample pid=42 time=400 $SNAP"
+		echo "sample pid=42 time=500 $SNAP"
+	} >"$d/in.txt"
+	sym
+	[ "${lines[1]}" = "$alpha" ]
+	[ "${lines[3]}" = "$beta" ]
+	[ "${lines[5]}" = "$beta" ]
+	# exec: the new program's mapping; a sample taken before the exec (stamped before it,
+	# written after) still runs the old program, at the same address
+	{
+		at 100 "$d/a"
+		echo "sample pid=42 time=200 $SNAP"
+		echo "comm pid=42 time=300 exec=1 comm=b"
+		at 400 "$d/b"
+		echo "sample pid=42 time=500 $SNAP"
+		echo "sample pid=42 time=250 $SNAP"
+		echo "sample pid=42 time=600 $SNAP"
+	} >"$d/in.txt"
+	sym
+	[ "${lines[1]}" = "$alpha" ]
+	[ "${lines[3]}" = "$beta" ]
+	[ "${lines[5]}" = "$alpha" ]
+	[ "${lines[7]}" = "$beta" ]
+	# and unwound each with its own file's CFI: alpha's entry has a rule (its caller's
+	# return address, 0: no mapping); b has none there
+	[[ $stderr == *"4 stacks unwound: 0 whole, 4 ended early (0 snapshot too small, 2 no unwind information,"*" 2 no mapping,"* ]]
+}
+
+@test "fg-sym: the same callers again are written and counted as the first time, named or not" {
+	local d=$BATS_TEST_TMPDIR pc ra one
+	printf '__attribute__((noinline)) int alpha(int x) { return x * 3 + 1; }\nint main(int c, char **v) { (void)v; int r = alpha(c); return r ^ alpha(r); }\n' >"$d/a.c"
+	gcc -O2 "$d/a.c" -o "$d/a"
+	pc=$(printf '%x' $((BASE + $(addr_of "$d/a" alpha))))
+	# main's first call of alpha returns to the next instruction
+	ra=$(objdump -d "$d/a" | awk '/call.*<alpha>/ { getline; sub(":", "", $1); print $1; exit }')
+	ra=$(printf '%x' $((BASE + 0x$ra)))
+	# named, then (stripped) not: alpha <- main, whose caller's return address is 0
+	for f in "$d/a" "$d/stripped"; do
+		[ "$f" = "$d/a" ] || strip -o "$f" "$d/a"
+		{ mapping 42 $BASE "$f" && echo "sample pid=42 u=$pc regs=ip:$pc,sp:7ffc0000,bp:0 stack=$ra,0"; } >"$d/in.txt"
+		sym
+		[ "${#lines[@]}" -eq 3 ]
+		one=$output
+		[[ $stderr == *"1 samples, "* ]]
+		if [ "$f" = "$d/a" ]; then
+			[[ ${lines[2]} == *" main+0x5 ($f)" ]]
+			[[ $stderr == *" 2 frames named, 0 unnamed ("* ]]
+		else
+			[[ ${lines[2]} == *" [unknown] ($f)" ]]
+			[[ $stderr == *" 0 frames named, 2 unnamed (2 no symbols,"* ]]
+		fi
+		# three times: the same text, counted three times
+		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
+		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
+		sym
+		[ "$output" = "$(printf '%s\n\n%s\n\n%s' "$one" "$one" "$one")" ]
+		if [ "$f" = "$d/a" ]; then
+			[[ $stderr == *"3 samples, 6 frames named, 0 unnamed ("* ]]
+		else
+			[[ $stderr == *"3 samples, 0 frames named, 6 unnamed (6 no symbols,"* ]]
+		fi
+	done
 }
 
 # --- real captures: fg-sample --call-graph dwarf | fg-sym (root, BPF) ---

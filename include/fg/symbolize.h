@@ -131,6 +131,10 @@ struct fg_sym_stats {
 	uint64_t unwind_badregs;
 	uint64_t unwind_skipped; /* snapshots not unwound: FG_SYM_UNWIND_NONE */
 	uint64_t signal_named;	 /* signal trampolines named __restore_rt by their CFI */
+	/* the callers of unwound stacks remembered as text: replaced by others in their slot,
+	 * and not remembered (over the memory bound) */
+	uint64_t chains_replaced;
+	uint64_t chains_unkept;
 };
 
 /*

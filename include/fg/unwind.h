@@ -50,19 +50,25 @@ extern const char *const fg_unwind_end_names[FG_UNWIND_END_COUNT];
 struct fg_unwind_map {
 	const struct fg_cfi *cfi; /* the file's table; NULL for code without CFI: frame pointers */
 	uint64_t bias;		  /* pc - bias is the file address the table uses */
+	uint64_t tag;		  /* the caller's (its mapping, say), handed back in the frame */
 };
 
 /*
- * The rules looked up lately, by table and address: a cache the caller
- * keeps across walks (optional; zeroed to start).  It holds pointers into the
- * tables: zero it again before freeing a table it may hold.
+ * The rules looked up lately: a cache the caller keeps across walks
+ * (optional; zeroed to start), one entry a slot, the newest wins.  Without
+ * fg_unwind_ops.space, by table and file address; with it, by address space
+ * and pc, with what `find` said of the pc (one probe a frame, no `find`).
+ * It holds pointers into the tables: zero it again before freeing a table it
+ * may hold.
  */
 #define FG_UNWIND_CACHE_SLOTS 4096
 struct fg_unwind_cache {
 	struct fg_unwind_cached {
-		const struct fg_cfi *cfi;
-		uint64_t vaddr;
-		const struct fg_cfi_rule *rule;
+		uint64_t key; /* the table's address, or the space */
+		uint64_t addr;
+		const struct fg_cfi_rule *rule; /* NULL: frame pointers (by space only) */
+		uint64_t tag;			/* by space: fg_unwind_map.tag */
+		uint32_t by;			/* 0: empty, 1: by table, 2: by space */
 	} slot[FG_UNWIND_CACHE_SLOTS];
 };
 
@@ -78,6 +84,14 @@ struct fg_unwind_ops {
 	int (*read)(void *arg, uint64_t addr, uint64_t *val);
 	void *arg;
 	struct fg_unwind_cache *cache; /* optional */
+	/*
+	 * Optional, with a cache: the identity of the address space, which the
+	 * caller changes (to a value never used before) whenever `find` may
+	 * answer otherwise for some pc than it did, `find` included (it may
+	 * read the mappings again).  A pc found once is then not given to
+	 * `find` again while *space stays.  A failed `find` is not cached.
+	 */
+	const uint64_t *space;
 };
 
 #define FG_UNWIND_F_EXACT                                                                          \
@@ -93,6 +107,7 @@ struct fg_unwind_frame {
 	uint64_t pc;
 	uint32_t flags; /* FG_UNWIND_F_* */
 	uint32_t pad;
+	uint64_t tag; /* fg_unwind_map.tag of the code at pc; 0 when `find` failed */
 };
 
 /*

@@ -43,9 +43,9 @@ __attribute__((noinline)) static size_t sym_deeper(int n)
 	return r;
 }
 
-/* fg-sym's text of the snapshot with `unwinder`, and its statistics */
-static char *unwound(enum fg_sym_unwinder unwinder, uint32_t abi, size_t size,
-		     struct fg_sym_stats *st)
+/* fg-sym's text of the snapshot written `times` times with `unwinder`, and its statistics */
+static char *unwound_times(enum fg_sym_unwinder unwinder, uint32_t abi, size_t size,
+			   struct fg_sym_stats *st, int times)
 {
 	struct fg_sym_opts o = {.kallsyms = "/nonexistent", .unwinder = unwinder};
 	struct fg_rec_ustack u = {.abi = abi,
@@ -70,12 +70,19 @@ static char *unwound(enum fg_sym_unwinder unwinder, uint32_t abi, size_t size,
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	if (fg_symbolizer_write(s, f, &smp) < 0)
-		abort();
+	for (int i = 0; i < times; i++)
+		if (fg_symbolizer_write(s, f, &smp) < 0)
+			abort();
 	fclose(f);
 	fg_symbolizer_stats(s, st);
 	fg_symbolizer_free(s);
 	return text;
+}
+
+static char *unwound(enum fg_sym_unwinder unwinder, uint32_t abi, size_t size,
+		     struct fg_sym_stats *st)
+{
+	return unwound_times(unwinder, abi, size, st, 1);
 }
 
 TEST(symbolizer_unwinds_this_process)
@@ -112,6 +119,33 @@ TEST(symbolizer_unwinds_this_process)
 	free(n);
 }
 
+TEST(symbolizer_same_stack_again)
+{
+	struct fg_sym_stats st, st3;
+	size_t size = sym_deeper(6);
+	char *t, *t3, *three;
+	size_t len;
+
+	/* the second and third time, the callers' text comes from the chain cache */
+	t = unwound(FG_SYM_UNWIND_TABLE, 1, size, &st);
+	t3 = unwound_times(FG_SYM_UNWIND_TABLE, 1, size, &st3, 3);
+	len = strlen(t);
+	three = malloc(3 * len + 1);
+	CHECK(three != NULL);
+	for (int i = 0; i < 3; i++)
+		memcpy(three + i * len, t, len + 1);
+	CHECK_STR(t3, three);
+	CHECK_INT(st3.named, 3 * st.named);
+	CHECK_INT(st3.unwind.frames, 3 * st.unwind.frames);
+	for (int i = 0; i < FG_UNNAMED_COUNT; i++)
+		CHECK_INT(st3.unnamed[i], 3 * st.unnamed[i]);
+	CHECK_INT(st3.chains_replaced, 0);
+	CHECK_INT(st3.chains_unkept, 0);
+	free(t);
+	free(t3);
+	free(three);
+}
+
 TEST(symbolizer_counts_a_snapshot_it_cannot_use)
 {
 	struct fg_sym_stats st;
@@ -130,6 +164,7 @@ TEST(symbolizer_counts_a_snapshot_it_cannot_use)
 int main(void)
 {
 	RUN(symbolizer_unwinds_this_process);
+	RUN(symbolizer_same_stack_again);
 	RUN(symbolizer_counts_a_snapshot_it_cannot_use);
 	return unit_done();
 }

@@ -9,6 +9,7 @@
 #include "fg/cfi.h"
 #include "fg/procmaps.h"
 #include "fg/safeio.h"
+#include "fg/sample_flags.h"
 #include "fg/unwind.h"
 #include "fg/unwind_dw.h"
 #include "unit.h"
@@ -243,6 +244,22 @@ TEST(regs_from_perf_order)
 	CHECK_INT(fg_unwind_regs_from_perf(2, 0xff01ff, regs, 17, &g), -EINVAL);
 	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, regs, 16, &g), -EINVAL);
 	CHECK_INT(fg_unwind_regs_from_perf(1, 1u << 7, regs, 1, &g), -EINVAL);
+	/* fg-sample's 20 (flags, cs and ss have no DWARF number here): as the general way */
+	uint64_t twenty[FG_USTACK_NR_REGS];
+	struct fg_cfi_regs h;
+
+	for (int i = 0; i < FG_USTACK_NR_REGS; i++)
+		twenty[i] = 200 + (uint64_t)i;
+	CHECK_INT(fg_unwind_regs_from_perf(1, FG_USTACK_REGS_X86_64, twenty, FG_USTACK_NR_REGS, &g),
+		  0);
+	/* the same registers but flags, cs and ss, by the general way */
+	memmove(&twenty[9], &twenty[12], 8 * sizeof(*twenty));
+	CHECK_INT(fg_unwind_regs_from_perf(1, 0xff01ff, twenty, 17, &h), 0);
+	CHECK_INT(memcmp(&g, &h, sizeof(g)), 0);
+	CHECK_INT(g.r[FG_CFI_RIP], 208);
+	CHECK_INT(g.r[8], 212);
+	CHECK_INT(g.r[15], 219);
+	CHECK_INT(g.valid, (1u << 17) - 1);
 }
 
 /* --- fg_unwind over a table made by hand --- */
@@ -366,6 +383,73 @@ TEST(unwind_loop_and_zero)
 	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
 	CHECK_INT(n, 1);
 	CHECK_INT(end, FG_UNWIND_END_NOMAP);
+}
+
+/* find, counting its calls, with the code of 0x1000-0x1200 moved by `shift` (a new mapping) */
+struct counted {
+	int calls;
+	uint64_t shift;
+};
+
+static int counted_find(void *arg, uint64_t pc, struct fg_unwind_map *m)
+{
+	struct counted *c = arg;
+	int err;
+
+	c->calls++;
+	err = find(NULL, pc - c->shift, m);
+	m->bias = c->shift;
+	m->tag = 100 + c->shift;
+	return err;
+}
+
+TEST(unwind_cache_by_space)
+{
+	struct fg_unwind_cache *cache = calloc(1, sizeof(*cache));
+	struct counted c = {0, 0};
+	uint64_t space = 1;
+	struct fg_unwind_ops ops = {
+	    .find = counted_find, .arg = &c, .cache = cache, .space = &space};
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	uint64_t stack[4] = {0x1010, 0, 0x1081, 0};
+	size_t n;
+
+	CHECK(cache != NULL);
+	/* 0x1000 (CFA rsp+8) <- 0x1010 (rsp+16) <- 0x1081 (STOP) */
+	regs_at(&g, 0x1000, 0x7000, 0);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(c.calls, 3);
+	CHECK_INT(f[0].tag, 100);
+	CHECK_INT(f[2].tag, 100);
+	/* again in the same space: no find, the same frames */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(c.calls, 3);
+	CHECK_INT(f[1].pc, 0x1010);
+	CHECK_INT(f[2].tag, 100);
+	/* the code moved (a new mapping, a new space): 0x1000 is now in no mapping */
+	space = 2;
+	c.shift = 0x800;
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(c.calls, 4);
+	CHECK_INT(n, 1);
+	CHECK_INT(f[0].tag, 0);
+	CHECK_INT(end, FG_UNWIND_END_NOMAP);
+	/* a failed find is not cached: asked again */
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(c.calls, 5);
+	/* back to the first space's code under a new space */
+	space = 3;
+	c.shift = 0;
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 3);
+	CHECK_INT(c.calls, 8);
+	free(cache);
 }
 
 /* --- this very process: its stack unwound by the tables and by libdwfl --- */
@@ -507,6 +591,7 @@ int main(void)
 	RUN(regs_from_perf_order);
 	RUN(unwind_leaf_exact_callers_one_back);
 	RUN(unwind_loop_and_zero);
+	RUN(unwind_cache_by_space);
 	RUN(unwind_this_process_as_libdwfl_does);
 	return unit_done();
 }
