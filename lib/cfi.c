@@ -1240,6 +1240,10 @@ struct fg_cfi *fg_cfi_open_mem(const void *image, size_t size)
 	return c;
 }
 
+static void lazy_free(struct fg_cfi_lazy *z);
+static const struct fg_cfi_rule *lazy_lookup(const struct fg_cfi *c, uint64_t vaddr,
+					     uint64_t *start, uint64_t *end);
+
 void fg_cfi_free(struct fg_cfi *c)
 {
 	if (!c)
@@ -1247,6 +1251,7 @@ void fg_cfi_free(struct fg_cfi *c)
 	free(c->rows);
 	free(c->rules);
 	free(c->loads);
+	lazy_free(c->lazy);
 	free(c);
 }
 
@@ -1256,6 +1261,8 @@ const struct fg_cfi_rule *fg_cfi_lookup_range(const struct fg_cfi *c, uint64_t v
 	long i;
 
 	*start = *end = vaddr;
+	if (c->lazy)
+		return lazy_lookup(c, vaddr, start, end);
 	if (!c->nrows || vaddr < c->base || vaddr - c->base > UINT32_MAX)
 		return &c->rules[0];
 	i = fg_cfi_find_row(c->rows, c->nrows, (uint32_t)(vaddr - c->base));
@@ -1327,6 +1334,265 @@ void fg_cfi_rule_text(const struct fg_cfi_rule *r, char *cfa, char *rbp, char *r
 		snprintf(cfa, len, "exp");
 	save_text(r->rbp, r->rbp_off, rbp, len);
 	save_text(r->ra, r->ra_off, ra, len);
+}
+
+/*
+ * --- lazy tables: one FDE at a time, found through .eh_frame_hdr ---
+ *
+ * The header's search table is a sorted array of (initial location, FDE
+ * address) pairs, each a 4-byte offset from the header (DW_EH_PE_datarel |
+ * sdata4: the only encoding linkers write).  It is trusted only after its
+ * count matches the FDEs of .eh_frame and its order is checked; each FDE it
+ * leads to must start where it says.  The whole table keeps the first of
+ * two overlapping FDEs; a lookup that finds an FDE overlapping its
+ * predecessor builds the whole table instead, so that the answers stay the
+ * same.
+ */
+
+/* One FDE's rows, compiled on its first lookup. */
+struct lazy_row {
+	uint64_t pc;
+	struct fg_cfi_rule rule;
+};
+
+struct lazy_fde {
+	uint64_t start, end;
+	uint32_t nrows;
+	struct lazy_row rows[];
+};
+
+struct fg_cfi_lazy {
+	uint8_t *eh;		/* a copy of .eh_frame */
+	uint8_t *table;		/* a copy of the header's search table */
+	uint64_t hdr_vaddr;	/* what its offsets are relative to */
+	uint32_t count;		/* its entries */
+	struct lazy_fde **fdes; /* [count]: NULL until compiled */
+	uint64_t nrows;		/* rows compiled, at most FG_CFI_MAX_ROWS */
+	struct builder b;	/* sects[0] is .eh_frame; CIEs, rules and interpreter reused */
+	struct fg_cfi *whole;	/* the whole table, when the header cannot be followed */
+	bool whole_tried;
+};
+
+/* an FDE without rows: corrupt, or over a bound */
+static struct lazy_fde no_fde;
+
+/* Entry i's initial location (field 0) or FDE address (field 1). */
+static uint64_t lazy_loc(const struct fg_cfi_lazy *z, uint32_t i, int field)
+{
+	int32_t v;
+
+	memcpy(&v, z->table + 8 * (size_t)i + 4 * (size_t)field, 4);
+	return z->hdr_vaddr + (uint64_t)(int64_t)v;
+}
+
+/* The FDE of entry i, its range and program; false when corrupt, empty or not where it says. */
+static bool lazy_parse(struct fg_cfi_lazy *z, uint32_t i, struct fde *out)
+{
+	struct builder *b = &z->b;
+	const struct sect *s = &b->sects[0];
+	uint64_t at = lazy_loc(z, i, 1), id, next;
+	struct rd body;
+	bool is64;
+
+	if (at < s->vaddr || !entry_at(s, at - s->vaddr, &body, &id, &next, &is64) || id == 0)
+		return false;
+	b->nfdes = 0;
+	parse_fde(b, 0, at - s->vaddr, &body, id, is64);
+	if (b->nfdes != 1 || b->fdes[0].start != lazy_loc(z, i, 0))
+		return false;
+	*out = b->fdes[0];
+	return true;
+}
+
+/* Entry i's rows, compiled once; NULL when it overlaps the entry before. */
+static const struct lazy_fde *lazy_compile(struct fg_cfi_lazy *z, uint32_t i)
+{
+	struct builder *b = &z->b;
+	struct lazy_fde *out;
+	struct fde f, prev;
+
+	if (z->fdes[i])
+		return z->fdes[i];
+	if (!lazy_parse(z, i, &f)) {
+		z->fdes[i] = &no_fde;
+		return &no_fde;
+	}
+	if (i > 0 && lazy_parse(z, i - 1, &prev) && prev.end > f.start)
+		return NULL;
+	b->nrows = 0;
+	fde_rows(b, &f);
+	/* the bounds of the whole table: rows hold 32-bit offsets from the first FDE */
+	if (b->err || b->nrows > FG_CFI_MAX_ROWS - z->nrows ||
+	    f.end - lazy_loc(z, 0, 0) > UINT32_MAX) {
+		z->fdes[i] = &no_fde;
+		return &no_fde;
+	}
+	out = fg_xcalloc(1, sizeof(*out) + b->nrows * sizeof(out->rows[0]));
+	out->start = f.start;
+	out->end = f.end;
+	out->nrows = (uint32_t)b->nrows;
+	for (size_t k = 0; k < b->nrows; k++) {
+		out->rows[k].pc = b->rows[k].pc;
+		out->rows[k].rule = b->rules[b->rows[k].rule];
+	}
+	z->nrows += b->nrows;
+	z->fdes[i] = out;
+	return out;
+}
+
+static const struct fg_cfi_rule *lazy_lookup(const struct fg_cfi *c, uint64_t vaddr,
+					     uint64_t *start, uint64_t *end)
+{
+	struct fg_cfi_lazy *z = c->lazy;
+	const struct lazy_fde *f;
+	uint32_t lo = 0, hi = z->count;
+
+	if (z->whole_tried)
+		return z->whole ? fg_cfi_lookup_range(z->whole, vaddr, start, end) : &c->rules[0];
+	/* the last entry that starts at or below vaddr */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (lazy_loc(z, mid, 0) <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return &c->rules[0];
+	f = lazy_compile(z, lo - 1);
+	if (!f) {
+		struct builder wb;
+
+		memset(&wb, 0, sizeof(wb));
+		wb.sects[0] = z->b.sects[0];
+		wb.nsects = 1;
+		z->whole = build(&wb);
+		builder_release(&wb);
+		z->whole_tried = true;
+		return lazy_lookup(c, vaddr, start, end);
+	}
+	if (vaddr < f->start || vaddr >= f->end)
+		return &c->rules[0];
+	/* the last row that starts at or below vaddr */
+	lo = 0;
+	hi = f->nrows;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (f->rows[mid].pc <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return &c->rules[0];
+	*start = f->rows[lo - 1].pc;
+	*end = lo < f->nrows ? f->rows[lo].pc : f->end;
+	return &f->rows[lo - 1].rule;
+}
+
+/* The header's table, checked against .eh_frame; NULL when it cannot be followed. */
+static struct fg_cfi_lazy *lazy_new(const struct sect *eh, const struct sect *hdr)
+{
+	struct rd r = {hdr->data, hdr->data + hdr->size, false};
+	uint8_t version = (uint8_t)rd_n(&r, 1), ptr_enc = (uint8_t)rd_n(&r, 1);
+	uint8_t count_enc = (uint8_t)rd_n(&r, 1), table_enc = (uint8_t)rd_n(&r, 1);
+	uint64_t at, count, off = 0, id, next, fdes = 0;
+	struct fg_cfi_lazy *z;
+	struct fg_cfi_rule none;
+	struct rd body;
+	bool is64;
+
+	if (r.bad || version != 1 || table_enc != 0x3b ||
+	    !rd_enc(&r, ptr_enc, hdr->vaddr + 4, hdr->vaddr, &at) || at != eh->vaddr ||
+	    !rd_enc(&r, count_enc, hdr->vaddr + (uint64_t)(r.p - hdr->data), hdr->vaddr, &count) ||
+	    count == 0 || count > FG_CFI_MAX_FDES || count * 8 > (uint64_t)(r.end - r.p))
+		return NULL;
+	/* as many FDEs as .eh_frame holds, up to its end or a zero length, as walk() reads it */
+	while (off + 4 <= eh->size && fdes <= count &&
+	       entry_at(eh, off, &body, &id, &next, &is64)) {
+		fdes += id != 0;
+		off = next;
+	}
+	if (fdes != count)
+		return NULL;
+	z = fg_xcalloc(1, sizeof(*z));
+	z->table = fg_xmalloc(count * 8);
+	memcpy(z->table, r.p, count * 8);
+	z->hdr_vaddr = hdr->vaddr;
+	z->count = (uint32_t)count;
+	for (uint32_t i = 1; i < z->count; i++) {
+		if (lazy_loc(z, i - 1, 0) > lazy_loc(z, i, 0)) {
+			free(z->table);
+			free(z);
+			return NULL;
+		}
+	}
+	z->eh = fg_xmalloc(eh->size);
+	memcpy(z->eh, eh->data, eh->size);
+	z->b.sects[0] = (struct sect){z->eh, eh->size, eh->vaddr, true};
+	z->b.nsects = 1;
+	z->fdes = fg_xcalloc(count, sizeof(*z->fdes));
+	z->b.cie_at = fg_hmap_new(64);
+	z->b.rule_at = fg_hmap_new(256);
+	z->b.prog = fg_xcalloc(1, sizeof(*z->b.prog));
+	memset(&none, 0, sizeof(none));
+	add_rule(&z->b, &none);
+	return z;
+}
+
+static void lazy_free(struct fg_cfi_lazy *z)
+{
+	if (!z)
+		return;
+	for (uint32_t i = 0; i < z->count; i++)
+		if (z->fdes[i] != &no_fde)
+			free(z->fdes[i]);
+	free(z->fdes);
+	builder_release(&z->b);
+	fg_cfi_free(z->whole);
+	free(z->table);
+	free(z->eh);
+	free(z);
+}
+
+struct fg_cfi *fg_cfi_from_elf_lazy(struct Elf *elf)
+{
+	struct sect eh, hdr, df;
+	struct fg_cfi_lazy *z = NULL;
+	struct fg_cfi *c;
+	GElf_Ehdr ehdr;
+
+	once_init();
+	if (!elf || !elf_ok(elf) || find_section(elf, ".eh_frame", &eh) != 1 ||
+	    find_section(elf, ".debug_frame", &df) != 0 ||
+	    find_section(elf, ".eh_frame_hdr", &hdr) != 1 || !(z = lazy_new(&eh, &hdr)))
+		return fg_cfi_from_elf(elf, NULL);
+	c = fg_xcalloc(1, sizeof(*c));
+	c->rows = fg_xcalloc(1, sizeof(*c->rows));
+	c->rules = fg_xcalloc(1, sizeof(*c->rules)); /* rules[0]: FG_CFI_NONE */
+	c->nrules = 1;
+	c->nloads = fg_elf_loads(elf, &c->loads);
+	c->shared = gelf_getehdr(elf, &ehdr) && ehdr.e_type == ET_DYN;
+	c->lazy = z;
+	return c;
+}
+
+struct fg_cfi *fg_cfi_open_lazy(int fd)
+{
+	Elf *elf;
+	struct fg_cfi *c;
+	int err;
+
+	once_init();
+	if (!(elf = fg_elf_begin_fd(fd)))
+		return NULL;
+	c = fg_cfi_from_elf_lazy(elf);
+	err = errno;
+	elf_end(elf);
+	errno = err;
+	return c;
 }
 
 /* --- the cache --- */

@@ -1126,7 +1126,8 @@ static void read_cfi(struct fg_symbolizer *s, struct dso *d, int fd)
 	struct fg_debug_want w;
 
 	d->cfi_tried = true;
-	d->cfi = fg_cfi_open_fd(fd, -1);
+	/* rows compiled as lookups need them: a capture needs a few dozen functions of libc's */
+	d->cfi = fg_cfi_open_lazy(fd);
 	d->cfi_err = d->cfi ? 0 : -errno;
 	if (d->cfi_err == -ENODATA && d->elf) {
 		fg_debug_want_init(&w, d->elf, d->path, d->prefix);

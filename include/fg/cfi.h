@@ -67,7 +67,8 @@ struct fg_cfi {
 	struct fg_cfi_stats st;
 	struct fg_elf_load *loads; /* the PT_LOAD segments, to place file offsets */
 	size_t nloads;
-	bool shared; /* ET_DYN */
+	bool shared;		  /* ET_DYN */
+	struct fg_cfi_lazy *lazy; /* fg_cfi_open_lazy's: rows compiled on demand */
 };
 
 struct Elf;
@@ -84,6 +85,20 @@ struct fg_cfi *fg_cfi_open_fd(int fd, int debug_fd);
 /* The same for an image in memory (the kernel's vdso, tests, fuzzing); it is copied. */
 struct fg_cfi *fg_cfi_open_mem(const void *image, size_t size);
 void fg_cfi_free(struct fg_cfi *c);
+/*
+ * Like fg_cfi_open_fd(fd, -1), but when the file's only CFI is an .eh_frame
+ * with .eh_frame_hdr's sorted search table, nothing is compiled yet: a lookup
+ * finds the pc's FDE by binary search in that table and compiles its rows
+ * once (the table keeps them until it is freed: never more rows than the
+ * whole table would hold).  rows/nrows stay empty, c->lazy is set, and the
+ * lookups answer as the whole table would, rule for rule.  A lookup then
+ * writes to the table: one thread at a time.  Any other file (no table in
+ * the header, a .debug_frame, an FDE count or order the header gets wrong)
+ * gets the whole table, as fg_cfi_open_fd.
+ */
+struct fg_cfi *fg_cfi_open_lazy(int fd);
+/* The same for an ELF file opened with libelf (its bytes are copied). */
+struct fg_cfi *fg_cfi_from_elf_lazy(struct Elf *elf);
 
 /* The rule for file address `vaddr`: rules[0] (FG_CFI_NONE) when no row holds it.  Never NULL. */
 const struct fg_cfi_rule *fg_cfi_lookup(const struct fg_cfi *c, uint64_t vaddr);

@@ -6,7 +6,9 @@
  *	0  .eh_frame bytes, in a small ELF image (tests/unit/cfi_elf.h)
  *	1  the same, found through PT_GNU_EH_FRAME (no section headers)
  *	2  .debug_frame bytes
- *	3+ a whole ELF image (fg_cfi_open_mem, as the vdso is read)
+ *	3+ a whole ELF image (fg_cfi_open_mem, as the vdso is read), and the
+ *	   same image's table compiled lazily (fg_cfi_from_elf_lazy, as fg-sym
+ *	   reads files): through .eh_frame_hdr's search table, FDE by FDE
  *
  * Any bytes give a table or an error, never a crash.  The table must be
  * sorted, its rules in range, and each row's own address must find it.  Then
@@ -17,7 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libelf.h>
+
 #include "fg/cfi.h"
+#include "fg/elfsyms.h"
 #include "fg/unwind.h"
 #include "../unit/cfi_elf.h"
 
@@ -37,12 +42,27 @@ static int find(void *arg, uint64_t pc, struct fg_unwind_map *m)
 	return 0;
 }
 
-static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)
+/* Unwind the input as a stack from pc with table t, bounded. */
+static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack, size_t size)
 {
 	struct fg_unwind_ops ops = {.find = find};
 	struct fg_unwind_frame f[64];
 	enum fg_unwind_end end;
 	struct fg_cfi_regs g;
+
+	the_table = t;
+	memset(&g, 0, sizeof(g));
+	g.r[FG_CFI_RIP] = pc;
+	g.r[FG_CFI_RSP] = 0x10000;
+	g.r[FG_CFI_RBP] = 0x10000 + (size > 16 ? stack[0] : 0);
+	g.valid = (1u << FG_CFI_NREGS) - 1;
+	size_t n = fg_unwind(&ops, &g, 0x10000, stack, size, f, 64, &end);
+	if (n > 64 || end >= FG_UNWIND_END_COUNT)
+		abort();
+}
+
+static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)
+{
 	uint64_t s, e;
 
 	for (uint32_t i = 0; i < c->nrows; i++) {
@@ -57,17 +77,54 @@ static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)
 	if (c->nrules == 0 || c->rules[0].kind != FG_CFI_NONE)
 		abort();
 	/* the input as a stack, from each of a few rows */
-	the_table = c;
-	for (uint32_t i = 0; i < c->nrows && i < 8; i++) {
-		memset(&g, 0, sizeof(g));
-		g.r[FG_CFI_RIP] = c->base + c->rows[i].pc;
-		g.r[FG_CFI_RSP] = 0x10000;
-		g.r[FG_CFI_RBP] = 0x10000 + (size > 16 ? stack[0] : 0);
-		g.valid = (1u << FG_CFI_NREGS) - 1;
-		size_t n = fg_unwind(&ops, &g, 0x10000, stack, size, f, 64, &end);
-		if (n > 64 || end >= FG_UNWIND_END_COUNT)
+	for (uint32_t i = 0; i < c->nrows && i < 8; i++)
+		walk_from(c, c->base + c->rows[i].pc, stack, size);
+}
+
+/*
+ * The image's lazy table: every answer a rule of a known kind within its
+ * range, the whole table's where the header was not followed; then the input
+ * unwound with it from the whole table's rows and from addresses the input
+ * gives.
+ */
+static void check_lazy(const struct fg_cfi *whole, const uint8_t *img, size_t n,
+		       const uint8_t *stack, size_t size)
+{
+	void *copy;
+	Elf *elf = fg_elf_memory(img, n, &copy);
+	struct fg_cfi *z;
+	uint64_t s, e;
+
+	if (!elf)
+		return;
+	z = fg_cfi_from_elf_lazy(elf);
+	elf_end(elf);
+	free(copy);
+	if (!z)
+		return;
+	for (uint32_t i = 0; whole && i < whole->nrows; i++) {
+		uint64_t pc = whole->base + whole->rows[i].pc;
+
+		for (uint64_t at = pc ? pc - 1 : 0; at <= pc; at++) {
+			const struct fg_cfi_rule *r = fg_cfi_lookup_range(z, at, &s, &e);
+
+			if (r->kind > FG_CFI_INVALID ||
+			    (r->kind != FG_CFI_NONE && (at < s || at >= e)))
+				abort();
+			if (!z->lazy && memcmp(r, fg_cfi_lookup(whole, at), sizeof(*r)) != 0)
+				abort();
+		}
+	}
+	for (size_t i = 0; i + 4 <= size && i < 64; i += 4) {
+		uint32_t at;
+
+		memcpy(&at, stack + i, 4);
+		if (fg_cfi_lookup(z, at)->kind > FG_CFI_INVALID)
 			abort();
 	}
+	for (uint32_t i = 0; whole && i < whole->nrows && i < 8; i++)
+		walk_from(z, whole->base + whole->rows[i].pc, stack, size);
+	fg_cfi_free(z);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -92,9 +149,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    data[0] == 1);
 		c = fg_cfi_open_mem(image, n);
 	}
-	if (c) {
+	if (c)
 		check(c, data, size);
-		fg_cfi_free(c);
-	}
+	if (data[0] >= 3)
+		check_lazy(c, data + 1, size - 1, data, size);
+	fg_cfi_free(c);
 	return 0;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -389,6 +391,178 @@ TEST(cfi_cache_by_identity)
 	fg_cfi_cache_free(cc);
 }
 
+/* The path of a mapped file of this process whose name ends with `tail`. */
+static bool mapped_path(const char *tail, char *out, size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+		size_t n;
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		n = strlen(p);
+		if (n >= strlen(tail) && strcmp(p + n - strlen(tail), tail) == 0 && n < len) {
+			memcpy(out, p, n + 1);
+			found = true;
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Every address of the whole table's span gives the same rule, looked up lazily. */
+static size_t same_rules(const struct fg_cfi *whole, const struct fg_cfi *lazy)
+{
+	uint64_t lo = whole->base, hi = whole->base + whole->rows[whole->nrows - 1].pc + 16;
+	size_t differ = 0;
+
+	for (uint64_t pc = lo > 16 ? lo - 16 : 0; pc < hi; pc++)
+		differ += memcmp(fg_cfi_lookup(whole, pc), fg_cfi_lookup(lazy, pc),
+				 sizeof(struct fg_cfi_rule)) != 0;
+	return differ;
+}
+
+TEST(cfi_lazy_lookups_match_the_whole_table)
+{
+	const char *tails[] = {"/libc.so.6", "/ld-linux-x86-64.so.2"};
+	char path[4096];
+
+	for (size_t t = 0; t < 2; t++) {
+		struct fg_cfi *whole, *lazy;
+		int fd;
+
+		CHECK(mapped_path(tails[t], path, sizeof(path)));
+		fd = fg_open_regular(path, 0, NULL);
+		CHECK(fd >= 0);
+		whole = fg_cfi_open_fd(fd, -1);
+		lazy = fg_cfi_open_lazy(fd);
+		close(fd);
+		CHECK(whole && lazy && whole->nrows > 100);
+		/* Debian's libc and ld.so: .eh_frame with .eh_frame_hdr's table, no .debug_frame */
+		CHECK(lazy->lazy && lazy->nrows == 0);
+		CHECK_INT(same_rules(whole, lazy), 0);
+		/* and a second time, from the rows compiled the first */
+		CHECK_INT(same_rules(whole, lazy), 0);
+		CHECK(lazy->nloads == whole->nloads && lazy->shared == whole->shared);
+		fg_cfi_free(whole);
+		fg_cfi_free(lazy);
+	}
+}
+
+/* libc's image with its .eh_frame_hdr table changed by `spoil`: lazy lookups stay safe. */
+static struct fg_cfi *spoiled(const char *img, size_t len, void (*spoil)(uint8_t *hdr, size_t n))
+{
+	uint8_t *copy = malloc(len);
+	void *elfcopy;
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	struct fg_cfi *c = NULL;
+
+	memcpy(copy, img, len);
+	elf = fg_elf_memory(copy, len, &elfcopy);
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn)) != NULL) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (gelf_getshdr(scn, &sh) &&
+			    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    strcmp(name, ".eh_frame_hdr") == 0 &&
+			    sh.sh_offset + sh.sh_size <= len) {
+				elf_end(elf);
+				free(elfcopy);
+				spoil(copy + sh.sh_offset, sh.sh_size);
+				elf = fg_elf_memory(copy, len, &elfcopy);
+				c = fg_cfi_from_elf_lazy(elf);
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	free(elfcopy);
+	free(copy);
+	return c;
+}
+
+static void swap_first_two(uint8_t *h, size_t n)
+{
+	uint8_t t[8];
+
+	if (n >= 28) {
+		memcpy(t, h + 12, 8);
+		memcpy(h + 12, h + 20, 8);
+		memcpy(h + 20, t, 8);
+	}
+}
+
+static void count_one_more(uint8_t *h, size_t n)
+{
+	if (n >= 12)
+		h[8]++;
+}
+
+static void count_huge(uint8_t *h, size_t n)
+{
+	if (n >= 12)
+		memset(h + 8, 0xff, 4);
+}
+
+static void fdes_astray(uint8_t *h, size_t n)
+{
+	/* every FDE address 4 GiB away or into the middle of another entry */
+	for (size_t at = 12; at + 8 <= n; at += 8)
+		h[at + 4 + (at / 8) % 4] ^= 0x5a;
+}
+
+static void starts_moved(uint8_t *h, size_t n)
+{
+	for (size_t at = 12; at + 8 <= n; at += 8)
+		h[at] ^= 1; /* still sorted mostly, but not where the FDEs start */
+}
+
+TEST(cfi_lazy_hostile_header)
+{
+	char path[4096], *img;
+	size_t len;
+	struct fg_cfi *whole, *c;
+	int fd;
+
+	CHECK(mapped_path("/libc.so.6", path, sizeof(path)));
+	CHECK_INT(fg_read_file(path, 64u << 20, &img, &len), 0);
+	fd = fg_open_regular(path, 0, NULL);
+	whole = fg_cfi_open_fd(fd, -1);
+	close(fd);
+	CHECK(whole);
+	/* a table out of order, or a count .eh_frame does not hold: the whole table */
+	c = spoiled(img, len, swap_first_two);
+	CHECK(c && !c->lazy && c->nrows == whole->nrows);
+	fg_cfi_free(c);
+	c = spoiled(img, len, count_one_more);
+	CHECK(c && !c->lazy && c->nrows == whole->nrows);
+	fg_cfi_free(c);
+	c = spoiled(img, len, count_huge);
+	CHECK(c && !c->lazy);
+	fg_cfi_free(c);
+	/* entries that lead nowhere, or not to their FDE: no rows there, never a bad read */
+	c = spoiled(img, len, fdes_astray);
+	CHECK(c && c->lazy);
+	CHECK(same_rules(whole, c) > 0);
+	fg_cfi_free(c);
+	c = spoiled(img, len, starts_moved);
+	CHECK(c && c->lazy);
+	CHECK(same_rules(whole, c) > 0);
+	fg_cfi_free(c);
+	fg_cfi_free(whole);
+	free(img);
+}
+
 int main(void)
 {
 	RUN(cfi_rows_follow_the_program);
@@ -402,5 +576,7 @@ int main(void)
 	RUN(cfi_no_cfi_and_not_elf);
 	RUN(cfi_of_this_program_and_the_vdso);
 	RUN(cfi_cache_by_identity);
+	RUN(cfi_lazy_lookups_match_the_whole_table);
+	RUN(cfi_lazy_hostile_header);
 	return unit_done();
 }
