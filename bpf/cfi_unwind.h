@@ -91,6 +91,13 @@ struct {
 	__type(value, __u64);
 } cfi_stats SEC(".maps");
 
+/* a row kept in the per-CPU cache: table `slot` at its load `gen`, pcs [lo, hi) */
+#define CFI_CACHE 64
+struct cfi_cached {
+	__u32 slot, gen, lo, hi, gap;
+	struct fg_cfi_rule rule;
+};
+
 /* the walk's registers, per CPU: in a map, so that the verifier tracks none of their values */
 struct cfi_state {
 	struct fg_cfi_regs g;
@@ -101,11 +108,18 @@ struct cfi_state {
 	/*
 	 * The last frame's mapping and row, kept for the next frame: callers
 	 * are often in the same file, recursion in the same row (map.end 0,
-	 * row_hi 0: none yet).
+	 * row_hi 0: none yet); and the mapping before it (a program's frames
+	 * around those of its libc).
 	 */
-	struct fg_cfi_map map;
+	struct fg_cfi_map map, prev;
 	__u32 row_slot, row_lo, row_hi, row_gap;
 	struct fg_cfi_rule rule; /* the row's rule */
+	/*
+	 * Rows found by earlier walks on this CPU, by their pc: the return
+	 * addresses of one program repeat from sample to sample, and a hit
+	 * saves a binary search of helper calls (gen 0: none).
+	 */
+	struct cfi_cached cache[CFI_CACHE];
 };
 
 struct {
@@ -172,10 +186,13 @@ static __always_inline __u32 cfi_row_pc(void *rows, __u32 i)
 	return r ? r->pc : 0xffffffffu;
 }
 
-/* a binary search, one halving per bpf_loop() step */
+/*
+ * A binary search, one halving per bpf_loop() step, in what was looked up
+ * once before it: the process' mappings, or the table's map of rows.
+ */
 struct cfi_search {
+	const void *p;
 	__u64 pc;
-	__u32 key; /* the pid, or the table's slot */
 	__u32 n;
 	__u32 lo, hi;
 };
@@ -183,10 +200,10 @@ struct cfi_search {
 static long cfi_map_halve(__u32 i, void *arg)
 {
 	struct cfi_search *s = arg;
-	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &s->key);
+	const struct fg_cfi_proc *p = s->p;
 	__u32 mid;
 
-	if (!p || s->lo >= s->hi)
+	if (s->lo >= s->hi)
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
 	if (mid >= FG_CFI_PROC_MAPS)
@@ -201,18 +218,15 @@ static long cfi_map_halve(__u32 i, void *arg)
 static long cfi_row_halve(__u32 i, void *arg)
 {
 	struct cfi_search *s = arg;
-	void *rows = bpf_map_lookup_elem(&cfi_rows, &s->key);
 
-	if (!rows)
-		return 1;
-	return fg_cfi_find_halve(rows, s->n, (__u32)s->pc, &s->lo, &s->hi);
+	return fg_cfi_find_halve((void *)s->p, s->n, (__u32)s->pc, &s->lo, &s->hi);
 }
 
 /* The mapping of process `pid` holding `pc`, or NULL. */
 static __always_inline const struct fg_cfi_map *cfi_find_map(__u32 pid, __u64 pc)
 {
 	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &pid);
-	struct cfi_search s = {.pc = pc, .key = pid};
+	struct cfi_search s = {.p = p, .pc = pc};
 	const struct fg_cfi_map *m;
 
 	if (!p || p->n > FG_CFI_PROC_MAPS)
@@ -236,14 +250,27 @@ static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state 
 	const struct fg_cfi_file *f = bpf_map_lookup_elem(&cfi_files, &slot);
 	void *rows = bpf_map_lookup_elem(&cfi_rows, &slot);
 	void *rules = bpf_map_lookup_elem(&cfi_rules, &slot);
-	struct cfi_search s = {.pc = rel, .key = slot};
+	struct cfi_search s = {.p = rows, .pc = rel};
 	const struct fg_cfi_row *row;
 	const struct fg_cfi_rule *r;
 	__u32 i;
 
+	struct cfi_cached *e =
+	    &st->cache[(((rel >> 4) * 2654435761u) ^ slot) >> 26 & (CFI_CACHE - 1)];
+	__u32 gen;
+
 	if (!f || !rows || !rules || !f->nrows) {
 		*gone = true;
 		return NULL;
+	}
+	gen = f->gen;
+	if (gen && e->gen == gen && e->slot == slot && rel >= e->lo && rel < e->hi) {
+		st->row_slot = slot;
+		st->row_lo = e->lo;
+		st->row_hi = e->hi;
+		st->row_gap = e->gap;
+		st->rule = e->rule;
+		return st->row_gap ? NULL : &st->rule;
 	}
 	s.n = s.hi = f->nrows;
 	bpf_loop(32, cfi_row_halve, &s, 0);
@@ -261,6 +288,13 @@ static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state 
 	st->row_hi = s.lo < f->nrows ? cfi_row_pc(rows, s.lo) : 0xffffffffu;
 	st->row_gap = r->kind == FG_CFI_NONE;
 	st->rule = *r;
+	/* a slot is loaded again only after it was emptied: gen tells its tables apart */
+	e->slot = slot;
+	e->gen = gen;
+	e->lo = st->row_lo;
+	e->hi = st->row_hi;
+	e->gap = st->row_gap;
+	e->rule = *r;
 	return st->row_gap ? NULL : &st->rule;
 }
 
@@ -311,10 +345,17 @@ static long cfi_step_frame(__u32 i, void *arg)
 	rsp = g->r[FG_CFI_RSP];
 	look = st->exact ? pc : pc - 1;
 	if (look < st->map.start || look >= st->map.end) {
-		m = cfi_find_map(st->pid, look);
-		if (!m)
-			return cfi_end(st, FG_CFI_STAT_FALLBACK);
-		st->map = *m;
+		struct fg_cfi_map last = st->map;
+
+		if (look >= st->prev.start && look < st->prev.end) {
+			st->map = st->prev;
+		} else {
+			m = cfi_find_map(st->pid, look);
+			if (!m)
+				return cfi_end(st, FG_CFI_STAT_FALLBACK);
+			st->map = *m;
+		}
+		st->prev = last;
 	}
 	m = &st->map;
 	if (m->table == FG_CFI_TABLE_PENDING)
@@ -390,6 +431,7 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	st->pid = pid;
 	st->exact = 1;
 	st->map.end = 0;
+	st->prev.end = 0;
 	st->row_hi = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
 	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, w, 0);

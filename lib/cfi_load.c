@@ -951,7 +951,9 @@ static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
 	m->load_slots[m->nloads] = slot;
 	m->load_rows[m->nloads] = rows;
 	m->load_rules[m->nloads] = rules;
-	m->load_files[m->nloads++] = (struct fg_cfi_file){c->nrows, c->nrules};
+	if (!++m->gen) /* 0 is no table's */
+		m->gen = 1;
+	m->load_files[m->nloads++] = (struct fg_cfi_file){c->nrows, c->nrules, m->gen, 0};
 	return 0;
 }
 
@@ -1000,7 +1002,7 @@ static int bpf_commit_unloads(void *arg)
 	 * grace period).  The sizes first: the slot then reads as no table.
 	 */
 	for (size_t i = 0; i < m->nunloads; i++) {
-		struct fg_cfi_file none = {0, 0};
+		struct fg_cfi_file none = {0, 0, 0, 0};
 		uint32_t slot = m->unload_slots[i];
 
 		if (bpf_map_update_elem(m->files, &slot, &none, BPF_ANY) < 0 ||

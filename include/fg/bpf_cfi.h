@@ -53,6 +53,12 @@ struct fg_cfi_proc {
 struct fg_cfi_file {
 	__u32 nrows; /* rows of the table (the closing FG_CFI_NONE row included) */
 	__u32 nrules;
+	/*
+	 * Which load of the slot this is (never 0 for a table): the program's
+	 * per-CPU cache of rows found tells a slot's tables apart by it.
+	 */
+	__u32 gen;
+	__u32 pad;
 };
 
 /* The BPF program's counters, per CPU: how the in-kernel walks ended. */

@@ -157,6 +157,7 @@ struct fg_cfi_bpf_maps {
 	int *load_rows, *load_rules;
 	struct fg_cfi_file *load_files;
 	size_t nloads, aloads, nunloads, aunloads;
+	uint32_t gen; /* the last load's struct fg_cfi_file.gen */
 };
 /* ops that write those maps; free with fg_cfi_bpf_maps_release(). */
 void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops);
