@@ -37,15 +37,6 @@ void fg_buf_reserve(struct fg_buf *b, size_t len)
 	b->data[b->len] = '\0';
 }
 
-void fg_buf_add(struct fg_buf *b, const void *data, size_t len)
-{
-	fg_buf_grow(b, len);
-	if (len)
-		memcpy(b->data + b->len, data, len);
-	b->len += len;
-	b->data[b->len] = '\0';
-}
-
 void fg_buf_vaddf(struct fg_buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;

@@ -2057,15 +2057,10 @@ static inline __attribute__((always_inline)) bool memo_emit(struct fg_symbolizer
 							    uint64_t ip, bool leaf)
 {
 	const struct memo *m = memo_slot(s, owner, ip, leaf);
-	struct fg_buf *b = &s->out;
 
 	if (!m->text || m->owner != owner || m->ip != ip || m->leaf != leaf)
 		return false;
-	if (b->cap - b->len <= m->len)
-		fg_buf_grow(b, m->len);
-	memcpy(b->data + b->len, m->text, m->len);
-	b->len += m->len;
-	b->data[b->len] = '\0';
+	fg_buf_add(&s->out, m->text, m->len);
 	if (m->dbgi)
 		s->st.debuginfod_named++;
 	if (m->why < 0)
@@ -2208,11 +2203,7 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 	h ^= h >> 29;
 	c = &s->chains[h & (CHAIN_SLOTS - 1)];
 	if (c->frames && c->hash == h && c->n == n && memcmp(c->frames, fr, key) == 0) {
-		if (b->cap - b->len <= c->len)
-			fg_buf_grow(b, c->len);
-		memcpy(b->data + b->len, c->text, c->len);
-		b->len += c->len;
-		b->data[b->len] = '\0';
+		fg_buf_add(b, c->text, c->len);
 		s->st.named += c->named;
 		for (size_t i = 0; i < FG_UNNAMED_COUNT; i++)
 			s->st.unnamed[i] += c->unnamed[i];

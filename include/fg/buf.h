@@ -35,7 +35,6 @@ void fg_buf_init(struct fg_buf *b, size_t hint);
 void fg_buf_grow(struct fg_buf *b, size_t extra);
 /* Make room for `len` bytes in all (plus the NUL), exactly: no doubling past a known bound. */
 void fg_buf_reserve(struct fg_buf *b, size_t len);
-void fg_buf_add(struct fg_buf *b, const void *data, size_t len);
 void fg_buf_addf(struct fg_buf *b, const char *fmt, ...) FG_PRINTF(2, 3);
 void fg_buf_vaddf(struct fg_buf *b, const char *fmt, va_list ap);
 /* Empty the buffer, keeping its memory. */
@@ -46,6 +45,17 @@ void fg_buf_truncate(struct fg_buf *b, size_t len);
 void fg_buf_release(struct fg_buf *b);
 /* Hand the string over to the caller (never NULL); the buffer is emptied. */
 char *fg_buf_detach(struct fg_buf *b, size_t *len);
+
+/* Append len bytes; inline, as the hot loops that write text call it for each piece. */
+static inline void fg_buf_add(struct fg_buf *b, const void *data, size_t len)
+{
+	if (b->cap - b->len <= len)
+		fg_buf_grow(b, len);
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
 
 static inline void fg_buf_addch(struct fg_buf *b, char c)
 {
