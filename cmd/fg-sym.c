@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <getopt.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +393,52 @@ static void check_owner(int fd, const char *name)
 		name, (unsigned long)st.st_uid);
 }
 
+/* Name every record of the input: 0 at its end, or the reader's error. */
+static int name_records(struct fg_rec_reader *r, struct fg_symbolizer *s, struct fg_capture *cap,
+			bool header, bool live, struct dbgi *dbgi, int fd)
+{
+	struct fg_rec rec;
+	int rc = 0;
+
+	if (header)
+		rc = write_header(r);
+	while (rc >= 0) {
+		/* the input pauses: let a live pipeline see what is named so far */
+		if (live && !fg_rec_reader_has_buffered(r) &&
+		    ((dbgi->c && wait_input(s, dbgi->c, fd) < 0) || fflush(stdout) != 0))
+			break;
+		rc = fg_rec_next(r, &rec);
+		if (rc <= 0)
+			break;
+		fg_capture_add(cap, &rec);
+		if (fg_symbolizer_record(s, stdout, &rec) < 0)
+			break;
+	}
+	return rc;
+}
+
+/*
+ * The same, a file mapped rather than read, and guarded: if it shrinks
+ * under fg-sym, the SIGBUS of reading what is gone jumps back here, and is
+ * bad input like any other (a sample's text is written whole or not at all).
+ */
+static int name_all(struct fg_rec_reader *r, struct fg_symbolizer *s, struct fg_capture *cap,
+		    bool header, bool live, struct dbgi *dbgi, int fd)
+{
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 1))
+		return fg_rec_reader_fault(r);
+	/* unguarded, a file is read() */
+	if (!live && fg_rec_reader_guard(r, &jb) == 0)
+		fg_rec_reader_map(r);
+	int rc = name_records(r, s, cap, header, live, dbgi, fd);
+
+	/* nothing reads the records after this: the jump's frame ends here */
+	(void)fg_rec_reader_guard(r, NULL);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static char outbuf[1 << 16];
@@ -406,7 +453,6 @@ int main(int argc, char **argv)
 	struct fg_rec_reader *r;
 	struct fg_replacement out;
 	struct fg_capture cap = {0};
-	struct fg_rec rec;
 	int c, fd, rc = 0, status = FG_EXIT_OK;
 
 	fg_set_progname(argv[0]);
@@ -522,20 +568,7 @@ int main(int argc, char **argv)
 	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
 	s = fg_symbolizer_new(&o);
 	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
-	if (header)
-		rc = write_header(r);
-	while (rc >= 0) {
-		/* the input pauses: let a live pipeline see what is named so far */
-		if (live && !fg_rec_reader_has_buffered(r) &&
-		    ((dbgi.c && wait_input(s, dbgi.c, fd) < 0) || fflush(stdout) != 0))
-			break;
-		rc = fg_rec_next(r, &rec);
-		if (rc <= 0)
-			break;
-		fg_capture_add(&cap, &rec);
-		if (fg_symbolizer_record(s, stdout, &rec) < 0)
-			break;
-	}
+	rc = name_all(r, s, &cap, header, live, &dbgi, fd);
 	/* the samples waiting for debug files, within the budget (a write error shows below) */
 	(void)fg_symbolizer_flush(s, stdout, true);
 	/* everything before the end or the damage is written first */

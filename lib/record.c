@@ -2,9 +2,12 @@
 /* The record stream (fg-record(5)): a buffered writer and a streaming, validating reader. */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -321,16 +324,29 @@ const char *fg_rec_evnames_get(struct fg_rec_evnames *n, const struct fg_rec_sam
 /* --- the reader --- */
 
 #define READ_CHUNK 65536u
+/* a mapped input is mapped this much at a time (more for a larger record) */
+#define MAP_WINDOW (1u << 30)
+/* and what has been read of it let go by this much */
+#define MAP_RELEASE (8u << 20)
+
+enum map_state { MAP_NO, MAP_ASKED, MAP_YES };
 
 struct fg_rec_reader {
 	int fd;
 	char *name;
-	uint8_t *buf;
+	uint8_t *buf; /* read(): the buffer; mapped: the window (NULL when none) */
 	size_t cap, start, end;
 	uint64_t offset; /* stream offset of buf[start] */
 	uint64_t skipped;
 	bool eof, have_header, failed, truncated;
 	int err; /* sticky result once failed */
+	/* a mapped input (fg_rec_reader_map): buf[0..cap) maps the file from mapoff */
+	enum map_state map;
+	uint64_t base;	       /* the file offset of the stream's byte 0 */
+	uint64_t mapoff;       /* the file offset of buf[0] */
+	uint64_t size;	       /* the file's size when last looked at */
+	sigjmp_buf *guard;     /* where a SIGBUS in the window jumps (fg_rec_reader_guard) */
+	volatile size_t fault; /* 1 + the window's byte whose access raised SIGBUS, or 0 */
 	struct fg_rec_header hdr;
 	char msg[256];
 };
@@ -344,10 +360,22 @@ struct fg_rec_reader *fg_rec_reader_new(int fd, const char *name)
 	return r;
 }
 
+static void unmap(struct fg_rec_reader *r)
+{
+	if (r->buf)
+		munmap(r->buf, r->cap);
+	r->buf = NULL;
+	r->cap = r->start = r->end = 0;
+}
+
 void fg_rec_reader_free(struct fg_rec_reader *r)
 {
 	if (!r)
 		return;
+	if (r->guard)
+		(void)fg_rec_reader_guard(r, NULL);
+	if (r->map == MAP_YES)
+		unmap(r);
 	free(r->buf);
 	free(r->name);
 	free(r);
@@ -397,6 +425,99 @@ static size_t avail(const struct fg_rec_reader *r)
 	return r->end - r->start;
 }
 
+static int shrank(struct fg_rec_reader *r, uint64_t at)
+{
+	return fail(
+	    r, -EPROTO,
+	    "the file shrank while being read (truncated under this reader) at byte %" PRIu64, at);
+}
+
+/*
+ * Leave the mapping for read(), from the stream's byte `offset + avail`
+ * on, the bytes of the window not consumed yet kept: a later window cannot
+ * be mapped.
+ */
+static int map_to_read(struct fg_rec_reader *r)
+{
+	size_t have = avail(r);
+	uint8_t *keep = fg_xmalloc(have + READ_CHUNK);
+
+	if (lseek(r->fd, (off_t)(r->base + r->offset + have), SEEK_SET) < 0) {
+		int err = -errno;
+
+		free(keep);
+		return err;
+	}
+	if (have)
+		memcpy(keep, r->buf + r->start, have);
+	unmap(r);
+	r->map = MAP_NO;
+	r->buf = keep;
+	r->cap = have + READ_CHUNK;
+	r->end = have;
+	return 0;
+}
+
+/* The first use of a mapped input: map it if it is a regular file that can be mapped. */
+static void map_start(struct fg_rec_reader *r)
+{
+	struct stat st;
+	off_t at;
+
+	r->map = MAP_NO;
+	/* an empty "regular" file may be a pseudo file (procfs): read() it */
+	if (fstat(r->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+		return;
+	at = lseek(r->fd, 0, SEEK_CUR);
+	/* the records' fields are read in place: they must stay 8-aligned */
+	if (at < 0 || at % 8)
+		return;
+	r->base = (uint64_t)at;
+	r->size = (uint64_t)st.st_size;
+	r->map = MAP_YES;
+}
+
+/*
+ * The mapped ensure(): a window of the file holding the `n` bytes from the
+ * stream's offset, or all there is up to the file's end.
+ */
+static int ensure_mapped(struct fg_rec_reader *r, size_t n)
+{
+	uint64_t pos = r->base + r->offset, from, len, page = (uint64_t)sysconf(_SC_PAGESIZE);
+	struct stat st;
+	void *p;
+
+	if (r->eof)
+		return 0;
+	if (fstat(r->fd, &st) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size < r->size)
+		return shrank(r, (uint64_t)st.st_size > r->base ? st.st_size - r->base : 0);
+	r->size = (uint64_t)st.st_size;
+	from = pos / page * page;
+	len = r->size > from ? r->size - from : 0;
+	if (len > pos - from + n && len > MAP_WINDOW)
+		len = MAP_WINDOW > pos - from + n ? MAP_WINDOW : pos - from + n;
+	if (len > SIZE_MAX)
+		return -EFBIG;
+	if (pos - from >= len) {
+		r->eof = true; /* nothing more: the end (what is buffered is a record cut short) */
+		return 0;
+	}
+	unmap(r);
+	p = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, r->fd, (off_t)from);
+	if (p == MAP_FAILED)
+		return -errno;
+	(void)madvise(p, (size_t)len, MADV_SEQUENTIAL);
+	r->buf = p;
+	r->cap = r->end = (size_t)len;
+	r->start = (size_t)(pos - from);
+	r->mapoff = from;
+	if (from + len == r->size && avail(r) < n)
+		r->eof = true;
+	return avail(r) >= n;
+}
+
 /*
  * Have at least `n` bytes buffered: 1 yes, 0 the stream ended first, -errno.
  * Each read() returns what the pipe holds, so this never waits for more
@@ -404,6 +525,17 @@ static size_t avail(const struct fg_rec_reader *r)
  */
 static int ensure(struct fg_rec_reader *r, size_t n)
 {
+	if (r->map == MAP_ASKED)
+		map_start(r);
+	if (r->map == MAP_YES && avail(r) < n) {
+		int rc = ensure_mapped(r, n);
+
+		if (rc != -ENOMEM && rc != -ENODEV && rc != -EACCES)
+			return rc;
+		/* a window cannot be mapped: read() the rest */
+		if ((rc = map_to_read(r)) < 0)
+			return rc;
+	}
 	while (avail(r) < n) {
 		ssize_t got;
 
@@ -438,7 +570,7 @@ static void consume(struct fg_rec_reader *r, size_t n)
 {
 	r->start += n;
 	r->offset += n;
-	if (r->start == r->end)
+	if (r->start == r->end && r->map != MAP_YES)
 		r->start = r->end = 0;
 }
 
@@ -504,6 +636,40 @@ done:
 	return 0;
 }
 
+/*
+ * A mapped record: its lines asked for at once (the reads of a copy would
+ * have brought them in a stream; the unwinder's, one at a time, would wait
+ * for each), and its pages faulted in here, where a SIGBUS (the file
+ * truncated under the reader) leaves nothing half done.
+ */
+static void touch(const struct fg_rec_reader *r, size_t n)
+{
+	const volatile uint8_t *p = r->buf + r->start;
+
+	for (size_t i = 0; i < n; i += 64)
+		__builtin_prefetch((const uint8_t *)p + i);
+	for (size_t i = 0; i < n; i += 4096)
+		(void)p[i];
+	(void)p[n - 1];
+}
+
+/*
+ * The window's pages already read, let go: a mapped file takes no more
+ * memory (resident pages) than a buffer would, whatever its size.
+ */
+static void release(struct fg_rec_reader *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = r->start / page * page;
+
+	if (munmap(r->buf, n) < 0)
+		return;
+	r->buf += n;
+	r->cap -= n;
+	r->start -= n;
+	r->end -= n;
+	r->mapoff += n;
+}
+
 int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 {
 	struct fg_rec_hdr h;
@@ -514,6 +680,9 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 		return r->err;
 	if (!r->have_header && (rc = fg_rec_read_header(r, NULL)) < 0)
 		return rc;
+	/* the last record's pointers are no longer valid */
+	if (r->map == MAP_YES && r->start >= MAP_RELEASE)
+		release(r);
 	for (;;) {
 		rc = ensure(r, HDR);
 		if (rc < 0)
@@ -543,6 +712,8 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec)
 			consume(r, h.size);
 			continue;
 		}
+		if (r->map == MAP_YES)
+			touch(r, h.size);
 		if (fg_rec_parse(r->buf + r->start, h.size, rec, why, sizeof(why)) < 0)
 			return fail(r, -EPROTO, "bad %s record at byte %" PRIu64 ": %s",
 				    fg_rec_type_name(h.type), r->offset, why);
@@ -556,7 +727,8 @@ bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r)
 {
 	size_t at = r->start;
 
-	if (r->failed || r->eof)
+	/* a mapped file never pauses */
+	if (r->failed || r->eof || r->map == MAP_YES)
 		return true;
 	if (!r->have_header) {
 		uint32_t size;
@@ -584,6 +756,73 @@ bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r)
 		at += h.size;
 	}
 	return false;
+}
+
+/* --- a mapped input --- */
+
+void fg_rec_reader_map(struct fg_rec_reader *r)
+{
+	/* decided at the first read: a test may write the file before */
+	if (r->map == MAP_NO && !r->end && !r->offset && !r->failed)
+		r->map = MAP_ASKED;
+}
+
+bool fg_rec_reader_mapped(const struct fg_rec_reader *r)
+{
+	return r->map == MAP_YES;
+}
+
+/* the reader whose window a SIGBUS may hit, and what SIGBUS did before */
+static struct fg_rec_reader *volatile guarded;
+static struct sigaction old_bus;
+
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+	struct fg_rec_reader *r = guarded;
+	const uint8_t *a = si->si_addr;
+
+	(void)uc;
+	if (r && r->map == MAP_YES && si->si_code > 0 && a >= r->buf && a < r->buf + r->cap) {
+		r->fault = (size_t)(a - r->buf) + 1;
+		siglongjmp(*r->guard, 1);
+	}
+	/* not an access to the window: what SIGBUS does otherwise, once unblocked */
+	sigaction(SIGBUS, &old_bus, NULL);
+	raise(sig);
+}
+
+int fg_rec_reader_guard(struct fg_rec_reader *r, sigjmp_buf *jb)
+{
+	struct sigaction sa = {.sa_sigaction = on_bus, .sa_flags = SA_SIGINFO};
+
+	if (!jb) {
+		if (guarded != r)
+			return 0;
+		guarded = NULL;
+		r->guard = NULL;
+		return sigaction(SIGBUS, &old_bus, NULL) < 0 ? -errno : 0;
+	}
+	if (guarded && guarded != r)
+		return -EBUSY;
+	if (!guarded) {
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGBUS, &sa, &old_bus) < 0)
+			return -errno;
+	}
+	r->guard = jb;
+	r->fault = 0;
+	guarded = r;
+	return 0;
+}
+
+int fg_rec_reader_fault(struct fg_rec_reader *r)
+{
+	size_t fault = r->fault;
+	uint64_t at = r->mapoff + (fault ? fault - 1 : 0);
+
+	(void)fg_rec_reader_guard(r, NULL);
+	r->fault = 0;
+	return shrank(r, at > r->base ? at - r->base : 0);
 }
 
 /* --- printing, for tests and debugging --- */

@@ -400,6 +400,11 @@ check_snapshots() {
 		[[ $output == "syscalls 12720/12720 [000] "*" cpu-clock: "* ]]
 		[ "$(grep -c 'cpu-clock:' <<<"$output")" -eq 1 ]
 		[[ $stderr == "fg-sym: '$f': bad sample record at byte 1176: $why"$'\n'"fg-sym: 1 samples, "* ]]
+		# a file is mapped, a pipe read(): the same checks
+		fg --separate-stderr sh -c 'cat "$1" | fg-sym' sh "$f"
+		[ "$status" -eq 1 ]
+		[ "$(grep -c 'cpu-clock:' <<<"$output")" -eq 1 ]
+		[[ $stderr == "fg-sym: '<stdin>': bad sample record at byte 1176: $why"$'\n'"fg-sym: 1 samples, "* ]]
 		fg --separate-stderr fgr-dump "$f"
 		[ "$status" -eq 1 ]
 		[ "$(grep -c '^sample .* size=256$' <<<"$output")" -eq 1 ]

@@ -530,6 +530,11 @@ sym() {
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	[ "${#lines[@]}" -eq 2 ]
 	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/cut.fgr': incomplete capture: truncated sample record at byte $((size - 72)), without the summary record that ends a run (fg-sample was killed, or its output could not be written); named what it holds: 2 records, 1 samples over 0.00 s (from 5.000000 to 5.000000)"* ]]
+	# the same through a pipe (read(), not mapped)
+	fg --separate-stderr sh -c 'cat "$1" | fg-sym' sh "$BATS_TEST_TMPDIR/cut.fgr"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ $stderr == *"fg-sym: '<stdin>': incomplete capture: truncated sample record at byte $((size - 72)), without the summary record"* ]]
 }
 
 @test "fg-sym: a stream without its summary record: an incomplete capture, what is known of it, exit 0" {
@@ -623,10 +628,57 @@ sym() {
 	# the same sample 100 times as often
 	for i in $(seq 100); do tail -n 1000 "$BATS_TEST_TMPDIR/in.txt"; done >"$BATS_TEST_TMPDIR/more.txt"
 	cat "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/more.txt" | fgr-make >"$BATS_TEST_TMPDIR/100k.fgr"
-	small=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/1k.fgr" 2>&1 >/dev/null)
-	big=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/100k.fgr" 2>&1 >/dev/null)
-	echo "# peak RSS: $small KiB for 1000 samples, $big KiB for 101000" >&3
+	# through a pipe, read(): what the naming keeps
+	small=$(/usr/bin/time -f %M sh -c 'cat "$1" | exec fg-sym -q --kallsyms "$2"' \
+		sh "$BATS_TEST_TMPDIR/1k.fgr" "$F/kallsyms" 2>&1 >/dev/null)
+	big=$(/usr/bin/time -f %M sh -c 'cat "$1" | exec fg-sym -q --kallsyms "$2"' \
+		sh "$BATS_TEST_TMPDIR/100k.fgr" "$F/kallsyms" 2>&1 >/dev/null)
+	echo "# peak RSS, read(): $small KiB for 1000 samples, $big KiB for 101000" >&3
 	[ "$big" -lt $((small + 2048)) ]
+	# a file is mapped: the pages it has read are let go every 8 MiB, whatever its size
+	for i in 1 2 3; do cat "$BATS_TEST_TMPDIR/more.txt"; done >>"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/300k.fgr"
+	small=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/1k.fgr" 2>&1 >/dev/null)
+	big=$(/usr/bin/time -f %M fg-sym -q --kallsyms "$F/kallsyms" "$BATS_TEST_TMPDIR/300k.fgr" 2>&1 >/dev/null)
+	echo "# peak RSS, mapped: $small KiB for 1000 samples, $big KiB for $(stat -c %s "$BATS_TEST_TMPDIR/300k.fgr") bytes" >&3
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/300k.fgr")" -gt $((24 << 20)) ]
+	[ "$big" -lt $((small + 2048 + 8192 + 1024)) ]
+}
+
+# a capture truncated while fg-sym has it mapped: fg-sym is held by its output (a pipe no one
+# reads: at most 64 KiB buffered and 64 KiB in the pipe, a few hundred samples of the 20,000),
+# the file is cut to 512 KiB (about 5,900 samples), then its output read
+@test "fg-sym: a capture truncated under fg-sym: the samples before it, the byte where it shrank, exit 1" {
+	local d=$BATS_FILE_TMPDIR t=$BATS_TEST_TMPDIR
+	local u
+	u="$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" fixture_middle 2),$(ip $BASE "$d/pie" main 3)"
+	{
+		mapping 42 $BASE "$d/pie"
+		awk -v u="$u" 'BEGIN { for (i = 0; i < 20000; i++) printf "sample pid=42 time=%d u=%s\n", 5000000000 + i * 1000000, u }'
+	} >"$t/in.txt"
+	fgr-make "$t/in.txt" >"$t/in.fgr"
+	[ "$(stat -c %s "$t/in.fgr")" -gt $((3 * 524288)) ]
+	{
+		local rc=0
+		fg-sym "$t/in.fgr" 2>"$t/err" || rc=$?
+		echo $rc >"$t/status"
+	} | {
+		head -c 1 >"$t/out"
+		truncate -s 524288 "$t/in.fgr"
+		cat >>"$t/out"
+	}
+	echo "# $(tail -n 2 "$t/err")" >&3
+	[ "$(cat "$t/status")" -eq 1 ]
+	local at
+	at=$(sed -n "s/^fg-sym: '.*in.fgr': the file shrank while being read (truncated under this reader) at byte \([0-9]*\)$/\1/p" "$t/err")
+	[ "$at" -ge 524288 ] && [ "$at" -lt $((524288 + 88)) ]
+	# every sample wholly before the cut, each whole
+	local n
+	n=$(grep -c 'cpu-clock:' "$t/out")
+	[ "$n" -gt 5000 ] && [ "$n" -lt 6000 ]
+	[ "$(grep -c 'fixture_leaf+0x1' "$t/out")" -eq "$n" ]
+	[ "$(grep -c '^$' "$t/out")" -eq "$n" ]
+	[[ $(cat "$t/err") == *"fg-sym: $n samples, "* ]]
 }
 
 @test "fg-sym: pseudo files (procfs, sysfs) named by a mapping are not read" {

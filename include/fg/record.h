@@ -28,6 +28,7 @@
 #ifndef FG_RECORD_H
 #define FG_RECORD_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -358,6 +359,34 @@ int fg_rec_next(struct fg_rec_reader *r, struct fg_rec *rec);
  * output when its input pauses asks this before each call.
  */
 bool fg_rec_reader_has_buffered(const struct fg_rec_reader *r);
+/*
+ * Map the input rather than read() it, when it is a regular file that can
+ * be mapped (else, and for a pipe, read() as before; the same checks either
+ * way): the records are read in place, not copied.  A window of the file is
+ * mapped at a time, the next one as the records reach its end.  Call it
+ * before the first record is read.  A file truncated under the reader then
+ * raises SIGBUS where its records are read: guard the reading with
+ * fg_rec_reader_guard().
+ */
+void fg_rec_reader_map(struct fg_rec_reader *r);
+/* True once the input is mapped (at the first read, when it can be). */
+bool fg_rec_reader_mapped(const struct fg_rec_reader *r);
+/*
+ * Guard the reading of a mapped input, and of the records it hands out,
+ * from the file shrinking under it: until fg_rec_reader_guard(r, NULL) (or
+ * fg_rec_reader_free()), a SIGBUS raised by reading the mapping jumps to
+ * `jb`, set by the caller with sigsetjmp(jb, 1); the caller then calls
+ * fg_rec_reader_fault(), which fails the reader.  Any other SIGBUS keeps
+ * the action it had.  One reader at a time: -EBUSY for a second.  0 or
+ * -errno.
+ */
+int fg_rec_reader_guard(struct fg_rec_reader *r, sigjmp_buf *jb);
+/*
+ * After the jump: disarm the guard, and fail the reader with -EPROTO, its
+ * error naming the byte whose page had gone ("the file shrank while being
+ * read ... at byte N").  Returns -EPROTO.
+ */
+int fg_rec_reader_fault(struct fg_rec_reader *r);
 /* Why the last call failed: "truncated sample record at byte 1234". */
 const char *fg_rec_reader_error(const struct fg_rec_reader *r);
 /*

@@ -107,20 +107,54 @@ static int pipe_with(const void *data, size_t len, bool close_it, int *wfd)
 	return fds[0];
 }
 
-/* Read a stream held in memory; the error message of a failure into msg. */
-static int read_all(const void *data, size_t len, int *nrec, char *msg, size_t msglen)
+/* A file holding `len` bytes of data after `skip` bytes of something else, read from `skip` on. */
+static int file_with(const void *data, size_t len, size_t skip)
 {
-	int fd = pipe_with(data, len, true, NULL);
+	int fd = tmpfd();
+	char junk[64] = {0};
+
+	if (fd < 0 || skip > sizeof(junk) || write(fd, junk, skip) != (ssize_t)skip ||
+	    (len && write(fd, data, len) != (ssize_t)len) ||
+	    lseek(fd, (off_t)skip, SEEK_SET) != (off_t)skip)
+		abort();
+	return fd;
+}
+
+static int read_fd(int fd, bool map, bool *mapped, int *nrec, char *msg, size_t msglen)
+{
 	struct fg_rec_reader *r = fg_rec_reader_new(fd, "mem");
 	struct fg_rec rec;
 	int rc;
 
+	if (map)
+		fg_rec_reader_map(r);
 	*nrec = 0;
 	while ((rc = fg_rec_next(r, &rec)) > 0)
 		(*nrec)++;
 	snprintf(msg, msglen, "%s", rc < 0 ? fg_rec_reader_error(r) : "");
+	*mapped = fg_rec_reader_mapped(r);
 	fg_rec_reader_free(r);
 	close(fd);
+	return rc;
+}
+
+/*
+ * Read a stream held in memory; the error message of a failure into msg.
+ * Through a pipe (read()), and mapped from a file, which must agree.
+ */
+static int read_all(const void *data, size_t len, int *nrec, char *msg, size_t msglen)
+{
+	char msg2[256];
+	bool mapped;
+	int n2, rc = read_fd(pipe_with(data, len, true, NULL), false, &mapped, nrec, msg, msglen);
+	int rc2 = read_fd(file_with(data, len, 0), true, &mapped, &n2, msg2, sizeof(msg2));
+
+	/* an empty file is read(): it may be a pseudo file */
+	if (rc2 != rc || n2 != *nrec || strcmp(msg2, msg) != 0 || mapped != (len > 0)) {
+		printf("# mapped: %d, %d records, '%s'; read(): %d, %d records, '%s'\n", rc2, n2,
+		       msg2, rc, *nrec, msg);
+		unit_cur_failed = 1;
+	}
 	return rc;
 }
 
@@ -580,6 +614,164 @@ TEST(creds_record_and_cut_streams)
 	free(m.data);
 }
 
+/* A mapped file: records in place, the same as read(); where it cannot be mapped, read(). */
+TEST(mapped_input)
+{
+	struct mem m = sample_stream();
+	struct fg_rec_reader *r;
+	struct fg_rec rec;
+	bool mapped;
+	char msg[256];
+	int n, fd;
+
+	/* from the descriptor's offset on (stdin redirected from a file read in part) */
+	CHECK_INT(read_fd(file_with(m.data, m.len, 16), true, &mapped, &n, msg, sizeof(msg)), 0);
+	CHECK(mapped);
+	CHECK_INT(n, 7);
+	/* an offset that is not 8-aligned: read(), the fields being read in place when mapped */
+	CHECK_INT(read_fd(file_with(m.data, m.len, 12), true, &mapped, &n, msg, sizeof(msg)), 0);
+	CHECK(!mapped);
+	CHECK_INT(n, 7);
+	/* not asked: read() */
+	CHECK_INT(read_fd(file_with(m.data, m.len, 0), false, &mapped, &n, msg, sizeof(msg)), 0);
+	CHECK(!mapped);
+	/* the records point into the file's mapping; a record past the first window's end */
+	fd = file_with(m.data, m.len, 0);
+	r = fg_rec_reader_new(fd, "file");
+	fg_rec_reader_map(r);
+	CHECK_INT(fg_rec_next(r, &rec), 1);
+	CHECK(fg_rec_reader_mapped(r));
+	CHECK_INT(rec.type, FG_REC_MAPPING);
+	CHECK_STR(rec.path, "/usr/bin/split7030");
+	CHECK(fg_rec_reader_has_buffered(r)); /* a file never pauses */
+	/* a file that grows: the reader goes on past the size it first saw */
+	{
+		int wfd = dup(fd);
+		struct fg_rec_writer *w;
+
+		CHECK(lseek(wfd, 0, SEEK_END) == (off_t)m.len);
+		w = fg_rec_writer_new(wfd);
+		struct fg_rec_lost more = {.time_ns = 4000, .count = 1};
+
+		CHECK_INT(fg_rec_write(w, FG_REC_LOST, &more, sizeof(more)), 0);
+		CHECK_INT(fg_rec_writer_free(w), 0);
+		close(wfd);
+	}
+	for (n = 1; fg_rec_next(r, &rec) > 0;)
+		if (++n == 8)
+			CHECK(rec.type == FG_REC_LOST && rec.lost->time_ns == 4000);
+	CHECK_INT(n, 8);
+	fg_rec_reader_free(r);
+	close(fd);
+	/* a pipe is read(), asked or not */
+	CHECK_INT(
+	    read_fd(pipe_with(m.data, m.len, true, NULL), true, &mapped, &n, msg, sizeof(msg)), 0);
+	CHECK(!mapped);
+	CHECK_INT(n, 7);
+	free(m.data);
+}
+
+/* A big stream mapped window by window: every record whole, in order. */
+TEST(mapped_big_stream)
+{
+	int fd = tmpfd();
+	struct fg_rec_writer *w = fg_rec_writer_new(fd);
+	struct fg_rec_header h;
+	struct fg_rec_reader *r;
+	struct fg_rec rec;
+	static uint64_t many[FG_REC_MAX_FRAMES];
+	struct fg_rec_sample s = {.pid = 1, .tid = 1, .weight = 1, .nr_user = 1000};
+	uint64_t n = 0, want = 3000; /* about 24 MiB: more than one MAP_RELEASE */
+
+	fg_rec_header_init(&h);
+	fg_rec_write_header(w, &h);
+	for (uint64_t i = 0; i < want; i++) {
+		s.time_ns = i;
+		many[0] = i;
+		many[999] = ~i;
+		fg_rec_write_sample(w, &s, many);
+	}
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	lseek(fd, 0, SEEK_SET);
+	r = fg_rec_reader_new(fd, "big");
+	fg_rec_reader_map(r);
+	while (fg_rec_next(r, &rec) > 0) {
+		if (rec.sample->time_ns != n || rec.uips[0] != n || rec.uips[999] != ~n)
+			break;
+		n++;
+	}
+	CHECK(fg_rec_reader_mapped(r));
+	CHECK_INT(n, want);
+	CHECK_INT(fg_rec_reader_offset(r), lseek(fd, 0, SEEK_END));
+	fg_rec_reader_free(r);
+	close(fd);
+}
+
+/*
+ * A file truncated under the reader: the SIGBUS of reading what is gone
+ * jumps to the guard, and the reader fails naming the byte; a SIGBUS
+ * elsewhere is not the guard's.
+ */
+static int read_guarded(struct fg_rec_reader *r, int fd, off_t cut_to, int cut_after, int *nrec)
+{
+	sigjmp_buf jb;
+	struct fg_rec rec;
+
+	if (sigsetjmp(jb, 1))
+		return fg_rec_reader_fault(r);
+	if (fg_rec_reader_guard(r, &jb) < 0)
+		return -EBUSY;
+	for (;;) {
+		int rc = fg_rec_next(r, &rec);
+
+		if (rc <= 0) {
+			(void)fg_rec_reader_guard(r, NULL);
+			return rc;
+		}
+		if (++*nrec == cut_after && ftruncate(fd, cut_to) != 0)
+			abort();
+	}
+}
+
+TEST(mapped_file_truncated_under_the_reader)
+{
+	int fd = tmpfd(), n = 0, rc;
+	struct fg_rec_writer *w = fg_rec_writer_new(fd);
+	struct fg_rec_header h;
+	struct fg_rec_reader *r, *other;
+	struct fg_rec rec;
+	static uint64_t many[1000];
+	struct fg_rec_sample s = {.pid = 1, .tid = 1, .weight = 1, .nr_user = 1000};
+	sigjmp_buf jb;
+
+	fg_rec_header_init(&h);
+	fg_rec_write_header(w, &h);
+	for (int i = 0; i < 40; i++)
+		fg_rec_write_sample(w, &s, many);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	lseek(fd, 0, SEEK_SET);
+	r = fg_rec_reader_new(fd, "cut");
+	fg_rec_reader_map(r);
+	/* one reader guarded at a time */
+	other = fg_rec_reader_new(fd, "other");
+	CHECK_INT(fg_rec_reader_guard(other, &jb), 0);
+	CHECK_INT(fg_rec_reader_guard(r, &jb), -EBUSY);
+	CHECK_INT(fg_rec_reader_guard(other, NULL), 0);
+	fg_rec_reader_free(other);
+	/*
+	 * after the 3rd record (8,064 bytes each after the header's 200), the
+	 * file cut to 20000 bytes: the 4th, at byte 24392, is in a page gone
+	 */
+	rc = read_guarded(r, fd, 20000, 3, &n);
+	CHECK_INT(rc, -EPROTO);
+	CHECK_INT(n, 3);
+	CHECK_STR(fg_rec_reader_error(r), "the file shrank while being read (truncated under this "
+					  "reader) at byte 24392");
+	CHECK_INT(fg_rec_next(r, &rec), -EPROTO); /* sticky */
+	fg_rec_reader_free(r);
+	close(fd);
+}
+
 int main(void)
 {
 	RUN(round_trip_every_kind);
@@ -592,5 +784,8 @@ int main(void)
 	RUN(write_errors_are_reported_and_sticky);
 	RUN(print_is_one_line_per_record);
 	RUN(creds_record_and_cut_streams);
+	RUN(mapped_input);
+	RUN(mapped_big_stream);
+	RUN(mapped_file_truncated_under_the_reader);
 	return unit_done();
 }
