@@ -576,6 +576,8 @@ static void consume(struct fg_rec_reader *r, size_t n)
 
 static int read_error(struct fg_rec_reader *r, int err)
 {
+	if (r->failed) /* ensure() said why: the file shrank */
+		return r->err;
 	return fail(r, err, "read error at byte %" PRIu64 ": %s", r->offset + avail(r),
 		    strerror(-err));
 }

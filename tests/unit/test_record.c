@@ -733,41 +733,57 @@ static int read_guarded(struct fg_rec_reader *r, int fd, off_t cut_to, int cut_a
 	}
 }
 
-TEST(mapped_file_truncated_under_the_reader)
+/* A file of 40 samples of 8,064 bytes after the header's 200, from byte 0, mapped. */
+static struct fg_rec_reader *forty_samples(int fd)
 {
-	int fd = tmpfd(), n = 0, rc;
-	struct fg_rec_writer *w = fg_rec_writer_new(fd);
+	struct fg_rec_writer *w;
 	struct fg_rec_header h;
-	struct fg_rec_reader *r, *other;
-	struct fg_rec rec;
+	struct fg_rec_reader *r;
 	static uint64_t many[1000];
 	struct fg_rec_sample s = {.pid = 1, .tid = 1, .weight = 1, .nr_user = 1000};
-	sigjmp_buf jb;
 
+	if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	w = fg_rec_writer_new(fd);
 	fg_rec_header_init(&h);
 	fg_rec_write_header(w, &h);
 	for (int i = 0; i < 40; i++)
 		fg_rec_write_sample(w, &s, many);
-	CHECK_INT(fg_rec_writer_free(w), 0);
-	lseek(fd, 0, SEEK_SET);
+	if (fg_rec_writer_free(w) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
 	r = fg_rec_reader_new(fd, "cut");
 	fg_rec_reader_map(r);
+	return r;
+}
+
+TEST(mapped_file_truncated_under_the_reader)
+{
+	int fd = tmpfd(), n = 0, rc;
+	struct fg_rec_reader *r = forty_samples(fd), *other;
+	struct fg_rec rec;
+	sigjmp_buf jb;
+
 	/* one reader guarded at a time */
 	other = fg_rec_reader_new(fd, "other");
 	CHECK_INT(fg_rec_reader_guard(other, &jb), 0);
 	CHECK_INT(fg_rec_reader_guard(r, &jb), -EBUSY);
 	CHECK_INT(fg_rec_reader_guard(other, NULL), 0);
 	fg_rec_reader_free(other);
-	/*
-	 * after the 3rd record (8,064 bytes each after the header's 200), the
-	 * file cut to 20000 bytes: the 4th, at byte 24392, is in a page gone
-	 */
+	/* after the 3rd record, the file cut to 20000 bytes: the 4th, at byte 24392, is gone */
 	rc = read_guarded(r, fd, 20000, 3, &n);
 	CHECK_INT(rc, -EPROTO);
 	CHECK_INT(n, 3);
 	CHECK_STR(fg_rec_reader_error(r), "the file shrank while being read (truncated under this "
 					  "reader) at byte 24392");
 	CHECK_INT(fg_rec_next(r, &rec), -EPROTO); /* sticky */
+	fg_rec_reader_free(r);
+	/* cut after its last record was read: found at the end, where a smaller size shows */
+	r = forty_samples(fd);
+	n = 0;
+	CHECK_INT(read_guarded(r, fd, 20000, 40, &n), -EPROTO);
+	CHECK_INT(n, 40);
+	CHECK_STR(fg_rec_reader_error(r), "the file shrank while being read (truncated under this "
+					  "reader) at byte 20000");
 	fg_rec_reader_free(r);
 	close(fd);
 }
