@@ -671,20 +671,30 @@ TEST(mapped_input)
 	free(m.data);
 }
 
-/* A big stream mapped window by window: every record whole, in order. */
+/* A temporary file and a writer on it, the stream's header written. */
+static struct fg_rec_writer *stream_writer(int *fd)
+{
+	struct fg_rec_header h;
+	struct fg_rec_writer *w;
+
+	*fd = tmpfd();
+	w = fg_rec_writer_new(*fd);
+	fg_rec_header_init(&h);
+	fg_rec_write_header(w, &h);
+	return w;
+}
+
+/* A big stream, its pages let go as it is read: every record whole, in order. */
 TEST(mapped_big_stream)
 {
-	int fd = tmpfd();
-	struct fg_rec_writer *w = fg_rec_writer_new(fd);
-	struct fg_rec_header h;
+	int fd;
+	struct fg_rec_writer *w = stream_writer(&fd);
 	struct fg_rec_reader *r;
 	struct fg_rec rec;
 	static uint64_t many[FG_REC_MAX_FRAMES];
 	struct fg_rec_sample s = {.pid = 1, .tid = 1, .weight = 1, .nr_user = 1000};
 	uint64_t n = 0, want = 3000; /* about 24 MiB: more than one MAP_RELEASE */
 
-	fg_rec_header_init(&h);
-	fg_rec_write_header(w, &h);
 	for (uint64_t i = 0; i < want; i++) {
 		s.time_ns = i;
 		many[0] = i;
@@ -731,6 +741,47 @@ static int read_guarded(struct fg_rec_reader *r, int fd, off_t cut_to, int cut_a
 		if (++*nrec == cut_after && ftruncate(fd, cut_to) != 0)
 			abort();
 	}
+}
+
+/*
+ * A stream of 1.1 GiB, sparse (records of a type from the future, skipped,
+ * 16 MiB of zeros each), mapped a 1 GiB window at a time: one record
+ * across the first window's end, then a sample and the summary after it.
+ */
+TEST(mapped_window_by_window)
+{
+	int fd, n = 0;
+	struct fg_rec_writer *w = stream_writer(&fd);
+	struct fg_rec_sample s = {.pid = 7, .tid = 7, .weight = 1, .nr_user = 1};
+	struct fg_rec_summary sum = {.samples = 1};
+	uint64_t ip = 0x401000, at = sizeof(struct fg_rec_header);
+	struct fg_rec_hdr big = {.type = 999, .size = FG_REC_MAX_SIZE};
+	struct fg_rec_reader *r;
+	struct fg_rec rec;
+
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	for (int i = 0; i < 70; i++, at += big.size)
+		CHECK_INT(pwrite(fd, &big, sizeof(big), (off_t)at), sizeof(big));
+	CHECK(lseek(fd, (off_t)at, SEEK_SET) == (off_t)at);
+	w = fg_rec_writer_new(fd);
+	fg_rec_write_sample(w, &s, &ip);
+	fg_rec_write(w, FG_REC_SUMMARY, &sum, sizeof(sum));
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	lseek(fd, 0, SEEK_SET);
+	r = fg_rec_reader_new(fd, "sparse");
+	fg_rec_reader_map(r);
+	CHECK_INT(fg_rec_next(r, &rec), 1);
+	CHECK(fg_rec_reader_mapped(r));
+	CHECK_INT(rec.type, FG_REC_SAMPLE);
+	CHECK_INT(rec.offset, at);
+	CHECK_INT(rec.uips[0], ip);
+	CHECK_INT(fg_rec_reader_skipped(r), 70);
+	while (fg_rec_next(r, &rec) > 0)
+		n++;
+	CHECK_INT(n, 1);
+	CHECK_INT(rec.type, FG_REC_SUMMARY);
+	fg_rec_reader_free(r);
+	close(fd);
 }
 
 /* A file of 40 samples of 8,064 bytes after the header's 200, from byte 0, mapped. */
@@ -802,6 +853,7 @@ int main(void)
 	RUN(creds_record_and_cut_streams);
 	RUN(mapped_input);
 	RUN(mapped_big_stream);
+	RUN(mapped_window_by_window);
 	RUN(mapped_file_truncated_under_the_reader);
 	return unit_done();
 }
