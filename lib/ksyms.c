@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,23 @@ struct arena_chunk {
 	char data[];
 };
 
+#define CACHE_MAGIC "FGKSYMS1"
+#define CACHE_NO_MODULE UINT32_MAX
+#define CACHE_MAX (256u << 20)
+
+struct cache_hdr {
+	char magic[8];
+	char boot_id[40];
+	uint64_t modules;
+	uint64_t nsyms;
+	uint64_t names_len;
+};
+
+struct cache_sym {
+	uint64_t addr, end;
+	uint32_t name, module; /* offsets into the names; module CACHE_NO_MODULE: the kernel */
+};
+
 struct fg_ksyms {
 	struct arena_chunk *chunks; /* the names, copied */
 	char *cur;
@@ -41,7 +59,15 @@ struct fg_ksyms {
 	bool hidden, any_nonzero;
 	bool from_cache;
 	struct fg_big cache; /* a cache file's bytes, which the names point into */
-	size_t sorted;	     /* how many symbols from the start are in address order */
+	/*
+	 * A cache's symbols as the file has them, each checked and copied into
+	 * syms when first looked up: a table of 100,000 symbols copied whole
+	 * touched 1,500 fresh pages, a millisecond of page faults, for the few
+	 * hundred a run names.
+	 */
+	const struct cache_sym *raw;
+	uint64_t names_len;
+	size_t sorted; /* how many symbols from the start are in address order */
 	uint64_t lineno;
 };
 
@@ -366,12 +392,21 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 	return finish(k);
 }
 
+static const struct fg_ksym *cached_sym(const struct fg_ksyms *k, size_t i);
+
 const struct fg_ksym *fg_ksyms_lookup(const struct fg_ksyms *k, uint64_t addr)
 {
 	size_t lo;
 
 	if (!k || !k->n)
 		return NULL;
+	if (k->raw) {
+		lo = FG_UPPER_BOUND(k->raw, k->n, addr, addr);
+		if (lo == 0)
+			return NULL;
+		const struct fg_ksym *s = cached_sym(k, lo - 1);
+		return s && addr < s->end ? s : NULL;
+	}
 	/* the last symbol starting at or below addr */
 	lo = FG_UPPER_BOUND(k->syms, k->n, addr, addr);
 	if (lo == 0)
@@ -407,23 +442,6 @@ void fg_ksyms_free(struct fg_ksyms *k)
 }
 
 /* --- the cache --- */
-
-#define CACHE_MAGIC "FGKSYMS1"
-#define CACHE_NO_MODULE UINT32_MAX
-#define CACHE_MAX (256u << 20)
-
-struct cache_hdr {
-	char magic[8];
-	char boot_id[40];
-	uint64_t modules;
-	uint64_t nsyms;
-	uint64_t names_len;
-};
-
-struct cache_sym {
-	uint64_t addr, end;
-	uint32_t name, module; /* offsets into the names; module CACHE_NO_MODULE: the kernel */
-};
 
 int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 {
@@ -584,7 +602,6 @@ static struct fg_ksyms *adopt_cache(struct fg_ksyms *k, size_t len, const struct
 	const char *data = k->cache.p;
 	struct cache_hdr h;
 	const struct cache_sym *cs;
-	const char *names;
 	uint64_t need;
 
 	if (len < sizeof(h))
@@ -600,27 +617,60 @@ static struct fg_ksyms *adopt_cache(struct fg_ksyms *k, size_t len, const struct
 	if (st && (strcmp(h.boot_id, st->boot_id) != 0 || h.modules != st->modules))
 		return refuse(k, NULL, ESTALE);
 	cs = (const struct cache_sym *)(data + sizeof(h));
-	names = data + sizeof(h) + h.nsyms * sizeof(*cs);
+	/* each symbol is checked when first looked up (cached_sym) */
 	grow_syms(k, h.nsyms ? h.nsyms : 1);
-	for (size_t i = 0; i < h.nsyms; i++) {
-		struct cache_sym c;
-
-		memcpy(&c, &cs[i], sizeof(c));
-		if (c.name >= h.names_len ||
-		    (c.module != CACHE_NO_MODULE && c.module >= h.names_len) || c.end <= c.addr ||
-		    (i && c.addr <= k->syms[i - 1].addr) || (i && c.addr < k->syms[i - 1].end))
-			return refuse(k, NULL, EINVAL);
-		k->syms[i] = (struct fg_ksym){
-		    .addr = c.addr,
-		    .end = c.end,
-		    .name = names + c.name,
-		    .module = c.module == CACHE_NO_MODULE ? NULL : names + c.module,
-		};
-	}
+	k->raw = cs;
+	k->names_len = h.names_len;
 	k->n = h.nsyms;
 	k->from_cache = true;
 	k->any_nonzero = true;
 	return k;
+}
+
+static struct cache_sym raw_at(const struct fg_ksyms *k, size_t i)
+{
+	struct cache_sym c;
+
+	memcpy(&c, &k->raw[i], sizeof(c));
+	return c;
+}
+
+/*
+ * The cache's symbol i, checked against its neighbours and copied into
+ * syms; NULL when the file is malformed there (the caller is then not
+ * sure, and asks the kernel).  A table is only ever written whole, by
+ * this user, but its bytes are still not trusted.
+ */
+static const struct fg_ksym *cached_sym(const struct fg_ksyms *k, size_t i)
+{
+	struct fg_ksym *s = &k->syms[i];
+	struct cache_sym c, o;
+
+	if (s->name)
+		return s;
+	c = raw_at(k, i);
+	if (c.name >= k->names_len || (c.module != CACHE_NO_MODULE && c.module >= k->names_len) ||
+	    c.end <= c.addr)
+		return NULL;
+	if (i) {
+		o = raw_at(k, i - 1);
+		if (o.addr >= c.addr || o.end > c.addr)
+			return NULL;
+	}
+	if (i + 1 < k->n) {
+		o = raw_at(k, i + 1);
+		if (o.addr <= c.addr || c.end > o.addr)
+			return NULL;
+	}
+	/* the names end in a NUL: adopt_cache checked the last byte */
+	const char *names = (const char *)(k->raw + k->n);
+	*s = (struct fg_ksym){
+	    .addr = c.addr,
+	    .end = c.end,
+	    .name = names + c.name,
+	    .module = c.module == CACHE_NO_MODULE ? NULL : names + c.module,
+	};
+	return s;
 }
 
 struct fg_ksyms *fg_ksyms_parse_cache(const void *data, size_t len, const struct fg_kstamp *st)
@@ -638,7 +688,8 @@ struct fg_ksyms *fg_ksyms_load_cache(int dirfd, const char *name, const struct f
 {
 	struct fg_ksyms *k;
 	struct stat sb;
-	size_t have = 0;
+	size_t have;
+	void *p;
 	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0) {
@@ -659,21 +710,21 @@ struct fg_ksyms *fg_ksyms_load_cache(int dirfd, const char *name, const struct f
 		return NULL;
 	}
 	k = ksyms_new();
-	fg_big_grow(&k->cache, sb.st_size ? (size_t)sb.st_size : 1);
-	while (have < (size_t)sb.st_size) {
-		ssize_t got = read(fd, (char *)k->cache.p + have, (size_t)sb.st_size - have);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			int err = got < 0 ? errno : EINVAL;
-
-			close(fd);
-			return refuse(k, NULL, err);
-		}
-		have += (size_t)got;
+	if (sb.st_size < (off_t)sizeof(struct cache_hdr)) {
+		close(fd);
+		return refuse(k, NULL, EINVAL);
 	}
+	/*
+	 * Mapped, not read: a copy is 700 fresh pages to fault in.  The file is
+	 * this user's alone and replaced whole, never cut short in place.
+	 */
+	have = (size_t)sb.st_size;
+	p = mmap(NULL, have, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
+	if (p == MAP_FAILED)
+		return refuse(k, NULL, errno);
+	k->cache.p = p;
+	k->cache.size = have;
 	return adopt_cache(k, have, st);
 }
 
@@ -693,7 +744,9 @@ const struct fg_ksym *fg_ksyms_lookup_sure(const struct fg_ksyms *k, uint64_t ad
 	 * Between two symbols of one owner there is nothing but its code; past
 	 * the last one, or outside all, may be code the cache leaves out.
 	 */
-	if (!s || s == &k->syms[k->n - 1] || s[1].module != s->module)
+	const struct fg_ksym *next =
+	    s && s != &k->syms[k->n - 1] ? cached_sym(k, (size_t)(s - k->syms) + 1) : NULL;
+	if (!next || next->module != s->module)
 		*sure = false;
 	return s;
 }

@@ -335,6 +335,34 @@ TEST(ksyms_cache)
 	c = fg_ksyms_parse_cache(buf, n, NULL);
 	CHECK(c && fg_ksyms_count(c) == 6);
 	fg_ksyms_free(c);
+	/*
+	 * A symbol is checked when first looked up (the table is mapped, not
+	 * copied): one that is malformed is never named from, and its
+	 * neighbours are not sure, so the caller asks the kernel.
+	 */
+	char bad[sizeof(buf)];
+	uint64_t a0, a3, in3;
+	uint32_t huge = UINT32_MAX - 1;
+	const size_t hdr = 72, ent = 24;
+	memcpy(&a0, buf + hdr, sizeof(a0));
+	memcpy(&a3, buf + hdr + 3 * ent, sizeof(a3));
+	memcpy(bad, buf, n);
+	memcpy(bad + hdr + 1 * ent + 16, &huge, sizeof(huge)); /* symbol 1's name: out of range */
+	in3 = a3 + 1;
+	memcpy(bad + hdr + 4 * ent, &in3, sizeof(in3)); /* symbol 4 starts inside 3 */
+	c = fg_ksyms_parse_cache(bad, n, NULL);
+	CHECK(c && fg_ksyms_count(c) == 6);
+	s = fg_ksyms_lookup_sure(c, a0, &sure);
+	CHECK(s && !sure); /* its neighbour is malformed */
+	uint64_t a1;
+	memcpy(&a1, buf + hdr + ent, sizeof(a1));
+	s = fg_ksyms_lookup_sure(c, a1, &sure);
+	CHECK(!s && !sure);
+	s = fg_ksyms_lookup_sure(c, a3, &sure);
+	CHECK(!s && !sure); /* overlapped by symbol 4 */
+	s = fg_ksyms_lookup_sure(c, in3, &sure);
+	CHECK(!s && !sure); /* overlapping symbol 3 */
+	fg_ksyms_free(c);
 	buf[0] ^= 1;
 	CHECK(fg_ksyms_parse_cache(buf, n, NULL) == NULL);
 	errno = 0;
