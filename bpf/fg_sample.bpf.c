@@ -444,11 +444,12 @@ static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
  * FG_COOKIE_ENTRY for a uprobe on a function's entry).  `user_mode`: the
  * task is in user mode (no kernel stack).  `each`: the program runs on every
  * event on every CPU (tracepoints, uprobes), so -c and -C are applied here;
- * perf applies them to its own events.  `tracepoint`: ctx is a tracepoint's
- * buffer, whose kernel stack may be unwound here (korc_unwind.h).
+ * perf applies them to its own events.  `tracepoint`, `perf`: ctx is a
+ * tracepoint's buffer, a perf event's data, whose kernel stack may be
+ * unwound here (korc_unwind.h).
  */
 static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, bool each,
-				       bool tracepoint)
+				       bool tracepoint, bool perf)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 pid = task->tgid, tid = task->pid, cpu = bpf_get_smp_processor_id();
@@ -500,8 +501,8 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	if (kernel_stacks && !user_mode) {
 		long n = -1;
 
-		/* a tracepoint's: unwound here, unless the walk gives up (korc_unwind.h) */
-		if (tracepoint && korc_unwind && korc_ready) {
+		/* unwound here, unless the walk gives up (korc_unwind.h) */
+		if ((tracepoint || (perf && korc_perf)) && korc_unwind && korc_ready) {
 			n = korc_kernel_stack(ctx, c, cpu);
 			if (n >= 0 && korc_check)
 				n = korc_compare(ctx, c, n);
@@ -821,21 +822,21 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	/* the context is read in whole words: cs shares its word with FRED's bits */
 	user_mode = (*(__u64 *)((void *)&ctx->regs + offsetof(struct pt_regs, cs)) & 3) == 3;
 #endif
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), user_mode, false, false);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), user_mode, false, false, true);
 }
 
 /* a tracepoint (tracepoint:CATEGORY:NAME): always in the kernel */
 SEC("tracepoint")
 int fg_tracepoint(void *ctx)
 {
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), false, true, true);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), false, true, true, false);
 }
 
 /* a uprobe or uretprobe: in user mode, at the probed instruction or return */
 SEC("uprobe")
 int fg_uprobe(struct pt_regs *ctx)
 {
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), true, true, false);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), true, true, false, false);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -20,6 +20,8 @@
  */
 const volatile bool korc_unwind = false; /* --kernel-unwind orc (or check) */
 const volatile bool korc_check = false;	 /* --kernel-unwind check */
+const volatile bool korc_perf =
+    false; /* and the perf events' kernel stacks (not only tracepoints') */
 const volatile __u64 korc_text_start = 0, korc_text_end = 0;
 const volatile __u64 korc_graph_ret = 0, korc_rethook = 0;
 const volatile __u32 korc_nr = 0, korc_nblocks = 0;
@@ -147,24 +149,31 @@ static long korc_walk_step(__u32 i, void *arg)
 }
 
 /*
- * The kernel stack of a tracepoint's event, into c->ev.ips: how many
- * frames, or -1 when the walk gave up (counted; the caller then takes it
- * with bpf_get_stack()).  perf stores the registers it made up for the
- * event in the first 8 bytes of the tracepoint's buffer, the context, which
- * the verifier does not let the program load itself.
+ * The kernel stack of the event, into c->ev.ips: how many frames, or -1
+ * when the walk gave up (counted; the caller then takes it with
+ * bpf_get_stack()).  The registers the walk starts from are at the pointer
+ * in the first 8 bytes of the context, which the verifier does not let the
+ * program load itself: a tracepoint's buffer, where perf stores those it
+ * made up for the event; a perf event's struct bpf_perf_event_data_kern,
+ * whose first field points to the registers of the sample (an interrupt's,
+ * or made up as a tracepoint's are, for context switches).
  */
 static __always_inline long korc_kernel_stack(void *ctx, struct ustack_copy *c, __u32 slot)
 {
 	struct fg_korc_info t = KORC_INFO;
-	__u64 regs_at, regs[4]; /* ip, cs, flags, sp */
+	__u64 regs_at, regs[4], bp; /* ip, cs, flags, sp */
 	int r;
 
 	if (bpf_probe_read_kernel(&regs_at, sizeof(regs_at), ctx) ||
-	    bpf_probe_read_kernel(regs, sizeof(regs), (void *)(regs_at + FG_PTREGS_IP))) {
+	    bpf_probe_read_kernel(regs, sizeof(regs), (void *)(regs_at + FG_PTREGS_IP)) ||
+	    bpf_probe_read_kernel(&bp, sizeof(bp), (void *)(regs_at + FG_PTREGS_BP))) {
 		r = FG_KORC_FB_OTHER;
 		goto fallback;
 	}
-	r = fg_korc_start(NULL, &t, regs[0], regs[3], regs[2], &c->korc);
+	if (regs[2] & FG_EFLAGS_FIXED)
+		r = fg_korc_start_regs(NULL, &t, regs_at, regs[0], regs[3], bp, &c->korc);
+	else
+		r = fg_korc_start(NULL, &t, regs[0], regs[3], regs[2], &c->korc);
 	if (r != FG_KORC_NEXT)
 		goto fallback;
 	c->ev.ips[0] = regs[0];

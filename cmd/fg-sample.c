@@ -86,9 +86,9 @@ static const char usage_text[] =
     "                  with cfi: MiB of tables (default 256), rows of one table\n"
     "                  (4194304), tables (4096), processes (8192) in the maps\n"
     "  --kernel-unwind orc | helper | check\n"
-    "                  a tracepoint's kernel stack: orc (default) unwinds it in BPF with the\n"
-    "                  kernel's ORC tables, bpf_get_stack() where that gives up; helper,\n"
-    "                  always bpf_get_stack(); check, both, compared (a test)\n"
+    "                  kernel stacks: orc (default) unwinds them in BPF with the kernel's\n"
+    "                  ORC tables, bpf_get_stack() where that gives up; helper, always\n"
+    "                  bpf_get_stack(); check, both, compared (a test)\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
     "  --off-cpu       off-CPU time instead of CPU samples: a record for each wait, the\n"
@@ -324,7 +324,7 @@ struct run {
 	struct fg_cfi_worker_stats cfi_wst;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	struct korc {
-		bool on;	     /* tracepoints' kernel stacks unwound with ORC tables */
+		bool on;	     /* kernel stacks unwound with the ORC tables */
 		const char *why_not; /* or why not, when it was wanted */
 		struct fg_korc_syms syms;
 		unsigned char *chunk; /* FG_KORC_CHUNK bytes, fg_korc_copy's */
@@ -788,9 +788,10 @@ static void setup_offcpu(struct run *r)
 }
 
 /*
- * Tracepoints' kernel stacks (--kernel-unwind): unwound in BPF with the
- * kernel's ORC tables (bpf/korc_unwind.h), unless bpf_get_stack() is asked
- * for or the run takes no kernel stack of a tracepoint.  Before the load:
+ * Kernel stacks (--kernel-unwind): unwound in BPF with the kernel's ORC
+ * tables (bpf/korc_unwind.h), those of tracepoints and of perf events (not
+ * the waits' of --off-cpu), unless bpf_get_stack() is asked for or the run
+ * takes no kernel stack.  Before the load:
  * where the tables are, from /proc/kallsyms, and the maps' sizes; they are
  * copied in after it (load_korc).  Without them the run takes the stacks
  * with bpf_get_stack() and says so, unless they are to be checked.
@@ -799,8 +800,7 @@ static void korc_unavailable(struct run *r, int err, const char *why)
 {
 	if (opts.kernel_unwind == FG_KUNWIND_CHECK)
 		fail_setup(r, err, why);
-	fg_warnx("%s: %s; the kernel stacks of tracepoints are taken by bpf_get_stack()", why,
-		 strerror(-err));
+	fg_warnx("%s: %s; the kernel stacks are taken by bpf_get_stack()", why, strerror(-err));
 	r->korc.why_not = why;
 	r->korc.on = false;
 }
@@ -811,8 +811,10 @@ static void setup_korc(struct run *r)
 	size_t len = 0;
 	int err;
 
-	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only &&
-		     fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT);
+	bool tp = fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT);
+	bool perf = fg_evlist_has(&evlist, FG_EVENT_SOFTWARE);
+
+	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only && (tp || perf);
 	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
 	if (!r->korc.on)
 		return;
@@ -838,6 +840,7 @@ static void setup_korc(struct run *r)
 	}
 	r->skel->rodata->korc_unwind = true;
 	r->skel->rodata->korc_check = opts.kernel_unwind == FG_KUNWIND_CHECK;
+	r->skel->rodata->korc_perf = perf;
 	r->skel->rodata->korc_text_start = r->korc.syms.info.text_start;
 	r->skel->rodata->korc_text_end = r->korc.syms.info.text_end;
 	r->skel->rodata->korc_graph_ret = r->korc.syms.info.graph_ret;
@@ -1510,27 +1513,26 @@ static void report_events(const struct run *r, const struct prog_cost pc[3], str
 			    r->misses);
 }
 
-/* --kernel-unwind: how the kernel stacks of tracepoints were taken */
+/* --kernel-unwind: how the kernel stacks were taken */
 static void report_korc(struct run *r, struct fg_buf *b)
 {
 	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
 
 	if (!r->korc.on) {
 		if (r->korc.why_not)
-			fg_buf_addf(b, "kernel stacks of tracepoints: by bpf_get_stack() (%s)\n",
-				    r->korc.why_not);
+			fg_buf_addf(b, "kernel stacks: by bpf_get_stack() (%s)\n", r->korc.why_not);
 		return;
 	}
 	walks = stat_total(r, FG_STAT_KORC_WALKS, percpu);
 	text = stat_total(r, FG_STAT_KORC_FB_TEXT, percpu);
 	other = stat_total(r, FG_STAT_KORC_FB_OTHER, percpu);
-	fg_buf_addf(
-	    b,
-	    "kernel stacks of tracepoints: %" PRIu64 " unwound with the kernel's ORC tables "
-	    "(%" PRIu32 " entries, loaded in %" PRIu64 " ms), %" PRIu64
-	    " by bpf_get_stack() instead (%" PRIu64 " reached code outside vmlinux's text, "
-	    "%" PRIu64 " a step not followed)\n",
-	    walks, r->korc.syms.info.nr, r->korc.load_ns / 1000000, text + other, text, other);
+	fg_buf_addf(b,
+		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
+		    "(%" PRIu32 " entries, loaded in %" PRIu64 " ms), %" PRIu64
+		    " by bpf_get_stack() instead (%" PRIu64 " reached code outside vmlinux's text, "
+		    "%" PRIu64 " a step not followed)\n",
+		    walks, r->korc.syms.info.nr, r->korc.load_ns / 1000000, text + other, text,
+		    other);
 	if (opts.kernel_unwind == FG_KUNWIND_CHECK) {
 		checked = stat_total(r, FG_STAT_KORC_CHECKED, percpu);
 		differ = stat_total(r, FG_STAT_KORC_DIFFER, percpu);

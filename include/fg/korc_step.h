@@ -175,6 +175,27 @@ FG_KORC_INLINE int fg_korc_start(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 	return FG_KORC_NEXT;
 }
 
+/*
+ * The first frame of a stack an interrupt stopped (a clock's sample, a page
+ * fault): the registers it saved, at `regs`, whose ip is the first frame;
+ * the kernel unwinds from them, the address taken as it is.
+ */
+FG_KORC_INLINE int fg_korc_start_regs(FG_KORC_CTX *ctx, const struct fg_korc_info *t, __u64 regs,
+				      __u64 ip, __u64 sp, __u64 bp, struct fg_korc_state *s)
+{
+	(void)ctx;
+	if (ip < t->text_start || ip >= t->text_end)
+		return FG_KORC_FB_TEXT;
+	s->ip = ip;
+	s->sp = sp;
+	s->bp = bp;
+	s->regs = regs;
+	s->prev_regs = 0;
+	s->signal = 1;
+	s->full_regs = 1;
+	return FG_KORC_NEXT;
+}
+
 /* The caller of the frame in *s, into *s: FG_KORC_NEXT, FG_KORC_DONE or a fallback. */
 FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 				struct fg_korc_state *s)

@@ -273,6 +273,16 @@ TEST(korc_walk)
 	stack[1] = TEXT + 0x610;
 	CHECK_INT(fg_korc_start(&m, &t, TEXT + 0x610, STACK, 0, &st), FG_KORC_NEXT);
 	CHECK_INT(fg_korc_step(&m, &t, &st), FG_KORC_DONE);
+	/* an interrupt's registers: their ip is the first frame, looked up as is (0x200 is b()'s
+	 * first byte: ip - 1 would be a()'s), their bp kept */
+	stack[4] = TEXT + 0x310;
+	CHECK_INT(fg_korc_start_regs(&m, &t, STACK + 64, TEXT + 0x200, STACK + 32, 0x42, &st),
+		  FG_KORC_NEXT);
+	CHECK(st.signal && st.full_regs && st.regs == STACK + 64 && st.bp == 0x42);
+	CHECK_INT(fg_korc_step(&m, &t, &st), FG_KORC_NEXT);
+	CHECK(st.ip == TEXT + 0x310 && st.sp == STACK + 40 && !st.signal && !st.regs);
+	CHECK_INT(fg_korc_start_regs(&m, &t, STACK + 64, 0xffffffffc0001000ull, STACK, 0, &st),
+		  FG_KORC_FB_TEXT);
 	/* the start: an interrupt's registers, a caller's address that is not on the stack */
 	CHECK_INT(fg_korc_start(&m, &t, TEXT + 0x610, STACK, FG_EFLAGS_FIXED, &st),
 		  FG_KORC_FB_OTHER);
