@@ -811,8 +811,9 @@ static void setup_korc(struct run *r)
 	size_t len = 0;
 	int err;
 
-	bool tp = fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT);
-	bool perf = fg_evlist_has(&evlist, FG_EVENT_SOFTWARE);
+	bool samples = !opts.offcpu || opts.wall; /* --off-cpu alone takes no event's samples */
+	bool tp = samples && fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT);
+	bool perf = samples && fg_evlist_has(&evlist, FG_EVENT_SOFTWARE);
 
 	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only && (tp || perf);
 	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
@@ -828,6 +829,8 @@ static void setup_korc(struct run *r)
 	err = fg_korc_syms_parse(data, len, &r->korc.syms);
 	free(data);
 #else
+	(void)data;
+	(void)len;
 	err = -EOPNOTSUPP;
 #endif
 	if (err) {
@@ -1526,6 +1529,9 @@ static void report_korc(struct run *r, struct fg_buf *b)
 	walks = stat_total(r, FG_STAT_KORC_WALKS, percpu);
 	text = stat_total(r, FG_STAT_KORC_FB_TEXT, percpu);
 	other = stat_total(r, FG_STAT_KORC_FB_OTHER, percpu);
+	/* with the default event, only when some stack was not unwound so (as the events' lines) */
+	if (default_event_only() && !text && !other && opts.kernel_unwind != FG_KUNWIND_CHECK)
+		return;
 	fg_buf_addf(b,
 		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
 		    "(%" PRIu32 " entries, loaded in %" PRIu64 " ms), %" PRIu64
