@@ -151,6 +151,60 @@ TEST(korc_build_refused)
 	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), -EINVAL);
 }
 
+/* fg_korc_load's reader: the kernel's tables at their addresses in `kmem` */
+struct kmem {
+	const struct fg_korc_syms *s;
+	const unsigned char *ips, *orcs;
+	size_t reads, max_len;
+	int fail_at; /* the read that fails, or -1 */
+};
+
+static int read_kmem(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct kmem *k = arg;
+	const unsigned char *from;
+
+	if ((int)k->reads++ == k->fail_at)
+		return -EFAULT;
+	if (len > k->max_len)
+		k->max_len = len;
+	if (addr >= k->s->ip_start && addr + len <= k->s->ip_start + 400)
+		from = k->ips + (addr - k->s->ip_start);
+	else if (addr >= k->s->orc_start && addr + len <= k->s->orc_start + 600)
+		from = k->orcs + (addr - k->s->orc_start);
+	else
+		return -EFAULT;
+	memcpy(buf, from, len);
+	return 0;
+}
+
+TEST(korc_load)
+{
+	struct fg_korc_syms s;
+	uint32_t at[100], lookup[258], lookup2[258];
+	uint16_t bits[100];
+	unsigned char ips[400], orcs[600];
+	struct fg_korc_entry e[100], e2[100];
+	struct kmem k = {.s = &s, .ips = ips, .orcs = orcs, .fail_at = -1};
+
+	CHECK_INT(fg_korc_syms_parse(syms, sizeof(syms) - 1, &s), 0);
+	for (uint32_t i = 0; i < 100; i++) {
+		at[i] = 0x100 * i + 3;
+		bits[i] = (uint16_t)(0x200 | (i & 0xff));
+	}
+	kernel_tables(&s, at, bits, ips, orcs);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), 0);
+	/* read 64 bytes at a time: 7 reads of addresses, 10 of entries; the same tables */
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), 0);
+	CHECK_INT(k.reads, 17);
+	CHECK_INT(k.max_len, 64);
+	CHECK(!memcmp(e, e2, sizeof(e)) && !memcmp(lookup, lookup2, sizeof(lookup)));
+	/* a read that fails: its error */
+	k.reads = 0;
+	k.fail_at = 9;
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), -EFAULT);
+}
+
 /* a made-up kernel stack: 64 words from STACK */
 #define TEXT 0xffffffff81000000ull
 #define STACK 0xffffc90000010000ull
@@ -296,6 +350,7 @@ int main(void)
 	RUN(korc_syms_refused);
 	RUN(korc_build_find);
 	RUN(korc_build_refused);
+	RUN(korc_load);
 	RUN(korc_walk);
 	return unit_done();
 }
