@@ -26,6 +26,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "fg/bpf_abi.h"
+#define FG_KORC_TYPES_ONLY /* the step itself in korc_unwind.h */
+#include "fg/korc_step.h"
+#undef FG_KORC_TYPES_ONLY
 
 #define PF_KTHREAD 0x00200000
 
@@ -121,6 +124,10 @@ struct ustack_copy {
 	 */
 	__u32 copied;
 	__u32 ended;
+	/* the kernel stack's walk (korc_unwind.h): its frame, its frames found, its last step */
+	struct fg_korc_state korc;
+	__u32 korc_n;
+	__s32 korc_result;
 	__u8 head[__builtin_offsetof(struct fg_event, ips)];
 	struct fg_event_ustack snap;
 	__u8 data[COPY_CAP];
@@ -285,6 +292,7 @@ static long walk_step(__u32 i, void *arg)
 }
 
 #include "cfi_unwind.h"
+#include "korc_unwind.h"
 
 #ifdef __TARGET_ARCH_x86
 /*
@@ -436,9 +444,12 @@ static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
  * FG_COOKIE_ENTRY for a uprobe on a function's entry).  `user_mode`: the
  * task is in user mode (no kernel stack).  `each`: the program runs on every
  * event on every CPU (tracepoints, uprobes), so -c and -C are applied here;
- * perf applies them to its own events.
+ * perf applies them to its own events.  `tracepoint`, `perf`: ctx is a
+ * tracepoint's buffer, a perf event's data, whose kernel stack may be
+ * unwound here (korc_unwind.h).
  */
-static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, bool each)
+static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, bool each,
+				       bool tracepoint, bool perf)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 pid = task->tgid, tid = task->pid, cpu = bpf_get_smp_processor_id();
@@ -488,13 +499,24 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 		e->flags |= FG_SAMPLE_F_USER_MODE;
 	task_comm(e->comm, task);
 	if (kernel_stacks && !user_mode) {
-		long n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64), 0);
+		long n = -1;
 
+		/* unwound here, unless the walk gives up (korc_unwind.h) */
+		if ((tracepoint || (perf && korc_perf)) && korc_unwind && korc_ready) {
+			n = korc_kernel_stack(ctx, c, cpu);
+			if (n >= 0 && korc_check)
+				n = korc_compare(ctx, c, n);
+		}
+		if (n < 0) {
+			n = bpf_get_stack(ctx, e->ips, kernel_depth * sizeof(__u64), 0);
+			if (n > 0)
+				n /= sizeof(__u64);
+		}
 		if (n < 0) {
 			e->flags |= FG_SAMPLE_F_KSTACK_FAILED;
 			count(FG_STAT_KSTACK_FAILED, 1);
 		} else {
-			nk = (__u32)n / sizeof(__u64);
+			nk = (__u32)n;
 			if (nk >= kernel_depth)
 				e->flags |= FG_SAMPLE_F_KSTACK_CUT;
 		}
@@ -800,21 +822,21 @@ int fg_sample(struct bpf_perf_event_data *ctx)
 	/* the context is read in whole words: cs shares its word with FRED's bits */
 	user_mode = (*(__u64 *)((void *)&ctx->regs + offsetof(struct pt_regs, cs)) & 3) == 3;
 #endif
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), user_mode, false);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), user_mode, false, false, true);
 }
 
 /* a tracepoint (tracepoint:CATEGORY:NAME): always in the kernel */
 SEC("tracepoint")
 int fg_tracepoint(void *ctx)
 {
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), false, true);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), false, true, true, false);
 }
 
 /* a uprobe or uretprobe: in user mode, at the probed instruction or return */
 SEC("uprobe")
 int fg_uprobe(struct pt_regs *ctx)
 {
-	return take_sample(ctx, bpf_get_attach_cookie(ctx), true, true);
+	return take_sample(ctx, bpf_get_attach_cookie(ctx), true, true, false, false);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -38,8 +38,11 @@
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/events.h"
+#include "fg/korc.h"
+#include "fg/ksyms.h"
 #include "fg/record.h"
 #include "fg/reorder.h"
+#include "fg/safeio.h"
 #include "fg/sample_opts.h"
 #include "fg/sample_summary.h"
 #include "fg/sideband.h"
@@ -55,7 +58,8 @@ static const char usage_text[] =
     "usage: fg-sample [-IhVv] [-e event]... [-F hz | -c n] [-d seconds] [-p pid]... [-t tid]...\n"
     "                 [-C cpu]... [--call-graph fp | dwarf[,bytes] | cfi[,bytes]] [--cfi-check]\n"
     "                 [--cfi-max-mib n] [--cfi-max-rows n] [--cfi-max-files n]\n"
-    "                 [--cfi-max-procs n] [--user-only | --kernel-only]\n"
+    "                 [--cfi-max-procs n] [--kernel-unwind orc | helper | check]\n"
+    "                 [--user-only | --kernel-only]\n"
     "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
     "                 [--kernel-threads]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
@@ -81,6 +85,10 @@ static const char usage_text[] =
     "  --cfi-max-mib n, --cfi-max-rows n, --cfi-max-files n, --cfi-max-procs n\n"
     "                  with cfi: MiB of tables (default 256), rows of one table\n"
     "                  (4194304), tables (4096), processes (8192) in the maps\n"
+    "  --kernel-unwind orc | helper | check\n"
+    "                  kernel stacks: orc (default) unwinds them in BPF with the kernel's\n"
+    "                  ORC tables, bpf_get_stack() where that gives up; helper, always\n"
+    "                  bpf_get_stack(); check, both, compared (a test)\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
     "  --off-cpu       off-CPU time instead of CPU samples: a record for each wait, the\n"
@@ -315,6 +323,13 @@ struct run {
 	struct fg_cfi_worker *cfi_worker; /* the thread that has r->cfi during the run */
 	struct fg_cfi_worker_stats cfi_wst;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
+	struct korc {
+		bool on;	     /* kernel stacks unwound with the ORC tables */
+		const char *why_not; /* or why not, when it was wanted */
+		struct fg_korc_syms syms;
+		unsigned char *chunk; /* FG_KORC_CHUNK bytes, fg_korc_copy's */
+		uint64_t load_ns;     /* the time the tables took to copy and build */
+	} korc;
 	struct offcpu {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
 		uint64_t *lost_seen;	   /* per possible CPU: FG_STAT_WAITS_RINGBUF_FULL */
@@ -772,6 +787,128 @@ static void setup_offcpu(struct run *r)
 	r->off.no_end_seen = fg_xcalloc((size_t)r->ncpus_possible, sizeof(uint64_t));
 }
 
+/*
+ * Kernel stacks (--kernel-unwind): unwound in BPF with the kernel's ORC
+ * tables (bpf/korc_unwind.h), those of tracepoints and of perf events (not
+ * the waits' of --off-cpu), unless bpf_get_stack() is asked for or the run
+ * takes no kernel stack.  Before the load:
+ * where the tables are, from /proc/kallsyms, and the maps' sizes; they are
+ * copied in after it (load_korc).  Without them the run takes the stacks
+ * with bpf_get_stack() and says so, unless they are to be checked.
+ */
+static void korc_unavailable(struct run *r, int err, const char *why)
+{
+	if (opts.kernel_unwind == FG_KUNWIND_CHECK)
+		fail_setup(r, err, why);
+	fg_warnx("%s: %s; the kernel stacks are taken by bpf_get_stack()", why, strerror(-err));
+	r->korc.why_not = why;
+	r->korc.on = false;
+}
+
+static void setup_korc(struct run *r)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int err;
+
+	bool samples = !opts.offcpu || opts.wall; /* --off-cpu alone takes no event's samples */
+	bool tp = samples && fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT);
+	bool perf = samples && fg_evlist_has(&evlist, FG_EVENT_SOFTWARE);
+
+	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only && (tp || perf);
+	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
+	if (!r->korc.on)
+		return;
+#ifdef __x86_64__
+	err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len);
+	if (err) {
+		bpf_program__set_autoload(r->skel->progs.fg_korc_copy, false);
+		korc_unavailable(r, err, "cannot read '/proc/kallsyms'");
+		return;
+	}
+	err = fg_korc_syms_parse(data, len, &r->korc.syms);
+	free(data);
+#else
+	(void)data;
+	(void)len;
+	err = -EOPNOTSUPP;
+#endif
+	if (err) {
+		bpf_program__set_autoload(r->skel->progs.fg_korc_copy, false);
+		korc_unavailable(r, err,
+				 err == -ENOENT ? "the kernel has no ORC tables in '/proc/kallsyms'"
+				 : err == -EPERM ? "'/proc/kallsyms' hides the kernel's addresses"
+						 : "cannot use the kernel's ORC tables");
+		return;
+	}
+	r->skel->rodata->korc_unwind = true;
+	r->skel->rodata->korc_check = opts.kernel_unwind == FG_KUNWIND_CHECK;
+	r->skel->rodata->korc_perf = perf;
+	r->skel->rodata->korc_text_start = r->korc.syms.info.text_start;
+	r->skel->rodata->korc_text_end = r->korc.syms.info.text_end;
+	r->skel->rodata->korc_graph_ret = r->korc.syms.info.graph_ret;
+	r->skel->rodata->korc_rethook = r->korc.syms.info.rethook;
+	r->skel->rodata->korc_nr = r->korc.syms.info.nr;
+	r->skel->rodata->korc_nblocks = r->korc.syms.info.nblocks;
+	bpf_map__set_max_entries(r->skel->maps.korc_table, r->korc.syms.info.nr);
+	bpf_map__set_max_entries(r->skel->maps.korc_lookup, r->korc.syms.info.nblocks);
+}
+
+/* `len` bytes of the kernel at `addr`, through fg_korc_copy run once (fg_korc_load's reader) */
+static int korc_read_kernel(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct run *r = arg;
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	uint32_t zero = 0;
+
+	if (len > FG_KORC_CHUNK)
+		return -E2BIG;
+	r->skel->bss->korc_src = addr;
+	r->skel->bss->korc_len = (uint32_t)len;
+	if (bpf_prog_test_run_opts(bpf_program__fd(r->skel->progs.fg_korc_copy), &run) < 0)
+		return -errno;
+	if (r->skel->bss->korc_err)
+		return r->skel->bss->korc_err < 0 ? r->skel->bss->korc_err : -EIO;
+	if (bpf_map__lookup_elem(r->skel->maps.korc_chunk, &zero, sizeof(zero), r->korc.chunk,
+				 FG_KORC_CHUNK, 0) < 0)
+		return -errno;
+	memcpy(buf, r->korc.chunk, len);
+	return 0;
+}
+
+/* After the load: the kernel's ORC tables copied, built and put into the maps. */
+static void load_korc(struct run *r)
+{
+	const struct fg_korc_info *t = &r->korc.syms.info;
+	struct fg_korc_entry *e;
+	uint32_t *lookup;
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (!r->korc.on)
+		return;
+	r->korc.chunk = fg_xmalloc(FG_KORC_CHUNK);
+	e = fg_xcalloc(t->nr, sizeof(*e));
+	lookup = fg_xcalloc(t->nblocks, sizeof(*lookup));
+	err = fg_korc_load(&r->korc.syms, FG_KORC_CHUNK, korc_read_kernel, r, e, lookup);
+	if (!err)
+		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_table), t->nr, sizeof(*e),
+					   e);
+	if (!err)
+		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_lookup), t->nblocks,
+					   sizeof(*lookup), lookup);
+	free(e);
+	free(lookup);
+	free(r->korc.chunk);
+	r->korc.chunk = NULL;
+	if (err) {
+		korc_unavailable(r, err, "cannot copy the kernel's ORC tables");
+		return;
+	}
+	r->skel->bss->korc_ready = true;
+	r->korc.load_ns = now_ns(CLOCK_MONOTONIC) - t0;
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -822,6 +959,7 @@ static void setup_bpf(struct run *r)
 			    r->ringbuf_bytes >> 10);
 	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
 	setup_offcpu(r);
+	setup_korc(r);
 	err = fg_sample_bpf__load(r->skel);
 	if (err == -EPERM || err == -ENOSYS)
 		refuse_denied(r, err, "bpf", "cannot load the BPF program");
@@ -838,6 +976,7 @@ static void setup_bpf(struct run *r)
 		if (err)
 			fail_setup(r, err, "cannot set the CPUs of the BPF program");
 	}
+	load_korc(r);
 	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
 	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
 	if (!r->rb)
@@ -1377,6 +1516,39 @@ static void report_events(const struct run *r, const struct prog_cost pc[3], str
 			    r->misses);
 }
 
+/* --kernel-unwind: how the kernel stacks were taken */
+static void report_korc(struct run *r, struct fg_buf *b)
+{
+	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
+
+	if (!r->korc.on) {
+		if (r->korc.why_not)
+			fg_buf_addf(b, "kernel stacks: by bpf_get_stack() (%s)\n", r->korc.why_not);
+		return;
+	}
+	walks = stat_total(r, FG_STAT_KORC_WALKS, percpu);
+	text = stat_total(r, FG_STAT_KORC_FB_TEXT, percpu);
+	other = stat_total(r, FG_STAT_KORC_FB_OTHER, percpu);
+	/* with the default event, only when some stack was not unwound so (as the events' lines) */
+	if (default_event_only() && !text && !other && opts.kernel_unwind != FG_KUNWIND_CHECK)
+		return;
+	fg_buf_addf(b,
+		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
+		    "(%" PRIu32 " entries, loaded in %" PRIu64 " ms), %" PRIu64
+		    " by bpf_get_stack() instead (%" PRIu64 " reached code outside vmlinux's text, "
+		    "%" PRIu64 " a step not followed)\n",
+		    walks, r->korc.syms.info.nr, r->korc.load_ns / 1000000, text + other, text,
+		    other);
+	if (opts.kernel_unwind == FG_KUNWIND_CHECK) {
+		checked = stat_total(r, FG_STAT_KORC_CHECKED, percpu);
+		differ = stat_total(r, FG_STAT_KORC_DIFFER, percpu);
+		fg_buf_addf(b,
+			    "--kernel-unwind check: %" PRIu64
+			    " stacks compared with bpf_get_stack()'s, %" PRIu64 " differ\n",
+			    checked, differ);
+	}
+}
+
 /* Detach, take the last samples and events, and close the stream with its summary record. */
 static void finish(struct run *r)
 {
@@ -1534,6 +1706,7 @@ static void report(struct run *r)
 	if (opts.offcpu)
 		report_offcpu(r, &st);
 	report_events(r, pc, &events);
+	report_korc(r, &events);
 	st.events = events.data;
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
 	fg_sample_summary(&text, &st);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The BPF program's events into sample records, and the ring buffer's size (fg-sample). */
 #include <errno.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "fg/bpf_event.h"
@@ -165,7 +166,28 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_WAITS_LONG] = "waits-long",
 	    [FG_STAT_WAITS_NO_START] = "waits-no-start",
 	    [FG_STAT_WAITS_NO_END] = "waits-no-end",
+	    [FG_STAT_KORC_WALKS] = "korc-walks",
+	    [FG_STAT_KORC_FB_TEXT] = "korc-fallback-text",
+	    [FG_STAT_KORC_FB_OTHER] = "korc-fallback-other",
+	    [FG_STAT_KORC_CHECKED] = "korc-checked",
+	    [FG_STAT_KORC_DIFFER] = "korc-differ",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";
+}
+
+int fg_bpf_fill_mmapable(int fd, uint32_t n, size_t size, const void *src)
+{
+	size_t stride = (size + 7) & ~(size_t)7, len = (size_t)n * stride;
+	char *dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (dst == MAP_FAILED)
+		return -errno;
+	if (stride == size)
+		memcpy(dst, src, len);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(dst + i * stride, (const char *)src + i * size, size);
+	munmap(dst, len);
+	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <bpf/bpf.h>
 
+#include "fg/bpf_event.h"
 #include "fg/cfi_load.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
@@ -889,28 +890,6 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 /* --- the BPF program's maps --- */
 
 /*
- * n values of `size` bytes from src into the BPF_F_MMAPABLE array fd, through
- * a mapping of it: a copy, where a batch update costs a syscall's worth of
- * checks per element (most of a table's loading time).  The kernel lays the
- * values out 8-byte aligned.  0 or -errno.
- */
-static int fill_mmapable(int fd, uint32_t n, size_t size, const void *src)
-{
-	size_t stride = (size + 7) & ~(size_t)7, len = (size_t)n * stride;
-	char *dst = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-
-	if (dst == MAP_FAILED)
-		return -errno;
-	if (stride == size)
-		memcpy(dst, src, len);
-	else
-		for (uint32_t i = 0; i < n; i++)
-			memcpy(dst + i * stride, (const char *)src + i * size, size);
-	munmap(dst, len);
-	return 0;
-}
-
-/*
  * A table's rows and rules into maps of their own, filled through a mapping
  * of each; they go into the arrays of maps at the next commit.
  */
@@ -931,9 +910,9 @@ static int bpf_load(void *arg, uint32_t slot, const struct fg_cfi *c)
 	if (rules < 0)
 		err = -errno;
 	if (!err)
-		err = fill_mmapable(rows, c->nrows, sizeof(struct fg_cfi_row), c->rows);
+		err = fg_bpf_fill_mmapable(rows, c->nrows, sizeof(struct fg_cfi_row), c->rows);
 	if (!err)
-		err = fill_mmapable(rules, c->nrules, sizeof(struct fg_cfi_rule), c->rules);
+		err = fg_bpf_fill_mmapable(rules, c->nrules, sizeof(struct fg_cfi_rule), c->rules);
 	if (err) {
 		close(rows);
 		if (rules >= 0)

@@ -27,6 +27,7 @@ const struct option fg_sample_longopts[] = {
     {"max-depth", required_argument, NULL, FG_SAMPLE_OPT_MAX_DEPTH},
     {"call-graph", required_argument, NULL, FG_SAMPLE_OPT_CALL_GRAPH},
     {"cfi-check", no_argument, NULL, FG_SAMPLE_OPT_CFI_CHECK},
+    {"kernel-unwind", required_argument, NULL, FG_SAMPLE_OPT_KERNEL_UNWIND},
     {"cfi-max-files", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_FILES},
     {"cfi-max-mib", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_MIB},
     {"cfi-max-procs", required_argument, NULL, FG_SAMPLE_OPT_CFI_MAX_PROCS},
@@ -253,6 +254,17 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return call_graph(o, arg, why, len);
 	case FG_SAMPLE_OPT_CFI_CHECK:
 		o->cfi_check = true;
+		return 0;
+	case FG_SAMPLE_OPT_KERNEL_UNWIND:
+		if (!strcmp(arg, "orc"))
+			o->kernel_unwind = FG_KUNWIND_ORC;
+		else if (!strcmp(arg, "helper"))
+			o->kernel_unwind = FG_KUNWIND_HELPER;
+		else if (!strcmp(arg, "check"))
+			o->kernel_unwind = FG_KUNWIND_CHECK;
+		else
+			return refuse(why, len,
+				      "invalid kernel unwinder '%s' (orc, helper or check)", arg);
 		return 0;
 	case FG_SAMPLE_OPT_CFI_MAX_FILES:
 		return cfi_limit(&o->cfi_max_files, arg, "tables", 1, 1u << 20, why, len);

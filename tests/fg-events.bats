@@ -310,6 +310,81 @@ stack_shares() {
 	[ "$(grep -c '^sample .* cpu=1 .* comm=writes ' cpu1.txt)" -eq 500 ]
 }
 
+@test "tracepoints' kernel stacks unwound in BPF are bpf_get_stack()'s, frame for frame" {
+	requires root btf perf_event dd
+	# a write(2) loop, then a context-switch ping-pong and buffered writes to a
+	# new file: stacks from system calls, from the scheduler (woken and switched
+	# out, in system calls and on interrupts), from the page cache and softirqs
+	cat >work.sh <<-EOF
+		"$WORKLOADS/writes" 500
+		"$WORKLOADS/switches" 500
+		dd if=/dev/zero of=file bs=4k count=2000 conv=fsync status=none
+	EOF
+	fg --separate-stderr fg-sample --kernel-unwind check -e tracepoint:syscalls:sys_enter_write \
+		-e tracepoint:sched:sched_switch -e tracepoint:sched:sched_wakeup \
+		-e tracepoint:filemap:mm_filemap_add_to_page_cache -e tracepoint:irq:softirq_entry \
+		-o check.fgr -- sh work.sh
+	[ "$status" -eq 0 ]
+	line=$(grep 'kernel stacks:' <<<"$stderr")
+	echo "# $line" >&3
+	echo "# $(grep -- '--kernel-unwind check:' <<<"$stderr")" >&3
+	[[ $line =~ ([0-9]+)\ unwound\ with\ the\ kernel\'s\ ORC\ tables.*\),\ ([0-9]+)\ by\ bpf_get_stack ]]
+	walked=${BASH_REMATCH[1]} fell=${BASH_REMATCH[2]}
+	[ "$walked" -ge 4000 ]
+	# the walk gives up rarely: code outside vmlinux on the stack (a BPF trampoline)
+	[ "$fell" -le $((walked / 20)) ]
+	[[ $stderr == *"--kernel-unwind check: $walked stacks compared with bpf_get_stack()'s, 0 differ"* ]]
+	# each event's stacks, deep ones among them
+	sym check.fgr
+	for ev in syscalls:sys_enter_write sched:sched_switch sched:sched_wakeup \
+		filemap:mm_filemap_add_to_page_cache; do
+		[ "$(grep -c " $ev: \$" check.fgr.txt)" -ge 10 ]
+	done
+	grep -q '^	.* filemap_add_folio' check.fgr.txt
+	grep -q '^	.* __schedule' check.fgr.txt
+}
+
+@test "perf events' kernel stacks unwound in BPF are bpf_get_stack()'s too: clock, faults, switches" {
+	requires root btf perf_event
+	# a clock's samples stop the kernel anywhere (the registers of an
+	# interrupt); faults taken in the kernel and switches (registers made up
+	# by perf, as a tracepoint's)
+	cat >work.sh <<-EOF
+		"$WORKLOADS/syscalls" 2 &
+		"$WORKLOADS/faults" 32 split
+		"$WORKLOADS/switches" 1000
+		wait
+	EOF
+	fg --separate-stderr fg-sample --kernel-unwind check -F 999 -e cpu-clock -e page-faults \
+		-e context-switches -o perf.fgr -- sh work.sh
+	[ "$status" -eq 0 ]
+	line=$(grep 'kernel stacks:' <<<"$stderr")
+	echo "# $line" >&3
+	echo "# $(grep -- 'samples by event:' <<<"$stderr")" >&3
+	[[ $line =~ ([0-9]+)\ unwound\ with\ the\ kernel\'s\ ORC\ tables.*\),\ ([0-9]+)\ by\ bpf_get_stack ]]
+	walked=${BASH_REMATCH[1]} fell=${BASH_REMATCH[2]}
+	[ "$walked" -ge 1000 ]
+	[ "$fell" -le $((walked / 20)) ]
+	[[ $stderr == *"--kernel-unwind check: $walked stacks compared with bpf_get_stack()'s, 0 differ"* ]]
+	sym perf.fgr
+	grep -q '^	.* do_syscall_64' perf.fgr.txt
+	grep -q '^	.* asm_exc_page_fault' perf.fgr.txt
+}
+
+@test "--kernel-unwind: orc by default, helper says nothing of it, a bad one is refused" {
+	requires root btf perf_event
+	fg --separate-stderr fg-sample -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"kernel stacks: 100 unwound with the kernel's ORC tables"* ]]
+	[[ $stderr != *"--kernel-unwind check"* ]]
+	fg --separate-stderr fg-sample --kernel-unwind helper -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"kernel stacks: "* ]]
+	fgr-dump tp.fgr | grep -c '^sample .* comm=writes ' | grep -qx 100
+	fg -2 --separate-stderr fg-sample --kernel-unwind frames -e tracepoint:syscalls:sys_enter_write -o tp.fgr
+	[ "$(head -1 <<<"$stderr")" = "fg-sample: invalid kernel unwinder 'frames' (orc, helper or check)" ]
+}
+
 # --- the truth: context switches ---
 
 @test "context-switches: each sample's stack is the switched-out task's" {

@@ -105,8 +105,56 @@ enum fg_stat {
 	FG_STAT_WAITS_LONG,	    /* waits left out: longer than --max-block */
 	FG_STAT_WAITS_NO_START,	    /* waits of threads followed whose start was not seen */
 	FG_STAT_WAITS_NO_END,	    /* waits lost: the switch that ended them was not seen */
+	/* tracepoints: the kernel stack unwound in BPF with the kernel's ORC tables */
+	FG_STAT_KORC_WALKS,    /* kernel stacks unwound so */
+	FG_STAT_KORC_FB_TEXT,  /* taken by bpf_get_stack(): an address outside vmlinux text */
+	FG_STAT_KORC_FB_OTHER, /* the same: a rule not followed, a word that could not be read */
+	FG_STAT_KORC_CHECKED,  /* --kernel-unwind check: stacks taken both ways */
+	FG_STAT_KORC_DIFFER,   /* of those, the ones that differ */
 	FG_STAT_MAX
 };
+
+/*
+ * The kernel's ORC unwind tables (x86-64), as fg-sample hands them to the BPF
+ * program's kernel-stack unwinder (fg/korc.h builds them): one entry per
+ * range of vmlinux text, sorted by `ip`, the offset from _stext where the
+ * range starts; the rest is the kernel's struct orc_entry with its bit fields
+ * spread into bytes.  The block index (korc_lookup) gives, for each block of
+ * 1 << FG_KORC_BLOCK_SHIFT bytes of text, the first entry to search from, as
+ * the kernel's orc_lookup does.
+ */
+struct fg_korc_entry {
+	__u32 ip;
+	__s16 sp_offset;
+	__s16 bp_offset;
+	__u8 sp_reg;
+	__u8 bp_reg;
+	__u8 type;
+	__u8 signal;
+};
+
+#define FG_KORC_BLOCK_SHIFT 8
+#define FG_KORC_MAX_ENTRIES (4u << 20)
+/* the bytes of kernel memory the program that copies the tables copies at a time */
+#define FG_KORC_CHUNK 65536
+
+/* the kernel's ORC_REG_* (arch/x86/include/asm/orc_types.h) */
+#define FG_ORC_REG_UNDEFINED 0
+#define FG_ORC_REG_PREV_SP 1
+#define FG_ORC_REG_DX 2
+#define FG_ORC_REG_DI 3
+#define FG_ORC_REG_BP 4
+#define FG_ORC_REG_SP 5
+#define FG_ORC_REG_R10 6
+#define FG_ORC_REG_R13 7
+#define FG_ORC_REG_BP_INDIRECT 8
+#define FG_ORC_REG_SP_INDIRECT 9
+/* and its ORC_TYPE_* */
+#define FG_ORC_TYPE_UNDEFINED 0
+#define FG_ORC_TYPE_END_OF_STACK 1
+#define FG_ORC_TYPE_CALL 2
+#define FG_ORC_TYPE_REGS 3
+#define FG_ORC_TYPE_REGS_PARTIAL 4
 
 /* values of the `targets` map: what a key matches */
 #define FG_TARGET_PID 1u /* key is a thread group id */

@@ -61,4 +61,12 @@ uint32_t fg_bpf_ring_bytes(unsigned pages, int ncpus, size_t page);
 /* The name of a per-CPU counter (enum fg_stat) in fg-sample -v's lines: "kstack-failed". */
 const char *fg_bpf_stat_name(unsigned stat);
 
+/*
+ * n values of `size` bytes from src into the BPF_F_MMAPABLE array map fd,
+ * through a mapping of it: a copy, where a batch update costs a syscall's
+ * worth of checks per element.  The kernel lays the values out 8-byte
+ * aligned.  0 or -errno.
+ */
+int fg_bpf_fill_mmapable(int fd, uint32_t n, size_t size, const void *src);
+
 #endif

@@ -39,6 +39,7 @@ struct fg_sample_opts {
 	unsigned snapshot; /* --call-graph dwarf,BYTES (cfi,BYTES: a fallback's); 0 for fp */
 	bool cfi;	   /* --call-graph cfi: unwound in BPF */
 	bool cfi_check;	   /* --cfi-check: and a snapshot with every sample */
+	int kernel_unwind; /* --kernel-unwind: FG_KUNWIND_* */
 	unsigned cfi_max_files, cfi_max_mib, cfi_max_procs, cfi_max_rows; /* 0: the defaults */
 	const char *output;
 	char **command;		   /* NULL, or the command and its arguments */
@@ -56,6 +57,14 @@ struct fg_sample_opts {
 	uint64_t max_block_ns; /* --max-block; UINT64_MAX: no limit */
 	bool pages_given;      /* -m was given: it sizes the waits' ring too */
 };
+
+/*
+ * --kernel-unwind: how a tracepoint's kernel stack is taken: unwound in BPF
+ * with the kernel's ORC tables (the default; bpf_get_stack() where that
+ * gives up, or for the whole run when the tables cannot be read), always by
+ * bpf_get_stack(), or both ways for each event, compared (a test).
+ */
+enum { FG_KUNWIND_ORC, FG_KUNWIND_HELPER, FG_KUNWIND_CHECK };
 
 /* --off-cpu's defaults: offcputime's (1 us, no limit) */
 #define FG_SAMPLE_MIN_BLOCK_NS 1000
@@ -81,6 +90,7 @@ enum {
 	FG_SAMPLE_OPT_MAX_DEPTH,
 	FG_SAMPLE_OPT_CALL_GRAPH,
 	FG_SAMPLE_OPT_CFI_CHECK,
+	FG_SAMPLE_OPT_KERNEL_UNWIND,
 	FG_SAMPLE_OPT_CFI_MAX_FILES,
 	FG_SAMPLE_OPT_CFI_MAX_MIB,
 	FG_SAMPLE_OPT_CFI_MAX_PROCS,

@@ -46,6 +46,13 @@ TEST(values)
 	CHECK_INT(o.snapshot, 0);
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_MAX_DEPTH, "5", why, sizeof(why)), 0);
 	CHECK_INT(o.depth, 5);
+	CHECK_INT(o.kernel_unwind, FG_KUNWIND_ORC);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_KERNEL_UNWIND, "check", why, sizeof(why)), 0);
+	CHECK_INT(o.kernel_unwind, FG_KUNWIND_CHECK);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_KERNEL_UNWIND, "helper", why, sizeof(why)), 0);
+	CHECK_INT(o.kernel_unwind, FG_KUNWIND_HELPER);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_KERNEL_UNWIND, "orc", why, sizeof(why)), 0);
+	CHECK_INT(o.kernel_unwind, FG_KUNWIND_ORC);
 	CHECK_INT(fg_sample_opt(&o, 'h', NULL, why, sizeof(why)), -ENOENT);
 	CHECK_INT(fg_sample_opt(&o, '?', NULL, why, sizeof(why)), -ENOENT);
 	fg_sample_opts_release(&o);
@@ -68,6 +75,8 @@ TEST(bad_values_say_what)
 		  "invalid --call-graph 'dwarfs' (fp, dwarf[,bytes] or cfi[,bytes])");
 	CHECK_STR(refused(FG_SAMPLE_OPT_CALL_GRAPH, "dwarf,65529"),
 		  "invalid stack dump size '65529' (1 to 65528 bytes)");
+	CHECK_STR(refused(FG_SAMPLE_OPT_KERNEL_UNWIND, "fp"),
+		  "invalid kernel unwinder 'fp' (orc, helper or check)");
 }
 
 TEST(combinations)
