@@ -766,7 +766,8 @@ static int run_terminal(struct app *a)
 		napms(10);
 	}
 	new_view(a);
-	while (!stop) {
+	/* drawn when there is something new to show: a view, a key, a resize, the end */
+	for (bool dirty = true; !stop;) {
 		double t = now();
 		bool eof;
 
@@ -776,15 +777,21 @@ static int run_terminal(struct app *a)
 		if (!a->paused && (t >= next || eof != was_eof)) {
 			new_view(a);
 			next = t + 1;
+			dirty = true;
 		}
 		/* what ends the input may have written on the terminal (fg-sample's summary) */
-		if (eof != was_eof)
+		if (eof != was_eof) {
 			clearok(curscr, TRUE);
+			dirty = true;
+		}
 		was_eof = eof;
-		draw(a);
+		if (dirty)
+			draw(a);
+		dirty = false;
 		int ch = getch();
 		if (ch == ERR)
 			continue;
+		dirty = true;
 		do {
 			if (ch == KEY_RESIZE)
 				continue;
