@@ -36,8 +36,21 @@ struct fg_top_feed {
 	char *buf;
 	size_t cap, len; /* read, not fed yet */
 
-	uint32_t *node; /* fg_fold's stack number -> the model's node + 1, 0: not known yet */
-	size_t anode;
+	/*
+	 * By fg_fold's stack number: its node in the model, and the weight of the
+	 * samples of the piece being folded, added to the model at the piece's end
+	 * (a small array, where the model's nodes are far apart in memory)
+	 */
+	struct stk *stk;
+	size_t astk;
+	uint32_t *pending; /* the stack numbers with a weight to add */
+	size_t npending, apending;
+};
+
+struct stk {
+	double w;
+	uint32_t node; /* + 1; 0: not known yet */
+	bool pending;
 };
 
 #define say(in, ...) fg_logf((in)->log, (in)->log_ctx, __VA_ARGS__)
@@ -53,10 +66,12 @@ static double weight_of(const struct fg_count *c)
 	return strtod(num, NULL);
 }
 
-/* each sample fg_fold folds: into the model */
+/* each sample fg_fold folds: into the model, or its weight kept for the piece's end */
 static int on_sample(void *ctx, const struct fg_fold_sample *s)
 {
 	struct fg_top_feed *in = ctx;
+	struct stk *k;
+	double w;
 	uint32_t id;
 	int r;
 
@@ -65,23 +80,49 @@ static int on_sample(void *ctx, const struct fg_fold_sample *s)
 		    in->name);
 		return -EINVAL;
 	}
-	if (s->stack_id < in->anode && in->node[s->stack_id]) {
-		id = in->node[s->stack_id] - 1;
-	} else {
-		r = fg_top_stack(in->t, s->stack, s->stack_len, &id);
-		if (r == -E2BIG)
-			say(in, "%s: more than 2^31 distinct frames", in->name);
-		if (r)
-			return r;
-		if (s->stack_id != FG_FOLD_NO_ID) {
-			size_t old = in->anode;
-
-			FG_ALLOC_GROW(in->node, (size_t)s->stack_id + 1, in->anode);
-			memset(in->node + old, 0, (in->anode - old) * sizeof(*in->node));
-			in->node[s->stack_id] = id + 1;
+	w = weight_of(&s->count);
+	if (!(w >= 0) || w > 1e300) /* as fg_top_add takes them */
+		return -EINVAL;
+	if (s->stack_id < in->astk && in->stk[s->stack_id].node) {
+		k = &in->stk[s->stack_id];
+		if (!k->pending) {
+			FG_ALLOC_GROW(in->pending, in->npending + 1, in->apending);
+			in->pending[in->npending++] = s->stack_id;
+			k->pending = true;
 		}
+		k->w += w;
+		return 0;
 	}
-	return fg_top_add(in->t, id, weight_of(&s->count));
+	r = fg_top_stack(in->t, s->stack, s->stack_len, &id);
+	if (r == -E2BIG)
+		say(in, "%s: more than 2^31 distinct frames", in->name);
+	if (r)
+		return r;
+	if (s->stack_id != FG_FOLD_NO_ID) {
+		size_t old = in->astk;
+
+		FG_ALLOC_GROW(in->stk, (size_t)s->stack_id + 1, in->astk);
+		memset(in->stk + old, 0, (in->astk - old) * sizeof(*in->stk));
+		in->stk[s->stack_id].node = id + 1;
+	}
+	return fg_top_add(in->t, id, w);
+}
+
+/* the weights kept, into the model */
+static int add_pending(struct fg_top_feed *in)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < in->npending; i++) {
+		struct stk *k = &in->stk[in->pending[i]];
+		int e = fg_top_add(in->t, k->node - 1, k->w);
+
+		r = r ? r : e;
+		k->w = 0;
+		k->pending = false;
+	}
+	in->npending = 0;
+	return r;
 }
 
 int fg_top_feed_process(struct fg_top_feed *in)
@@ -93,14 +134,21 @@ int fg_top_feed_process(struct fg_top_feed *in)
 		in->begun = true;
 	}
 	in->len = 0;
-	return fg_fold_feed(in->f, in->buf ? in->buf : "", n);
+	int r = fg_fold_feed(in->f, in->buf ? in->buf : "", n);
+	int e = add_pending(in);
+
+	return r ? r : e;
 }
 
 int fg_top_feed_finish(struct fg_top_feed *in)
 {
 	int r = fg_top_feed_process(in);
 
-	return r ? r : fg_fold_end(in->f);
+	if (r == 0)
+		r = fg_fold_end(in->f);
+	int e = add_pending(in);
+
+	return r ? r : e;
 }
 
 /* --- the buffer --- */
@@ -162,7 +210,8 @@ void fg_top_feed_free(struct fg_top_feed *in)
 	if (!in)
 		return;
 	fg_fold_free(in->f);
-	free(in->node);
+	free(in->stk);
+	free(in->pending);
 	free(in->buf);
 	free(in);
 }
