@@ -125,24 +125,77 @@ static int add_pending(struct fg_top_feed *in)
 	return r;
 }
 
-int fg_top_feed_process(struct fg_top_feed *in)
-{
-	size_t n = in->len;
+/*
+ * How much of b[0, n) to fold now.  Its end, when the lines there are a
+ * sample being written (a header line, then frame lines, each starting with a
+ * tab, after an empty line or at b), stays for the next read: fg_fold could
+ * not end that sample before more came anyway, and folded whole, in one
+ * piece, its sample cache finds it rather than naming it frame by frame.
+ * Anything else is folded to its last newline (a line cut there fg_fold
+ * holds itself).  A line without its newline yet is held too.  At most
+ * WHOLE_BYTES are held, and WHOLE_LINES lines looked at.
+ */
+#define WHOLE_LINES 256
+#define WHOLE_BYTES (64 * 1024)
 
+/* cut at `cut`, unless that holds more than WHOLE_BYTES: then after the line ending at last */
+static size_t held_cut(const char *b, size_t n, size_t cut, const char *last)
+{
+	return n - cut <= WHOLE_BYTES ? cut : (size_t)(last - b) + 1;
+}
+
+static size_t whole_part(const char *b, size_t n)
+{
+	const char *last = memrchr(b, '\n', n), *p = last;
+	bool header = false;
+
+	if (!last) /* a line begun: fg_fold would hold it; a long one it is given, to skip */
+		return n < WHOLE_BYTES ? 0 : n;
+	for (int i = 0; i < WHOLE_LINES; i++) {
+		/* the line [start, p) */
+		const char *q = p > b ? memrchr(b, '\n', (size_t)(p - b)) : NULL;
+		const char *start = q ? q + 1 : b;
+
+		if (start == p) /* an empty line: the sample after it is held */
+			return held_cut(b, n, (size_t)(p - b) + 1, last);
+		if (*start != '\t') {
+			if (header)
+				break; /* two lines that are not frames */
+			header = true;
+		} else if (header) {
+			break; /* a frame line before the header: no empty line between */
+		}
+		if (!q)
+			return header ? held_cut(b, n, 0, last) : (size_t)(last - b) + 1;
+		p = q;
+	}
+	return (size_t)(last - b) + 1;
+}
+
+/* fold the first n bytes of the buffer; the rest moves to its start */
+static int feed(struct fg_top_feed *in, size_t n)
+{
 	if (!in->begun) {
 		fg_fold_begin(in->f, in->name);
 		in->begun = true;
 	}
-	in->len = 0;
 	int r = fg_fold_feed(in->f, in->buf ? in->buf : "", n);
 	int e = add_pending(in);
 
+	if (in->len > n)
+		memmove(in->buf, in->buf + n, in->len - n);
+	in->len -= n;
 	return r ? r : e;
+}
+
+int fg_top_feed_process(struct fg_top_feed *in)
+{
+	return feed(in, in->len ? whole_part(in->buf, in->len) : 0);
 }
 
 int fg_top_feed_finish(struct fg_top_feed *in)
 {
-	int r = fg_top_feed_process(in);
+	int r = feed(in, in->len);
 
 	if (r == 0)
 		r = fg_fold_end(in->f);
@@ -169,7 +222,8 @@ ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd)
 {
 	ssize_t n;
 
-	make_room(in, READ_SIZE);
+	/* at least a quarter of a read: what stays of a sample is moved back to the start */
+	make_room(in, READ_SIZE / 4);
 	do
 		n = read(fd, in->buf + in->len, in->cap - in->len);
 	while (n < 0 && errno == EINTR);

@@ -64,7 +64,10 @@ ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd);
 /* Add bytes to the buffer, as fg_top_feed_fill does. */
 void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len);
 /*
- * Fold the whole samples, lines or entries buffered into the model.  0, or
+ * Fold the whole samples, lines or entries buffered into the model: to the
+ * end of the last empty line (a perf sample's end) in the buffer's last lines,
+ * else of its last line; the rest stays buffered for the next read (it is
+ * part of a sample or line that fg_fold would hold anyway).  0, or
  * -errno when the input cannot go on, after a message: -EMEDIUMTYPE (binary
  * input), -EINVAL (a differential, two-column profile), -E2BIG (more than
  * 2^31 distinct frames).
