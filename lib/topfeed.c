@@ -218,19 +218,23 @@ static void make_room(struct fg_top_feed *in, size_t want)
 	}
 }
 
-ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd)
+ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd, bool *drained)
 {
 	ssize_t n;
+	size_t want;
 
 	/* at least a quarter of a read: what stays of a sample is moved back to the start */
 	make_room(in, READ_SIZE / 4);
+	want = in->cap - in->len;
 	do
-		n = read(fd, in->buf + in->len, in->cap - in->len);
+		n = read(fd, in->buf + in->len, want);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
 	in->len += (size_t)n;
 	in->st.bytes += (uint64_t)n;
+	if (drained)
+		*drained = (size_t)n < want;
 	return n;
 }
 

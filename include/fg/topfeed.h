@@ -10,7 +10,7 @@
  * follows the distinct stacks and frames (the caches are bounded), not time.
  *
  *	struct fg_top_feed *in = fg_top_feed_new(t, &fold_opts, "<stdin>", log, ctx);
- *	while ((n = fg_top_feed_fill(in, fd)) > 0)
+ *	while ((n = fg_top_feed_fill(in, fd, NULL)) > 0)
  *		fg_top_feed_process(in);	(holding the model's lock)
  *	fg_top_feed_finish(in);
  *	fg_top_feed_free(in);
@@ -58,9 +58,10 @@ void fg_top_feed_free(struct fg_top_feed *in);
 /*
  * Read what `fd` has into the feed's buffer, once; the model is not touched.
  * Returns the bytes read, 0 at the end of the input, or -errno (-EAGAIN for a
- * non-blocking descriptor with nothing to read).
+ * non-blocking descriptor with nothing to read).  *drained (when not NULL)
+ * tells whether the read took less than it asked for: a pipe had no more.
  */
-ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd);
+ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd, bool *drained);
 /* Add bytes to the buffer, as fg_top_feed_fill does. */
 void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len);
 /*
