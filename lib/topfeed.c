@@ -37,9 +37,10 @@ struct fg_top_feed {
 	size_t cap, len; /* read, not fed yet */
 
 	/*
-	 * By fg_fold's stack number: its node in the model, and the weight of the
-	 * samples of the piece being folded, added to the model at the piece's end
-	 * (a small array, where the model's nodes are far apart in memory)
+	 * By fg_fold's stack number: its node in the model, and the weight of its
+	 * samples since the model's last tick or view, added to the model before
+	 * the next (fg_top_set_flush): a small array, where the model's nodes are
+	 * far apart in memory
 	 */
 	struct stk *stk;
 	size_t astk;
@@ -125,6 +126,12 @@ static int add_pending(struct fg_top_feed *in)
 	return r;
 }
 
+/* before the model's tick or view */
+static void flush(void *ctx)
+{
+	add_pending(ctx);
+}
+
 /*
  * How much of b[0, n) to fold now.  Its end, when the lines there are a
  * sample being written (a header line, then frame lines, each starting with a
@@ -180,12 +187,11 @@ static int feed(struct fg_top_feed *in, size_t n)
 		in->begun = true;
 	}
 	int r = fg_fold_feed(in->f, in->buf ? in->buf : "", n);
-	int e = add_pending(in);
 
 	if (in->len > n)
 		memmove(in->buf, in->buf + n, in->len - n);
 	in->len -= n;
-	return r ? r : e;
+	return r;
 }
 
 int fg_top_feed_process(struct fg_top_feed *in)
@@ -260,6 +266,7 @@ struct fg_top_feed *fg_top_feed_new(struct fg_top *t, const struct fg_fold_opts 
 	in->log_ctx = ctx;
 	in->f = fg_fold_new(opts, log, ctx);
 	fg_fold_set_hooks(in->f, &hooks);
+	fg_top_set_flush(t, flush, in);
 	return in;
 }
 
@@ -267,6 +274,8 @@ void fg_top_feed_free(struct fg_top_feed *in)
 {
 	if (!in)
 		return;
+	add_pending(in);
+	fg_top_set_flush(in->t, NULL, NULL);
 	fg_fold_free(in->f);
 	free(in->stk);
 	free(in->pending);

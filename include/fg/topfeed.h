@@ -6,8 +6,11 @@
  * whatever pieces they come, and each sample it folds, named as fg-fold
  * names it, is added to the model.  fg_fold numbers the distinct stacks, so
  * a stack seen before finds its node without its text being looked up, and
- * its sample cache counts most samples without naming them again.  Memory
- * follows the distinct stacks and frames (the caches are bounded), not time.
+ * its sample cache counts most samples without naming them again.  The
+ * weights of a stack seen before are summed by the feed and added to the
+ * model before its next tick or view (fg_top_set_flush; one feed a model),
+ * and when the feed ends or is freed.  Memory follows the distinct stacks and
+ * frames (the caches are bounded), not time.
  *
  *	struct fg_top_feed *in = fg_top_feed_new(t, &fold_opts, "<stdin>", log, ctx);
  *	while ((n = fg_top_feed_fill(in, fd, NULL)) > 0)
