@@ -86,14 +86,19 @@ struct rawframe {
  * frame lines as they lie in the piece, compared where they are), copied into
  * one arena when inserted.  The hash is of the fields and the first caller's
  * line only (sc_head): a sample seen before is found without its end being
- * looked for, and its frame lines are compared once, by memcmp.
+ * looked for, and its frame lines are compared once, by memcmp: with the
+ * arena's copy, or, when the same lines came earlier in the piece being
+ * folded, with those (in the processor's cache, where the arena, megabytes
+ * for a few thousand deep stacks, mostly is not).
  */
 struct sc_ent {
 	uint64_t hash; /* 0: empty */
 	size_t off;    /* the key in arena */
 	uint32_t plen, rlen;
 	uint64_t val;
-	uint64_t lines; /* its frame lines */
+	uint64_t lines;	    /* its frame lines */
+	const char *recent; /* its frame lines, equal to the arena's, in piece number `piece` */
+	uint64_t piece;
 };
 
 struct scache {
@@ -173,6 +178,7 @@ struct fg_fold {
 	const char *jump;	    /* a sample read whole from the cache: go on from here */
 	uint32_t sc_tries, sc_hits; /* lookups and hits in this round of SC_ROUND */
 	uint32_t sc_pause;	    /* samples not looked up (the cache did not pay) */
+	uint64_t piece;		    /* the pieces folded in place: fold_lines' calls */
 
 	/* the hooks, and what they need of the current sample */
 	struct fg_fold_hooks hooks;
@@ -1321,11 +1327,12 @@ static bool sc_same_pre(const struct scache *c, const struct sc_ent *e, uint64_t
 }
 
 /*
- * The entry whose frame lines start raw (n bytes of it in the piece) and are
- * followed there by the empty line; or NULL
+ * The entry whose frame lines start raw (n bytes of it in piece number
+ * `piece`) and are followed there by the empty line; or NULL.  Found, it
+ * points to raw as its recent copy.
  */
-static struct sc_ent *sc_find(const struct scache *c, uint64_t h, const char *pre, size_t plen,
-			      const char *raw, size_t n)
+static struct sc_ent *sc_find(struct scache *c, uint64_t h, const char *pre, size_t plen,
+			      const char *raw, size_t n, uint64_t piece)
 {
 	for (size_t j = h & c->mask;; j = (j + 1) & c->mask) {
 		struct sc_ent *e = &c->ents[j];
@@ -1333,8 +1340,12 @@ static struct sc_ent *sc_find(const struct scache *c, uint64_t h, const char *pr
 		if (!e->hash)
 			return NULL;
 		if (e->rlen < n && raw[e->rlen] == '\n' && sc_same_pre(c, e, h, pre, plen) &&
-		    memcmp(c->arena.data + e->off + plen, raw, e->rlen) == 0)
+		    memcmp(e->piece == piece ? e->recent : c->arena.data + e->off + plen, raw,
+			   e->rlen) == 0) {
+			e->recent = raw;
+			e->piece = piece;
 			return e;
+		}
 	}
 }
 
@@ -1382,7 +1393,9 @@ static void sc_insert(struct fg_fold *f, uint64_t h, const char *pre, size_t ple
 				     .plen = (uint32_t)plen,
 				     .rlen = (uint32_t)rlen,
 				     .val = val,
-				     .lines = lines};
+				     .lines = lines,
+				     .recent = raw,
+				     .piece = f->piece};
 	fg_buf_add(&c->arena, pre, plen);
 	fg_buf_add(&c->arena, raw, rlen);
 	c->n++;
@@ -1469,7 +1482,8 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 	const char *raw = leaf_end;
 	uint64_t hash = sc_hash(k->data, k->len, raw, head);
 	struct sc_ent *e =
-	    f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, (size_t)(end - raw)) : NULL;
+	    f->sc.ents ? sc_find(&f->sc, hash, k->data, k->len, raw, (size_t)(end - raw), f->piece)
+		       : NULL;
 
 	if (++f->sc_tries == SC_ROUND) {
 		if (f->sc_hits * 8 < SC_ROUND)
@@ -2118,6 +2132,7 @@ static int fold_lines(struct fg_fold *f, const char *p, const char *end)
 	const char *nl;
 	int r;
 
+	f->piece++; /* the sample cache's recent copies in the piece before are gone */
 	if (f->skipping) {
 		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
 			return 0;

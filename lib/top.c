@@ -61,6 +61,8 @@ struct fg_top {
 	size_t ntouched, atouched;
 	struct slot *ring; /* the window, a slot a second */
 	struct fg_top_stats st;
+	void (*flush)(void *ctx); /* weights held elsewhere: fg_top_set_flush */
+	void *flush_ctx;
 };
 
 static const char *const mode_names[] = {"window", "accumulate", "reset", "decay"};
@@ -266,9 +268,18 @@ int fg_top_add_folded(struct fg_top *t, const char *text, size_t len, size_t *ns
 	return r;
 }
 
+void fg_top_set_flush(struct fg_top *t, void (*flush)(void *ctx), void *ctx)
+{
+	t->flush = flush;
+	t->flush_ctx = ctx;
+}
+
 void fg_top_tick(struct fg_top *t)
 {
 	struct slot *s = &t->ring[t->st.ticks % t->secs];
+
+	if (t->flush)
+		t->flush(t->flush_ctx);
 
 	/* the second that leaves the window (what rounding leaves of a sum is nothing) */
 	for (size_t i = 0; i < s->n; i++) {
@@ -429,8 +440,11 @@ static void make_procs(struct fg_top_view *v)
 	qsort_r(v->procs, v->nprocs, sizeof(*v->procs), func_cmp, &by);
 }
 
-struct fg_top_view *fg_top_view_new(const struct fg_top *t, enum fg_top_mode mode)
+struct fg_top_view *fg_top_view_new(struct fg_top *t, enum fg_top_mode mode)
 {
+	if (t->flush)
+		t->flush(t->flush_ctx);
+
 	struct fg_top_view *v = fg_xcalloc(1, sizeof(*v));
 	size_t n = t->nnodes, top = 0;
 	double *self = fg_xmalloc(n * sizeof(*self)), *tot = fg_xmalloc(n * sizeof(*tot));

@@ -86,6 +86,13 @@ int fg_top_add_folded(struct fg_top *t, const char *text, size_t len, size_t *ns
 		      uint32_t *last, double *last_weight);
 /* One second passed: move the current second into the four counts. */
 void fg_top_tick(struct fg_top *t);
+/*
+ * Weights held elsewhere to be added later (fg_top_feed keeps a piece's by
+ * stack, where the model's nodes are far apart in memory): flush(ctx) adds
+ * them, as fg_top_add would, before each tick and each view, so that they
+ * count as added when they came.  NULL: none.
+ */
+void fg_top_set_flush(struct fg_top *t, void (*flush)(void *ctx), void *ctx);
 
 struct fg_top_stats {
 	uint64_t ticks;
@@ -143,7 +150,7 @@ struct fg_top_view {
 };
 
 /* A snapshot of the model's counts in one mode.  Never NULL. */
-struct fg_top_view *fg_top_view_new(const struct fg_top *t, enum fg_top_mode mode);
+struct fg_top_view *fg_top_view_new(struct fg_top *t, enum fg_top_mode mode);
 void fg_top_view_free(struct fg_top_view *v);
 /* Order v->funcs, heaviest first (ties by name). */
 void fg_top_view_sort(struct fg_top_view *v, enum fg_top_sort by);

@@ -6,11 +6,14 @@
  * whatever pieces they come, and each sample it folds, named as fg-fold
  * names it, is added to the model.  fg_fold numbers the distinct stacks, so
  * a stack seen before finds its node without its text being looked up, and
- * its sample cache counts most samples without naming them again.  Memory
- * follows the distinct stacks and frames (the caches are bounded), not time.
+ * its sample cache counts most samples without naming them again.  The
+ * weights of a stack seen before are summed by the feed and added to the
+ * model before its next tick or view (fg_top_set_flush; one feed a model),
+ * and when the feed ends or is freed.  Memory follows the distinct stacks and
+ * frames (the caches are bounded), not time.
  *
  *	struct fg_top_feed *in = fg_top_feed_new(t, &fold_opts, "<stdin>", log, ctx);
- *	while ((n = fg_top_feed_fill(in, fd)) > 0)
+ *	while ((n = fg_top_feed_fill(in, fd, NULL)) > 0)
  *		fg_top_feed_process(in);	(holding the model's lock)
  *	fg_top_feed_finish(in);
  *	fg_top_feed_free(in);
@@ -58,13 +61,17 @@ void fg_top_feed_free(struct fg_top_feed *in);
 /*
  * Read what `fd` has into the feed's buffer, once; the model is not touched.
  * Returns the bytes read, 0 at the end of the input, or -errno (-EAGAIN for a
- * non-blocking descriptor with nothing to read).
+ * non-blocking descriptor with nothing to read).  *drained (when not NULL)
+ * tells whether the read took less than it asked for: a pipe had no more.
  */
-ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd);
+ssize_t fg_top_feed_fill(struct fg_top_feed *in, int fd, bool *drained);
 /* Add bytes to the buffer, as fg_top_feed_fill does. */
 void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len);
 /*
- * Fold the whole samples, lines or entries buffered into the model.  0, or
+ * Fold the whole samples, lines or entries buffered into the model: to the
+ * end of the last empty line (a perf sample's end) in the buffer's last lines,
+ * else of its last line; the rest stays buffered for the next read (it is
+ * part of a sample or line that fg_fold would hold anyway).  0, or
  * -errno when the input cannot go on, after a message: -EMEDIUMTYPE (binary
  * input), -EINVAL (a differential, two-column profile), -E2BIG (more than
  * 2^31 distinct frames).

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * perf-stream [-r RATE] [-d SECONDS] [-n STACKS] [-c CPUS] [-s SEED] [-b EVERY]
+ * perf-stream [-r RATE] [-d SECONDS] [-n STACKS] [-c CPUS] [-s SEED] [-b EVERY] [-w BYTES]
  *
  * A synthetic live profile for fg-top's benchmark and tests: `perf script`
  * text as fg-sym writes it (fg-sym(1), DESCRIPTION), RATE samples a second
  * (default 64000: 999 Hz on 64 CPUs) for SECONDS (default 10; 0: forever),
  * paced in 10 ms steps and flushed at each step as fg-sym flushes when its
  * input pauses.  RATE 0 writes as fast as it can (for measuring a reader's
- * cost per byte).
+ * cost per byte).  Writes are of BYTES at most (default 65536: fg-sym's
+ * standard output buffer), as fg-sym's are.
  *
  * The samples come from STACKS distinct call chains (default 2000) of 16
  * processes, 4 to 40 frames deep (about 20 on average), a third of them
@@ -150,7 +151,8 @@ static void make_chain(struct chain *c, int i)
 }
 
 static const char usage_text[] =
-    "usage: perf-stream [-r RATE] [-d SECONDS] [-n STACKS] [-c CPUS] [-s SEED] [-b EVERY]\n";
+    "usage: perf-stream [-r RATE] [-d SECONDS] [-n STACKS] [-c CPUS] [-s SEED] [-b EVERY]\n"
+    "                   [-w BYTES]\n";
 
 static uint64_t num(const char *s, uint64_t max)
 {
@@ -174,11 +176,12 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	uint64_t rate = 64000, secs = 10, nstacks = 2000, ncpus = 64, seed = 1, bad_every = 0;
-	static char outbuf[1 << 20];
+	uint64_t wsize = 65536;
+	static char outbuf[1 << 24];
 	int c;
 
 	fg_set_progname(argv[0]);
-	while ((c = getopt(argc, argv, "b:c:d:hn:r:s:")) != -1) {
+	while ((c = getopt(argc, argv, "b:c:d:hn:r:s:w:")) != -1) {
 		switch (c) {
 		case 'b':
 			bad_every = num(optarg, UINT32_MAX);
@@ -201,12 +204,15 @@ int main(int argc, char **argv)
 		case 's':
 			seed = num(optarg, UINT64_MAX);
 			break;
+		case 'w':
+			wsize = num(optarg, sizeof(outbuf));
+			break;
 		default:
 			fputs(usage_text, stderr);
 			return FG_EXIT_USAGE;
 		}
 	}
-	if (nstacks == 0 || ncpus == 0) {
+	if (nstacks == 0 || ncpus == 0 || wsize == 0) {
 		fputs(usage_text, stderr);
 		return FG_EXIT_USAGE;
 	}
@@ -219,7 +225,7 @@ int main(int argc, char **argv)
 		sum += 1.0 / (double)(i + 1);
 		cdf[i] = sum;
 	}
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(stdout, outbuf, _IOFBF, (size_t)wsize);
 
 	double t0 = now(), ts = 1000.0, longest_wait = 0;
 	uint64_t written = 0, step = rate ? (rate + 99) / 100 : 4096;

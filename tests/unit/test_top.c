@@ -498,6 +498,75 @@ TEST(feed_reuses_folds_and_says_where)
 	fg_top_free(t);
 }
 
+/*
+ * Reads that cut samples anywhere: each sample is still folded whole, so the
+ * sample cache finds all but the first of each key, and nothing is lost
+ */
+TEST(feed_folds_samples_whole_across_reads)
+{
+	struct fg_top *t = fg_top_new(3);
+	struct fg_fold_opts o = {.annotate_kernel = true};
+	struct fg_top_feed *in = fg_top_feed_new(t, &o, "in", NULL, NULL);
+	struct fg_buf b = FG_BUF_INIT;
+
+	for (int i = 0; i < 600; i++)
+		fg_buf_addf(&b,
+			    "app 1/1 [000] 1.0: 10 cpu-clock:\n"
+			    "\t%16x leaf+0x%x (/usr/bin/app)\n"
+			    "\t%16x caller%d+0x10 (/usr/bin/app)\n"
+			    "\t    55d0c0de2000 main+0x40 (/usr/bin/app)\n\n",
+			    0x1000 + i % 7, i % 7, 0x2000 + i % 3, i % 3);
+	/* pieces of 97 bytes, then 1, then 2, ...: cut within lines and between them */
+	for (size_t pos = 0, step = 97; pos < b.len; pos += step, step = step % 200 + 1) {
+		fg_top_feed_append(in, b.data + pos, pos + step <= b.len ? step : b.len - pos);
+		CHECK_INT(fg_top_feed_process(in), 0);
+	}
+	CHECK_INT(fg_top_feed_finish(in), 0);
+	CHECK_INT(fg_top_feed_stats(in)->samples, 600);
+	CHECK_INT(fg_top_feed_stats(in)->hits, 597);
+	struct fg_top_view *v = fg_top_view_new(t, FG_TOP_ACCUMULATE);
+	CHECK(near(func(v, "leaf", FG_TOP_USER)->self, 6000));
+	CHECK(near(func(v, "caller1", FG_TOP_USER)->total, 2000));
+	fg_top_view_free(v);
+	fg_top_feed_free(in);
+	fg_top_free(t);
+	fg_buf_release(&b);
+}
+
+/* the feed holds a stack's weights until the model's next tick or view: they count in their second
+ */
+TEST(feed_samples_count_in_their_second)
+{
+	struct fg_top *t = fg_top_new(2);
+	struct fg_fold_opts o = {0};
+	struct fg_top_feed *in = fg_top_feed_new(t, &o, "in", NULL, NULL);
+	const char *s = "app 1/1 [000] 1.0: 10 cpu-clock:\n\t1000 leaf+0x1 (/b/app)\n\n";
+
+	for (int sec = 0; sec < 2; sec++) {
+		for (int i = 0; i < 3 - sec; i++) {
+			fg_top_feed_append(in, s, strlen(s));
+			CHECK_INT(fg_top_feed_process(in), 0);
+		}
+		fg_top_tick(t);
+	}
+	struct fg_top_view *v = fg_top_view_new(t, FG_TOP_WINDOW);
+	CHECK(near(func(v, "leaf", FG_TOP_USER)->self, 50));
+	fg_top_view_free(v);
+	fg_top_tick(t); /* the first second leaves the window */
+	v = fg_top_view_new(t, FG_TOP_WINDOW);
+	CHECK(near(func(v, "leaf", FG_TOP_USER)->self, 20));
+	fg_top_view_free(v);
+	/* what came after the last tick is in the next view, and stays when the feed goes */
+	fg_top_feed_append(in, s, strlen(s));
+	CHECK_INT(fg_top_feed_process(in), 0);
+	fg_top_feed_free(in);
+	fg_top_tick(t);
+	v = fg_top_view_new(t, FG_TOP_ACCUMULATE);
+	CHECK(near(func(v, "leaf", FG_TOP_USER)->self, 60));
+	fg_top_view_free(v);
+	fg_top_free(t);
+}
+
 TEST(feed_reuses_folds_at_other_addresses)
 {
 	struct fg_top *t = fg_top_new(3);
@@ -593,6 +662,8 @@ int main(void)
 	RUN(colours_by_kind);
 	RUN(feed_folds_as_fg_fold);
 	RUN(feed_reuses_folds_and_says_where);
+	RUN(feed_folds_samples_whole_across_reads);
+	RUN(feed_samples_count_in_their_second);
 	RUN(feed_reuses_folds_at_other_addresses);
 	RUN(feed_refuses_what_fg_fold_refuses);
 	RUN(feed_memory_is_bounded);
