@@ -112,12 +112,14 @@ struct cfi_state {
 	__u32 pid;
 	__u32 exact; /* the pc is exact (the leaf, or after a signal frame) */
 	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
-	__u32 pad;
+	__u32 gen;   /* the version of the process' mappings map and prev are from (0: none) */
 	/*
 	 * The last frame's mapping and row, kept for the next frame: callers
 	 * are often in the same file, recursion in the same row (map.end 0,
 	 * row_hi 0: none yet); and the mapping before it (a program's frames
-	 * around those of its libc).
+	 * around those of its libc).  The mappings are kept for the next walk
+	 * too, while the process and the version of its mappings stay the
+	 * same (the next tick on this CPU is often the same process').
 	 */
 	struct fg_cfi_map map, prev;
 	__u32 row_slot, row_lo, row_hi, row_gap;
@@ -447,6 +449,7 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 {
 	__u32 zero = 0;
 	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	const struct fg_cfi_proc *p;
 
 	if (!st)
 		return false;
@@ -461,16 +464,20 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 #else
 	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
 #endif
+	p = bpf_map_lookup_elem(&cfi_procs, &pid);
+	if (!p || st->pid != pid || st->gen != p->gen) {
+		st->map.end = 0;
+		st->prev.end = 0;
+	}
 	st->pid = pid;
+	st->gen = p ? p->gen : 0;
 	st->exact = 1;
-	st->map.end = 0;
-	st->prev.end = 0;
 	st->row_hi = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
 	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .c = c, .st = st}, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {
 		cfi_count(FG_CFI_STAT_FALLBACK, 1);
-		if (!bpf_map_lookup_elem(&cfi_procs, &pid))
+		if (!p)
 			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
 		w->nu = 1;
 		c->ev.flags |= FG_SAMPLE_F_CFI_FALLBACK;
