@@ -5,13 +5,16 @@
  * fg_sample.bpf.c once its stack copy (struct ustack_copy, copy_page) and
  * struct walk are defined.
  *
- * Each frame, in a bpf_loop() callback (up to --max-depth frames): the
+ * Each frame, in a bpf_loop() callback (up to --max-depth frames) handed
+ * the stack copy and the walk's state the walk looked up once: the
  * process' mapping holding the pc (a binary search of its sorted array),
- * the row of the mapping's table (fg_cfi_find_row, through the table's
- * inner map), then the rule applied by fg_cfi_step, the very step fg-sym
- * runs on snapshots (include/fg/cfi_step.h).  The stack is read inside the
- * copy of its top that the frame-pointer walk uses, extended a page at a
- * time as the CFA climbs; words outside it are read one by one.  Code
+ * the row of the mapping's table (a per-CPU cache of rows, else
+ * fg_cfi_find_row through the table's inner map), then the rule applied by
+ * fg_cfi_step, the very step fg-sym runs on snapshots
+ * (include/fg/cfi_step.h).  The stack is read inside the copy of its top
+ * that the frame-pointer walk uses, extended a page at a time as the CFA
+ * climbs (out of line: the steps' inlined reads only look in the copy);
+ * words outside it are read one by one.  Code
  * without CFI (a mapping without a table) and gaps of a table are walked by
  * frame pointers, as lib/unwind does; SIGNAL rows read the ucontext, STOP
  * rows end the walk.
@@ -91,8 +94,13 @@ struct {
 	__type(value, __u64);
 } cfi_stats SEC(".maps");
 
-/* a row kept in the per-CPU cache: table `slot` at its load `gen`, pcs [lo, hi) */
-#define CFI_CACHE 64
+/*
+ * A row kept in the per-CPU cache: table `slot` at its load `gen`, pcs
+ * [lo, hi).  512 of them, direct-mapped: with 64, a system-wide run
+ * searched 0.8 to 1.3 times a sample, with 512 0.4 (README).
+ */
+#define CFI_CACHE_BITS 9
+#define CFI_CACHE (1u << CFI_CACHE_BITS)
 struct cfi_cached {
 	__u32 slot, gen, lo, hi, gap;
 	struct fg_cfi_rule rule;
@@ -104,12 +112,14 @@ struct cfi_state {
 	__u32 pid;
 	__u32 exact; /* the pc is exact (the leaf, or after a signal frame) */
 	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
-	__u32 pad;
+	__u32 gen;   /* the version of the process' mappings map and prev are from (0: none) */
 	/*
 	 * The last frame's mapping and row, kept for the next frame: callers
 	 * are often in the same file, recursion in the same row (map.end 0,
 	 * row_hi 0: none yet); and the mapping before it (a program's frames
-	 * around those of its libc).
+	 * around those of its libc).  The mappings are kept for the next walk
+	 * too, while the process and the version of its mappings stay the
+	 * same (the next tick on this CPU is often the same process').
 	 */
 	struct fg_cfi_map map, prev;
 	__u32 row_slot, row_lo, row_hi, row_gap;
@@ -128,6 +138,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cfi_state);
 } cfi_state SEC(".maps");
+/* a per-CPU array's value is 32 KiB at most (PCPU_MIN_UNIT_SIZE) */
+_Static_assert(sizeof(struct cfi_state) <= 32768, "the per-CPU cache of rows");
 
 static __always_inline void cfi_count(__u32 which, __u64 n)
 {
@@ -157,13 +169,17 @@ static __always_inline void cfi_more(struct cfi_mem *m)
 	c->copied = at + PAGE;
 }
 
-static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val)
+/*
+ * A word the copy does not hold yet: the copy extended by a page or two (a
+ * CFA a page or two above it: the pages in between are stack too), else the
+ * word read alone.  A call, out of the steps' inlined code.
+ */
+static __noinline int cfi_read_more(struct cfi_mem *m, __u64 addr, __u64 *val)
 {
 	struct ustack_copy *c = m->c;
 	__u64 off = addr - m->w->sp;
 
 	if (addr >= m->w->sp && off < COPY_CAP - PAGE) {
-		/* a CFA a page or two above the copy: the pages in between are stack too */
 		if (off + 8 > c->copied)
 			cfi_more(m);
 		if (off + 8 > c->copied)
@@ -177,6 +193,19 @@ static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val)
 	if (bpf_probe_read_user(val, 8, (void *)addr) < 0)
 		return FG_CFI_END_UNREADABLE;
 	return 0;
+}
+
+static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val)
+{
+	struct ustack_copy *c = m->c;
+	__u64 off = addr - m->w->sp;
+
+	barrier_var(off);
+	if (addr >= m->w->sp && off <= COPY_CAP - 8 && off + 8 <= c->copied) {
+		*val = *(__u64 *)(c->data + off);
+		return 0;
+	}
+	return cfi_read_more(m, addr, val);
 }
 
 static __always_inline __u32 cfi_row_pc(void *rows, __u32 i)
@@ -256,7 +285,7 @@ static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state 
 	__u32 i;
 
 	struct cfi_cached *e =
-	    &st->cache[(((rel >> 4) * 2654435761u) ^ slot) >> 26 & (CFI_CACHE - 1)];
+	    &st->cache[(((rel >> 4) ^ (slot << 19)) * 2654435761u) >> (32 - CFI_CACHE_BITS)];
 	__u32 gen;
 
 	if (!f || !rows || !rules || !f->nrows) {
@@ -321,16 +350,24 @@ static __always_inline __u32 cfi_end_of(int res)
 	}
 }
 
+/* what each step of the walk works on, looked up once for all of them */
+struct cfi_walk {
+	struct walk *w;
+	struct ustack_copy *c;
+	struct cfi_state *st;
+};
+
 /*
  * One frame: the caller of the frame whose registers are in the state (its
  * pc already in the sample), as lib/unwind's fg_unwind() finds it.
  */
 static long cfi_step_frame(__u32 i, void *arg)
 {
-	struct walk *w = arg;
-	__u32 zero = 0, nu = w->nu, idx = w->nk + nu;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
-	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	struct cfi_walk *cw = arg;
+	struct walk *w = cw->w;
+	struct ustack_copy *c = cw->c;
+	struct cfi_state *st = cw->st;
+	__u32 nu = w->nu, idx = w->nk + nu;
 	const struct fg_cfi_rule *rule = NULL;
 	const struct fg_cfi_map *m;
 	struct cfi_mem mem;
@@ -338,8 +375,6 @@ static long cfi_step_frame(__u32 i, void *arg)
 	__u64 pc, look, rsp;
 	int res;
 
-	if (!c || !st)
-		return 1;
 	g = &st->g;
 	pc = g->r[FG_CFI_RIP];
 	rsp = g->r[FG_CFI_RSP];
@@ -414,6 +449,7 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 {
 	__u32 zero = 0;
 	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	const struct fg_cfi_proc *p;
 
 	if (!st)
 		return false;
@@ -428,16 +464,20 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 #else
 	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
 #endif
+	p = bpf_map_lookup_elem(&cfi_procs, &pid);
+	if (!p || st->pid != pid || st->gen != p->gen) {
+		st->map.end = 0;
+		st->prev.end = 0;
+	}
 	st->pid = pid;
+	st->gen = p ? p->gen : 0;
 	st->exact = 1;
-	st->map.end = 0;
-	st->prev.end = 0;
 	st->row_hi = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
-	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, w, 0);
+	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .c = c, .st = st}, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {
 		cfi_count(FG_CFI_STAT_FALLBACK, 1);
-		if (!bpf_map_lookup_elem(&cfi_procs, &pid))
+		if (!p)
 			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
 		w->nu = 1;
 		c->ev.flags |= FG_SAMPLE_F_CFI_FALLBACK;

@@ -70,6 +70,7 @@ struct fg_cfi_loader {
 	uint32_t *dirty;
 	size_t ndirty, adirty;
 	struct fg_cfi_proc *buf;	/* what set_proc sends */
+	uint32_t proc_gen;		/* the last version of a process' mappings sent */
 	struct cfile *kept, *kept_last; /* tables no process maps, oldest first */
 	struct fg_cfi_load_stats st;
 };
@@ -719,6 +720,9 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 		memset(v, 0, sizeof(*v));
 		v->n = (uint32_t)p->n;
 		v->flags = p->partial ? FG_CFI_PROC_F_PARTIAL : 0;
+		if (++l->proc_gen == 0)
+			l->proc_gen = 1;
+		v->gen = l->proc_gen;
 		for (size_t k = 0; k < p->n; k++) {
 			const struct cmap *cm = &p->maps[k];
 

@@ -44,6 +44,13 @@ struct fg_cfi_map {
 struct fg_cfi_proc {
 	__u32 n;     /* mappings in maps[] */
 	__u32 flags; /* FG_CFI_PROC_F_* */
+	/*
+	 * Which version of the process' mappings this is (never 0, new at every
+	 * update): the program keeps the mappings it found from one sample to
+	 * the next of the same version.
+	 */
+	__u32 gen;
+	__u32 pad;
 	struct fg_cfi_map maps[FG_CFI_PROC_MAPS];
 };
 
