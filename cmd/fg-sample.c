@@ -122,6 +122,13 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  */
 #define CFI_QUEUE_BYTES (4u << 20)
 #define CFI_TICK_NS (20 * 1000 * 1000)
+/*
+ * A record reaches its buffer a little after its time was taken, and the
+ * buffers are read one after another: a tick writes only what is older than
+ * this, so that a record read a tick late still goes out in time order (one
+ * later still is counted: fg_rq_late).
+ */
+#define ORDER_MARGIN_NS (5 * 1000 * 1000)
 #define CFI_KEEP_NS (10 * 1000000000ull)
 
 /* the events of the run (-e), looked up; their numbers are their places here */
@@ -1364,7 +1371,7 @@ static void run_loop(struct run *r)
 		ring_buffer__consume(r->rb);
 		check_lost(r, cut);
 		check_offline(r, cut);
-		if (flush(r, last ? UINT64_MAX : cut) < 0 || last)
+		if (flush(r, last ? UINT64_MAX : cut - ORDER_MARGIN_NS) < 0 || last)
 			break;
 	}
 }
@@ -1709,6 +1716,7 @@ static void report(struct run *r)
 	report_korc(r, &events);
 	st.events = events.data;
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
+	st.late = fg_rq_late(r->q);
 	fg_sample_summary(&text, &st);
 	if (r->cfi)
 		report_cfi(r, &text);

@@ -22,6 +22,9 @@ struct fg_rq {
 	uint64_t seq;
 	uint64_t written[FG_REC_TYPE_MAX + 1];
 	uint64_t sample_flags[32]; /* samples written with each flag bit */
+	uint64_t flushed;	   /* the last flush's time: later records are in order */
+	bool any_flushed;
+	uint64_t late; /* records queued with a time at or before a flush's */
 };
 
 struct fg_rq *fg_rq_new(void)
@@ -48,6 +51,11 @@ uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type)
 	return type <= FG_REC_TYPE_MAX ? q->written[type] : 0;
 }
 
+uint64_t fg_rq_late(const struct fg_rq *q)
+{
+	return q->late;
+}
+
 uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag)
 {
 	int bit = flag ? __builtin_ctz(flag) : 0;
@@ -72,6 +80,8 @@ void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, si
 {
 	struct rq_ent *e;
 
+	if (q->any_flushed && time <= q->flushed)
+		q->late++;
 	FG_ALLOC_GROW(q->ents, q->n + 1, q->alloc);
 	e = &q->ents[q->n++];
 	e->time = time;
@@ -100,6 +110,9 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_k
 	struct fg_buf rest = FG_BUF_INIT;
 	int err = 0;
 
+	if (!q->any_flushed || upto > q->flushed)
+		q->flushed = upto;
+	q->any_flushed = true;
 	if (!q->n)
 		return fg_rec_writer_error(w);
 	qsort(q->ents, q->n, sizeof(*q->ents), ent_cmp);

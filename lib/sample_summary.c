@@ -97,6 +97,11 @@ void fg_sample_summary(struct fg_buf *b, const struct fg_sample_stats *st)
 	if (st->bad_events)
 		fg_buf_addf(b, "%" PRIu64 " malformed events from the BPF program dropped\n",
 			    st->bad_events);
+	if (st->late)
+		fg_buf_addf(b,
+			    "%" PRIu64 " records came after records of a later time had been "
+			    "written: written out of time order\n",
+			    st->late);
 	if (!st->command_done)
 		return;
 	if (WIFEXITED(cs))

@@ -42,6 +42,11 @@ typedef bool (*fg_rq_keep_fn)(void *ctx, uint32_t type, const void *payload, siz
 int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
 		void *ctx);
 size_t fg_rq_len(const struct fg_rq *q);
+/*
+ * Records queued with a time at or before one already flushed: they came
+ * too late to be written in time order (written at the next flush).
+ */
+uint64_t fg_rq_late(const struct fg_rq *q);
 /* Records written so far by type (index: enum fg_rec_type, up to FG_REC_TYPE_MAX). */
 uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type);
 /*

@@ -70,6 +70,32 @@ TEST(queue_orders_by_time_and_keeps_the_rest)
 	fg_rq_free(NULL);
 }
 
+/* Records queued at or before a flush's time are late: counted, written at the next flush. */
+TEST(late_records_are_counted)
+{
+	struct fg_rq *q = fg_rq_new();
+	int fd;
+	struct fg_rec_writer *w = new_stream(&fd);
+	struct fg_rec_task t = {.pid = 1};
+
+	fg_rq_add(q, 30, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* before any flush: in time */
+	CHECK_INT(fg_rq_late(q), 0);
+	CHECK_INT(fg_rq_flush(q, 40, w, NULL, NULL), 0);
+	fg_rq_add(q, 35, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late */
+	fg_rq_add(q, 40, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late: 40 was flushed */
+	fg_rq_add(q, 41, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	CHECK_INT(fg_rq_late(q), 2);
+	/* an earlier flush time does not move the mark back */
+	CHECK_INT(fg_rq_flush(q, 20, w, NULL, NULL), 0);
+	fg_rq_add(q, 39, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	CHECK_INT(fg_rq_late(q), 3);
+	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
+	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 5);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	close(fd);
+	fg_rq_free(q);
+}
+
 /* A sample's payload in two parts, whole on the wire; the flags of the samples written counted. */
 TEST(samples_in_two_parts_and_their_flags)
 {
@@ -135,6 +161,7 @@ TEST(write_errors_are_returned)
 int main(void)
 {
 	RUN(queue_orders_by_time_and_keeps_the_rest);
+	RUN(late_records_are_counted);
 	RUN(samples_in_two_parts_and_their_flags);
 	RUN(write_errors_are_returned);
 	return unit_done();

@@ -52,6 +52,7 @@ TEST(every_line)
 	    .prog_runs = 17,
 	    .prog_run_ns = 17 * 900 + 5,
 	    .bad_events = 2,
+	    .late = 3,
 	    .command_done = true,
 	};
 	struct fg_buf b = FG_BUF_INIT;
@@ -66,6 +67,8 @@ TEST(every_line)
 			"the BPF program ran 17 times, 900 ns each on average "
 			"(kernel.bpf_stats_enabled)\n"
 			"2 malformed events from the BPF program dropped\n"
+			"3 records came after records of a later time had been written: written "
+			"out of time order\n"
 			"command exited with status 3\n");
 	/* no snapshot taken: no division */
 	fg_buf_reset(&b);
