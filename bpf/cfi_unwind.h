@@ -132,9 +132,17 @@ struct cfi_state {
 	struct cfi_cached cache[CFI_CACHE];
 };
 
+/*
+ * Per CPU, one for each program that walks: a clock tick's program may
+ * interrupt the off-CPU program's walk (sched_switch) on its CPU, and must
+ * not overwrite its registers.  The sampling programs keep out of one
+ * another's way through their ustack slot's `busy`.
+ */
+#define CFI_STATE_SAMPLE 0u
+#define CFI_STATE_OFFCPU 1u
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct cfi_state);
 } cfi_state SEC(".maps");
@@ -441,14 +449,14 @@ static long cfi_step_frame(__u32 i, void *arg)
 
 /*
  * Unwind the user stack of the task whose registers are `regs`, its leaf pc
- * already at c->ev.ips[w->nk] (w->nu 1): true with the frames in the sample,
- * false when the sample must fall back to a snapshot.
+ * already at c->ev.ips[w->nk] (w->nu 1), in the state `which`
+ * (CFI_STATE_*): true with the frames in the sample, false when the sample
+ * must fall back to a snapshot.
  */
 static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c, struct walk *w,
-				     __u32 pid)
+				     __u32 pid, __u32 which)
 {
-	__u32 zero = 0;
-	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &which);
 	const struct fg_cfi_proc *p;
 
 	if (!st)
