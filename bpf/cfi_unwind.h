@@ -78,6 +78,15 @@ struct {
 	__type(value, struct fg_cfi_file);
 } cfi_files SEC(".maps");
 
+/* a file's identity -> its loaded table; fg-sample sets the size (--cfi-max-files) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fg_cfi_inode_key);
+	__type(value, struct fg_cfi_inode);
+} cfi_inodes SEC(".maps");
+
 /* pid -> its executable mappings; fg-sample sets the size (--cfi-max-procs) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -106,12 +115,17 @@ struct cfi_cached {
 	struct fg_cfi_rule rule;
 };
 
+/* mappings found in the kernel's list, kept a while (struct cfi_state) */
+#define CFI_VMA_KEEP 4
+#define CFI_VMA_NS 100000000ull
+
 /* the walk's registers, per CPU: in a map, so that the verifier tracks none of their values */
 struct cfi_state {
 	struct fg_cfi_regs g;
 	__u32 pid;
 	__u32 exact; /* the pc is exact (the leaf, or after a signal frame) */
 	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
+	__u32 why;   /* with end FG_CFI_STAT_FALLBACK: FG_CFI_STAT_FALLBACK_*, why */
 	__u32 gen;   /* the version of the process' mappings map and prev are from (0: none) */
 	/*
 	 * The last frame's mapping and row, kept for the next frame: callers
@@ -122,6 +136,20 @@ struct cfi_state {
 	 * same (the next tick on this CPU is often the same process').
 	 */
 	struct fg_cfi_map map, prev;
+	/*
+	 * Mappings found in the kernel's list of them (cfi_vma_map), kept for
+	 * the next walks of the same process and address space (vpid, vmm)
+	 * for CFI_VMA_NS from vtime: a walk finds one (see there), and a new
+	 * process' next file is found at its next sample.  Each with the load
+	 * of its table's slot (vgen), checked again at each use; or, with
+	 * table FG_CFI_TABLE_PENDING, a mapping without one (vgen: why), so
+	 * that the next walks fall back without a lookup.  vtried: this walk
+	 * looked one up.
+	 */
+	__u64 vmm, vtime;
+	__u32 vpid, vnext, vtried, vpad;
+	struct fg_cfi_map vmaps[CFI_VMA_KEEP];
+	__u32 vgen[CFI_VMA_KEEP];
 	__u32 row_slot, row_lo, row_hi, row_gap;
 	struct fg_cfi_rule rule; /* the row's rule */
 	/*
@@ -132,9 +160,17 @@ struct cfi_state {
 	struct cfi_cached cache[CFI_CACHE];
 };
 
+/*
+ * Per CPU, one for each program that walks: a clock tick's program may
+ * interrupt the off-CPU program's walk (sched_switch) on its CPU, and must
+ * not overwrite its registers.  The sampling programs keep out of one
+ * another's way through their ustack slot's `busy`.
+ */
+#define CFI_STATE_SAMPLE 0u
+#define CFI_STATE_OFFCPU 1u
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct cfi_state);
 } cfi_state SEC(".maps");
@@ -327,6 +363,120 @@ static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state 
 	return st->row_gap ? NULL : &st->rule;
 }
 
+/*
+ * A mapping the process' array of them lacks (a process fg-sample has not
+ * read yet: it just started), found in the kernel's own list of its
+ * mappings, and its file's table by the file's identity: most new
+ * processes run files whose tables are loaded already (another process'
+ * sh, cc1, libc), and walk at once rather than fall back.
+ */
+struct cfi_vma {
+	struct fg_cfi_map map;
+	__u32 why; /* FG_CFI_STAT_FALLBACK_* when none */
+};
+
+#define CFI_VM_EXEC 0x4ul
+
+static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, void *arg)
+{
+	struct cfi_vma *v = arg;
+	struct fg_cfi_inode_key k = {};
+	const struct fg_cfi_inode *t;
+	struct file *f = vma->vm_file;
+	__u64 start = vma->vm_start, end = vma->vm_end, off = (__u64)vma->vm_pgoff << 12;
+	__u64 sub;
+
+	/* (kept as a mapping without a table unless found below) */
+	v->map.start = start;
+	v->map.end = end;
+	v->map.table = FG_CFI_TABLE_PENDING;
+	if (!f || !(vma->vm_flags & CFI_VM_EXEC))
+		return 0; /* anonymous (JIT code), or not code: the sample falls back */
+	k.ino = f->f_inode->i_ino;
+	k.dev = f->f_inode->i_sb->s_dev;
+	t = bpf_map_lookup_elem(&cfi_inodes, &k);
+	if (!t) {
+		v->why = FG_CFI_STAT_FALLBACK_NOTABLE;
+		return 0;
+	}
+	for (int i = 0; i < FG_CFI_INODE_LOADS; i++) {
+		if (i >= t->nloads)
+			break;
+		if (off < t->loads[i].offset || off - t->loads[i].offset >= t->loads[i].filesz)
+			continue;
+		/* as lib/cfi_load's add_mapping(): the table's pcs on 32 bits over the mapping */
+		sub = start - (off - t->loads[i].offset + t->loads[i].vaddr) + t->base;
+		if ((__s64)(end - 1 - sub) >= (__s64)0xffffffffu ||
+		    (__s64)(start - sub) < -(__s64)0x7fffffff)
+			break;
+		v->map.start = start;
+		v->map.end = end;
+		v->map.sub = sub;
+		v->map.table = t->table;
+		v->why = 0;
+		return 0;
+	}
+	v->why = FG_CFI_STAT_FALLBACK_NOTABLE;
+	return 0;
+}
+
+/*
+ * st->map from the kernel's mapping holding pc: false (st->why set) when it
+ * has no table.  One lookup a walk at most succeeds: in interrupt context
+ * bpf_find_vma() leaves the address space's lock to an irq_work, which
+ * runs once the interrupt is over, and refuses another lookup until then.
+ * So the mappings found are kept a while for the next walks (vmaps).
+ */
+static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
+{
+	struct cfi_vma v = {.why = FG_CFI_STAT_FALLBACK_NOVMA};
+	const struct fg_cfi_file *f;
+	__u32 k;
+
+	/*
+	 * Not kept for the next walk (which looks the process' mappings up
+	 * again): its table's slot could be another file's by then.
+	 */
+	st->gen = 0;
+	for (int i = 0; i < CFI_VMA_KEEP; i++) {
+		if (pc < st->vmaps[i].start || pc >= st->vmaps[i].end)
+			continue;
+		if (st->vmaps[i].table == FG_CFI_TABLE_PENDING) {
+			st->why = st->vgen[i];
+			return false;
+		}
+		f = bpf_map_lookup_elem(&cfi_files, &st->vmaps[i].table);
+		if (!f || f->gen != st->vgen[i])
+			break; /* its table gone since: looked up again */
+		st->map = st->vmaps[i];
+		return true;
+	}
+	st->why = FG_CFI_STAT_FALLBACK_NOVMA;
+	if (st->vtried)
+		return false; /* (another lookup would be refused) */
+	st->vtried = 1;
+	cfi_count(FG_CFI_STAT_VMA_LOOKUPS, 1);
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, cfi_vma_found, &v, 0) < 0)
+		return false; /* no mapping there, or its lock taken */
+	k = st->vnext++ & (CFI_VMA_KEEP - 1);
+	st->vmaps[k] = v.map;
+	st->vgen[k] = v.why;
+	if (v.why) {
+		st->why = v.why;
+		return false;
+	}
+	f = bpf_map_lookup_elem(&cfi_files, &v.map.table);
+	if (!f || !f->gen) {
+		st->vmaps[k].end = 0;
+		st->why = FG_CFI_STAT_FALLBACK_GONE;
+		return false;
+	}
+	st->map = v.map;
+	st->vgen[k] = f->gen;
+	cfi_count(FG_CFI_STAT_VMA_MAPS, 1);
+	return true;
+}
+
 static __always_inline long cfi_end(struct cfi_state *st, __u32 why)
 {
 	st->end = why;
@@ -386,15 +536,18 @@ static long cfi_step_frame(__u32 i, void *arg)
 			st->map = st->prev;
 		} else {
 			m = cfi_find_map(st->pid, look);
-			if (!m)
+			if (m && m->table != FG_CFI_TABLE_PENDING) {
+				st->map = *m;
+			} else if (!cfi_vma_map(st, look)) {
+				/* (a table pending: being built, or over a limit) */
+				if (m)
+					st->why = FG_CFI_STAT_FALLBACK_PENDING;
 				return cfi_end(st, FG_CFI_STAT_FALLBACK);
-			st->map = *m;
+			}
 		}
 		st->prev = last;
 	}
-	m = &st->map;
-	if (m->table == FG_CFI_TABLE_PENDING)
-		return cfi_end(st, FG_CFI_STAT_FALLBACK);
+	m = &st->map; /* (never FG_CFI_TABLE_PENDING) */
 	mem.w = w;
 	mem.c = c;
 	if (m->table != FG_CFI_TABLE_FP) {
@@ -405,8 +558,10 @@ static long cfi_step_frame(__u32 i, void *arg)
 			rule = st->row_gap ? NULL : &st->rule;
 		else
 			rule = cfi_find_rule(st, m->table, rel, &gone);
-		if (gone)
+		if (gone) {
+			st->why = FG_CFI_STAT_FALLBACK_GONE;
 			return cfi_end(st, FG_CFI_STAT_FALLBACK);
+		}
 	}
 	if (rule) {
 		res = fg_cfi_step(rule, g, &mem);
@@ -441,14 +596,14 @@ static long cfi_step_frame(__u32 i, void *arg)
 
 /*
  * Unwind the user stack of the task whose registers are `regs`, its leaf pc
- * already at c->ev.ips[w->nk] (w->nu 1): true with the frames in the sample,
- * false when the sample must fall back to a snapshot.
+ * already at c->ev.ips[w->nk] (w->nu 1), in the state `which`
+ * (CFI_STATE_*): true with the frames in the sample, false when the sample
+ * must fall back to a snapshot.
  */
 static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c, struct walk *w,
-				     __u32 pid)
+				     __u32 pid, __u32 which)
 {
-	__u32 zero = 0;
-	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &zero);
+	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &which);
 	const struct fg_cfi_proc *p;
 
 	if (!st)
@@ -471,12 +626,26 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	}
 	st->pid = pid;
 	st->gen = p ? p->gen : 0;
+	/* the mappings found in the kernel's list: of this address space, lately */
+	{
+		__u64 mm = (__u64)bpf_get_current_task_btf()->mm, now = c->ev.time_ns;
+
+		if (st->vpid != pid || st->vmm != mm || now - st->vtime > CFI_VMA_NS) {
+			for (int i = 0; i < CFI_VMA_KEEP; i++)
+				st->vmaps[i].end = 0;
+			st->vpid = pid;
+			st->vmm = mm;
+			st->vtime = now;
+		}
+		st->vtried = 0;
+	}
 	st->exact = 1;
 	st->row_hi = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
 	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .c = c, .st = st}, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {
 		cfi_count(FG_CFI_STAT_FALLBACK, 1);
+		cfi_count(st->why, 1);
 		if (!p)
 			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
 		w->nu = 1;

@@ -332,9 +332,10 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
 
 /*
  * Walk the user stack by frame pointers inside a copy of its top, which
- * becomes the snapshot with --call-graph dwarf when `snapshot`.  Writes the
- * user IPs after the `nk` kernel IPs of c->ev, the `slot` of the ustack map;
- * returns how many.
+ * becomes the snapshot with --call-graph dwarf when `snapshot` (a sample's
+ * walk; the off-CPU program's has none, and a CFI walk state of its own).
+ * Writes the user IPs after the `nk` kernel IPs of c->ev, the `slot` of the
+ * ustack map; returns how many.
  */
 static __always_inline __u32 walk_user(void *ctx, bool ctx_regs, struct task_struct *task,
 				       struct ustack_copy *c, __u32 nk, __u32 slot, bool snapshot,
@@ -378,7 +379,8 @@ static __always_inline __u32 walk_user(void *ctx, bool ctx_regs, struct task_str
 	c->copied = len;
 	c->ended = 0;
 	/* --call-graph cfi: unwound here; a snapshot only to fall back (or to check) */
-	if (cfi_unwind && cfi_walk(regs, c, &w, c->ev.pid)) {
+	if (cfi_unwind &&
+	    cfi_walk(regs, c, &w, c->ev.pid, snapshot ? CFI_STATE_SAMPLE : CFI_STATE_OFFCPU)) {
 		cfi_done = true;
 		if (!cfi_check)
 			c->ev.flags &= ~FG_SAMPLE_F_USTACK_SNAPSHOT;

@@ -943,6 +943,7 @@ static void setup_bpf(struct run *r)
 		bpf_map__set_max_entries(r->skel->maps.cfi_rows, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_rules, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_files, cfi_limits.max_files);
+		bpf_map__set_max_entries(r->skel->maps.cfi_inodes, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_procs, cfi_limits.max_procs);
 	}
 	if (!opts.pages)
@@ -995,6 +996,7 @@ static void setup_bpf(struct run *r)
 		r->cfi_maps.rules = bpf_map__fd(r->skel->maps.cfi_rules);
 		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
 		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
+		r->cfi_maps.inodes = bpf_map__fd(r->skel->maps.cfi_inodes);
 		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}

@@ -39,6 +39,8 @@ struct cfile {
 	/* its key in files (whose entry's val.p is NULL once it is freed) */
 	char key[FG_CFI_KEY_MAX];
 	size_t klen;
+	/* in cfi_inodes (published), or to be at the next sync (in l->publish) */
+	bool published, to_publish;
 };
 
 /* One executable mapping of a process. */
@@ -72,6 +74,8 @@ struct fg_cfi_loader {
 	struct fg_cfi_proc *buf;	/* what set_proc sends */
 	uint32_t proc_gen;		/* the last version of a process' mappings sent */
 	struct cfile *kept, *kept_last; /* tables no process maps, oldest first */
+	struct cfile **publish;		/* tables loaded since the last sync, for cfi_inodes */
+	size_t npublish, apublish;
 	struct fg_cfi_load_stats st;
 };
 
@@ -109,9 +113,70 @@ static bool file_loaded(const struct cfile *f)
 	return f->slot != FG_CFI_TABLE_FP && f->slot != FG_CFI_TABLE_PENDING;
 }
 
+/*
+ * The identity of f's file as the kernel names it (its key: device and
+ * inode) and what turns its mappings' offsets into its table's pcs: false
+ * for a table the program cannot find that way (the vdso; more segments
+ * than it looks at).
+ */
+static bool inode_of(const struct cfile *f, struct fg_cfi_inode_key *k, struct fg_cfi_inode *v)
+{
+	uint64_t id[2];
+
+	if (f->klen != 1 + sizeof(id) || f->key[0] != 'i' || f->nloads > FG_CFI_INODE_LOADS)
+		return false;
+	memcpy(id, f->key + 1, sizeof(id));
+	memset(k, 0, sizeof(*k));
+	/* the kernel's dev_t: major << 20 | minor (MINORBITS) */
+	k->dev = (uint32_t)((id[0] >> 32) << 20 | (id[0] & 0xfffff));
+	k->ino = id[1];
+	if (!v)
+		return true;
+	memset(v, 0, sizeof(*v));
+	v->table = f->slot;
+	v->nloads = (uint32_t)f->nloads;
+	v->base = f->base;
+	for (size_t i = 0; i < f->nloads; i++) {
+		v->loads[i].offset = f->loads[i].offset;
+		v->loads[i].filesz = f->loads[i].filesz;
+		v->loads[i].vaddr = f->loads[i].vaddr;
+	}
+	return true;
+}
+
+/* f into cfi_inodes once its table is committed (at the next sync) */
+static void inode_publish(struct fg_cfi_loader *l, struct cfile *f)
+{
+	if (!l->ops.set_file || !file_loaded(f) ||
+	    !inode_of(f, &(struct fg_cfi_inode_key){0}, NULL))
+		return;
+	FG_ALLOC_GROW(l->publish, l->npublish + 1, l->apublish);
+	l->publish[l->npublish++] = f;
+	f->to_publish = true;
+}
+
+/* f out of cfi_inodes (before its slot is emptied), or out of those to publish */
+static void inode_withdraw(struct fg_cfi_loader *l, struct cfile *f)
+{
+	struct fg_cfi_inode_key k;
+
+	if (f->published && inode_of(f, &k, NULL) && l->ops.set_file(l->ops.arg, &k, NULL) < 0)
+		l->st.map_errors++;
+	f->published = false;
+	if (!f->to_publish)
+		return;
+	for (size_t i = 0; i < l->npublish; i++)
+		if (l->publish[i] == f) {
+			l->publish[i] = l->publish[--l->npublish];
+			break;
+		}
+	f->to_publish = false;
+}
+
 /* f, mapped by no process, out of the maps and freed. */
 static void file_free(struct fg_cfi_loader *l, struct cfile *f)
 {
+	inode_withdraw(l, f);
 	if (file_loaded(f)) {
 		l->ops.unload(l->ops.arg, f->slot);
 		l->quarantine =
@@ -285,6 +350,7 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 		memcpy(f->key, key, klen);
 		f->klen = klen;
 		e->val.p = f;
+		inode_publish(l, f);
 	}
 	f->refs++;
 	return f;
@@ -709,6 +775,21 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 	kept_expire(l, false);
 	if (l->ops.commit_loads && l->ops.commit_loads(l->ops.arg) < 0)
 		l->st.map_errors++;
+	/* the tables committed, by their files' identity */
+	for (size_t i = 0; i < l->npublish; i++) {
+		struct cfile *f = l->publish[i];
+		struct fg_cfi_inode_key k;
+		struct fg_cfi_inode v;
+
+		f->to_publish = false;
+		if (!inode_of(f, &k, &v))
+			continue;
+		if (l->ops.set_file(l->ops.arg, &k, &v) < 0)
+			l->st.map_errors++;
+		else
+			f->published = true;
+	}
+	l->npublish = 0;
 	for (size_t i = 0; i < l->ndirty; i++) {
 		struct cproc *p = proc_get(l, l->dirty[i], false);
 		struct fg_cfi_proc *v = l->buf;
@@ -787,6 +868,7 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l)
 	fg_hmap_free(l->files);
 	free(l->free_slots);
 	free(l->quarantine);
+	free(l->publish);
 	free(l->dirty);
 	free(l->buf);
 	free(l);
@@ -822,6 +904,18 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    bpf[FG_CFI_STAT_END_STOP],
 		    walks ? 100.0 * (double)bpf[FG_CFI_STAT_END_STOP] / (double)walks : 0.0,
 		    fallbacks, bpf[FG_CFI_STAT_FALLBACK_NOPROC]);
+	if (fallbacks || bpf[FG_CFI_STAT_VMA_LOOKUPS])
+		fg_buf_addf(out,
+			    "cfi: the program's fallbacks: %" PRIu64
+			    " a file without its table yet, %" PRIu64
+			    " a table being built or over a limit, %" PRIu64
+			    " code in no file it could look up, %" PRIu64
+			    " a table freed meanwhile; %" PRIu64
+			    " mappings looked up in the kernel's list, %" PRIu64
+			    " found with their table\n",
+			    bpf[FG_CFI_STAT_FALLBACK_NOTABLE], bpf[FG_CFI_STAT_FALLBACK_PENDING],
+			    bpf[FG_CFI_STAT_FALLBACK_NOVMA], bpf[FG_CFI_STAT_FALLBACK_GONE],
+			    bpf[FG_CFI_STAT_VMA_LOOKUPS], bpf[FG_CFI_STAT_VMA_MAPS]);
 	if (walks > bpf[FG_CFI_STAT_END_STOP]) {
 		fg_buf_addf(out, "cfi: stacks ended early: ");
 		for (int k = 0; k < FG_CFI_STAT_MAX; k++)
@@ -997,6 +1091,15 @@ static int bpf_commit_unloads(void *arg)
 	return err;
 }
 
+static int bpf_set_file(void *arg, const struct fg_cfi_inode_key *k, const struct fg_cfi_inode *v)
+{
+	struct fg_cfi_bpf_maps *m = arg;
+
+	if (!v)
+		return bpf_map_delete_elem(m->inodes, k) < 0 ? -errno : 0;
+	return bpf_map_update_elem(m->inodes, k, v, BPF_ANY) < 0 ? -errno : 0;
+}
+
 static int bpf_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
 {
 	struct fg_cfi_bpf_maps *m = arg;
@@ -1011,6 +1114,7 @@ void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops)
 	ops->load = bpf_load;
 	ops->unload = bpf_unload;
 	ops->set_proc = bpf_set_proc;
+	ops->set_file = bpf_set_file;
 	ops->commit_loads = bpf_commit_loads;
 	ops->commit_unloads = bpf_commit_unloads;
 	ops->arg = m;

@@ -7,6 +7,10 @@
  *	cfi_procs	hash, pid -> struct fg_cfi_proc: the executable mappings
  *			of a process, sorted by start, each naming its table
  *	cfi_files	array, table slot -> struct fg_cfi_file
+ *	cfi_inodes	hash, struct fg_cfi_inode_key -> struct fg_cfi_inode: the
+ *			loaded tables by the identity of their file, for a
+ *			mapping the program finds in the kernel's own list of
+ *			them (a process whose mappings are not loaded yet)
  *	cfi_rows	array of maps, table slot -> array of struct fg_cfi_row
  *	cfi_rules	array of maps, table slot -> array of struct fg_cfi_rule
  *	cfi_stats	per-CPU array of counters (enum fg_cfi_stat)
@@ -68,6 +72,33 @@ struct fg_cfi_file {
 	__u32 pad;
 };
 
+/*
+ * A file as the kernel names it: its inode's number and its superblock's
+ * device (the kernel's encoding: major << 20 | minor).
+ */
+struct fg_cfi_inode_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad; /* zero */
+};
+
+/* the ELF segments of a file a mapping's offset is looked up in (a file with more: not there) */
+#define FG_CFI_INODE_LOADS 4
+
+/*
+ * A loaded table by its file: its slot, and what turns a mapping's file
+ * offset into the table's pcs (lib/cfi_load computes the same for a
+ * process' mappings: sub = start - vaddr(pgoff) + base).
+ */
+struct fg_cfi_inode {
+	__u32 table; /* slot of cfi_files */
+	__u32 nloads;
+	__u64 base; /* the table's rows are relative to this file address */
+	struct {
+		__u64 offset, filesz, vaddr;
+	} loads[FG_CFI_INODE_LOADS];
+};
+
 /* The BPF program's counters, per CPU: how the in-kernel walks ended. */
 enum fg_cfi_stat {
 	FG_CFI_STAT_WALKS,	 /* user stacks unwound in BPF */
@@ -83,6 +114,13 @@ enum fg_cfi_stat {
 	FG_CFI_STAT_FALLBACK,	 /* a pc in no loaded table: the sample took a snapshot instead */
 	FG_CFI_STAT_FALLBACK_NOPROC, /* of which: the process had no mappings loaded */
 	FG_CFI_STAT_CHECK,	     /* samples with both the walk and a snapshot (check mode) */
+	/* why the samples fell back (each fallback is one of these) */
+	FG_CFI_STAT_FALLBACK_PENDING, /* the mapping's table is being built, or over a limit */
+	FG_CFI_STAT_FALLBACK_NOTABLE, /* a file whose table is not loaded */
+	FG_CFI_STAT_FALLBACK_NOVMA,   /* code in no file the program could look up */
+	FG_CFI_STAT_FALLBACK_GONE,    /* the table's slot was emptied */
+	FG_CFI_STAT_VMA_LOOKUPS,      /* lookups in the kernel's list of the process' mappings */
+	FG_CFI_STAT_VMA_MAPS,	      /* of which found a mapping with its table */
 	FG_CFI_STAT_MAX
 };
 

@@ -55,6 +55,12 @@ struct fg_cfi_load_ops {
 	int (*commit_loads)(void *arg);
 	int (*commit_unloads)(void *arg);
 	void *arg;
+	/*
+	 * Optional: a loaded table by its file's identity (v NULL: no longer),
+	 * for mappings the program finds itself.  Set once the table's load is
+	 * committed, withdrawn before its slot is emptied.  0 or -errno.
+	 */
+	int (*set_file)(void *arg, const struct fg_cfi_inode_key *k, const struct fg_cfi_inode *v);
 };
 
 struct fg_cfi_load_limits {
@@ -151,7 +157,8 @@ void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats
 
 /* The BPF program's maps, by descriptor, for fg_cfi_load_bpf_ops(). */
 struct fg_cfi_bpf_maps {
-	int rows, rules, files, procs; /* cfi_rows, cfi_rules, cfi_files, cfi_procs */
+	int rows, rules, files, procs, inodes; /* cfi_rows, cfi_rules, cfi_files, cfi_procs,
+						  cfi_inodes */
 	/* loads and unloads not committed yet */
 	uint32_t *load_slots, *unload_slots;
 	int *load_rows, *load_rules;

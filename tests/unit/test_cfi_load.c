@@ -30,6 +30,10 @@ struct fake {
 	struct fg_cfi_proc procs[PROCS];
 	int nprocs;
 	int loads, unloads;
+	/* cfi_inodes */
+	struct fg_cfi_inode_key ikeys[SLOTS];
+	struct fg_cfi_inode inodes[SLOTS];
+	int ninodes;
 };
 
 static int fake_load(void *arg, uint32_t slot, const struct fg_cfi *c)
@@ -82,6 +86,75 @@ static int fake_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
 	return 0;
 }
 
+static int fake_set_file(void *arg, const struct fg_cfi_inode_key *k, const struct fg_cfi_inode *v)
+{
+	struct fake *f = arg;
+	int i;
+
+	for (i = 0; i < f->ninodes && memcmp(&f->ikeys[i], k, sizeof(*k)) != 0; i++)
+		;
+	if (!v) {
+		if (i == f->ninodes)
+			return -ENOENT;
+		f->ninodes--;
+		f->ikeys[i] = f->ikeys[f->ninodes];
+		f->inodes[i] = f->inodes[f->ninodes];
+		return 0;
+	}
+	if (i == f->ninodes) {
+		if (f->ninodes == SLOTS)
+			return -E2BIG;
+		f->ninodes++;
+	}
+	f->ikeys[i] = *k;
+	f->inodes[i] = *v;
+	return 0;
+}
+
+/*
+ * As the BPF program finds a mapping it was not given: pc's line of
+ * /proc/self/maps (the kernel's mapping), its file's entry in cfi_inodes,
+ * and sub computed from the entry.  false when the program would fall back.
+ */
+static bool fake_vma(struct fake *f, uint64_t pc, uint32_t *table, uint64_t *sub)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long long lo, hi, off, ino;
+	unsigned maj, min;
+	char line[512];
+	bool found = false;
+
+	while (maps && !found && fgets(line, sizeof(line), maps)) {
+		struct fg_cfi_inode_key k = {0};
+
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &off, &maj, &min,
+			   &ino) != 6 ||
+		    pc < lo || pc >= hi)
+			continue;
+		k.ino = ino;
+		k.dev = maj << 20 | min;
+		for (int i = 0; i < f->ninodes; i++) {
+			const struct fg_cfi_inode *v = &f->inodes[i];
+
+			if (memcmp(&f->ikeys[i], &k, sizeof(k)) != 0)
+				continue;
+			for (uint32_t j = 0; j < v->nloads && j < FG_CFI_INODE_LOADS; j++)
+				if (off >= v->loads[j].offset &&
+				    off - v->loads[j].offset < v->loads[j].filesz) {
+					*sub = lo - (off - v->loads[j].offset + v->loads[j].vaddr) +
+					       v->base;
+					*table = v->table;
+					found = true;
+					break;
+				}
+		}
+		break;
+	}
+	if (maps)
+		fclose(maps);
+	return found;
+}
+
 static const struct fg_cfi_proc *fake_proc(struct fake *f, uint32_t pid)
 {
 	for (int i = 0; i < f->nprocs; i++)
@@ -122,7 +195,8 @@ static const struct fg_cfi_rule *fake_lookup(struct fake *f, uint32_t pid, uint6
 
 static struct fg_cfi_loader *new_loader(struct fake *f, const struct fg_cfi_load_limits *lim)
 {
-	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL, NULL, f};
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL,
+				      NULL,	 f,	      fake_set_file};
 
 	memset(f, 0, sizeof(*f));
 	return fg_cfi_loader_new("/proc", lim, &ops);
@@ -186,9 +260,25 @@ TEST(own_process_rules_match_the_files)
 		for (uint32_t i = 0; p && i < p->n; i++)
 			pending += p->maps[i].table == FG_CFI_TABLE_PENDING;
 		CHECK(p && pending == 0);
+		/* every file's table by its identity too: the same table, the same sub */
+		for (uint32_t i = 0; p && i < p->n; i++) {
+			uint64_t sub = 0;
+
+			table = FG_CFI_TABLE_PENDING;
+			if (p->maps[i].table == FG_CFI_TABLE_FP)
+				continue;
+			if (p->maps[i].start == getauxval(AT_SYSINFO_EHDR)) {
+				/* the vdso has no file: the program falls back */
+				CHECK(!fake_vma(f, p->maps[i].start, &table, &sub));
+				continue;
+			}
+			CHECK(fake_vma(f, p->maps[i].start, &table, &sub));
+			CHECK(table == p->maps[i].table && sub == p->maps[i].sub);
+		}
 	}
 	fg_cfi_loader_free(l);
 	CHECK(f->loads == f->unloads);
+	CHECK(f->ninodes == 0); /* withdrawn with their tables */
 	free(f);
 }
 
