@@ -295,7 +295,8 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->cache_fd = -1;
 	s->events = fg_rec_evnames_new();
 	if (!s->o.inline_frames && !s->o.srcline) {
-		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
+		/* a slot a frame, by hash: a run touches as many pages as it has frames, at most */
+		fg_big_grow_sparse(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
 		s->chains = fg_xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 	}
