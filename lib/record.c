@@ -639,17 +639,15 @@ done:
 }
 
 /*
- * A mapped record: its lines asked for at once (the reads of a copy would
- * have brought them in a stream; the unwinder's, one at a time, would wait
- * for each), and its pages faulted in here, where a SIGBUS (the file
- * truncated under the reader) leaves nothing half done.
+ * A mapped record: its pages faulted in here, where a SIGBUS (the file
+ * truncated under the reader) leaves nothing half done.  Its lines are not
+ * asked for here: the unwinder asks for those of a stack snapshot it will
+ * read (lib/unwind, the trails), a quarter of them or so.
  */
 static void touch(const struct fg_rec_reader *r, size_t n)
 {
 	const volatile uint8_t *p = r->buf + r->start;
 
-	for (size_t i = 0; i < n; i += 64)
-		__builtin_prefetch((const uint8_t *)p + i);
 	for (size_t i = 0; i < n; i += 4096)
 		(void)p[i];
 	(void)p[n - 1];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/types.h>
 #include <string.h>
 
@@ -144,19 +145,74 @@ static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_ca
 	return find_rule_slow(ops, look, rule, tag);
 }
 
-size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
-		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
-		 enum fg_unwind_end *end)
+/*
+ * A walk's trail (include/fg/unwind.h): the one it follows, if any, and the
+ * one it leaves.
+ */
+struct trail_walk {
+	const struct fg_unwind_trail *follow; /* NULL: none, or left */
+	bool left;			      /* it had one and left it */
+	bool ended;			      /* past the snapshot, or FG_UNWIND_TRAIL_MAX frames */
+	uint32_t n;			      /* offsets in off[] */
+	uint16_t off[FG_UNWIND_TRAIL_MAX];
+};
+
+static struct fg_unwind_trail *trail_of(struct fg_unwind_cache *c, uint64_t key, uint64_t pc)
 {
-	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	return &c->trail[((pc ^ key) * 0x9e3779b97f4a7c15ull) >> 55 & (FG_UNWIND_TRAIL_SLOTS - 1)];
+}
+
+/* The lines of the snapshot from offset `from` to its end, asked for. */
+static void ask_rest(const struct snap *s, uint64_t from)
+{
+	for (uint64_t at = from; at < s->size; at += 64)
+		__builtin_prefetch(s->data + at);
+	if (s->size)
+		__builtin_prefetch(s->data + s->size - 1);
+}
+
+/*
+ * The lines a step to a CFA at offset `off` reads, asked for: the return
+ * address below it, and the registers a prologue saved below that (rbp,
+ * rbx).  (Asking for the line 64 bytes below too cost more than it saved.)
+ */
+static inline void ask_frame(const struct snap *s, uint64_t off)
+{
+	__builtin_prefetch(s->data + off - 8);
+	__builtin_prefetch(s->data + off - 24);
+}
+
+/* A step done, to a CFA at sp + off: kept in the trail; the one followed, checked. */
+static inline void trail_step(struct trail_walk *w, const struct snap *s, uint64_t off)
+{
+	uint32_t k = w->n;
+
+	if (w->ended)
+		return;
+	if (off >= s->size || k == FG_UNWIND_TRAIL_MAX) {
+		/* no more lines of the snapshot to ask for (or none kept) */
+		w->ended = true;
+		return;
+	}
+	w->off[k] = (uint16_t)off;
+	w->n = k + 1;
+	if (w->follow && (k >= w->follow->n || w->follow->off[k] != off)) {
+		/* another way: the rest of the snapshot, from this frame's lines on */
+		ask_rest(s, off >= 64 ? off - 64 : 0);
+		w->follow = NULL;
+		w->left = true;
+	}
+}
+
+static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const struct snap *sp_,
+		   struct trail_walk *w, struct fg_unwind_frame *frames, size_t max,
+		   enum fg_unwind_end *end)
+{
+	const struct snap s = *sp_;
 	struct fg_unwind_cache *by_space = ops->space ? ops->cache : NULL;
-	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
 
-	*end = FG_UNWIND_END_NOREG;
-	if (!(g.valid & FG_CFI_BIT(FG_CFI_RIP)) || !(g.valid & FG_CFI_BIT(FG_CFI_RSP)))
-		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
 		const struct fg_cfi_rule *rule = NULL;
@@ -204,6 +260,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
+		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT))
+			trail_step(w, &s, g.r[FG_CFI_RSP] - s.sp);
 		if (res == FG_CFI_OK_EXACT) {
 			frames[n - 1].flags |= FG_UNWIND_F_SIGNAL;
 			flags |= FG_UNWIND_F_EXACT;
@@ -221,6 +279,53 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 	}
+}
+
+size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
+		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
+		 enum fg_unwind_end *end)
+{
+	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	struct fg_unwind_cache *c = ops->space ? ops->cache : NULL;
+	struct fg_unwind_trail *t;
+	struct trail_walk w;
+	uint64_t key, pc;
+	size_t n;
+
+	*end = FG_UNWIND_END_NOREG;
+	if (!(regs->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(regs->valid & FG_CFI_BIT(FG_CFI_RSP)))
+		return 0;
+	if (!c) {
+		ask_rest(&s, 0);
+		return walk(ops, *regs, &s, NULL, frames, max, end);
+	}
+	key = *ops->space;
+	pc = regs->r[FG_CFI_RIP];
+	t = trail_of(c, key, pc);
+	w.n = 0;
+	w.left = w.ended = false;
+	w.follow = NULL;
+	if (t->n && t->key == key && t->pc == pc) {
+		w.follow = t;
+		for (uint32_t i = 0; i < t->n; i++)
+			ask_frame(&s, t->off[i]);
+	} else {
+		ask_rest(&s, 0);
+	}
+	n = walk(ops, *regs, &s, &w, frames, max, end);
+	if (w.follow)
+		c->trail_kept++;
+	else if (w.left)
+		c->trail_left++;
+	else
+		c->trail_none++;
+	if (w.follow && w.follow->n == w.n)
+		return n;
+	t->key = key;
+	t->pc = pc;
+	t->n = w.n;
+	memcpy(t->off, w.off, w.n * sizeof(*w.off));
+	return n;
 }
 
 /*

@@ -54,6 +54,24 @@ struct fg_unwind_map {
 };
 
 /*
+ * Where the last walk from a leaf pc found its frames: the offsets from sp
+ * of each frame's CFA, kept in fg_unwind_cache by address space and leaf
+ * pc.  The next snapshot of that pc asks for those lines of its stack at
+ * once (a prefetch: the walk's reads depend one on the other, and each
+ * would wait for memory in turn), not for every line of the snapshot.  Where
+ * the walk leaves the trail, the rest of the snapshot is asked for.  Only
+ * speed depends on it, never a frame.
+ */
+#define FG_UNWIND_TRAIL_SLOTS 512
+#define FG_UNWIND_TRAIL_MAX 64
+struct fg_unwind_trail {
+	uint64_t key;			   /* the space; 0: empty */
+	uint64_t pc;			   /* the leaf's */
+	uint32_t n;			   /* offsets in off[] */
+	uint16_t off[FG_UNWIND_TRAIL_MAX]; /* a frame's CFA - sp, within the snapshot */
+};
+
+/*
  * The rules looked up lately: a cache the caller keeps across walks
  * (optional; zeroed to start), one entry a slot, the newest wins.  Without
  * fg_unwind_ops.space, by table and file address; with it, by address space
@@ -70,6 +88,11 @@ struct fg_unwind_cache {
 		uint64_t tag;			/* by space: fg_unwind_map.tag */
 		uint32_t by;			/* 0: empty, 1: by table, 2: by space */
 	} slot[FG_UNWIND_CACHE_SLOTS];
+	/* by space only: the trails, and how the walks followed them */
+	struct fg_unwind_trail trail[FG_UNWIND_TRAIL_SLOTS];
+	uint64_t trail_kept; /* walks that found their trail and kept to it */
+	uint64_t trail_left; /* walks that found one and left it (the rest asked for) */
+	uint64_t trail_none; /* walks without one (the whole snapshot asked for) */
 };
 
 struct fg_unwind_ops {

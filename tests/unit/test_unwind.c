@@ -452,6 +452,98 @@ TEST(unwind_cache_by_space)
 	free(cache);
 }
 
+/* The trail the walk from a leaf pc kept (tests only: by a look at every slot). */
+static const struct fg_unwind_trail *trail_for(const struct fg_unwind_cache *c, uint64_t key,
+					       uint64_t pc)
+{
+	for (size_t i = 0; i < FG_UNWIND_TRAIL_SLOTS; i++)
+		if (c->trail[i].n && c->trail[i].key == key && c->trail[i].pc == pc)
+			return &c->trail[i];
+	return NULL;
+}
+
+/* fg_unwind with and without a cache, into *n: the same frames and end */
+static void unwind_both(struct fg_unwind_ops *ops, const struct fg_cfi_regs *g,
+			const uint64_t *stack, size_t size, struct fg_unwind_frame *f,
+			enum fg_unwind_end *end, size_t *out)
+{
+	struct fg_unwind_ops plain = {.find = ops->find, .arg = ops->arg};
+	struct fg_unwind_frame r[16];
+	enum fg_unwind_end rend;
+	size_t n, rn;
+
+	rn = fg_unwind(&plain, g, 0x7000, stack, size, r, 16, &rend);
+	n = fg_unwind(ops, g, 0x7000, stack, size, f, 16, end);
+	*out = n;
+	CHECK_INT(n, rn);
+	CHECK_INT(*end, rend);
+	for (size_t i = 0; i < n && i < rn; i++) {
+		CHECK_INT(f[i].pc, r[i].pc);
+		CHECK_INT(f[i].flags, r[i].flags);
+	}
+}
+
+TEST(unwind_trails)
+{
+	struct fg_unwind_cache *cache = calloc(1, sizeof(*cache));
+	uint64_t space = 1;
+	struct fg_unwind_ops ops = {.find = find, .cache = cache, .space = &space};
+	const struct fg_unwind_trail *t;
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	size_t n;
+	/* 0x1000 (CFA rsp+8) <- 0x1010 (rsp+16) <- 0x1081 (STOP): CFAs at sp+8, sp+0x18 */
+	uint64_t a[8] = {0x1010, 0, 0x1081, 0, 0, 0, 0, 0};
+	/* the same leaf, one more frame of 0x1010's: CFAs at sp+8, +0x18, +0x28 */
+	uint64_t b[8] = {0x1010, 0, 0x1010, 0, 0x1081, 0, 0, 0};
+
+	CHECK(cache != NULL);
+	regs_at(&g, 0x1000, 0x7000, 0);
+	/* no trail yet: the whole snapshot asked for, the trail kept */
+	unwind_both(&ops, &g, a, sizeof(a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(cache->trail_none, 1);
+	t = trail_for(cache, 1, 0x1000);
+	CHECK(t != NULL);
+	CHECK_INT(t->n, 2);
+	CHECK_INT(t->off[0], 8);
+	CHECK_INT(t->off[1], 0x18);
+	/* the same way again: followed */
+	unwind_both(&ops, &g, a, sizeof(a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(cache->trail_kept, 1);
+	/* another way from the same leaf: left at its third frame, the same frames */
+	unwind_both(&ops, &g, b, sizeof(b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(cache->trail_left, 1);
+	t = trail_for(cache, 1, 0x1000);
+	CHECK_INT(t->n, 3);
+	CHECK_INT(t->off[2], 0x28);
+	unwind_both(&ops, &g, b, sizeof(b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->trail_kept, 2);
+	/* a trail that leads wrong still gives the right frames */
+	unwind_both(&ops, &g, a, sizeof(a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(cache->trail_kept, 3); /* a shorter way along it */
+	CHECK_INT(trail_for(cache, 1, 0x1000)->n, 2);
+	/* a snapshot cut short: the trail ends with it (no CFA past its end) */
+	unwind_both(&ops, &g, b, 16, f, &end, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_TRUNCATED);
+	CHECK_INT(trail_for(cache, 1, 0x1000)->n, 1);
+	/* another space: no trail of this one */
+	space = 2;
+	unwind_both(&ops, &g, b, sizeof(b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->trail_none, 2);
+	CHECK(trail_for(cache, 2, 0x1000) != NULL);
+	free(cache);
+}
+
 /* --- this very process: its stack unwound by the tables and by libdwfl --- */
 
 struct self_map {
@@ -592,6 +684,7 @@ int main(void)
 	RUN(unwind_leaf_exact_callers_one_back);
 	RUN(unwind_loop_and_zero);
 	RUN(unwind_cache_by_space);
+	RUN(unwind_trails);
 	RUN(unwind_this_process_as_libdwfl_does);
 	return unit_done();
 }
