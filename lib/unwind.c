@@ -153,8 +153,11 @@ struct trail_walk {
 	const struct fg_unwind_trail *follow; /* NULL: none, or left */
 	bool left;			      /* it had one and left it */
 	bool ended;			      /* past the snapshot, or FG_UNWIND_TRAIL_MAX frames */
+	bool replay;			      /* every step so far one a replay can repeat */
 	uint32_t n;			      /* offsets in off[] */
+	uint32_t nra;			      /* steps in ra[] */
 	uint16_t off[FG_UNWIND_TRAIL_MAX];
+	uint16_t ra[FG_UNWIND_TRAIL_MAX];
 };
 
 static struct fg_unwind_trail *trail_of(struct fg_unwind_cache *c, uint64_t key, uint64_t pc)
@@ -189,7 +192,7 @@ static inline void trail_step(struct trail_walk *w, const struct snap *s, uint64
 
 	if (w->ended)
 		return;
-	if (off >= s->size || k == FG_UNWIND_TRAIL_MAX) {
+	if (off >= s->size || off > UINT16_MAX || k == FG_UNWIND_TRAIL_MAX) {
 		/* no more lines of the snapshot to ask for (or none kept) */
 		w->ended = true;
 		return;
@@ -202,6 +205,37 @@ static inline void trail_step(struct trail_walk *w, const struct snap *s, uint64
 		w->follow = NULL;
 		w->left = true;
 	}
+}
+
+/*
+ * A step by this rule reads where the pcs alone say: its CFA is rsp plus a
+ * constant (or the PLT's, which depends on rip), its return address at the
+ * CFA; the registers it restores are read but never used by such a step.
+ */
+static inline bool rsp_based(const struct fg_cfi_rule *r)
+{
+	return r->kind == FG_CFI_NORMAL && r->cfa_reg == FG_CFI_RSP &&
+	       (r->cfa == FG_CFI_CFA_REG || r->cfa == FG_CFI_CFA_PLT) && r->ra == FG_CFI_AT_CFA;
+}
+
+/*
+ * The trail's frames, when the snapshot's words where its walk read return
+ * addresses are those return addresses (the trail replayable, its size and
+ * max the walk's): the walk would go the same way.
+ */
+static bool replay(const struct fg_unwind_trail *t, const struct snap *s,
+		   struct fg_unwind_frame *frames, enum fg_unwind_end *end)
+{
+	for (uint32_t k = 0; k + 1 < t->nframes; k++) {
+		uint64_t v;
+
+		memcpy(&v, s->data + t->ra[k], sizeof(v));
+		if (v != t->frames[k + 1].pc)
+			return false;
+	}
+	memcpy(frames, t->frames, t->nframes * sizeof(*frames));
+	*end = (enum fg_unwind_end)t->end;
+	return true;
 }
 
 static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const struct snap *sp_,
@@ -231,6 +265,8 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			return n;
 		}
 		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags, .tag = tag};
+		if (w && w->replay && !(rule && (rsp_based(rule) || rule->kind == FG_CFI_STOP)))
+			w->replay = false;
 		if (err) {
 			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
 			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
@@ -260,8 +296,17 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
-		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT))
+		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT)) {
 			trail_step(w, &s, g.r[FG_CFI_RSP] - s.sp);
+			/* rsp_based(rule): the return address was read at cfa + ra_off */
+			uint64_t ra =
+			    g.r[FG_CFI_RSP] + (uint64_t)(int64_t)(rule ? rule->ra_off : 0) - s.sp;
+
+			if (w->replay && w->nra < FG_UNWIND_TRAIL_MAX && ra <= UINT16_MAX)
+				w->ra[w->nra++] = (uint16_t)ra;
+			else
+				w->replay = false;
+		}
 		if (res == FG_CFI_OK_EXACT) {
 			frames[n - 1].flags |= FG_UNWIND_F_SIGNAL;
 			flags |= FG_UNWIND_F_EXACT;
@@ -302,13 +347,20 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	key = *ops->space;
 	pc = regs->r[FG_CFI_RIP];
 	t = trail_of(c, key, pc);
-	w.n = 0;
+	w.n = w.nra = 0;
 	w.left = w.ended = false;
+	w.replay = !ops->read; /* memory beyond the snapshot: not the snapshot's alone */
 	w.follow = NULL;
 	if (t->n && t->key == key && t->pc == pc) {
 		w.follow = t;
 		for (uint32_t i = 0; i < t->n; i++)
 			ask_frame(&s, t->off[i]);
+		if (t->nframes && t->size == size && t->max == max && w.replay &&
+		    replay(t, &s, frames, end)) {
+			c->trail_kept++;
+			c->replayed++;
+			return t->nframes;
+		}
 	} else {
 		ask_rest(&s, 0);
 	}
@@ -319,12 +371,22 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		c->trail_left++;
 	else
 		c->trail_none++;
-	if (w.follow && w.follow->n == w.n)
-		return n;
 	t->key = key;
 	t->pc = pc;
 	t->n = w.n;
 	memcpy(t->off, w.off, w.n * sizeof(*w.off));
+	/* replayable: the pcs alone said where to read, and the end is the snapshot's */
+	t->nframes = 0;
+	if (w.replay && *ops->space == key && n && n <= FG_UNWIND_TRAIL_MAX && w.nra + 1 >= n &&
+	    (*end == FG_UNWIND_END_STOP || *end == FG_UNWIND_END_TRUNCATED ||
+	     *end == FG_UNWIND_END_MAXDEPTH)) {
+		t->nframes = (uint32_t)n;
+		t->size = size;
+		t->max = max;
+		t->end = *end;
+		memcpy(t->ra, w.ra, (n - 1) * sizeof(*w.ra));
+		memcpy(t->frames, frames, n * sizeof(*frames));
+	}
 	return n;
 }
 
