@@ -353,8 +353,14 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	w.follow = NULL;
 	if (t->n && t->key == key && t->pc == pc) {
 		w.follow = t;
-		for (uint32_t i = 0; i < t->n; i++)
-			ask_frame(&s, t->off[i]);
+		if (t->nframes) {
+			/* what a replay reads: the return addresses alone */
+			for (uint32_t i = 0; i + 1 < t->nframes; i++)
+				__builtin_prefetch(s.data + t->ra[i]);
+		} else {
+			for (uint32_t i = 0; i < t->n; i++)
+				ask_frame(&s, t->off[i]);
+		}
 		if (t->nframes && t->size == size && t->max == max && w.replay &&
 		    replay(t, &s, frames, end)) {
 			c->trail_kept++;
