@@ -153,11 +153,9 @@ struct trail_walk {
 	const struct fg_unwind_trail *follow; /* NULL: none, or left */
 	bool left;			      /* it had one and left it */
 	bool ended;			      /* past the snapshot, or FG_UNWIND_TRAIL_MAX frames */
-	bool replay;			      /* every step so far one a replay can repeat */
 	uint32_t n;			      /* offsets in off[] */
-	uint32_t nra;			      /* steps in ra[] */
 	uint16_t off[FG_UNWIND_TRAIL_MAX];
-	uint16_t ra[FG_UNWIND_TRAIL_MAX];
+	const struct fg_cfi_rule *rule[FG_UNWIND_TRAIL_MAX]; /* frame i's (NULL: none) */
 };
 
 static struct fg_unwind_trail *trail_of(struct fg_unwind_cache *c, uint64_t key, uint64_t pc)
@@ -219,6 +217,35 @@ static inline bool rsp_based(const struct fg_cfi_rule *r)
 }
 
 /*
+ * Whether a walk of n frames that ended so can be replayed: each step's
+ * rule rsp_based() (the last one's a STOP row, or the step that read past
+ * the snapshot), and where each read its return address, into ra[], known.
+ */
+static bool replayable(const struct trail_walk *w, size_t n, enum fg_unwind_end end, size_t size,
+		       uint16_t *ra)
+{
+	if (!n || n > FG_UNWIND_TRAIL_MAX || w->n + 1 < n ||
+	    (end != FG_UNWIND_END_STOP && end != FG_UNWIND_END_TRUNCATED &&
+	     end != FG_UNWIND_END_MAXDEPTH))
+		return false;
+	if (end == FG_UNWIND_END_STOP ? !w->rule[n - 1] || w->rule[n - 1]->kind != FG_CFI_STOP
+				      : !w->rule[n - 1] || !rsp_based(w->rule[n - 1]))
+		return false;
+	for (size_t i = 0; i + 1 < n; i++) {
+		int64_t at;
+
+		if (!w->rule[i] || !rsp_based(w->rule[i]))
+			return false;
+		/* the step to CFA off[i] read the return address at off[i] + ra_off */
+		at = (int64_t)w->off[i] + w->rule[i]->ra_off;
+		if (at < 0 || (uint64_t)at + 8 > size)
+			return false;
+		ra[i] = (uint16_t)at;
+	}
+	return true;
+}
+
+/*
  * The trail's frames, when the snapshot's words where its walk read return
  * addresses are those return addresses (the trail replayable, its size and
  * max the walk's): the walk would go the same way.
@@ -265,8 +292,8 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			return n;
 		}
 		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags, .tag = tag};
-		if (w && w->replay && !(rule && (rsp_based(rule) || rule->kind == FG_CFI_STOP)))
-			w->replay = false;
+		if (w && n <= FG_UNWIND_TRAIL_MAX)
+			w->rule[n - 1] = rule;
 		if (err) {
 			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
 			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
@@ -296,17 +323,8 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
-		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT)) {
+		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT))
 			trail_step(w, &s, g.r[FG_CFI_RSP] - s.sp);
-			/* rsp_based(rule): the return address was read at cfa + ra_off */
-			uint64_t ra =
-			    g.r[FG_CFI_RSP] + (uint64_t)(int64_t)(rule ? rule->ra_off : 0) - s.sp;
-
-			if (w->replay && w->nra < FG_UNWIND_TRAIL_MAX && ra <= UINT16_MAX)
-				w->ra[w->nra++] = (uint16_t)ra;
-			else
-				w->replay = false;
-		}
 		if (res == FG_CFI_OK_EXACT) {
 			frames[n - 1].flags |= FG_UNWIND_F_SIGNAL;
 			flags |= FG_UNWIND_F_EXACT;
@@ -347,9 +365,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	key = *ops->space;
 	pc = regs->r[FG_CFI_RIP];
 	t = trail_of(c, key, pc);
-	w.n = w.nra = 0;
+	w.n = 0;
 	w.left = w.ended = false;
-	w.replay = !ops->read; /* memory beyond the snapshot: not the snapshot's alone */
 	w.follow = NULL;
 	if (t->n && t->key == key && t->pc == pc) {
 		w.follow = t;
@@ -361,7 +378,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			for (uint32_t i = 0; i < t->n; i++)
 				ask_frame(&s, t->off[i]);
 		}
-		if (t->nframes && t->size == size && t->max == max && w.replay &&
+		/* (with a reader of memory beyond the snapshot, not the snapshot's alone) */
+		if (t->nframes && t->size == size && t->max == max && !ops->read &&
 		    replay(t, &s, frames, end)) {
 			c->trail_kept++;
 			c->replayed++;
@@ -381,16 +399,12 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 	t->pc = pc;
 	t->n = w.n;
 	memcpy(t->off, w.off, w.n * sizeof(*w.off));
-	/* replayable: the pcs alone said where to read, and the end is the snapshot's */
 	t->nframes = 0;
-	if (w.replay && *ops->space == key && n && n <= FG_UNWIND_TRAIL_MAX && w.nra + 1 >= n &&
-	    (*end == FG_UNWIND_END_STOP || *end == FG_UNWIND_END_TRUNCATED ||
-	     *end == FG_UNWIND_END_MAXDEPTH)) {
+	if (!ops->read && *ops->space == key && replayable(&w, n, *end, size, t->ra)) {
 		t->nframes = (uint32_t)n;
 		t->size = size;
 		t->max = max;
 		t->end = *end;
-		memcpy(t->ra, w.ra, (n - 1) * sizeof(*w.ra));
 		memcpy(t->frames, frames, n * sizeof(*frames));
 	}
 	return n;
