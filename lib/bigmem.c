@@ -13,14 +13,19 @@
  * `size` bytes, or NULL; from HUGE bytes on, HUGE-aligned and in huge pages
  * where the kernel has them.
  */
-static void *map_aligned(size_t size)
+static void *map_aligned(size_t size, int sparse)
 {
-	size_t span = size >= HUGE ? size + HUGE : size;
+	size_t span = size >= HUGE && !sparse ? size + HUGE : size;
 	char *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uintptr_t at;
 
 	if (p == MAP_FAILED)
 		return NULL;
+	if (sparse) {
+		/* advice only, as below */
+		(void)madvise(p, size, MADV_NOHUGEPAGE);
+		return p;
+	}
 	if (size < HUGE)
 		return p;
 	at = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
@@ -46,7 +51,7 @@ void fg_big_grow(struct fg_big *b, size_t need)
 			fg_diex("out of memory (allocating %zu bytes)", need);
 		size *= 2;
 	}
-	p = map_aligned(size);
+	p = map_aligned(size, b->sparse);
 	if (!p)
 		fg_diex("out of memory (allocating %zu bytes)", size);
 	if (b->p) {
@@ -55,6 +60,12 @@ void fg_big_grow(struct fg_big *b, size_t need)
 	}
 	b->p = p;
 	b->size = size;
+}
+
+void fg_big_grow_sparse(struct fg_big *b, size_t need)
+{
+	b->sparse = 1;
+	fg_big_grow(b, need);
 }
 
 void fg_big_free(struct fg_big *b)

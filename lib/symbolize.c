@@ -179,6 +179,7 @@ struct chain {
 	uint32_t n, len;
 	uint32_t named; /* frames named, and the others by reason */
 	uint32_t unnamed[FG_UNNAMED_COUNT];
+	bool listed; /* in chains_used */
 };
 
 /* A part of a sample's header, and what it is made of: the last sample's. */
@@ -209,8 +210,12 @@ struct held {
 struct fg_symbolizer {
 	struct fg_sym_opts o;
 	struct fg_big memo_mem;
-	struct memo *memo;    /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
-	struct chain *chains; /* CHAIN_SLOTS, with memo */
+	struct memo *memo;   /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
+	uint32_t *memo_used; /* the slots ever filled: freed without touching the others */
+	size_t nmemo_used, memo_used_alloc;
+	struct chain *chains;  /* CHAIN_SLOTS, with memo */
+	uint32_t *chains_used; /* the slots ever filled, as memo_used */
+	size_t nchains_used, chains_used_alloc;
 	size_t chain_bytes;
 	/*
 	 * The processes known, by pid, and in the order of their last event or
@@ -295,7 +300,8 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->cache_fd = -1;
 	s->events = fg_rec_evnames_new();
 	if (!s->o.inline_frames && !s->o.srcline) {
-		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
+		/* a slot a frame, by hash: a run touches as many pages as it has frames, at most */
+		fg_big_grow_sparse(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
 		s->chains = fg_xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 	}
@@ -410,11 +416,12 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	fg_buf_release(&s->out);
 	fg_buf_release(&s->tmp);
 	fg_rec_evnames_free(s->events);
-	if (s->memo)
-		for (size_t i = 0; i < MEMO_SLOTS; i++)
-			free(s->memo[i].text);
-	for (size_t i = 0; s->chains && i < CHAIN_SLOTS; i++)
-		free(s->chains[i].frames);
+	for (size_t i = 0; i < s->nmemo_used; i++)
+		free(s->memo[s->memo_used[i]].text);
+	free(s->memo_used);
+	for (size_t i = 0; i < s->nchains_used; i++)
+		free(s->chains[s->chains_used[i]].frames);
+	free(s->chains_used);
 	free(s->chains);
 	fg_big_free(&s->memo_mem);
 	free(s);
@@ -2085,6 +2092,10 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 	if (len > MEMO_TEXT_MAX)
 		return;
 	m = memo_slot(s, owner, ip, leaf);
+	if (!m->text) {
+		FG_ALLOC_GROW(s->memo_used, s->nmemo_used + 1, s->memo_used_alloc);
+		s->memo_used[s->nmemo_used++] = (uint32_t)(m - s->memo);
+	}
 	free(m->text);
 	m->text = fg_xmalloc(len);
 	memcpy(m->text, s->out.data + from, len);
@@ -2222,6 +2233,11 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 	if (s->chain_bytes + key + len > CHAIN_BYTES_MAX || s->uw_proc->space_id != s->uw_space) {
 		s->st.chains_unkept += s->chain_bytes + key + len > CHAIN_BYTES_MAX;
 		return true;
+	}
+	if (!c->listed) {
+		FG_ALLOC_GROW(s->chains_used, s->nchains_used + 1, s->chains_used_alloc);
+		s->chains_used[s->nchains_used++] = (uint32_t)(c - s->chains);
+		c->listed = true;
 	}
 	c->frames = fg_xmalloc(key + len);
 	memcpy(c->frames, fr, key);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/types.h>
 #include <string.h>
 
@@ -144,19 +145,135 @@ static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_ca
 	return find_rule_slow(ops, look, rule, tag);
 }
 
-size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
-		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
-		 enum fg_unwind_end *end)
+/*
+ * A walk's trail (include/fg/unwind.h): the one it follows, if any, and the
+ * one it leaves.
+ */
+struct trail_walk {
+	const struct fg_unwind_trail *follow; /* NULL: none, or left */
+	bool left;			      /* it had one and left it */
+	bool ended;			      /* past the snapshot, or FG_UNWIND_TRAIL_MAX frames */
+	uint32_t n;			      /* offsets in off[] */
+	uint16_t off[FG_UNWIND_TRAIL_MAX];
+	const struct fg_cfi_rule *rule[FG_UNWIND_TRAIL_MAX]; /* frame i's (NULL: none) */
+};
+
+static struct fg_unwind_trail *trail_of(struct fg_unwind_cache *c, uint64_t key, uint64_t pc)
 {
-	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	return &c->trail[((pc ^ key) * 0x9e3779b97f4a7c15ull) >> 55 & (FG_UNWIND_TRAIL_SLOTS - 1)];
+}
+
+/* The lines of the snapshot from offset `from` to its end, asked for. */
+static void ask_rest(const struct snap *s, uint64_t from)
+{
+	for (uint64_t at = from; at < s->size; at += 64)
+		__builtin_prefetch(s->data + at);
+	if (s->size)
+		__builtin_prefetch(s->data + s->size - 1);
+}
+
+/*
+ * The lines a step to a CFA at offset `off` reads, asked for: the return
+ * address below it, and the registers a prologue saved below that (rbp,
+ * rbx).  (Asking for the line 64 bytes below too cost more than it saved.)
+ */
+static inline void ask_frame(const struct snap *s, uint64_t off)
+{
+	__builtin_prefetch(s->data + off - 8);
+	__builtin_prefetch(s->data + off - 24);
+}
+
+/* A step done, to a CFA at sp + off: kept in the trail; the one followed, checked. */
+static inline void trail_step(struct trail_walk *w, const struct snap *s, uint64_t off)
+{
+	uint32_t k = w->n;
+
+	if (w->ended)
+		return;
+	if (off >= s->size || off > UINT16_MAX || k == FG_UNWIND_TRAIL_MAX) {
+		/* no more lines of the snapshot to ask for (or none kept) */
+		w->ended = true;
+		return;
+	}
+	w->off[k] = (uint16_t)off;
+	w->n = k + 1;
+	if (w->follow && (k >= w->follow->n || w->follow->off[k] != off)) {
+		/* another way: the rest of the snapshot, from this frame's lines on */
+		ask_rest(s, off >= 64 ? off - 64 : 0);
+		w->follow = NULL;
+		w->left = true;
+	}
+}
+
+/*
+ * A step by this rule reads where the pcs alone say: its CFA is rsp plus a
+ * constant (or the PLT's, which depends on rip), its return address at the
+ * CFA; the registers it restores are read but never used by such a step.
+ */
+static inline bool rsp_based(const struct fg_cfi_rule *r)
+{
+	return r->kind == FG_CFI_NORMAL && r->cfa_reg == FG_CFI_RSP &&
+	       (r->cfa == FG_CFI_CFA_REG || r->cfa == FG_CFI_CFA_PLT) && r->ra == FG_CFI_AT_CFA;
+}
+
+/*
+ * Whether a walk of n frames that ended so can be replayed: each step's
+ * rule rsp_based() (the last one's a STOP row, or the step that read past
+ * the snapshot), and where each read its return address, into ra[], known.
+ */
+static bool replayable(const struct trail_walk *w, size_t n, enum fg_unwind_end end, size_t size,
+		       uint16_t *ra)
+{
+	if (!n || n > FG_UNWIND_TRAIL_MAX || w->n + 1 < n ||
+	    (end != FG_UNWIND_END_STOP && end != FG_UNWIND_END_TRUNCATED &&
+	     end != FG_UNWIND_END_MAXDEPTH))
+		return false;
+	if (end == FG_UNWIND_END_STOP ? !w->rule[n - 1] || w->rule[n - 1]->kind != FG_CFI_STOP
+				      : !w->rule[n - 1] || !rsp_based(w->rule[n - 1]))
+		return false;
+	for (size_t i = 0; i + 1 < n; i++) {
+		int64_t at;
+
+		if (!w->rule[i] || !rsp_based(w->rule[i]))
+			return false;
+		/* the step to CFA off[i] read the return address at off[i] + ra_off */
+		at = (int64_t)w->off[i] + w->rule[i]->ra_off;
+		if (at < 0 || (uint64_t)at + 8 > size)
+			return false;
+		ra[i] = (uint16_t)at;
+	}
+	return true;
+}
+
+/*
+ * The trail's frames, when the snapshot's words where its walk read return
+ * addresses are those return addresses (the trail replayable, its size and
+ * max the walk's): the walk would go the same way.
+ */
+static bool replay(const struct fg_unwind_trail *t, const struct snap *s,
+		   struct fg_unwind_frame *frames, enum fg_unwind_end *end)
+{
+	for (uint32_t k = 0; k + 1 < t->nframes; k++) {
+		uint64_t v;
+
+		memcpy(&v, s->data + t->ra[k], sizeof(v));
+		if (v != t->frames[k + 1].pc)
+			return false;
+	}
+	memcpy(frames, t->frames, t->nframes * sizeof(*frames));
+	*end = (enum fg_unwind_end)t->end;
+	return true;
+}
+
+static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const struct snap *sp_,
+		   struct trail_walk *w, struct fg_unwind_frame *frames, size_t max,
+		   enum fg_unwind_end *end)
+{
+	const struct snap s = *sp_;
 	struct fg_unwind_cache *by_space = ops->space ? ops->cache : NULL;
-	struct fg_cfi_regs g = *regs;
 	uint32_t flags = FG_UNWIND_F_EXACT;
 	size_t n = 0;
 
-	*end = FG_UNWIND_END_NOREG;
-	if (!(g.valid & FG_CFI_BIT(FG_CFI_RIP)) || !(g.valid & FG_CFI_BIT(FG_CFI_RSP)))
-		return 0;
 	for (;;) {
 		uint64_t pc = g.r[FG_CFI_RIP], look, rsp = g.r[FG_CFI_RSP];
 		const struct fg_cfi_rule *rule = NULL;
@@ -175,6 +292,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 		frames[n++] = (struct fg_unwind_frame){.pc = pc, .flags = flags, .tag = tag};
+		if (w && n <= FG_UNWIND_TRAIL_MAX)
+			w->rule[n - 1] = rule;
 		if (err) {
 			*end = err == -ENOENT	 ? FG_UNWIND_END_NOMAP
 			       : err == -ENODATA ? FG_UNWIND_END_NOINFO
@@ -204,6 +323,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			res = fg_cfi_step_fp(&g, &s);
 			flags = FG_UNWIND_F_FP;
 		}
+		if (w && (res == FG_CFI_OK || res == FG_CFI_OK_EXACT))
+			trail_step(w, &s, g.r[FG_CFI_RSP] - s.sp);
 		if (res == FG_CFI_OK_EXACT) {
 			frames[n - 1].flags |= FG_UNWIND_F_SIGNAL;
 			flags |= FG_UNWIND_F_EXACT;
@@ -221,6 +342,72 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 			return n;
 		}
 	}
+}
+
+size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs, uint64_t sp,
+		 const void *stack, size_t size, struct fg_unwind_frame *frames, size_t max,
+		 enum fg_unwind_end *end)
+{
+	struct snap s = {ops, sp, stack, size, size >= 8 ? size - 7 : 0};
+	struct fg_unwind_cache *c = ops->space ? ops->cache : NULL;
+	struct fg_unwind_trail *t;
+	struct trail_walk w;
+	uint64_t key, pc;
+	size_t n;
+
+	*end = FG_UNWIND_END_NOREG;
+	if (!(regs->valid & FG_CFI_BIT(FG_CFI_RIP)) || !(regs->valid & FG_CFI_BIT(FG_CFI_RSP)))
+		return 0;
+	if (!c) {
+		ask_rest(&s, 0);
+		return walk(ops, *regs, &s, NULL, frames, max, end);
+	}
+	key = *ops->space;
+	pc = regs->r[FG_CFI_RIP];
+	t = trail_of(c, key, pc);
+	w.n = 0;
+	w.left = w.ended = false;
+	w.follow = NULL;
+	if (t->n && t->key == key && t->pc == pc) {
+		w.follow = t;
+		if (t->nframes) {
+			/* what a replay reads: the return addresses alone */
+			for (uint32_t i = 0; i + 1 < t->nframes; i++)
+				__builtin_prefetch(s.data + t->ra[i]);
+		} else {
+			for (uint32_t i = 0; i < t->n; i++)
+				ask_frame(&s, t->off[i]);
+		}
+		/* (with a reader of memory beyond the snapshot, not the snapshot's alone) */
+		if (t->nframes && t->size == size && t->max == max && !ops->read &&
+		    replay(t, &s, frames, end)) {
+			c->trail_kept++;
+			c->replayed++;
+			return t->nframes;
+		}
+	} else {
+		ask_rest(&s, 0);
+	}
+	n = walk(ops, *regs, &s, &w, frames, max, end);
+	if (w.follow)
+		c->trail_kept++;
+	else if (w.left)
+		c->trail_left++;
+	else
+		c->trail_none++;
+	t->key = key;
+	t->pc = pc;
+	t->n = w.n;
+	memcpy(t->off, w.off, w.n * sizeof(*w.off));
+	t->nframes = 0;
+	if (!ops->read && *ops->space == key && replayable(&w, n, *end, size, t->ra)) {
+		t->nframes = (uint32_t)n;
+		t->size = size;
+		t->max = max;
+		t->end = *end;
+		memcpy(t->frames, frames, n * sizeof(*frames));
+	}
+	return n;
 }
 
 /*

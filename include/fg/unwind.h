@@ -53,6 +53,53 @@ struct fg_unwind_map {
 	uint64_t tag;		  /* the caller's (its mapping, say), handed back in the frame */
 };
 
+#define FG_UNWIND_F_EXACT                                                                          \
+	(1u << 0) /* pc is exact (the leaf, or interrupted by a signal):                           \
+		     name it as is, not pc - 1 */
+#define FG_UNWIND_F_FP                                                                             \
+	(1u << 1) /* found through a frame pointer (code without CFI for its callee) */
+#define FG_UNWIND_F_SIGNAL                                                                         \
+	(1u << 2) /* a signal trampoline (its CFI says so: __restore_rt,                           \
+		     which Debian's libc names in no symbol table) */
+
+struct fg_unwind_frame {
+	uint64_t pc;
+	uint32_t flags; /* FG_UNWIND_F_* */
+	uint32_t pad;
+	uint64_t tag; /* fg_unwind_map.tag of the code at pc; 0 when `find` failed */
+};
+
+/*
+ * Where the last walk from a leaf pc found its frames: the offsets from sp
+ * of each frame's CFA, kept in fg_unwind_cache by address space and leaf
+ * pc.  The next snapshot of that pc asks for those lines of its stack at
+ * once (a prefetch: the walk's reads depend one on the other, and each
+ * would wait for memory in turn), not for every line of the snapshot.  Where
+ * the walk leaves the trail, the rest of the snapshot is asked for.
+ *
+ * A walk whose every step took its CFA from rsp (so that where it reads
+ * depends on the pcs alone, never on a register's value) and that ended at
+ * a STOP row, at the snapshot's end or at `max` frames is also kept whole:
+ * its frames, and where each step read its return address.  A snapshot of
+ * the same leaf pc, space, size and `max` whose words there are the same
+ * return addresses would be walked the same way step for step: its frames
+ * are those (a replay: one read and compare a frame).
+ */
+#define FG_UNWIND_TRAIL_SLOTS 512
+#define FG_UNWIND_TRAIL_MAX 64
+struct fg_unwind_trail {
+	uint64_t key;	  /* the space */
+	uint64_t pc;	  /* the leaf's */
+	uint32_t n;	  /* offsets in off[]; 0: an empty slot */
+	uint32_t nframes; /* frames in frames[]: 0 when the walk cannot be replayed */
+	uint64_t size;	  /* the snapshot's, and the walk's max: a replay's must be the same */
+	uint64_t max;
+	uint32_t end;			   /* enum fg_unwind_end */
+	uint16_t off[FG_UNWIND_TRAIL_MAX]; /* a frame's CFA - sp, within the snapshot */
+	uint16_t ra[FG_UNWIND_TRAIL_MAX];  /* where step i read frame i + 1's pc, - sp */
+	struct fg_unwind_frame frames[FG_UNWIND_TRAIL_MAX];
+};
+
 /*
  * The rules looked up lately: a cache the caller keeps across walks
  * (optional; zeroed to start), one entry a slot, the newest wins.  Without
@@ -70,6 +117,12 @@ struct fg_unwind_cache {
 		uint64_t tag;			/* by space: fg_unwind_map.tag */
 		uint32_t by;			/* 0: empty, 1: by table, 2: by space */
 	} slot[FG_UNWIND_CACHE_SLOTS];
+	/* by space only: the trails, and how the walks followed them */
+	struct fg_unwind_trail trail[FG_UNWIND_TRAIL_SLOTS];
+	uint64_t trail_kept; /* walks that found their trail and kept to it */
+	uint64_t trail_left; /* walks that found one and left it (the rest asked for) */
+	uint64_t trail_none; /* walks without one (the whole snapshot asked for) */
+	uint64_t replayed;   /* walks whose frames were a trail's (counted as kept too) */
 };
 
 struct fg_unwind_ops {
@@ -92,22 +145,6 @@ struct fg_unwind_ops {
 	 * `find` again while *space stays.  A failed `find` is not cached.
 	 */
 	const uint64_t *space;
-};
-
-#define FG_UNWIND_F_EXACT                                                                          \
-	(1u << 0) /* pc is exact (the leaf, or interrupted by a signal):                           \
-		     name it as is, not pc - 1 */
-#define FG_UNWIND_F_FP                                                                             \
-	(1u << 1) /* found through a frame pointer (code without CFI for its callee) */
-#define FG_UNWIND_F_SIGNAL                                                                         \
-	(1u << 2) /* a signal trampoline (its CFI says so: __restore_rt,                           \
-		     which Debian's libc names in no symbol table) */
-
-struct fg_unwind_frame {
-	uint64_t pc;
-	uint32_t flags; /* FG_UNWIND_F_* */
-	uint32_t pad;
-	uint64_t tag; /* fg_unwind_map.tag of the code at pc; 0 when `find` failed */
 };
 
 /*

@@ -42,13 +42,38 @@ static int find(void *arg, uint64_t pc, struct fg_unwind_map *m)
 	return 0;
 }
 
-/* Unwind the input as a stack from pc with table t, bounded. */
-static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack, size_t size)
+/*
+ * The same walk through a cache by address space (its trails and replays):
+ * the frames and the end must be those of the walk without one.  A space
+ * never used before each time: the cache holds pointers into tables freed
+ * since.
+ */
+static void same_with_cache(const struct fg_cfi_regs *g, const uint8_t *stack, size_t size,
+			    const struct fg_unwind_frame *want, size_t nwant,
+			    enum fg_unwind_end want_end, uint64_t space)
 {
-	struct fg_unwind_ops ops = {.find = find};
+	static struct fg_unwind_cache *cache;
+	struct fg_unwind_ops ops = {.find = find, .space = &space};
 	struct fg_unwind_frame f[64];
 	enum fg_unwind_end end;
+
+	if (!cache && !(cache = calloc(1, sizeof(*cache))))
+		abort();
+	ops.cache = cache;
+	size_t n = fg_unwind(&ops, g, 0x10000, stack, size, f, 64, &end);
+	if (n != nwant || end != want_end || memcmp(f, want, n * sizeof(*f)) != 0)
+		abort();
+}
+
+/* Unwind the input as a stack from pc with table t, bounded; and again with a cache. */
+static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack, size_t size)
+{
+	static uint64_t space;
+	struct fg_unwind_ops ops = {.find = find};
+	struct fg_unwind_frame f[64], f2[64];
+	enum fg_unwind_end end, end2;
 	struct fg_cfi_regs g;
+	uint8_t other[4096];
 
 	the_table = t;
 	memset(&g, 0, sizeof(g));
@@ -59,6 +84,23 @@ static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack,
 	size_t n = fg_unwind(&ops, &g, 0x10000, stack, size, f, 64, &end);
 	if (n > 64 || end >= FG_UNWIND_END_COUNT)
 		abort();
+	/* the first walk keeps a trail, the second may replay it */
+	space++;
+	same_with_cache(&g, stack, size, f, n, end, space);
+	same_with_cache(&g, stack, size, f, n, end, space);
+	/*
+	 * then, under the same trail, another stack (a word changed) and another
+	 * rbp: a replay must not give the first stack's frames where a walk
+	 * would not
+	 */
+	if (size > sizeof(other))
+		return;
+	memcpy(other, stack, size);
+	if (size >= 16)
+		other[(stack[1] % (size / 8)) * 8] ^= 0x10;
+	g.r[FG_CFI_RBP] += 8;
+	size_t n2 = fg_unwind(&ops, &g, 0x10000, other, size, f2, 64, &end2);
+	same_with_cache(&g, other, size, f2, n2, end2, space);
 }
 
 static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)

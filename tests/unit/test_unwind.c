@@ -269,7 +269,7 @@ TEST(regs_from_perf_order)
  * 0x1001, a STOP function at 0x1080; 0x5000-0x6000: code without CFI.
  */
 static struct fg_cfi_row rows[] = {
-    {0x000, 1}, {0x001, 2}, {0x010, 1}, {0x080, 3}, {0x100, 0},
+    {0x000, 1}, {0x001, 2}, {0x010, 1}, {0x020, 4}, {0x030, 1}, {0x080, 3}, {0x100, 0},
 };
 static struct fg_cfi_rule rules[] = {
     {.kind = FG_CFI_NONE},
@@ -280,13 +280,21 @@ static struct fg_cfi_rule rules[] = {
      .ra = FG_CFI_AT_CFA,
      .ra_off = -8},
     {.kind = FG_CFI_STOP},
+    /* 0x1020-0x1030: CFA rbp+16, the frame pointer's */
+    {.kind = FG_CFI_NORMAL,
+     .cfa_reg = FG_CFI_RBP,
+     .cfa_off = 16,
+     .rbp = FG_CFI_AT_CFA,
+     .rbp_off = -16,
+     .ra = FG_CFI_AT_CFA,
+     .ra_off = -8},
 };
 static struct fg_cfi table = {
     .base = 0x1000,
     .rows = rows,
-    .nrows = 5,
+    .nrows = 7,
     .rules = rules,
-    .nrules = 4,
+    .nrules = 5,
 };
 
 static int find(void *arg, uint64_t pc, struct fg_unwind_map *m)
@@ -452,6 +460,177 @@ TEST(unwind_cache_by_space)
 	free(cache);
 }
 
+/* 0x1000 (CFA rsp+8) <- 0x1010 (rsp+16) <- 0x1081 (STOP): CFAs at sp+8, sp+0x18 */
+static const uint64_t snap_a[8] = {0x1010, 0, 0x1081, 0, 0, 0, 0, 0};
+/* the same leaf, one more frame of 0x1010's: CFAs at sp+8, +0x18, +0x28 (another return
+ * address at sp+0x10) */
+static const uint64_t snap_b[8] = {0x1010, 0, 0x1010, 0, 0x1081, 0, 0, 0};
+
+/* The trail the walk from a leaf pc kept (tests only: by a look at every slot). */
+static const struct fg_unwind_trail *trail_for(const struct fg_unwind_cache *c, uint64_t key,
+					       uint64_t pc)
+{
+	for (size_t i = 0; i < FG_UNWIND_TRAIL_SLOTS; i++)
+		if (c->trail[i].n && c->trail[i].key == key && c->trail[i].pc == pc)
+			return &c->trail[i];
+	return NULL;
+}
+
+/* fg_unwind with and without a cache, into *n: the same frames and end */
+static void unwind_both(struct fg_unwind_ops *ops, const struct fg_cfi_regs *g,
+			const uint64_t *stack, size_t size, struct fg_unwind_frame *f,
+			enum fg_unwind_end *end, size_t *out)
+{
+	struct fg_unwind_ops plain = {.find = ops->find, .arg = ops->arg};
+	struct fg_unwind_frame r[16];
+	enum fg_unwind_end rend;
+	size_t n, rn;
+
+	rn = fg_unwind(&plain, g, 0x7000, stack, size, r, 16, &rend);
+	n = fg_unwind(ops, g, 0x7000, stack, size, f, 16, end);
+	*out = n;
+	CHECK_INT(n, rn);
+	CHECK_INT(*end, rend);
+	for (size_t i = 0; i < n && i < rn; i++) {
+		CHECK_INT(f[i].pc, r[i].pc);
+		CHECK_INT(f[i].flags, r[i].flags);
+	}
+}
+
+TEST(unwind_trails)
+{
+	struct fg_unwind_cache *cache = calloc(1, sizeof(*cache));
+	uint64_t space = 1;
+	struct fg_unwind_ops ops = {.find = find, .cache = cache, .space = &space};
+	const struct fg_unwind_trail *t;
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	size_t n;
+
+	CHECK(cache != NULL);
+	regs_at(&g, 0x1000, 0x7000, 0);
+	/* no trail yet: the whole snapshot asked for, the trail kept */
+	unwind_both(&ops, &g, snap_a, sizeof(snap_a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(cache->trail_none, 1);
+	t = trail_for(cache, 1, 0x1000);
+	CHECK(t != NULL);
+	CHECK_INT(t->n, 2);
+	CHECK_INT(t->off[0], 8);
+	CHECK_INT(t->off[1], 0x18);
+	/* the same way again: followed */
+	unwind_both(&ops, &g, snap_a, sizeof(snap_a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(cache->trail_kept, 1);
+	/* another way from the same leaf: left at its third frame, the same frames */
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(cache->trail_left, 1);
+	t = trail_for(cache, 1, 0x1000);
+	CHECK_INT(t->n, 3);
+	CHECK_INT(t->off[2], 0x28);
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->trail_kept, 2);
+	/* a trail that leads wrong still gives the right frames */
+	unwind_both(&ops, &g, snap_a, sizeof(snap_a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(cache->trail_kept, 3); /* a shorter way along it */
+	CHECK_INT(trail_for(cache, 1, 0x1000)->n, 2);
+	/* a snapshot cut short: the trail ends with it (no CFA past its end) */
+	unwind_both(&ops, &g, snap_b, 16, f, &end, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_TRUNCATED);
+	CHECK_INT(trail_for(cache, 1, 0x1000)->n, 1);
+	/* another space: no trail of this one */
+	space = 2;
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->trail_none, 2);
+	CHECK(trail_for(cache, 2, 0x1000) != NULL);
+	free(cache);
+}
+
+TEST(unwind_trail_replays)
+{
+	struct fg_unwind_cache *cache = calloc(1, sizeof(*cache));
+	uint64_t space = 1;
+	struct fg_unwind_ops ops = {.find = find, .cache = cache, .space = &space};
+	struct fg_unwind_frame f[16];
+	enum fg_unwind_end end;
+	struct fg_cfi_regs g;
+	size_t n;
+	/* 0x1020 (CFA rbp+16) <- 0x1081 (STOP): where it reads depends on rbp */
+	uint64_t c[8] = {0, 0x1081, 0, 0, 0, 0, 0, 0};
+	/* frame pointers (code without CFI) <- 0x1081 */
+	uint64_t d[8] = {0x7020, 0x1081, 0, 0, 0, 0, 0, 0};
+
+	CHECK(cache != NULL);
+	regs_at(&g, 0x1000, 0x7000, 0);
+	unwind_both(&ops, &g, snap_a, sizeof(snap_a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(trail_for(cache, 1, 0x1000)->nframes, 3);
+	CHECK_INT(cache->replayed, 0);
+	/* the same words where it read: replayed, whatever the other registers */
+	regs_at(&g, 0x1000, 0x7000, 0x1234);
+	unwind_both(&ops, &g, snap_a, sizeof(snap_a), f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(f[1].pc, 0x1010);
+	CHECK_INT(f[2].pc, 0x1081);
+	CHECK_INT(cache->replayed, 1);
+	/* another return address there: walked, not replayed */
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->replayed, 1);
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(n, 4);
+	CHECK_INT(cache->replayed, 2);
+	/* another snapshot size: walked (where it ends may differ) */
+	unwind_both(&ops, &g, snap_b, 32, f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_TRUNCATED);
+	CHECK_INT(cache->replayed, 2);
+	/* cut short, and replayed cut short */
+	unwind_both(&ops, &g, snap_b, 32, f, &end, &n);
+	CHECK_INT(n, 3);
+	CHECK_INT(end, FG_UNWIND_END_TRUNCATED);
+	CHECK_INT(cache->replayed, 3);
+	/* another max: walked; then replayed at that max */
+	n = fg_unwind(&ops, &g, 0x7000, snap_b, sizeof(snap_b), f, 2, &end);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_MAXDEPTH);
+	CHECK_INT(cache->replayed, 3);
+	n = fg_unwind(&ops, &g, 0x7000, snap_b, sizeof(snap_b), f, 2, &end);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_MAXDEPTH);
+	CHECK_INT(f[1].pc, 0x1010);
+	CHECK_INT(cache->replayed, 4);
+	/* a CFA on rbp: never replayed */
+	regs_at(&g, 0x1020, 0x7000, 0x7000);
+	unwind_both(&ops, &g, c, sizeof(c), f, &end, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	CHECK_INT(trail_for(cache, 1, 0x1020)->nframes, 0);
+	/* the same pcs and words, rbp elsewhere: the walk reads elsewhere, and ends otherwise */
+	regs_at(&g, 0x1020, 0x7000, 0x6000);
+	unwind_both(&ops, &g, c, sizeof(c), f, &end, &n);
+	CHECK_INT(n, 1);
+	CHECK_INT(end, FG_UNWIND_END_UNREADABLE);
+	CHECK_INT(cache->replayed, 4);
+	/* frame pointers: never replayed */
+	regs_at(&g, 0x5000, 0x7000, 0x7000);
+	unwind_both(&ops, &g, d, sizeof(d), f, &end, &n);
+	CHECK_INT(n, 2);
+	CHECK_INT(trail_for(cache, 1, 0x5000)->nframes, 0);
+	unwind_both(&ops, &g, d, sizeof(d), f, &end, &n);
+	CHECK_INT(cache->replayed, 4);
+	free(cache);
+}
+
 /* --- this very process: its stack unwound by the tables and by libdwfl --- */
 
 struct self_map {
@@ -592,6 +771,8 @@ int main(void)
 	RUN(unwind_leaf_exact_callers_one_back);
 	RUN(unwind_loop_and_zero);
 	RUN(unwind_cache_by_space);
+	RUN(unwind_trails);
+	RUN(unwind_trail_replays);
 	RUN(unwind_this_process_as_libdwfl_does);
 	return unit_done();
 }
