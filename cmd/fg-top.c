@@ -182,13 +182,14 @@ static bool read_once(struct app *a, bool *drained, size_t *got)
 /*
  * After a read that emptied the pipe: let more come in before reading again,
  * so that reads are fewer and larger (a wakeup and a read cost about the same
- * at 4 KB as at 256 KB).  For no longer than a quarter of what the pipe holds
- * takes to come at the last second's rate, so that the writer never waits for
- * room, and at most NAP_MAX; woken at once to quit.
+ * at 4 KB as at 512 KB).  For no longer than half of what the pipe holds
+ * takes to come at the last second's rate, so that the writer does not wait
+ * for room (half the pipe is left for a burst), and at most NAP_MAX; woken at
+ * once to quit.
  */
 static void nap(struct app *a, double bytes_per_s)
 {
-	double s = bytes_per_s > 0 ? a->pipe_size / 4.0 / bytes_per_s : NAP_FIRST;
+	double s = bytes_per_s > 0 ? a->pipe_size / 2.0 / bytes_per_s : NAP_FIRST;
 	struct pollfd w = {a->wake[0], POLLIN, 0};
 
 	if (s > NAP_MAX)

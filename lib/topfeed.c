@@ -22,7 +22,8 @@
 #include "fg/topfeed.h"
 #include "fg/util.h"
 
-#define READ_SIZE (256 * 1024)
+/* a read: what half of a 1 MiB pipe holds (fg-top naps until about that much came) */
+#define READ_SIZE (512 * 1024)
 
 struct fg_top_feed {
 	struct fg_top *t;
