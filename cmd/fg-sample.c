@@ -799,7 +799,8 @@ static void setup_offcpu(struct run *r)
  * tables (bpf/korc_unwind.h), those of tracepoints and of perf events (not
  * the waits' of --off-cpu), unless bpf_get_stack() is asked for or the run
  * takes no kernel stack.  Before the load:
- * where the tables are, from /proc/kallsyms, and the maps' sizes; they are
+ * where the tables are, from /proc/kallsyms (read once, for --off-cpu's
+ * __schedule too), and the maps' sizes; they are
  * copied in after it (load_korc).  Without them the run takes the stacks
  * with bpf_get_stack() and says so, unless they are to be checked.
  */
@@ -824,20 +825,22 @@ static void setup_korc(struct run *r)
 
 	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only && (tp || perf);
 	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
-	if (!r->korc.on)
+	if (!r->korc.on && !opts.offcpu)
 		return;
-#ifdef __x86_64__
+	/* read once: the tables' addresses and --off-cpu's __schedule */
 	err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len);
-	if (err) {
+	if (!err) {
+		err = fg_korc_syms_parse(data, len, &r->korc.syms);
+		free(data);
+		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
+	} else if (r->korc.on) {
 		bpf_program__set_autoload(r->skel->progs.fg_korc_copy, false);
 		korc_unavailable(r, err, "cannot read '/proc/kallsyms'");
 		return;
 	}
-	err = fg_korc_syms_parse(data, len, &r->korc.syms);
-	free(data);
-#else
-	(void)data;
-	(void)len;
+	if (!r->korc.on)
+		return;
+#ifndef __x86_64__
 	err = -EOPNOTSUPP;
 #endif
 	if (err) {
