@@ -321,7 +321,6 @@ struct run {
 	bool child_done;
 	int out_fd;
 	uint64_t bad_events;
-	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
 	struct fg_rec_header header;
 	struct fg_rec_summary sum;
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
@@ -632,12 +631,13 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		r->bad_events++;
 		return;
 	}
-	fg_buf_reset(&r->rest);
-	fg_buf_add(&r->rest, ips, nips);
-	fg_buf_add(&r->rest, &u, sizeof(u));
-	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
-	fg_buf_add(&r->rest, stack, u.size);
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
+	/* copied once, from the ring buffer into the queue */
+	struct iovec parts[] = {{&s, sizeof(s)},
+				{(void *)ips, nips},
+				{&u, sizeof(u)},
+				{(void *)regs, 8 * (size_t)u.nr_regs},
+				{(void *)stack, u.size}};
+	fg_rq_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts, 5);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
@@ -1749,7 +1749,6 @@ static int release(struct run *r)
 	free(r->off.unseen_seen);
 	free(r->off.no_end_seen);
 	fg_evlist_release(&evlist);
-	fg_buf_release(&r->rest);
 	fg_sample_opts_release(&opts);
 	return r->status;
 }
