@@ -612,9 +612,11 @@ struct {
  * (bpf_prog_*, bpf_trace_run4), and the program is gone by the time fg-sym
  * would name its frame.  Which frame __schedule is, is found at the first
  * switch: the same call chain leads here every time.  Its address comes
- * from kallsyms through libbpf; without it nothing is left out.
+ * from the kallsyms fg-sample reads for the ORC tables (not through a
+ * __ksym, for which libbpf would read and scan all of kallsyms a second
+ * time at every start); 0 (hidden, or not found): nothing is left out.
  */
-extern const void __schedule __ksym __weak;
+const volatile __u64 schedule_addr = 0;
 #define KSKIP_SEARCH 4	   /* frames looked at for __schedule's */
 #define SCHEDULE_SIZE 8192 /* return addresses within this of its start are in it */
 __u32 kskip;
@@ -622,7 +624,7 @@ bool kskip_known;
 
 static __always_inline __u32 kernel_skip(void *ctx)
 {
-	__u64 lo = (__u64)&__schedule, top[KSKIP_SEARCH];
+	__u64 lo = schedule_addr, top[KSKIP_SEARCH];
 	long n;
 
 	if (kskip_known || !lo)

@@ -321,7 +321,6 @@ struct run {
 	bool child_done;
 	int out_fd;
 	uint64_t bad_events;
-	struct fg_buf rest; /* a sample's payload after struct fg_rec_sample */
 	struct fg_rec_header header;
 	struct fg_rec_summary sum;
 	uint64_t nofp; /* samples written whose user chain ended at a frame without frame pointer */
@@ -632,12 +631,13 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		r->bad_events++;
 		return;
 	}
-	fg_buf_reset(&r->rest);
-	fg_buf_add(&r->rest, ips, nips);
-	fg_buf_add(&r->rest, &u, sizeof(u));
-	fg_buf_add(&r->rest, regs, 8 * (size_t)u.nr_regs);
-	fg_buf_add(&r->rest, stack, u.size);
-	fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), r->rest.data, r->rest.len);
+	/* copied once, from the ring buffer into the queue */
+	struct iovec parts[] = {{&s, sizeof(s)},
+				{(void *)ips, nips},
+				{&u, sizeof(u)},
+				{(void *)regs, 8 * (size_t)u.nr_regs},
+				{(void *)stack, u.size}};
+	fg_rq_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts, 5);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
@@ -799,7 +799,8 @@ static void setup_offcpu(struct run *r)
  * tables (bpf/korc_unwind.h), those of tracepoints and of perf events (not
  * the waits' of --off-cpu), unless bpf_get_stack() is asked for or the run
  * takes no kernel stack.  Before the load:
- * where the tables are, from /proc/kallsyms, and the maps' sizes; they are
+ * where the tables are, from /proc/kallsyms (read once, for --off-cpu's
+ * __schedule too), and the maps' sizes; they are
  * copied in after it (load_korc).  Without them the run takes the stacks
  * with bpf_get_stack() and says so, unless they are to be checked.
  */
@@ -824,20 +825,22 @@ static void setup_korc(struct run *r)
 
 	r->korc.on = opts.kernel_unwind != FG_KUNWIND_HELPER && !opts.user_only && (tp || perf);
 	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
-	if (!r->korc.on)
+	if (!r->korc.on && !opts.offcpu)
 		return;
-#ifdef __x86_64__
+	/* read once: the tables' addresses and --off-cpu's __schedule */
 	err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len);
-	if (err) {
+	if (!err) {
+		err = fg_korc_syms_parse(data, len, &r->korc.syms);
+		free(data);
+		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
+	} else if (r->korc.on) {
 		bpf_program__set_autoload(r->skel->progs.fg_korc_copy, false);
 		korc_unavailable(r, err, "cannot read '/proc/kallsyms'");
 		return;
 	}
-	err = fg_korc_syms_parse(data, len, &r->korc.syms);
-	free(data);
-#else
-	(void)data;
-	(void)len;
+	if (!r->korc.on)
+		return;
+#ifndef __x86_64__
 	err = -EOPNOTSUPP;
 #endif
 	if (err) {
@@ -1746,7 +1749,6 @@ static int release(struct run *r)
 	free(r->off.unseen_seen);
 	free(r->off.no_end_seen);
 	fg_evlist_release(&evlist);
-	fg_buf_release(&r->rest);
 	fg_sample_opts_release(&opts);
 	return r->status;
 }

@@ -7,7 +7,18 @@
 #include "fg/korc.h"
 
 /* the symbols looked for, by name; each kallsyms line is "ADDRESS TYPE NAME[\t[MODULE]]" */
-enum { S_STEXT, S_ETEXT, S_IP_START, S_IP_STOP, S_ORC_START, S_ORC_STOP, S_GRAPH, S_RETHOOK, S_N };
+enum {
+	S_STEXT,
+	S_ETEXT,
+	S_IP_START,
+	S_IP_STOP,
+	S_ORC_START,
+	S_ORC_STOP,
+	S_GRAPH,
+	S_RETHOOK,
+	S_SCHEDULE,
+	S_N
+};
 static const char *const names[S_N] = {
     "_stext",
     "_etext",
@@ -17,6 +28,7 @@ static const char *const names[S_N] = {
     "__stop_orc_unwind",
     "return_to_handler",
     "arch_rethook_trampoline",
+    "__schedule",
 };
 
 /* the address at the start of a line, or -1 when it is not 16 hex digits and a space */
@@ -81,6 +93,7 @@ int fg_korc_syms_parse(const char *data, size_t len, struct fg_korc_syms *s)
 		}
 		p = eol + 1;
 	}
+	s->schedule = addr[S_SCHEDULE]; /* whether or not the tables are there */
 	if ((found & 0x3f) != 0x3f)
 		return -ENOENT;
 	if (!any_nonzero)

@@ -954,6 +954,7 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 /* --- the writer --- */
 
 #define WRITE_BUF (256u * 1024)
+#define WRITE_DIRECT (64u * 1024) /* fg_rec_writer_put: runs this large are not copied */
 
 struct fg_rec_writer {
 	int fd;
@@ -973,14 +974,13 @@ struct fg_rec_writer *fg_rec_writer_new(int fd)
 	return w;
 }
 
-int fg_rec_writer_flush(struct fg_rec_writer *w)
+/* `len` bytes at p to the file, whole: 0 or the (sticky) error */
+static int write_out(struct fg_rec_writer *w, const uint8_t *p, size_t len)
 {
 	size_t done = 0;
 
-	if (w->err)
-		return w->err;
-	while (done < w->len) {
-		ssize_t n = write(w->fd, w->buf + done, w->len - done);
+	while (!w->err && done < len) {
+		ssize_t n = write(w->fd, p + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -991,8 +991,33 @@ int fg_rec_writer_flush(struct fg_rec_writer *w)
 		done += (size_t)n;
 		w->flushed += (uint64_t)n;
 	}
+	return w->err;
+}
+
+int fg_rec_writer_flush(struct fg_rec_writer *w)
+{
+	if (w->err)
+		return w->err;
+	write_out(w, w->buf, w->len);
 	w->len = 0;
 	return w->err;
+}
+
+int fg_rec_writer_put(struct fg_rec_writer *w, const void *recs, size_t len)
+{
+	if (w->err)
+		return w->err;
+	if (len < WRITE_DIRECT) {
+		if (w->cap - w->len < len && fg_rec_writer_flush(w))
+			return w->err;
+		memcpy(w->buf + w->len, recs, len);
+		w->len += len;
+		return 0;
+	}
+	/* a large run goes out from where it is, after what is buffered */
+	if (fg_rec_writer_flush(w))
+		return w->err;
+	return write_out(w, recs, len);
 }
 
 int fg_rec_writer_free(struct fg_rec_writer *w)

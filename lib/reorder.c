@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The time-ordering queue: records held until every source has passed their time. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,18 +8,33 @@
 #include "fg/diag.h"
 #include "fg/reorder.h"
 
+/*
+ * Each record is held whole in the arena, as it goes out (struct fg_rec_hdr,
+ * the payload, zeros to 8 bytes), so that a flush hands the writer runs of
+ * records in place, with no copy of its own: a --call-graph dwarf sample is
+ * some 8 KiB.
+ */
 struct rq_ent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off; /* in the arena: struct fg_rec_hdr-less payload */
-	uint32_t len;
+	size_t off;   /* of the record's header in the arena */
+	uint32_t len; /* of its payload */
 	uint32_t type;
 };
+
+#define HDR sizeof(struct fg_rec_hdr)
+
+/* bytes of a record with `len` of payload, as written */
+static size_t rec_size(size_t len)
+{
+	return (HDR + len + 7) & ~(size_t)7;
+}
 
 struct fg_rq {
 	struct rq_ent *ents;
 	size_t n, alloc;
-	struct fg_buf arena;
+	/* the records queued, and a spare into which a flush moves those left: both kept */
+	struct fg_buf arena, spare;
 	uint64_t seq;
 	uint64_t written[FG_REC_TYPE_MAX + 1];
 	uint64_t sample_flags[32]; /* samples written with each flag bit */
@@ -38,6 +54,7 @@ void fg_rq_free(struct fg_rq *q)
 		return;
 	free(q->ents);
 	fg_buf_release(&q->arena);
+	fg_buf_release(&q->spare);
 	free(q);
 }
 
@@ -75,11 +92,16 @@ static void count_flags(struct fg_rq *q, const void *payload, size_t len)
 		q->sample_flags[__builtin_ctz(f)]++;
 }
 
-void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
-	       const void *p2, size_t l2)
+void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iovec *iov, int n)
 {
+	struct fg_rec_hdr h = {.type = type};
 	struct rq_ent *e;
+	size_t len = 0, size;
+	static const uint8_t zeros[8];
 
+	for (int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	size = rec_size(len);
 	if (q->any_flushed && time <= q->flushed)
 		q->late++;
 	FG_ALLOC_GROW(q->ents, q->n + 1, q->alloc);
@@ -88,10 +110,27 @@ void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, si
 	e->seq = q->seq++;
 	e->type = type;
 	e->off = q->arena.len;
-	e->len = (uint32_t)(l1 + l2);
-	fg_buf_add(&q->arena, p1, l1);
-	if (l2)
-		fg_buf_add(&q->arena, p2, l2);
+	e->len = (uint32_t)len;
+	/* one too large for a record keeps its length, refused at the flush as the writer does */
+	h.size = size > FG_REC_MAX_SIZE || len > UINT32_MAX ? 0 : (uint32_t)size;
+	if (!h.size) {
+		e->len = UINT32_MAX;
+		size = HDR;
+	}
+	fg_buf_grow(&q->arena, size);
+	fg_buf_add(&q->arena, &h, HDR);
+	for (int i = 0; h.size && i < n; i++)
+		if (iov[i].iov_len)
+			fg_buf_add(&q->arena, iov[i].iov_base, iov[i].iov_len);
+	fg_buf_add(&q->arena, zeros, size - HDR - (h.size ? len : 0));
+}
+
+void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
+	       const void *p2, size_t l2)
+{
+	struct iovec iov[2] = {{(void *)p1, l1}, {(void *)p2, l2}};
+
+	fg_rq_addv(q, time, type, iov, 2);
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -106,8 +145,8 @@ static int ent_cmp(const void *a, const void *b)
 int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
 		void *ctx)
 {
-	size_t i, kept = 0;
-	struct fg_buf rest = FG_BUF_INIT;
+	size_t i, kept = 0, run = 0, run_len = 0;
+	struct fg_buf tmp;
 	int err = 0;
 
 	if (!q->any_flushed || upto > q->flushed)
@@ -116,34 +155,51 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_k
 	if (!q->n)
 		return fg_rec_writer_error(w);
 	qsort(q->ents, q->n, sizeof(*q->ents), ent_cmp);
+	/* the records kept, in runs that lie end to end in the arena, each handed over whole */
 	for (i = 0; i < q->n && q->ents[i].time <= upto; i++) {
 		struct rq_ent *e = &q->ents[i];
+		const uint8_t *rec = (const uint8_t *)q->arena.data + e->off;
 
-		if (keep && !keep(ctx, e->type, q->arena.data + e->off, e->len))
-			continue;
-		err = fg_rec_write(w, e->type, q->arena.data + e->off, e->len);
-		if (err)
+		if (e->len == UINT32_MAX) {
+			err = -EMSGSIZE;
 			break;
+		}
+		if (keep && !keep(ctx, e->type, rec + HDR, e->len))
+			continue;
+		if (run_len && run + run_len != e->off) {
+			err = fg_rec_writer_put(w, q->arena.data + run, run_len);
+			run_len = 0;
+			if (err)
+				break;
+		}
+		if (!run_len)
+			run = e->off;
+		run_len += rec_size(e->len);
 		if (e->type <= FG_REC_TYPE_MAX)
 			q->written[e->type]++;
 		if (e->type == FG_REC_SAMPLE)
-			count_flags(q, q->arena.data + e->off, e->len);
+			count_flags(q, rec + HDR, e->len);
 	}
+	if (!err && run_len)
+		err = fg_rec_writer_put(w, q->arena.data + run, run_len);
 	if (err) {
 		q->n = 0;
 		fg_buf_reset(&q->arena);
 		return err;
 	}
-	/* keep the later ones, compacting the arena */
+	/* keep the later ones, moved to the spare arena, which then takes the arena's place */
+	fg_buf_reset(&q->spare);
 	for (; i < q->n; i++) {
 		struct rq_ent e = q->ents[i];
+		size_t size = e.len == UINT32_MAX ? HDR : rec_size(e.len);
 
-		fg_buf_add(&rest, q->arena.data + e.off, e.len);
-		e.off = rest.len - e.len;
+		fg_buf_add(&q->spare, q->arena.data + e.off, size);
+		e.off = q->spare.len - size;
 		q->ents[kept++] = e;
 	}
 	q->n = kept;
-	fg_buf_release(&q->arena);
-	q->arena = rest;
+	tmp = q->arena;
+	q->arena = q->spare;
+	q->spare = tmp;
 	return 0;
 }

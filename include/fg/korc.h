@@ -42,6 +42,11 @@ struct fg_korc_syms {
 	 */
 	struct fg_korc_info info;
 	uint64_t ip_start, orc_start; /* __start_orc_unwind_ip, __start_orc_unwind */
+	/*
+	 * __schedule (0: not found, or hidden), set even when the tables are
+	 * not there: --off-cpu's waits leave out the frames above it
+	 */
+	uint64_t schedule;
 };
 
 /*

@@ -460,6 +460,12 @@ int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m
 int fg_rec_write_event(struct fg_rec_writer *w, const struct fg_rec_event *e, const char *name);
 /* Whether `name` (len bytes) may name an event in the stream. */
 bool fg_rec_event_name_ok(const char *name, size_t len);
+/*
+ * Whole records already laid out as written (each a struct fg_rec_hdr whose
+ * size is a multiple of 8 and covers its payload and padding), `len` bytes
+ * end to end: a large run is written from where it lies, not copied.
+ */
+int fg_rec_writer_put(struct fg_rec_writer *w, const void *recs, size_t len);
 int fg_rec_writer_flush(struct fg_rec_writer *w);
 /* The sticky error, or 0. */
 int fg_rec_writer_error(const struct fg_rec_writer *w);

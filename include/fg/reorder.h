@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "fg/record.h"
 
@@ -29,6 +30,12 @@ void fg_rq_free(struct fg_rq *q);
 /* Queue a record: `type`, then the bytes of p1 and p2 as its payload. */
 void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
 	       const void *p2, size_t l2);
+/*
+ * The same with the payload in `n` parts, copied once, into the record as it
+ * will be written.  One over FG_REC_MAX_SIZE makes the flush that reaches it
+ * fail with -EMSGSIZE, as fg_rec_write() would.
+ */
+void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iovec *iov, int n);
 /*
  * Which records to write, asked in time order (so that a fork is seen
  * before the events of the child it creates): the record type and payload.

@@ -19,7 +19,8 @@ static const char syms[] = "ffffffff81000000 T _text\n"
 			   "ffffffff82000190 R __start_orc_unwind\n"
 			   "ffffffff820003e8 R __stop_orc_unwind\n"
 			   "ffffffffc0000000 t _etext\t[some_module]\n"
-			   "ffffffff81002000 T return_to_handler\n";
+			   "ffffffff81002000 T return_to_handler\n"
+			   "ffffffff81003000 t __schedule\n";
 
 TEST(korc_syms)
 {
@@ -36,6 +37,7 @@ TEST(korc_syms)
 	CHECK_INT(s.info.nblocks, 258);
 	CHECK(s.info.graph_ret == 0xffffffff81002000ull);
 	CHECK(s.info.rethook == 0);
+	CHECK(s.schedule == 0xffffffff81003000ull);
 }
 
 TEST(korc_syms_refused)
@@ -52,7 +54,12 @@ TEST(korc_syms_refused)
 	/* no __start_orc_unwind: not an ORC kernel */
 	snprintf(buf, sizeof(buf), "%.*s", (int)(cut - syms), syms);
 	CHECK_INT(fg_korc_syms_parse(buf, strlen(buf), &s), -ENOENT);
+	CHECK(s.schedule == 0); /* the cut text ends before __schedule */
+	/* __schedule is found for --off-cpu without the tables */
+	CHECK_INT(fg_korc_syms_parse("ffffffff81003000 t __schedule\n", 31, &s), -ENOENT);
+	CHECK(s.schedule == 0xffffffff81003000ull);
 	CHECK_INT(fg_korc_syms_parse("", 0, &s), -ENOENT);
+	CHECK(s.schedule == 0);
 	/* kernel.kptr_restrict */
 	CHECK_INT(fg_korc_syms_parse(zeros, strlen(zeros), &s), -EPERM);
 	/* 101 entries of addresses against 100 of entries */

@@ -158,11 +158,88 @@ TEST(write_errors_are_returned)
 	fg_rq_free(q);
 }
 
+/*
+ * Records held as written: large ones go out from the queue in place, in runs
+ * split where time order or `keep` leaves a gap; the bytes are the same as
+ * fg_rec_write's, padding included, and what waits keeps its bytes.
+ */
+TEST(large_records_in_place)
+{
+	struct fg_rq *q = fg_rq_new();
+	int fd, asked = 0;
+	struct fg_rec_writer *w = new_stream(&fd);
+	static uint8_t big[3][70001];
+	uint64_t times[] = {30, 10, 20, 40, 60, 50, 70};
+
+	for (int i = 0; i < 3; i++)
+		memset(big[i], 'a' + i, sizeof(big[i]));
+	for (uint32_t i = 0; i < 7; i++) {
+		struct fg_rec_task t = {.pid = i, .time_ns = times[i]};
+		struct iovec iov[] = {{&t, sizeof(t)}, {big[i % 3], sizeof(big[0]) - i}};
+
+		/* odd pids and 6 with a tail of over 64 KiB; even ones are filtered out first */
+		fg_rq_addv(q, times[i], FG_REC_EXIT, iov, i % 2 || i == 6 ? 2 : 1);
+	}
+	CHECK_INT(fg_rq_flush(q, 45, w, keep_odd_pids, &asked), 0);
+	CHECK_INT(asked, 4);
+	CHECK_INT(fg_rq_len(q), 3);
+	/* those left, moved by the flush: 60 and 70 lie end to end, one run */
+	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
+	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 5);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+
+	lseek(fd, 0, SEEK_SET);
+	struct fg_rec_reader *r = fg_rec_reader_new(fd, "q");
+	struct fg_rec rec;
+	uint32_t want_pid[] = {1, 3, 5, 4, 6}; /* times 10, 40, 50, 60, 70 */
+	int n = 0;
+	while (fg_rec_next(r, &rec) > 0) {
+		uint32_t pid = want_pid[n < 5 ? n : 0];
+		size_t tail = pid % 2 || pid == 6 ? sizeof(big[0]) - pid : 0;
+		const uint8_t *p = (const uint8_t *)rec.task + sizeof(struct fg_rec_task);
+
+		CHECK(n < 5);
+		CHECK_INT(rec.type, FG_REC_EXIT);
+		CHECK_INT(rec.task->pid, pid);
+		CHECK_INT(rec.size,
+			  (sizeof(struct fg_rec_hdr) + sizeof(struct fg_rec_task) + tail + 7) &
+			      ~7ul);
+		CHECK(!tail || (p[0] == 'a' + pid % 3 && p[tail - 1] == 'a' + pid % 3));
+		n++;
+	}
+	CHECK_INT(n, 5);
+	fg_rec_reader_free(r);
+	close(fd);
+	fg_rq_free(q);
+}
+
+/* A record too large for the stream fails the flush that reaches it, as fg_rec_write does. */
+TEST(oversized_record_is_refused)
+{
+	struct fg_rq *q = fg_rq_new();
+	int fd;
+	struct fg_rec_writer *w = new_stream(&fd);
+	struct fg_rec_task t = {.pid = 1};
+	struct iovec iov[] = {{&t, sizeof(t)}, {NULL, FG_REC_MAX_SIZE}};
+
+	fg_rq_add(q, 1, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	fg_rq_addv(q, 2, FG_REC_EXIT, iov, 2); /* its bytes are never read */
+	CHECK_INT(fg_rq_flush(q, 1, w, NULL, NULL), 0);
+	CHECK_INT(fg_rq_flush(q, 2, w, NULL, NULL), -EMSGSIZE);
+	CHECK_INT(fg_rq_len(q), 0);
+	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 1);
+	CHECK_INT(fg_rec_writer_free(w), 0);
+	close(fd);
+	fg_rq_free(q);
+}
+
 int main(void)
 {
 	RUN(queue_orders_by_time_and_keeps_the_rest);
 	RUN(late_records_are_counted);
 	RUN(samples_in_two_parts_and_their_flags);
 	RUN(write_errors_are_returned);
+	RUN(large_records_in_place);
+	RUN(oversized_record_is_refused);
 	return unit_done();
 }
