@@ -379,7 +379,8 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 				ask_frame(&s, t->off[i]);
 		}
 		/* (with a reader of memory beyond the snapshot, not the snapshot's alone) */
-		if (t->nframes && t->size == size && t->max == max && !ops->read &&
+		if (t->nframes && t->size == size && t->max == max &&
+		    t->rsp_off == regs->r[FG_CFI_RSP] - sp && !ops->read &&
 		    replay(t, &s, frames, end)) {
 			c->trail_kept++;
 			c->replayed++;
@@ -404,6 +405,7 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 		t->nframes = (uint32_t)n;
 		t->size = size;
 		t->max = max;
+		t->rsp_off = regs->r[FG_CFI_RSP] - sp;
 		t->end = *end;
 		memcpy(t->frames, frames, n * sizeof(*frames));
 	}

@@ -81,9 +81,10 @@ struct fg_unwind_frame {
  * depends on the pcs alone, never on a register's value) and that ended at
  * a STOP row, at the snapshot's end or at `max` frames is also kept whole:
  * its frames, and where each step read its return address.  A snapshot of
- * the same leaf pc, space, size and `max` whose words there are the same
- * return addresses would be walked the same way step for step: its frames
- * are those (a replay: one read and compare a frame).
+ * the same leaf pc, space, size, `max` and rsp (its offset from where the
+ * copy starts) whose words there are the same return addresses would be
+ * walked the same way step for step: its frames are those (a replay: one
+ * read and compare a frame).
  */
 #define FG_UNWIND_TRAIL_SLOTS 512
 #define FG_UNWIND_TRAIL_MAX 64
@@ -92,8 +93,9 @@ struct fg_unwind_trail {
 	uint64_t pc;	  /* the leaf's */
 	uint32_t n;	  /* offsets in off[]; 0: an empty slot */
 	uint32_t nframes; /* frames in frames[]: 0 when the walk cannot be replayed */
-	uint64_t size;	  /* the snapshot's, and the walk's max: a replay's must be the same */
-	uint64_t max;
+	uint64_t size;	  /* the snapshot's, the walk's max and rsp - the copy's start: */
+	uint64_t max;	  /* a replay's must be the same */
+	uint64_t rsp_off;
 	uint32_t end;			   /* enum fg_unwind_end */
 	uint16_t off[FG_UNWIND_TRAIL_MAX]; /* a frame's CFA - sp, within the snapshot */
 	uint16_t ra[FG_UNWIND_TRAIL_MAX];  /* where step i read frame i + 1's pc, - sp */

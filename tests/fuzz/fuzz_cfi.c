@@ -101,6 +101,10 @@ static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack,
 	g.r[FG_CFI_RBP] += 8;
 	size_t n2 = fg_unwind(&ops, &g, 0x10000, other, size, f2, 64, &end2);
 	same_with_cache(&g, other, size, f2, n2, end2, space);
+	/* and the first stack with rsp a word into the copy: the walk reads elsewhere */
+	g.r[FG_CFI_RSP] += 8;
+	n2 = fg_unwind(&ops, &g, 0x10000, stack, size, f2, 64, &end2);
+	same_with_cache(&g, stack, size, f2, n2, end2, space);
 }
 
 static void check(const struct fg_cfi *c, const uint8_t *stack, size_t size)

@@ -609,6 +609,12 @@ TEST(unwind_trail_replays)
 	CHECK_INT(end, FG_UNWIND_END_MAXDEPTH);
 	CHECK_INT(f[1].pc, 0x1010);
 	CHECK_INT(cache->replayed, 4);
+	/* rsp a word into the copy: the walk reads a word on, so walked, not replayed */
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(cache->replayed, 4); /* (the trail's max was 2) */
+	regs_at(&g, 0x1000, 0x7008, 0x1234);
+	unwind_both(&ops, &g, snap_b, sizeof(snap_b), f, &end, &n);
+	CHECK_INT(cache->replayed, 4);
 	/* a CFA on rbp: never replayed */
 	regs_at(&g, 0x1020, 0x7000, 0x7000);
 	unwind_both(&ops, &g, c, sizeof(c), f, &end, &n);
