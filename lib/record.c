@@ -1003,12 +1003,26 @@ int fg_rec_writer_flush(struct fg_rec_writer *w)
 	return w->err;
 }
 
+/* Room for n more bytes in the buffer: flush first when full, grow for a huge record. */
+static int reserve(struct fg_rec_writer *w, size_t n)
+{
+	if (w->err)
+		return w->err;
+	if (w->cap - w->len < n && fg_rec_writer_flush(w))
+		return w->err;
+	if (w->cap < n) {
+		w->buf = fg_xrealloc(w->buf, n);
+		w->cap = n;
+	}
+	return 0;
+}
+
 int fg_rec_writer_put(struct fg_rec_writer *w, const void *recs, size_t len)
 {
 	if (w->err)
 		return w->err;
 	if (len < WRITE_DIRECT) {
-		if (w->cap - w->len < len && fg_rec_writer_flush(w))
+		if (reserve(w, len))
 			return w->err;
 		memcpy(w->buf + w->len, recs, len);
 		w->len += len;
@@ -1040,20 +1054,6 @@ int fg_rec_writer_error(const struct fg_rec_writer *w)
 uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w)
 {
 	return w->flushed + w->len;
-}
-
-/* Room for n more bytes in the buffer: flush first when full, grow for a huge record. */
-static int reserve(struct fg_rec_writer *w, size_t n)
-{
-	if (w->err)
-		return w->err;
-	if (w->cap - w->len < n && fg_rec_writer_flush(w))
-		return w->err;
-	if (w->cap < n) {
-		w->buf = fg_xrealloc(w->buf, n);
-		w->cap = n;
-	}
-	return 0;
 }
 
 struct part {
