@@ -1056,51 +1056,57 @@ uint64_t fg_rec_writer_bytes(const struct fg_rec_writer *w)
 	return w->flushed + w->len;
 }
 
-struct part {
-	const void *p;
-	size_t len;
-};
+size_t fg_rec_size(size_t len)
+{
+	size_t total = align8(HDR + len);
 
-static int write_parts(struct fg_rec_writer *w, uint32_t type, const struct part *parts, int n)
+	return total > FG_REC_MAX_SIZE || total < len ? 0 : total;
+}
+
+void fg_rec_lay(void *out, uint32_t type, const struct iovec *parts, int n)
+{
+	struct fg_rec_hdr h = {.type = type};
+	uint8_t *o = (uint8_t *)out + HDR;
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (parts[i].iov_len)
+			memcpy(o + len, parts[i].iov_base, parts[i].iov_len);
+		len += parts[i].iov_len;
+	}
+	h.size = (uint32_t)align8(HDR + len);
+	memcpy(out, &h, HDR);
+	memset(o + len, 0, h.size - HDR - len);
+}
+
+static int write_parts(struct fg_rec_writer *w, uint32_t type, const struct iovec *parts, int n)
 {
 	size_t len = 0, total;
-	struct fg_rec_hdr h;
-	uint8_t *out;
 
 	for (int i = 0; i < n; i++)
-		len += parts[i].len;
-	total = align8(HDR + len);
-	if (total > FG_REC_MAX_SIZE || total < len)
+		len += parts[i].iov_len;
+	total = fg_rec_size(len);
+	if (!total)
 		return -EMSGSIZE;
 	if (reserve(w, total))
 		return w->err;
-	h.type = type;
-	h.size = (uint32_t)total;
-	out = w->buf + w->len;
-	memcpy(out, &h, HDR);
-	out += HDR;
-	for (int i = 0; i < n; i++) {
-		if (parts[i].len)
-			memcpy(out, parts[i].p, parts[i].len);
-		out += parts[i].len;
-	}
-	memset(out, 0, total - HDR - len);
+	fg_rec_lay(w->buf + w->len, type, parts, n);
 	w->len += total;
 	return 0;
 }
 
 int fg_rec_write(struct fg_rec_writer *w, uint32_t type, const void *payload, size_t len)
 {
-	struct part p = {payload, len};
+	struct iovec p = {(void *)payload, len};
 
 	return write_parts(w, type, &p, 1);
 }
 
 int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s, const uint64_t *ips)
 {
-	struct part p[2] = {
-	    {s, sizeof(*s)},
-	    {ips, 8 * ((size_t)s->nr_kernel + s->nr_user)},
+	struct iovec p[2] = {
+	    {(void *)s, sizeof(*s)},
+	    {(void *)ips, 8 * ((size_t)s->nr_kernel + s->nr_user)},
 	};
 
 	if (s->nr_kernel > FG_REC_MAX_FRAMES || s->nr_user > FG_REC_MAX_FRAMES)
@@ -1110,9 +1116,9 @@ int fg_rec_write_sample(struct fg_rec_writer *w, const struct fg_rec_sample *s, 
 
 int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m, const char *path)
 {
-	struct part p[2] = {
-	    {m, sizeof(*m)},
-	    {path, strlen(path) + 1},
+	struct iovec p[2] = {
+	    {(void *)m, sizeof(*m)},
+	    {(void *)path, strlen(path) + 1},
 	};
 
 	if (!*path || m->start >= m->end || m->build_id_len > FG_REC_BUILD_ID_MAX)
@@ -1122,9 +1128,9 @@ int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m
 
 int fg_rec_write_event(struct fg_rec_writer *w, const struct fg_rec_event *e, const char *name)
 {
-	struct part p[2] = {
-	    {e, sizeof(*e)},
-	    {name, strlen(name) + 1},
+	struct iovec p[2] = {
+	    {(void *)e, sizeof(*e)},
+	    {(void *)name, strlen(name) + 1},
 	};
 
 	if (e->id >= FG_REC_EVENTS_MAX || !fg_rec_event_name_ok(name, strlen(name)))

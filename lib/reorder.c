@@ -24,10 +24,10 @@ struct rq_ent {
 
 #define HDR sizeof(struct fg_rec_hdr)
 
-/* bytes of a record with `len` of payload, as written */
-static size_t rec_size(size_t len)
+/* bytes of e's record in the arena (an empty one in the place of one too large) */
+static size_t ent_size(const struct rq_ent *e)
 {
-	return (HDR + len + 7) & ~(size_t)7;
+	return fg_rec_size(e->len == UINT32_MAX ? 0 : e->len);
 }
 
 struct fg_rq {
@@ -94,14 +94,12 @@ static void count_flags(struct fg_rq *q, const void *payload, size_t len)
 
 void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iovec *iov, int n)
 {
-	struct fg_rec_hdr h = {.type = type};
 	struct rq_ent *e;
 	size_t len = 0, size;
-	static const uint8_t zeros[8];
 
 	for (int i = 0; i < n; i++)
 		len += iov[i].iov_len;
-	size = rec_size(len);
+	size = fg_rec_size(len);
 	if (q->any_flushed && time <= q->flushed)
 		q->late++;
 	FG_ALLOC_GROW(q->ents, q->n + 1, q->alloc);
@@ -111,18 +109,15 @@ void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iove
 	e->type = type;
 	e->off = q->arena.len;
 	e->len = (uint32_t)len;
-	/* one too large for a record keeps its length, refused at the flush as the writer does */
-	h.size = size > FG_REC_MAX_SIZE || len > UINT32_MAX ? 0 : (uint32_t)size;
-	if (!h.size) {
+	/* one too large for a record keeps its place, refused at the flush as the writer does */
+	if (!size) {
 		e->len = UINT32_MAX;
-		size = HDR;
+		n = 0;
+		size = fg_rec_size(0);
 	}
 	fg_buf_grow(&q->arena, size);
-	fg_buf_add(&q->arena, &h, HDR);
-	for (int i = 0; h.size && i < n; i++)
-		if (iov[i].iov_len)
-			fg_buf_add(&q->arena, iov[i].iov_base, iov[i].iov_len);
-	fg_buf_add(&q->arena, zeros, size - HDR - (h.size ? len : 0));
+	fg_rec_lay(q->arena.data + q->arena.len, type, iov, n);
+	q->arena.len += size;
 }
 
 void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
@@ -174,7 +169,7 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_k
 		}
 		if (!run_len)
 			run = e->off;
-		run_len += rec_size(e->len);
+		run_len += ent_size(e);
 		if (e->type <= FG_REC_TYPE_MAX)
 			q->written[e->type]++;
 		if (e->type == FG_REC_SAMPLE)
@@ -191,7 +186,7 @@ int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_k
 	fg_buf_reset(&q->spare);
 	for (; i < q->n; i++) {
 		struct rq_ent e = q->ents[i];
-		size_t size = e.len == UINT32_MAX ? HDR : rec_size(e.len);
+		size_t size = ent_size(&e);
 
 		fg_buf_add(&q->spare, q->arena.data + e.off, size);
 		e.off = q->spare.len - size;

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "fg/sample_flags.h"
 
@@ -460,6 +461,13 @@ int fg_rec_write_mapping(struct fg_rec_writer *w, const struct fg_rec_mapping *m
 int fg_rec_write_event(struct fg_rec_writer *w, const struct fg_rec_event *e, const char *name);
 /* Whether `name` (len bytes) may name an event in the stream. */
 bool fg_rec_event_name_ok(const char *name, size_t len);
+/* Bytes of a record of `len` payload bytes, header and padding included; 0 when too large. */
+size_t fg_rec_size(size_t len);
+/*
+ * Lay a record out at `out`, which holds fg_rec_size() of the parts' total
+ * (not 0): the header, the n parts end to end, zeros to the next 8 bytes.
+ */
+void fg_rec_lay(void *out, uint32_t type, const struct iovec *parts, int n);
 /*
  * Whole records already laid out as written (each a struct fg_rec_hdr whose
  * size is a multiple of 8 and covers its payload and padding), `len` bytes
