@@ -51,6 +51,7 @@ struct korc_chunk {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE); /* read by fg-sample where it is */
 	__type(key, __u32);
 	__type(value, struct korc_chunk);
 } korc_chunk SEC(".maps");

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,7 @@
 #include "fg/targets.h"
 #include "fg/task.h"
 #include "fg/util.h"
+#include "fg_ksym.skel.h"
 #include "fg_sample.skel.h"
 
 #define MAX_CPUS FG_SAMPLE_MAX_CPUS
@@ -333,8 +335,8 @@ struct run {
 		bool on;	     /* kernel stacks unwound with the ORC tables */
 		const char *why_not; /* or why not, when it was wanted */
 		struct fg_korc_syms syms;
-		unsigned char *chunk; /* FG_KORC_CHUNK bytes, fg_korc_copy's */
-		uint64_t load_ns;     /* the time the tables took to copy and build */
+		const unsigned char *chunk; /* korc_chunk, fg_korc_copy's, mapped */
+		uint64_t load_ns;	    /* the time the tables took to copy and build */
 	} korc;
 	struct offcpu {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
@@ -813,6 +815,50 @@ static void korc_unavailable(struct run *r, int err, const char *why)
 	r->korc.on = false;
 }
 
+/*
+ * The kernel symbols of fg_korc_sym_names, asked of the kernel by name
+ * (bpf/fg_ksym.bpf.c, run once): 0 and `s` set, or -errno where that cannot
+ * answer (no such helper or program type, -EPERM where the addresses are
+ * hidden, a table symbol missing), and /proc/kallsyms is read instead.
+ */
+static int ksyms_lookup(struct fg_korc_syms *s)
+{
+	_Static_assert(FG_KORC_NSYMS <= FG_KSYM_MAX, "struct fg_ksym_args' names");
+	struct fg_ksym_args a = {.n = FG_KORC_NSYMS};
+	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &a, .ctx_size_in = sizeof(a));
+	uint64_t addr[FG_KORC_NSYMS];
+	struct fg_ksym_bpf *skel;
+	unsigned found = 0;
+	int err;
+
+	for (int i = 0; i < FG_KORC_NSYMS; i++) {
+		if (strlen(fg_korc_sym_names[i]) >= FG_KSYM_NAME)
+			return -ENAMETOOLONG;
+		strcpy(a.name[i], fg_korc_sym_names[i]);
+	}
+	skel = fg_ksym_bpf__open_and_load();
+	if (!skel)
+		return -errno;
+	/* the kernel writes the context back where it came from */
+	err = bpf_prog_test_run_opts(bpf_program__fd(skel->progs.fg_ksym_lookup), &run);
+	if (err < 0)
+		err = -errno;
+	fg_ksym_bpf__destroy(skel);
+	if (err)
+		return err;
+	for (int i = 0; i < FG_KORC_NSYMS; i++) {
+		if (a.err[i] == 0) {
+			addr[i] = a.addr[i];
+			found |= 1u << i;
+		} else if (a.err[i] == -ENOENT) {
+			addr[i] = 0;
+		} else {
+			return (int)a.err[i];
+		}
+	}
+	return fg_korc_syms_set(addr, found, s);
+}
+
 static void setup_korc(struct run *r)
 {
 	char *data = NULL;
@@ -827,9 +873,19 @@ static void setup_korc(struct run *r)
 	bpf_program__set_autoload(r->skel->progs.fg_korc_copy, r->korc.on);
 	if (!r->korc.on && !opts.offcpu)
 		return;
-	/* read once: the tables' addresses and --off-cpu's __schedule */
-	err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len);
+	/*
+	 * the tables' addresses and --off-cpu's __schedule: looked up by name,
+	 * else read once from /proc/kallsyms (the same checks and messages)
+	 */
+	err = ksyms_lookup(&r->korc.syms);
+	if (opts.verbose)
+		fg_warnx("kernel symbols: %s%s%s",
+			 err ? "read from '/proc/kallsyms' (bpf_kallsyms_lookup_name(): "
+			     : "looked up with bpf_kallsyms_lookup_name()",
+			 err ? strerror(-err) : "", err ? ")" : "");
 	if (!err) {
+		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
+	} else if (!(err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len))) {
 		err = fg_korc_syms_parse(data, len, &r->korc.syms);
 		free(data);
 		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
@@ -869,7 +925,6 @@ static int korc_read_kernel(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	struct run *r = arg;
 	LIBBPF_OPTS(bpf_test_run_opts, run);
-	uint32_t zero = 0;
 
 	if (len > FG_KORC_CHUNK)
 		return -E2BIG;
@@ -879,37 +934,47 @@ static int korc_read_kernel(void *arg, uint64_t addr, void *buf, size_t len)
 		return -errno;
 	if (r->skel->bss->korc_err)
 		return r->skel->bss->korc_err < 0 ? r->skel->bss->korc_err : -EIO;
-	if (bpf_map__lookup_elem(r->skel->maps.korc_chunk, &zero, sizeof(zero), r->korc.chunk,
-				 FG_KORC_CHUNK, 0) < 0)
-		return -errno;
 	memcpy(buf, r->korc.chunk, len);
 	return 0;
 }
 
-/* After the load: the kernel's ORC tables copied, built and put into the maps. */
+/*
+ * After the load: the kernel's ORC tables copied and built, the entries
+ * straight into korc_table's memory (mapped: no copy of 8 MiB to make and
+ * then to copy again), the block index through a copy (the map's stride is
+ * 8 bytes, the index's 4).
+ */
 static void load_korc(struct run *r)
 {
+	_Static_assert(sizeof(struct fg_korc_entry) % 8 == 0, "korc_table's stride");
 	const struct fg_korc_info *t = &r->korc.syms.info;
+	size_t table_len = (size_t)t->nr * sizeof(struct fg_korc_entry);
 	struct fg_korc_entry *e;
+	void *chunk;
 	uint32_t *lookup;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
-	int err;
+	int err = 0;
 
 	if (!r->korc.on)
 		return;
-	r->korc.chunk = fg_xmalloc(FG_KORC_CHUNK);
-	e = fg_xcalloc(t->nr, sizeof(*e));
+	chunk = mmap(NULL, FG_KORC_CHUNK, PROT_READ, MAP_SHARED,
+		     bpf_map__fd(r->skel->maps.korc_chunk), 0);
+	e = mmap(NULL, table_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(r->skel->maps.korc_table), 0);
+	if (chunk == MAP_FAILED || e == MAP_FAILED)
+		err = -errno;
 	lookup = fg_xcalloc(t->nblocks, sizeof(*lookup));
-	err = fg_korc_load(&r->korc.syms, FG_KORC_CHUNK, korc_read_kernel, r, e, lookup);
+	r->korc.chunk = chunk;
 	if (!err)
-		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_table), t->nr, sizeof(*e),
-					   e);
+		err = fg_korc_load(&r->korc.syms, FG_KORC_CHUNK, korc_read_kernel, r, e, lookup);
 	if (!err)
 		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_lookup), t->nblocks,
 					   sizeof(*lookup), lookup);
-	free(e);
 	free(lookup);
-	free(r->korc.chunk);
+	if (chunk != MAP_FAILED)
+		munmap(chunk, FG_KORC_CHUNK);
+	if (e != MAP_FAILED)
+		munmap(e, table_len);
 	r->korc.chunk = NULL;
 	if (err) {
 		korc_unavailable(r, err, "cannot copy the kernel's ORC tables");

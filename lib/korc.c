@@ -6,7 +6,7 @@
 
 #include "fg/korc.h"
 
-/* the symbols looked for, by name; each kallsyms line is "ADDRESS TYPE NAME[\t[MODULE]]" */
+/* the symbols looked for, by name, in fg_korc_sym_names' order */
 enum {
 	S_STEXT,
 	S_ETEXT,
@@ -19,7 +19,10 @@ enum {
 	S_SCHEDULE,
 	S_N
 };
-static const char *const names[S_N] = {
+_Static_assert(S_N == FG_KORC_NSYMS, "fg_korc_sym_names' count");
+/* the first six are required: the tables */
+#define S_REQUIRED ((1u << S_GRAPH) - 1)
+const char *const fg_korc_sym_names[FG_KORC_NSYMS] = {
     "_stext",
     "_etext",
     "__start_orc_unwind_ip",
@@ -62,10 +65,12 @@ int fg_korc_syms_parse(const char *data, size_t len, struct fg_korc_syms *s)
 {
 	const char *p = data, *end = data + len;
 	uint64_t addr[S_N] = {0};
+	size_t nlen[S_N];
 	unsigned found = 0;
-	bool any_nonzero = false;
 
-	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < S_N; i++)
+		nlen[i] = strlen(fg_korc_sym_names[i]);
+	/* each kallsyms line is "ADDRESS TYPE NAME[\t[MODULE]]" */
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *nend;
 		uint64_t a;
@@ -82,19 +87,28 @@ int fg_korc_syms_parse(const char *data, size_t len, struct fg_korc_syms *s)
 				nend = eol;
 				for (int i = 0; i < S_N; i++) {
 					if (!(found & 1u << i) &&
-					    (size_t)(nend - name) == strlen(names[i]) &&
-					    !memcmp(name, names[i], (size_t)(nend - name))) {
+					    (size_t)(nend - name) == nlen[i] &&
+					    !memcmp(name, fg_korc_sym_names[i], nlen[i])) {
 						addr[i] = a;
 						found |= 1u << i;
-						any_nonzero |= a != 0;
 					}
 				}
 			}
 		}
 		p = eol + 1;
 	}
-	s->schedule = addr[S_SCHEDULE]; /* whether or not the tables are there */
-	if ((found & 0x3f) != 0x3f)
+	return fg_korc_syms_set(addr, found, s);
+}
+
+int fg_korc_syms_set(const uint64_t *addr, unsigned found, struct fg_korc_syms *s)
+{
+	bool any_nonzero = false;
+
+	memset(s, 0, sizeof(*s));
+	for (int i = 0; i < S_N; i++)
+		any_nonzero |= (found & 1u << i) && addr[i] != 0;
+	s->schedule = found & 1u << S_SCHEDULE ? addr[S_SCHEDULE] : 0; /* tables or not */
+	if ((found & S_REQUIRED) != S_REQUIRED)
 		return -ENOENT;
 	if (!any_nonzero)
 		return -EPERM;
@@ -117,9 +131,64 @@ int fg_korc_syms_parse(const char *data, size_t len, struct fg_korc_syms *s)
 	/* the kernel's: a block for each started block of text, and one that ends the index */
 	s->info.nblocks =
 	    (uint32_t)((text + (1u << FG_KORC_BLOCK_SHIFT) - 1) >> FG_KORC_BLOCK_SHIFT) + 1;
-	s->info.graph_ret = addr[S_GRAPH];
-	s->info.rethook = addr[S_RETHOOK];
+	s->info.graph_ret = found & 1u << S_GRAPH ? addr[S_GRAPH] : 0;
+	s->info.rethook = found & 1u << S_RETHOOK ? addr[S_RETHOOK] : 0;
 	return 0;
+}
+
+/*
+ * Entry i from its FG_KORC_IP_SIZE bytes at `ip` and FG_KORC_ORC_SIZE at
+ * `orc`; -EINVAL when its address is out of order (*prev: the one before) or
+ * out of the text.
+ */
+static int korc_entry(const struct fg_korc_syms *s, uint32_t i, const unsigned char *ip,
+		      const unsigned char *orc, uint64_t *prev, struct fg_korc_entry *out)
+{
+	int32_t rel;
+	uint16_t bits;
+	int16_t spo, bpo;
+	uint64_t a;
+
+	memcpy(&rel, ip, sizeof(rel));
+	/* relative to the entry's own address: the kernel's orc_ip() */
+	a = s->ip_start + (uint64_t)i * FG_KORC_IP_SIZE + (uint64_t)(int64_t)rel;
+	if (a < s->info.text_start || a - s->info.text_start >= (1ull << 32) || a < *prev)
+		return -EINVAL;
+	*prev = a;
+	memcpy(&spo, orc, 2);
+	memcpy(&bpo, orc + 2, 2);
+	memcpy(&bits, orc + 4, 2);
+	*out = (struct fg_korc_entry){
+	    .ip = (uint32_t)(a - s->info.text_start),
+	    .sp_offset = spo,
+	    .bp_offset = bpo,
+	    /* the bit fields, lowest first (x86-64): sp_reg:4 bp_reg:4 type:3 signal:1 */
+	    .sp_reg = bits & 0xf,
+	    .bp_reg = bits >> 4 & 0xf,
+	    .type = bits >> 8 & 7,
+	    .signal = bits >> 11 & 1,
+	};
+	return 0;
+}
+
+/*
+ * Block i starts the search at the last entry at or below its first byte
+ * (or at the first entry, when there is none, as the kernel's binary search
+ * answers); the last block, at _etext's.
+ */
+static void korc_index(const struct fg_korc_syms *s, const struct fg_korc_entry *e,
+		       uint32_t *lookup)
+{
+	uint32_t j = 0;
+
+	for (uint32_t b = 0; b < s->info.nblocks; b++) {
+		uint64_t at = b + 1 < s->info.nblocks ? (uint64_t)b << FG_KORC_BLOCK_SHIFT
+						      : s->info.text_end - s->info.text_start;
+
+		while (j + 1 < s->info.nr && e[j + 1].ip <= at)
+			j++;
+		lookup[b] = j;
+	}
 }
 
 int fg_korc_build(const struct fg_korc_syms *s, const void *ips, const void *orcs,
@@ -127,61 +196,15 @@ int fg_korc_build(const struct fg_korc_syms *s, const void *ips, const void *orc
 {
 	const unsigned char *ip = ips, *orc = orcs;
 	uint64_t prev = 0;
-	uint32_t j = 0;
 
 	for (uint32_t i = 0; i < s->info.nr; i++) {
-		int32_t rel;
-		uint16_t bits;
-		int16_t spo, bpo;
-		uint64_t a;
-
-		memcpy(&rel, ip + (size_t)i * FG_KORC_IP_SIZE, sizeof(rel));
-		/* relative to the entry's own address: the kernel's orc_ip() */
-		a = s->ip_start + (uint64_t)i * FG_KORC_IP_SIZE + (uint64_t)(int64_t)rel;
-		if (a < s->info.text_start || a - s->info.text_start >= (1ull << 32) || a < prev)
-			return -EINVAL;
-		prev = a;
-		memcpy(&spo, orc + (size_t)i * FG_KORC_ORC_SIZE, 2);
-		memcpy(&bpo, orc + (size_t)i * FG_KORC_ORC_SIZE + 2, 2);
-		memcpy(&bits, orc + (size_t)i * FG_KORC_ORC_SIZE + 4, 2);
-		out[i] = (struct fg_korc_entry){
-		    .ip = (uint32_t)(a - s->info.text_start),
-		    .sp_offset = spo,
-		    .bp_offset = bpo,
-		    /* the bit fields, lowest first (x86-64): sp_reg:4 bp_reg:4 type:3 signal:1 */
-		    .sp_reg = bits & 0xf,
-		    .bp_reg = bits >> 4 & 0xf,
-		    .type = bits >> 8 & 7,
-		    .signal = bits >> 11 & 1,
-		};
-	}
-	/*
-	 * Block i starts the search at the last entry at or below its first
-	 * byte (or at the first entry, when there is none, as the kernel's
-	 * binary search answers); the last block, at _etext's.
-	 */
-	for (uint32_t b = 0; b < s->info.nblocks; b++) {
-		uint64_t at = b + 1 < s->info.nblocks ? (uint64_t)b << FG_KORC_BLOCK_SHIFT
-						      : s->info.text_end - s->info.text_start;
-
-		while (j + 1 < s->info.nr && out[j + 1].ip <= at)
-			j++;
-		lookup[b] = j;
-	}
-	return 0;
-}
-
-/* n bytes at addr, chunk by chunk */
-static int read_all(uint64_t addr, size_t n, size_t chunk,
-		    int (*read)(void *arg, uint64_t addr, void *buf, size_t len), void *arg,
-		    unsigned char *buf)
-{
-	for (size_t at = 0; at < n; at += chunk) {
-		int err = read(arg, addr + at, buf + at, n - at < chunk ? n - at : chunk);
+		int err = korc_entry(s, i, ip + (size_t)i * FG_KORC_IP_SIZE,
+				     orc + (size_t)i * FG_KORC_ORC_SIZE, &prev, &out[i]);
 
 		if (err)
 			return err;
 	}
+	korc_index(s, out, lookup);
 	return 0;
 }
 
@@ -189,19 +212,27 @@ int fg_korc_load(const struct fg_korc_syms *s, size_t chunk,
 		 int (*read)(void *arg, uint64_t addr, void *buf, size_t len), void *arg,
 		 struct fg_korc_entry *out, uint32_t *lookup)
 {
-	unsigned char *ips = malloc((size_t)s->info.nr * FG_KORC_IP_SIZE);
-	unsigned char *orcs = malloc((size_t)s->info.nr * FG_KORC_ORC_SIZE);
-	int err = -ENOMEM;
+	/* the entries of a chunk of .orc_unwind, the larger table, and their addresses */
+	size_t per = chunk / FG_KORC_ORC_SIZE;
+	unsigned char *ips = per ? malloc(per * FG_KORC_IP_SIZE) : NULL;
+	unsigned char *orcs = per ? malloc(per * FG_KORC_ORC_SIZE) : NULL;
+	uint64_t prev = 0;
+	int err = !per ? -EINVAL : ips && orcs ? 0 : -ENOMEM;
 
-	if (ips && orcs && chunk) {
-		err = read_all(s->ip_start, (size_t)s->info.nr * FG_KORC_IP_SIZE, chunk, read, arg,
-			       ips);
+	for (uint32_t i = 0; !err && i < s->info.nr; i += (uint32_t)per) {
+		uint32_t m = s->info.nr - i < per ? s->info.nr - i : (uint32_t)per;
+
+		err = read(arg, s->ip_start + (uint64_t)i * FG_KORC_IP_SIZE, ips,
+			   (size_t)m * FG_KORC_IP_SIZE);
 		if (!err)
-			err = read_all(s->orc_start, (size_t)s->info.nr * FG_KORC_ORC_SIZE, chunk,
-				       read, arg, orcs);
-		if (!err)
-			err = fg_korc_build(s, ips, orcs, out, lookup);
+			err = read(arg, s->orc_start + (uint64_t)i * FG_KORC_ORC_SIZE, orcs,
+				   (size_t)m * FG_KORC_ORC_SIZE);
+		for (uint32_t j = 0; !err && j < m; j++)
+			err = korc_entry(s, i + j, ips + (size_t)j * FG_KORC_IP_SIZE,
+					 orcs + (size_t)j * FG_KORC_ORC_SIZE, &prev, &out[i + j]);
 	}
+	if (!err)
+		korc_index(s, out, lookup);
 	free(ips);
 	free(orcs);
 	return err;

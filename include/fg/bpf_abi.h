@@ -131,12 +131,35 @@ struct fg_korc_entry {
 	__u8 bp_reg;
 	__u8 type;
 	__u8 signal;
+	/*
+	 * to 16 bytes, the stride the kernel gives the array map's values:
+	 * fg-sample builds the table in the map's own memory (mmap)
+	 */
+	__u32 pad;
 };
 
 #define FG_KORC_BLOCK_SHIFT 8
 #define FG_KORC_MAX_ENTRIES (4u << 20)
 /* the bytes of kernel memory the program that copies the tables copies at a time */
 #define FG_KORC_CHUNK 65536
+
+/*
+ * The kernel symbols fg-sample needs at start (where the ORC tables are, and
+ * --off-cpu's __schedule), looked up by bpf/fg_ksym.bpf.c's program, run once
+ * through BPF_PROG_TEST_RUN with this as its context: it reads `name` (each
+ * NUL-padded) and writes `addr` and `err` (bpf_kallsyms_lookup_name()'s 0,
+ * -ENOENT or -EPERM) for the first `n`.  That saves formatting the whole of
+ * /proc/kallsyms to find them.
+ */
+#define FG_KSYM_MAX 12
+#define FG_KSYM_NAME 32
+struct fg_ksym_args {
+	char name[FG_KSYM_MAX][FG_KSYM_NAME];
+	__u64 addr[FG_KSYM_MAX];
+	__s64 err[FG_KSYM_MAX];
+	__u32 n;
+	__u32 pad;
+};
 
 /* the kernel's ORC_REG_* (arch/x86/include/asm/orc_types.h) */
 #define FG_ORC_REG_UNDEFINED 0

@@ -14,7 +14,7 @@
  * does.
  *
  *	struct fg_korc_syms s;
- *	fg_korc_syms_parse(kallsyms, len, &s);
+ *	fg_korc_syms_parse(kallsyms, len, &s);   (or fg_korc_syms_set())
  *	... read s.nr entries at s.ip_start and s.orc_start ...
  *	fg_korc_build(&s, ip_bytes, orc_bytes, entries, lookup);
  *
@@ -58,6 +58,22 @@ struct fg_korc_syms {
 int fg_korc_syms_parse(const char *data, size_t len, struct fg_korc_syms *s);
 
 /*
+ * The symbols fg_korc_syms_parse() looks for, for a caller that finds their
+ * addresses some other way (fg-sample: bpf_kallsyms_lookup_name()): _stext,
+ * _etext and the tables' four bounds are required; return_to_handler,
+ * arch_rethook_trampoline and __schedule are not.
+ */
+#define FG_KORC_NSYMS 9
+extern const char *const fg_korc_sym_names[FG_KORC_NSYMS];
+
+/*
+ * `s` from addr[i], the address of fg_korc_sym_names[i] where bit i of
+ * `found` is set, checked as fg_korc_syms_parse() checks what it finds (which
+ * ends here): the same results.
+ */
+int fg_korc_syms_set(const uint64_t *addr, unsigned found, struct fg_korc_syms *s);
+
+/*
  * The BPF program's table from the kernel's bytes: `ips`, s->info.nr entries of
  * FG_KORC_IP_SIZE bytes read at s->ip_start, and `orcs`, as many of
  * FG_KORC_ORC_SIZE read at s->orc_start, into `out` (s->info.nr entries) and
@@ -70,7 +86,9 @@ int fg_korc_build(const struct fg_korc_syms *s, const void *ips, const void *orc
 /*
  * The tables of `s` read with `read` (`len` bytes of the kernel at `addr`
  * into buf, at most `chunk` at a time; 0 or -errno) and built as
- * fg_korc_build() builds them.  0, -ENOMEM, a read's -errno, or -EINVAL.
+ * fg_korc_build() builds them, a chunk's worth of entries at a time (no
+ * copy of the kernel's whole tables).  0, -ENOMEM, a read's -errno, or
+ * -EINVAL (also for a chunk smaller than FG_KORC_ORC_SIZE).
  */
 int fg_korc_load(const struct fg_korc_syms *s, size_t chunk,
 		 int (*read)(void *arg, uint64_t addr, void *buf, size_t len), void *arg,

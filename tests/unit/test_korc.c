@@ -71,6 +71,40 @@ TEST(korc_syms_refused)
 	CHECK_INT(fg_korc_syms_parse(junk, strlen(junk), &s), -ENOENT);
 }
 
+/* the names looked up one by one (fg-sample's bpf_kallsyms_lookup_name()): what the parse finds */
+TEST(korc_syms_set)
+{
+	struct fg_korc_syms parsed, set;
+	uint64_t addr[FG_KORC_NSYMS];
+	unsigned found = 0;
+
+	for (int i = 0; i < FG_KORC_NSYMS; i++) {
+		char line[64];
+		const char *at;
+
+		/* the first line that names it, and no module's */
+		snprintf(line, sizeof(line), " %s\n", fg_korc_sym_names[i]);
+		at = strstr(syms, line);
+		addr[i] = at ? strtoull(at - 18, NULL, 16) : 0;
+		found |= at ? 1u << i : 0;
+	}
+	CHECK_INT(found, 0x17f); /* all but arch_rethook_trampoline */
+	CHECK_INT(fg_korc_syms_parse(syms, sizeof(syms) - 1, &parsed), 0);
+	CHECK_INT(fg_korc_syms_set(addr, found, &set), 0);
+	CHECK(memcmp(&parsed, &set, sizeof(set)) == 0);
+	/* an address not found is not taken, whatever it holds */
+	addr[7] = 0xffffffff81004000ull;
+	CHECK_INT(fg_korc_syms_set(addr, found, &set), 0);
+	CHECK(set.info.rethook == 0);
+	/* a table symbol missing; all hidden; sizes that disagree */
+	CHECK_INT(fg_korc_syms_set(addr, found & ~4u, &set), -ENOENT);
+	CHECK(set.schedule == 0xffffffff81003000ull);
+	uint64_t zeros[FG_KORC_NSYMS] = {0};
+	CHECK_INT(fg_korc_syms_set(zeros, 0x3f, &set), -EPERM);
+	addr[3] += 4;
+	CHECK_INT(fg_korc_syms_set(addr, found, &set), -EINVAL);
+}
+
 /* the kernel's tables for entries at `at` (offsets from _stext) with entry bits `bits` */
 static void kernel_tables(const struct fg_korc_syms *s, const uint32_t *at, const uint16_t *bits,
 			  unsigned char *ips, unsigned char *orcs)
@@ -201,15 +235,30 @@ TEST(korc_load)
 	}
 	kernel_tables(&s, at, bits, ips, orcs);
 	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), 0);
-	/* read 64 bytes at a time: 7 reads of addresses, 10 of entries; the same tables */
+	/*
+	 * read 64 bytes at a time: 10 entries (60 bytes of them, 40 of their
+	 * addresses) a round, two reads each; the same tables
+	 */
 	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), 0);
-	CHECK_INT(k.reads, 17);
-	CHECK_INT(k.max_len, 64);
+	CHECK_INT(k.reads, 20);
+	CHECK_INT(k.max_len, 60);
+	CHECK(!memcmp(e, e2, sizeof(e)) && !memcmp(lookup, lookup2, sizeof(lookup)));
+	/* a last round of fewer entries: 64 a round, then 36 */
+	k.reads = 0;
+	memset(e2, 0, sizeof(e2));
+	CHECK_INT(fg_korc_load(&s, 6 * 64 + 5, read_kmem, &k, e2, lookup2), 0);
+	CHECK_INT(k.reads, 4);
 	CHECK(!memcmp(e, e2, sizeof(e)) && !memcmp(lookup, lookup2, sizeof(lookup)));
 	/* a read that fails: its error */
 	k.reads = 0;
 	k.fail_at = 9;
 	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), -EFAULT);
+	/* an entry out of order in a later round */
+	k.fail_at = -1;
+	memcpy(ips + 4 * 57, ips + 4 * 3, 4);
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), -EINVAL);
+	/* a chunk smaller than one entry */
+	CHECK_INT(fg_korc_load(&s, FG_KORC_ORC_SIZE - 1, read_kmem, &k, e2, lookup2), -EINVAL);
 }
 
 /* a made-up kernel stack: 64 words from STACK */
@@ -355,6 +404,7 @@ int main(void)
 {
 	RUN(korc_syms);
 	RUN(korc_syms_refused);
+	RUN(korc_syms_set);
 	RUN(korc_build_find);
 	RUN(korc_build_refused);
 	RUN(korc_load);
