@@ -83,7 +83,9 @@ WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 # the unwinding fixtures (see below)
 UNWIND_CCS := gcc clang
-UNWIND_BINS := $(foreach c,$(UNWIND_CCS),$(foreach k,pie nopie static,$(OUT)/unwind/fixture-$(c)-$(k)))
+UNWIND_BINS := $(foreach c,$(UNWIND_CCS),$(foreach k,pie nopie static,$(OUT)/unwind/fixture-$(c)-$(k))) \
+	$(foreach v,a b,$(OUT)/unwind/swap-$(v) $(OUT)/unwind/libswap-$(v).so) \
+	$(OUT)/unwind/swap-run $(OUT)/unwind/swap-dl
 BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
@@ -195,6 +197,36 @@ $(OUT)/unwind/fixture-%-static: $(UNWIND_DEPS) tests/unwind/fixlib.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$* $(UNWIND_CFLAGS) -static $(UNWIND_SRCS) tests/unwind/fixlib.c -pthread -o $@
+
+# the swap fixtures (tests/unwind/swap.S): the same code at the same addresses but for
+# swap_hot's frame, 0x20 bytes in the a build and 0x40 in the b one; static programs (and
+# swap-run, which runs them on one CPU) and shared libraries (for swap-dl, which opens them
+# one after the other)
+SWAP_FRAME_a := 0x20
+SWAP_FRAME_b := 0x40
+SWAP_CFLAGS := $(UNWIND_CFLAGS) -D_GNU_SOURCE
+
+$(OUT)/unwind/swap-a $(OUT)/unwind/swap-b: $(OUT)/unwind/swap-%: tests/unwind/swap.c \
+		tests/unwind/swap.S tests/unwind/swap.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(SWAP_CFLAGS) -DFRAME=$(SWAP_FRAME_$*) -static tests/unwind/swap.c \
+		tests/unwind/swap.S -o $@
+
+$(OUT)/unwind/libswap-%.so: tests/unwind/swap.S
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(SWAP_CFLAGS) -DFRAME=$(SWAP_FRAME_$*) -fPIC -shared $< -o $@
+
+$(OUT)/unwind/swap-run: tests/unwind/swap-run.c tests/unwind/swap.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(SWAP_CFLAGS) -static $< -o $@
+
+$(OUT)/unwind/swap-dl: tests/unwind/swap-dl.c tests/unwind/swap.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)gcc $(SWAP_CFLAGS) $< -ldl -o $@
 
 # helper programs for the tests (fixture generators), linked with the library
 $(OUT)/tests/tools/%: tests/tools/%.c $(OUT)/libfg.a

@@ -8,8 +8,9 @@
  * Each frame, in a bpf_loop() callback (up to --max-depth frames) handed
  * the stack copy and the walk's state the walk looked up once: the
  * process' mapping holding the pc (a binary search of its sorted array),
- * the row of the mapping's table (a per-CPU cache of rows, else
- * fg_cfi_find_row through the table's inner map), then the rule applied by
+ * the row of the mapping's table (the row of the last walk's frame at the
+ * same depth, else a per-CPU cache of rows, else fg_cfi_find_row through
+ * the table's inner map), then the rule applied by
  * fg_cfi_step, the very step fg-sym runs on snapshots
  * (include/fg/cfi_step.h).  The stack is read inside the copy of its top
  * that the frame-pointer walk uses, extended a page at a time as the CFA
@@ -96,6 +97,43 @@ struct {
 	__type(value, struct fg_cfi_proc);
 } cfi_procs SEC(".maps");
 
+/*
+ * Where and when a process' mappings in cfi_procs stopped being its own:
+ * the kernel found room for a new mapping of it over them (a library
+ * closed, another opened at its address), or it exec'd (all of them).
+ * Those in [start, end) are stale until an entry of a later record
+ * replaces them (struct fg_cfi_proc's since); the others stay good (the
+ * loader never hears of an unmapping: code unmapped, then data mapped
+ * there, would otherwise make the whole process stale for good).
+ */
+struct cfi_mapped {
+	__u64 time; /* bpf_ktime_get_ns(), before the records saying so */
+	__u64 start, end;
+};
+
+/*
+ * pid -> its struct cfi_mapped, set by fg_cfi_exec and fg_cfi_mmap below.
+ * An exec counts without an entry in cfi_procs too: a forked process'
+ * entry, a copy of its parent's, may come after its exec.  Sized as
+ * cfi_procs; processes not sampled age out.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cfi_mapped);
+} cfi_mapped SEC(".maps");
+
+/*
+ * The version of cfi_procs and cfi_mapped: every writer bumps it after its
+ * write (fg-sample's loader through the mapping of .bss, after each update
+ * or delete of a process' entry; cfi_stale_now below).  A walk reads it
+ * before it looks the two maps up, and keeps what it read for the next
+ * walks on its CPU of the same process while the version stays the same
+ * (struct cfi_state): a write it missed changes the version after it.
+ */
+__u64 cfi_procs_ver;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FG_CFI_STAT_MAX);
@@ -105,8 +143,9 @@ struct {
 
 /*
  * A row kept in the per-CPU cache: table `slot` at its load `gen`, pcs
- * [lo, hi).  512 of them, direct-mapped: with 64, a system-wide run
- * searched 0.8 to 1.3 times a sample, with 512 0.4 (README).
+ * [lo, hi), a gap of the table when `gap` (gen 0: none).  512 of them,
+ * direct-mapped: with 64, a system-wide run searched 0.8 to 1.3 times a
+ * sample, with 512 0.4 (README).
  */
 #define CFI_CACHE_BITS 9
 #define CFI_CACHE (1u << CFI_CACHE_BITS)
@@ -114,6 +153,10 @@ struct cfi_cached {
 	__u32 slot, gen, lo, hi, gap;
 	struct fg_cfi_rule rule;
 };
+
+/* the rows of the last walk, frame by frame (struct cfi_state's trace) */
+#define CFI_TRACE 128u
+_Static_assert(CFI_TRACE >= MAX_STACK_DEPTH + 1, "a row for each frame of a walk");
 
 /* mappings found in the kernel's list, kept a while (struct cfi_state) */
 #define CFI_VMA_KEEP 4
@@ -127,13 +170,25 @@ struct cfi_state {
 	__u32 end;   /* enum fg_cfi_stat: how the walk ended */
 	__u32 why;   /* with end FG_CFI_STAT_FALLBACK: FG_CFI_STAT_FALLBACK_*, why */
 	__u32 gen;   /* the version of the process' mappings map and prev are from (0: none) */
+	/* with stale, the process' mappings in [sstart, send) are no longer its own (cfi_mapped) */
+	__u32 stale;
+	/* process pid has an entry in cfi_procs, of version pgen */
+	__u32 hasp, pgen;
+	__u64 sstart, send;
 	/*
-	 * The last frame's mapping and row, kept for the next frame: callers
-	 * are often in the same file, recursion in the same row (map.end 0,
-	 * row_hi 0: none yet); and the mapping before it (a program's frames
-	 * around those of its libc).  The mappings are kept for the next walk
-	 * too, while the process and the version of its mappings stay the
-	 * same (the next tick on this CPU is often the same process').
+	 * What the walk of process pid read of cfi_procs and cfi_mapped (hasp,
+	 * pgen, stale, sstart, send, mtime: its cfi_mapped's time, 0 none), at
+	 * cfi_procs_ver pver - 1 (pver 0: nothing read yet): the next walk of
+	 * the same process takes it while the version is the same.
+	 */
+	__u64 pver, mtime;
+	/*
+	 * The last frame's mapping, kept for the next frame: callers are
+	 * often in the same file (map.end 0: none yet); and the mapping before
+	 * it (a program's frames around those of its libc).  The mappings are
+	 * kept for the next walk too, while the process and the version of
+	 * its mappings stay the same (the next tick on this CPU is often the
+	 * same process').
 	 */
 	struct fg_cfi_map map, prev;
 	/*
@@ -150,12 +205,22 @@ struct cfi_state {
 	__u32 vpid, vnext, vtried, vpad;
 	struct fg_cfi_map vmaps[CFI_VMA_KEEP];
 	__u32 vgen[CFI_VMA_KEEP];
-	__u32 row_slot, row_lo, row_hi, row_gap;
-	struct fg_cfi_rule rule; /* the row's rule */
+	/*
+	 * The row of each frame of the last walk on this CPU that had one, by
+	 * its depth: the next walk looks there first, at the same depth, while
+	 * it finds its rows there (tuse; the leaf's may differ).  The next
+	 * tick on a CPU is often the same code's (the same thread, or another
+	 * of the same program), and its frames are read in order, each
+	 * trace[] entry after the last.  And the last frame's row (trace[last],
+	 * this walk's; last 0: none yet): recursion, the same row frame after
+	 * frame.  Checked as cache[]'s are.
+	 */
+	struct cfi_cached trace[CFI_TRACE];
+	__u32 tuse, last;
 	/*
 	 * Rows found by earlier walks on this CPU, by their pc: the return
 	 * addresses of one program repeat from sample to sample, and a hit
-	 * saves a binary search of helper calls (gen 0: none).
+	 * saves a binary search of helper calls.
 	 */
 	struct cfi_cached cache[CFI_CACHE];
 };
@@ -287,8 +352,18 @@ static long cfi_row_halve(__u32 i, void *arg)
 	return fg_cfi_find_halve((void *)s->p, s->n, (__u32)s->pc, &s->lo, &s->hi);
 }
 
-/* The mapping of process `pid` holding `pc`, or NULL. */
-static __always_inline const struct fg_cfi_map *cfi_find_map(__u32 pid, __u64 pc)
+/* whether mapping m is no longer the process' own (stale, cfi_mapped) */
+static __always_inline bool cfi_map_stale(const struct cfi_state *st, const struct fg_cfi_map *m)
+{
+	return st->stale && m->start < st->send && m->end > st->sstart;
+}
+
+/*
+ * The mapping of process `pid` holding `pc`, or NULL (none, or stale: the
+ * kernel's list has the process' code there).
+ */
+static __always_inline const struct fg_cfi_map *cfi_find_map(struct cfi_state *st, __u32 pid,
+							     __u64 pc)
 {
 	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &pid);
 	struct cfi_search s = {.p = p, .pc = pc};
@@ -301,66 +376,88 @@ static __always_inline const struct fg_cfi_map *cfi_find_map(__u32 pid, __u64 pc
 	if (s.lo == 0 || s.lo > FG_CFI_PROC_MAPS)
 		return NULL;
 	m = &p->maps[(s.lo - 1) & (FG_CFI_PROC_MAPS - 1)];
-	return pc < m->end ? m : NULL;
+	return pc < m->end && !cfi_map_stale(st, m) ? m : NULL;
+}
+
+/* whether row `e` is table `slot`'s at its load `gen` (never 0), and holds `rel` */
+static __always_inline bool cfi_row_holds(const struct cfi_cached *e, __u32 slot, __u32 gen,
+					  __u32 rel)
+{
+	return e->gen == gen && e->slot == slot && rel >= e->lo && rel < e->hi;
 }
 
 /*
- * The rule of table `slot` for `rel` (a pc of its rows), kept in st->rule
- * with its row's range: NULL in a gap of the table, or with *gone set when
- * the slot holds no table (being loaded or freed: the sample falls back).
+ * The rule of table `slot` for `rel` (a pc of its rows), for the frame at
+ * `depth`: NULL in a gap of the table, or with *gone set when the slot
+ * holds no table (being loaded or freed: the sample falls back).  Looked
+ * for in the last walk's row at this depth, then in
+ * the last frame's, then in the cache, then in the table; kept in
+ * st->trace[depth] for the next walk.  Every row kept holds the load of
+ * the slot it is from (a slot is loaded again only after it was emptied:
+ * gen tells its tables apart) and the whole range of its pcs, both checked
+ * at each use: an entry of another table, another load, or another range
+ * is never taken.
  */
 static __always_inline const struct fg_cfi_rule *cfi_find_rule(struct cfi_state *st, __u32 slot,
-							       __u32 rel, bool *gone)
+							       __u32 rel, __u32 depth, bool *gone)
 {
 	const struct fg_cfi_file *f = bpf_map_lookup_elem(&cfi_files, &slot);
-	void *rows = bpf_map_lookup_elem(&cfi_rows, &slot);
-	void *rules = bpf_map_lookup_elem(&cfi_rules, &slot);
-	struct cfi_search s = {.p = rows, .pc = rel};
+	struct cfi_cached *t = &st->trace[depth & (CFI_TRACE - 1)];
+	struct cfi_cached *e;
+	struct cfi_search s = {.pc = rel};
 	const struct fg_cfi_row *row;
 	const struct fg_cfi_rule *r;
-	__u32 i;
+	void *rows, *rules;
+	__u32 gen, i;
 
-	struct cfi_cached *e =
-	    &st->cache[(((rel >> 4) ^ (slot << 19)) * 2654435761u) >> (32 - CFI_CACHE_BITS)];
-	__u32 gen;
-
-	if (!f || !rows || !rules || !f->nrows) {
+	if (!f || !f->gen || !f->nrows) {
 		*gone = true;
 		return NULL;
 	}
 	gen = f->gen;
-	if (gen && e->gen == gen && e->slot == slot && rel >= e->lo && rel < e->hi) {
-		st->row_slot = slot;
-		st->row_lo = e->lo;
-		st->row_hi = e->hi;
-		st->row_gap = e->gap;
-		st->rule = e->rule;
-		return st->row_gap ? NULL : &st->rule;
+	if (st->tuse) {
+		if (cfi_row_holds(t, slot, gen, rel))
+			goto found;
+		/* (past the leaf) the two walks parted: the rest of the trace is the other's */
+		if (depth > 1)
+			st->tuse = 0;
 	}
-	s.n = s.hi = f->nrows;
-	bpf_loop(32, cfi_row_halve, &s, 0);
-	if (s.lo == 0)
-		return NULL;
-	i = s.lo - 1;
-	row = bpf_map_lookup_elem(rows, &i);
-	if (!row)
-		return NULL;
-	r = bpf_map_lookup_elem(rules, &(__u32){row->rule});
-	if (!r)
-		return NULL;
-	st->row_slot = slot;
-	st->row_lo = row->pc;
-	st->row_hi = s.lo < f->nrows ? cfi_row_pc(rows, s.lo) : 0xffffffffu;
-	st->row_gap = r->kind == FG_CFI_NONE;
-	st->rule = *r;
-	/* a slot is loaded again only after it was emptied: gen tells its tables apart */
-	e->slot = slot;
-	e->gen = gen;
-	e->lo = st->row_lo;
-	e->hi = st->row_hi;
-	e->gap = st->row_gap;
-	e->rule = *r;
-	return st->row_gap ? NULL : &st->rule;
+	e = &st->trace[st->last & (CFI_TRACE - 1)];
+	if (st->last && cfi_row_holds(e, slot, gen, rel)) {
+		*t = *e;
+		goto found;
+	}
+	e = &st->cache[(((rel >> 4) ^ (slot << 19)) * 2654435761u) >> (32 - CFI_CACHE_BITS)];
+	if (!cfi_row_holds(e, slot, gen, rel)) {
+		rows = bpf_map_lookup_elem(&cfi_rows, &slot);
+		rules = bpf_map_lookup_elem(&cfi_rules, &slot);
+		if (!rows || !rules) {
+			*gone = true;
+			return NULL;
+		}
+		s.p = rows;
+		s.n = s.hi = f->nrows;
+		bpf_loop(32, cfi_row_halve, &s, 0);
+		if (s.lo == 0)
+			return NULL;
+		i = s.lo - 1;
+		row = bpf_map_lookup_elem(rows, &i);
+		if (!row)
+			return NULL;
+		r = bpf_map_lookup_elem(rules, &(__u32){row->rule});
+		if (!r)
+			return NULL;
+		e->slot = slot;
+		e->gen = gen;
+		e->lo = row->pc;
+		e->hi = s.lo < f->nrows ? cfi_row_pc(rows, s.lo) : 0xffffffffu;
+		e->gap = r->kind == FG_CFI_NONE;
+		e->rule = *r;
+	}
+	*t = *e;
+found:
+	st->last = depth;
+	return t->gap ? NULL : &t->rule;
 }
 
 /*
@@ -376,6 +473,41 @@ struct cfi_vma {
 };
 
 #define CFI_VM_EXEC 0x4ul
+
+/*
+ * struct inode's change time, as kernels before 6.11 and since name it.
+ * Nanoseconds fit in 30 bits; kernels with multigrain timestamps keep a
+ * flag in the bits above (I_CTIME_QUERIED), which stat(2) does not show.
+ */
+#define CFI_CTIME_NSEC_MASK ((1u << 30) - 1)
+struct inode___ctime_split {
+	time64_t i_ctime_sec;
+	u32 i_ctime_nsec;
+} __attribute__((preserve_access_index));
+struct inode___ctime_ts {
+	struct timespec64 __i_ctime;
+} __attribute__((preserve_access_index));
+struct inode___ctime_old {
+	struct timespec64 i_ctime;
+} __attribute__((preserve_access_index));
+
+static __always_inline void cfi_inode_ctime(struct inode *ino, struct fg_cfi_inode_key *k)
+{
+	struct inode___ctime_split *s = (void *)ino;
+	struct inode___ctime_ts *t = (void *)ino;
+	struct inode___ctime_old *o = (void *)ino;
+
+	if (bpf_core_field_exists(s->i_ctime_sec)) {
+		k->ctime_sec = BPF_CORE_READ(s, i_ctime_sec);
+		k->ctime_nsec = BPF_CORE_READ(s, i_ctime_nsec) & CFI_CTIME_NSEC_MASK;
+	} else if (bpf_core_field_exists(t->__i_ctime)) {
+		k->ctime_sec = BPF_CORE_READ(t, __i_ctime.tv_sec);
+		k->ctime_nsec = BPF_CORE_READ(t, __i_ctime.tv_nsec);
+	} else {
+		k->ctime_sec = BPF_CORE_READ(o, i_ctime.tv_sec);
+		k->ctime_nsec = BPF_CORE_READ(o, i_ctime.tv_nsec);
+	}
+}
 
 static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
@@ -394,6 +526,7 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 		return 0; /* anonymous (JIT code), or not code: the sample falls back */
 	k.ino = f->f_inode->i_ino;
 	k.dev = f->f_inode->i_sb->s_dev;
+	cfi_inode_ctime(f->f_inode, &k);
 	t = bpf_map_lookup_elem(&cfi_inodes, &k);
 	if (!t) {
 		v->why = FG_CFI_STAT_FALLBACK_NOTABLE;
@@ -535,7 +668,7 @@ static long cfi_step_frame(__u32 i, void *arg)
 		if (look >= st->prev.start && look < st->prev.end) {
 			st->map = st->prev;
 		} else {
-			m = cfi_find_map(st->pid, look);
+			m = cfi_find_map(st, st->pid, look);
 			if (m && m->table != FG_CFI_TABLE_PENDING) {
 				st->map = *m;
 			} else if (!cfi_vma_map(st, look)) {
@@ -551,13 +684,9 @@ static long cfi_step_frame(__u32 i, void *arg)
 	mem.w = w;
 	mem.c = c;
 	if (m->table != FG_CFI_TABLE_FP) {
-		__u32 rel = (__u32)(look - m->sub);
 		bool gone = false;
 
-		if (st->row_slot == m->table && rel >= st->row_lo && rel < st->row_hi)
-			rule = st->row_gap ? NULL : &st->rule;
-		else
-			rule = cfi_find_rule(st, m->table, rel, &gone);
+		rule = cfi_find_rule(st, m->table, (__u32)(look - m->sub), nu, &gone);
 		if (gone) {
 			st->why = FG_CFI_STAT_FALLBACK_GONE;
 			return cfi_end(st, FG_CFI_STAT_FALLBACK);
@@ -605,6 +734,9 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 {
 	struct cfi_state *st = bpf_map_lookup_elem(&cfi_state, &which);
 	const struct fg_cfi_proc *p;
+	const struct cfi_mapped *mapped;
+	__u64 ver;
+	bool same;
 
 	if (!st)
 		return false;
@@ -613,24 +745,66 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	st->g.r[FG_CFI_RSP] = PT_REGS_SP(regs);
 	st->g.r[FG_CFI_RBP] = PT_REGS_FP(regs);
 #ifdef __TARGET_ARCH_x86
+	/*
+	 * The leaf's every register, in DWARF's order, as a snapshot has them: a
+	 * rule may take the CFA from another one (gcc's realigned frames, from
+	 * r10 in their prologue); a step keeps only those it restores
+	 */
+	st->g.r[0] = regs->ax;
+	st->g.r[1] = regs->dx;
+	st->g.r[2] = regs->cx;
 	st->g.r[FG_CFI_RBX] = regs->bx;
-	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP) |
-		      FG_CFI_BIT(FG_CFI_RBX);
+	st->g.r[4] = regs->si;
+	st->g.r[5] = regs->di;
+	st->g.r[8] = regs->r8;
+	st->g.r[9] = regs->r9;
+	st->g.r[10] = regs->r10;
+	st->g.r[11] = regs->r11;
+	st->g.r[12] = regs->r12;
+	st->g.r[13] = regs->r13;
+	st->g.r[14] = regs->r14;
+	st->g.r[15] = regs->r15;
+	st->g.valid = (1u << FG_CFI_NREGS) - 1;
 #else
 	st->g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP) | FG_CFI_BIT(FG_CFI_RBP);
 #endif
-	p = bpf_map_lookup_elem(&cfi_procs, &pid);
-	if (!p || st->pid != pid || st->gen != p->gen) {
+	/* the version first, then the maps: a write after the lookups bumps it after this read */
+	ver = *(volatile __u64 *)&cfi_procs_ver;
+	barrier();
+	same = st->pid == pid;
+	if (!same || st->pver != ver + 1) {
+		p = bpf_map_lookup_elem(&cfi_procs, &pid);
+		mapped = bpf_map_lookup_elem(&cfi_mapped, &pid);
+		st->hasp = p != NULL;
+		st->pgen = p ? p->gen : 0;
+		st->mtime = mapped ? mapped->time : 0;
+		/* mapped over since its mappings were loaded: those there are not its own */
+		st->stale = p && mapped && mapped->time > p->since;
+		if (st->stale) {
+			st->sstart = mapped->start;
+			st->send = mapped->end;
+		}
+		st->pver = ver + 1;
+	}
+	if (st->stale)
+		cfi_count(FG_CFI_STAT_STALE, 1);
+	if (!st->hasp || !same || st->gen != st->pgen) {
 		st->map.end = 0;
 		st->prev.end = 0;
 	}
+	if (cfi_map_stale(st, &st->map))
+		st->map.end = 0;
+	if (cfi_map_stale(st, &st->prev))
+		st->prev.end = 0;
 	st->pid = pid;
-	st->gen = p ? p->gen : 0;
-	/* the mappings found in the kernel's list: of this address space, lately */
+	st->gen = st->pgen;
+	/* the mappings found in the kernel's list: of this address space, lately, since it changed
+	 */
 	{
 		__u64 mm = (__u64)bpf_get_current_task_btf()->mm, now = c->ev.time_ns;
 
-		if (st->vpid != pid || st->vmm != mm || now - st->vtime > CFI_VMA_NS) {
+		if (st->vpid != pid || st->vmm != mm || now - st->vtime > CFI_VMA_NS ||
+		    (st->mtime && st->mtime >= st->vtime)) {
 			for (int i = 0; i < CFI_VMA_KEEP; i++)
 				st->vmaps[i].end = 0;
 			st->vpid = pid;
@@ -640,13 +814,14 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 		st->vtried = 0;
 	}
 	st->exact = 1;
-	st->row_hi = 0;
+	st->tuse = 1;
+	st->last = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
 	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .c = c, .st = st}, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {
 		cfi_count(FG_CFI_STAT_FALLBACK, 1);
 		cfi_count(st->why, 1);
-		if (!p)
+		if (!st->hasp)
 			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
 		w->nu = 1;
 		c->ev.flags |= FG_SAMPLE_F_CFI_FALLBACK;
@@ -659,4 +834,70 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	if (st->end != FG_CFI_STAT_END_STOP)
 		c->ev.flags |= FG_SAMPLE_F_USTACK_CUT;
 	return true;
+}
+
+/*
+ * Process pid's mappings in [start, end) made stale from now on (p: its
+ * entry in cfi_procs, if any); with those of a mark its entry does not
+ * cover yet, if any (the two ranges' hull: a few more walks through the
+ * kernel's list, never a stale mapping taken).
+ */
+static __always_inline void cfi_stale_now(__u32 pid, const struct fg_cfi_proc *p, __u64 start,
+					  __u64 end)
+{
+	const struct cfi_mapped *old = bpf_map_lookup_elem(&cfi_mapped, &pid);
+	struct cfi_mapped v = {bpf_ktime_get_ns(), start, end};
+
+	if (old && (!p || old->time > p->since)) {
+		v.start = old->start < start ? old->start : start;
+		v.end = old->end > end ? old->end : end;
+	}
+	bpf_map_update_elem(&cfi_mapped, &pid, &v, BPF_ANY);
+	/* after the write (which may evict another process' entry too): the walks look again */
+	__sync_fetch_and_add(&cfi_procs_ver, 1);
+}
+
+/*
+ * A process execs: its mappings in cfi_procs (or a forked one's copy of its
+ * parent's, should that come later) are no longer its own.  Before the exec
+ * record that fg-sample's loader reads.
+ */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(fg_cfi_exec, struct task_struct *task, struct linux_binprm *bprm)
+{
+	__u32 pid = task->tgid;
+
+	cfi_stale_now(pid, bpf_map_lookup_elem(&cfi_procs, &pid), 0, ~0ull);
+	return 0;
+}
+
+/*
+ * The kernel found room for a new mapping of the current process (an mmap
+ * without MAP_FIXED: a library's first, which its segments then fill): when
+ * over one of its mappings in cfi_procs (code unmapped since, maybe another
+ * file's coming at the same pcs, as dlclose then dlopen does), the mappings
+ * there are stale from now on, until fg-sample loads those of a later
+ * record.
+ */
+SEC("tp_btf/vm_unmapped_area")
+int BPF_PROG(fg_cfi_mmap, unsigned long addr, struct vm_unmapped_area_info *info)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &pid);
+	struct cfi_search s = {.p = p};
+	const struct fg_cfi_map *m;
+	__u64 len = info->length;
+
+	if (!p || p->n > FG_CFI_PROC_MAPS || addr >= (__u64)-4095 || !len)
+		return 0; /* (a failure: an error number) */
+	/* the last mapping starting below the new one's end: the only one that can overlap */
+	s.pc = addr + len - 1;
+	s.hi = p->n;
+	bpf_loop(FG_CFI_PROC_MAPS_LOG + 1, cfi_map_halve, &s, 0);
+	if (s.lo == 0 || s.lo > FG_CFI_PROC_MAPS)
+		return 0;
+	m = &p->maps[(s.lo - 1) & (FG_CFI_PROC_MAPS - 1)];
+	if (m->end > addr)
+		cfi_stale_now(pid, p, addr, addr + len);
+	return 0;
 }

@@ -49,17 +49,27 @@ const volatile __u64 count_period = 1;
 const volatile bool cpu_filter = false; /* tracepoints and uprobes: only the CPUs in `cpus` (-C) */
 
 /*
- * Samples go out through one BPF ring buffer shared by the CPUs, copied from
- * the per-CPU scratch sample with their real size, and without a wakeup:
- * fg-sample drains it every 100 ms.  Keep the ring small.  Its pages are
- * vmap()ed, and in a guest with shadow paging each sample that lands on a
- * page not written for a while costs microseconds: with fixed 2 KiB slots in
- * 8 MiB the output took about 4 us a sample, with real sizes in 128 KiB
+ * Samples go out through a BPF ring buffer of their CPU's, copied from the
+ * per-CPU scratch sample with their real size, and without a wakeup:
+ * fg-sample drains them every 100 ms.  Keep the rings small.  Their pages
+ * are vmap()ed, and in a guest with shadow paging each sample that lands on
+ * a page not written for a while costs microseconds: with fixed 2 KiB slots
+ * in 8 MiB the output took about 4 us a sample, with real sizes in 128 KiB
  * 0.6 us, 0.12 us more than bpf_perf_event_output() (README, Benchmarks).
+ * One ring shared by the CPUs cost 50 to 175 ns more a sample on 2 CPUs:
+ * its lock and producer position went from one CPU's cache to the other's.
  */
-struct {
+struct events_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 128 << 10); /* fg-sample sets the size (-m) */
+	__uint(max_entries, 4096); /* fg-sample sets the size (-m) */
+};
+
+/* CPU -> its ring; fg-sample sets the size (the possible CPUs) and a ring for each CPU sampled */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct events_ring);
 } events SEC(".maps");
 
 struct {
@@ -69,7 +79,12 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* pid or tid -> FG_TARGET_* bits */
+/*
+ * pid or tid -> FG_TARGET_* bits.  fg-sample sizes it: the ids of -p and -t
+ * alone, or 65536 when a command's descendants are added as they are found.
+ * A hash of 65536 has 1 MiB of buckets, and every tick of an untargeted
+ * task looked into it cold.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
@@ -160,9 +175,15 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 
 	if (v && (*v & FG_TARGET_PID))
 		return true;
-	v = bpf_map_lookup_elem(&targets, &tid);
-	if (v && (*v & FG_TARGET_TID))
-		return true;
+	/* a main thread: its tid is its pid, looked up already */
+	if (tid == pid) {
+		if (v && (*v & FG_TARGET_TID))
+			return true;
+	} else {
+		v = bpf_map_lookup_elem(&targets, &tid);
+		if (v && (*v & FG_TARGET_TID))
+			return true;
+	}
 	if (!follow_children)
 		return false;
 	/* a descendant of a target: remember it, so its own children are found at once */
@@ -183,6 +204,20 @@ static __always_inline bool is_target(struct task_struct *task, __u32 pid, __u32
 		}
 	}
 	return false;
+}
+
+/*
+ * Whether the current task has user memory: not a kernel thread, and its mm
+ * not yet let go of at exit.  A global function, so that the verifier checks
+ * it once, not on every path that reaches it: each load of task->mm, a
+ * pointer into the kernel's types, costs the verifier searches of the whole
+ * kernel BTF by name (whether that field is trusted, or trusted or NULL).
+ */
+__noinline int current_user_task(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return !(task->flags & PF_KTHREAD) && task->mm;
 }
 
 /*
@@ -241,6 +276,33 @@ static long snapshot_step(__u32 i, void *arg)
 	return copy_page(w, c) ? 0 : 1;
 }
 
+/*
+ * Whether the frame-pointer walk ends before its next frame, with the flag
+ * it ends with set in w->flags, as far as the frame pointer alone tells: at
+ * the outermost frame, at the depth asked for, at a value that cannot be a
+ * frame pointer (a function compiled without them keeps anything in it), or
+ * at a frame beyond the most the copy of the stack may hold.
+ */
+static __always_inline bool fp_walk_ends(struct walk *w)
+{
+	if (w->fp == 0)
+		return true; /* the outermost frame */
+	if (w->nu >= user_depth || w->nk + w->nu >= 2 * MAX_STACK_DEPTH) {
+		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		return true;
+	}
+	if (w->fp < w->sp || (w->fp & 7)) {
+		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
+		return true;
+	}
+	/* the copy ends below FG_USTACK_COPY_MAX + PAGE (walk_step()) */
+	if (w->fp - w->sp > FG_USTACK_COPY_MAX + PAGE - 16) {
+		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+		return true;
+	}
+	return false;
+}
+
 /* One step of the frame-pointer walk: follow one frame, or copy one more page. */
 static long walk_step(__u32 i, void *arg)
 {
@@ -249,17 +311,8 @@ static long walk_step(__u32 i, void *arg)
 	__u64 off, next, ret;
 	__u32 nu = w->nu, idx = w->nk + nu;
 
-	if (!c || w->fp == 0)
-		return 1; /* the outermost frame */
-	if (nu >= user_depth || idx >= 2 * MAX_STACK_DEPTH) {
-		w->flags |= FG_SAMPLE_F_USTACK_CUT;
+	if (!c || fp_walk_ends(w))
 		return 1;
-	}
-	if (w->fp < w->sp || (w->fp & 7)) {
-		/* not a frame pointer: a function compiled without them */
-		w->flags |= FG_SAMPLE_F_USTACK_NOFP;
-		return 1;
-	}
 	off = w->fp - w->sp;
 	if (off + 16 > c->copied) {
 		/* the chain left the copy: read the next page, up to FG_USTACK_COPY_MAX */
@@ -330,6 +383,17 @@ static __always_inline void snapshot_regs(struct fg_event_ustack *u, struct pt_r
 }
 #endif
 
+/* A snapshot begun: its registers and stack pointer, its bytes still to come. */
+static __always_inline void snapshot_begin(struct ustack_copy *c, struct pt_regs *regs, __u64 sp)
+{
+#ifdef __TARGET_ARCH_x86
+	snapshot_regs(&c->snap, regs);
+	c->snap.sp = sp;
+	c->snap.size = 0;
+	c->ev.flags |= FG_SAMPLE_F_USTACK_SNAPSHOT;
+#endif
+}
+
 /*
  * Walk the user stack by frame pointers inside a copy of its top, which
  * becomes the snapshot with --call-graph dwarf when `snapshot` (a sample's
@@ -356,22 +420,29 @@ static __always_inline __u32 walk_user(void *ctx, bool ctx_regs, struct task_str
 	    .nu = 1,
 	    .slot = slot,
 	};
+	__u64 sp = w.sp;
 	__u32 len;
-	bool cfi_done = false;
+	bool snap = snapshot && snapshot_bytes, cfi_done = false;
 
 	if (nk >= MAX_STACK_DEPTH)
 		return 0;
 	c->ev.ips[nk] = PT_REGS_IP(regs);
-#ifdef __TARGET_ARCH_x86
-	if (snapshot && snapshot_bytes) {
-		snapshot_regs(&c->snap, regs);
-		c->snap.sp = w.sp;
-		c->snap.size = 0;
-		c->ev.flags |= FG_SAMPLE_F_USTACK_SNAPSHOT;
+	/*
+	 * A frame-pointer walk alone, in code without frame pointers, ends
+	 * before its first frame: then the stack is not read.  That read, of the
+	 * rest of the stack's first page, was half the cost of such a sample
+	 * (README, Benchmarks, fg-sample --call-graph cfi).
+	 */
+	if (!snap && !cfi_unwind && !entry && fp_walk_ends(&w)) {
+		c->copied = 0;
+		c->ended = 0;
+		c->ev.flags |= w.flags;
+		goto done;
 	}
-#endif
 	len = PAGE - (w.sp & (PAGE - 1));
 	if (bpf_probe_read_user(c->data, len, (void *)w.sp) < 0) {
+		if (snap)
+			snapshot_begin(c, regs, sp); /* the registers alone */
 		c->ev.flags |= FG_SAMPLE_F_USTACK_FAILED;
 		count(FG_STAT_USTACK_FAILED, 1);
 		return 1;
@@ -380,11 +451,11 @@ static __always_inline __u32 walk_user(void *ctx, bool ctx_regs, struct task_str
 	c->ended = 0;
 	/* --call-graph cfi: unwound here; a snapshot only to fall back (or to check) */
 	if (cfi_unwind &&
-	    cfi_walk(regs, c, &w, c->ev.pid, snapshot ? CFI_STATE_SAMPLE : CFI_STATE_OFFCPU)) {
+	    cfi_walk(regs, c, &w, c->ev.pid, snapshot ? CFI_STATE_SAMPLE : CFI_STATE_OFFCPU))
 		cfi_done = true;
-		if (!cfi_check)
-			c->ev.flags &= ~FG_SAMPLE_F_USTACK_SNAPSHOT;
-	}
+	/* the registers copied only for a snapshot that goes out, not for every cfi walk */
+	if (snap && (!cfi_done || cfi_check))
+		snapshot_begin(c, regs, sp);
 	/*
 	 * On a function's first instruction (a uprobe on its entry) the return
 	 * address into the caller is at the stack pointer, and the frame
@@ -422,7 +493,7 @@ done:
  * Send a sample with a snapshot: the fixed part of the event, the registers
  * and the stack bytes, then the IPs, moved to follow the stack bytes.
  */
-static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
+static __always_inline long output_snapshot(void *ring, struct ustack_copy *c, __u32 nips)
 {
 	__u32 size = c->snap.size;
 	__u64 ips_len, len;
@@ -438,7 +509,7 @@ static __always_inline long output_snapshot(struct ustack_copy *c, __u32 nips)
 	if (ips_len && bpf_probe_read_kernel(c->data + size, ips_len, c->ev.ips) < 0)
 		return -1;
 	len = sizeof(c->head) + sizeof(c->snap) + size + ips_len;
-	return bpf_ringbuf_output(&events, c->head, len, BPF_RB_NO_WAKEUP);
+	return bpf_ringbuf_output(ring, c->head, len, BPF_RB_NO_WAKEUP);
 }
 
 /*
@@ -458,6 +529,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	__u32 event = cookie & FG_COOKIE_EVENT_MASK;
 	struct ustack_copy *c;
 	struct fg_event *e;
+	void *ring;
 	__u32 nk = 0, nu = 0;
 	__u64 size;
 	long err;
@@ -523,15 +595,18 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 				e->flags |= FG_SAMPLE_F_KSTACK_CUT;
 		}
 	}
-	if (task->flags & PF_KTHREAD || !task->mm)
+	if (!current_user_task())
 		e->flags |= FG_SAMPLE_F_KERNEL_THREAD;
 	else if (user_stacks)
 		nu = walk_user(ctx, user_mode && each, task, c, nk, cpu, true,
 			       cookie & FG_COOKIE_ENTRY);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
-	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
-		err = output_snapshot(c, nk + nu);
+	ring = bpf_map_lookup_elem(&events, &cpu);
+	if (!ring) {
+		err = -1; /* a CPU not sampled (-C): cannot happen, counted as lost */
+	} else if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
+		err = output_snapshot(ring, c, nk + nu);
 		if (!err) {
 			count(FG_STAT_SNAPSHOTS, 1);
 			count(FG_STAT_SNAPSHOT_BYTES, c->snap.size);
@@ -543,7 +618,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 		size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
 		if (size > sizeof(*e))
 			size = sizeof(*e);
-		err = bpf_ringbuf_output(&events, e, size, BPF_RB_NO_WAKEUP);
+		err = bpf_ringbuf_output(ring, e, size, BPF_RB_NO_WAKEUP);
 	}
 	__sync_fetch_and_add(&c->busy, -1);
 	if (err < 0) {

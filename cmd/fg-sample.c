@@ -301,11 +301,12 @@ static void check_kernel(void)
 struct run {
 	struct fg_sample_bpf *skel;
 	struct ring_buffer *rb;
+	int *ring_fds;		 /* each sampled CPU's ring buffer of samples (opts.cpus' order) */
 	struct bpf_link **links; /* every program attached, each with its perf event or -1 */
 	int *pfds;
 	int nlinks;
 	size_t alinks;
-	uint32_t ringbuf_bytes;
+	uint32_t ringbuf_bytes; /* each CPU's */
 	struct fg_sb *sb;
 	struct fg_rq *q;
 	struct fg_rec_writer *w;
@@ -377,6 +378,10 @@ static void cleanup(struct run *r)
 	free(r->links);
 	free(r->pfds);
 	ring_buffer__free(r->rb);
+	for (int i = 0; r->ring_fds && i < opts.ncpus; i++)
+		if (r->ring_fds[i] >= 0)
+			close(r->ring_fds[i]);
+	free(r->ring_fds);
 	stop_cfi(r);
 	fg_cfi_loader_free(r->cfi);
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
@@ -386,6 +391,7 @@ static void cleanup(struct run *r)
 	r->links = NULL;
 	r->pfds = NULL;
 	r->rb = NULL;
+	r->ring_fds = NULL;
 	r->skel = NULL;
 	r->sb = NULL;
 	r->nlinks = r->alinks = 0;
@@ -764,6 +770,50 @@ static void prepare(struct run *r)
 }
 
 /*
+ * The programs of the events sampled, loaded only for the kinds of event in
+ * the list (attach_events()): each one loaded costs the verifier's time at
+ * every start, and the default, cpu-clock, needs only the perf_event one.
+ */
+static void setup_events_progs(struct run *r)
+{
+	bool samples = !opts.offcpu || opts.wall; /* --off-cpu alone takes no event's samples */
+
+	bpf_program__set_autoload(r->skel->progs.fg_sample,
+				  samples && fg_evlist_has(&evlist, FG_EVENT_SOFTWARE));
+	bpf_program__set_autoload(r->skel->progs.fg_tracepoint,
+				  samples && fg_evlist_has(&evlist, FG_EVENT_TRACEPOINT));
+	bpf_program__set_autoload(r->skel->progs.fg_uprobe,
+				  samples && (fg_evlist_has(&evlist, FG_EVENT_UPROBE) ||
+					      fg_evlist_has(&evlist, FG_EVENT_URETPROBE)));
+}
+
+/*
+ * --call-graph cfi: the programs that mark a process' mappings in the maps
+ * stale as the kernel changes them (bpf/cfi_unwind.h), each loaded where
+ * the kernel has its tracepoint; without one, say what may go wrong.
+ */
+static void setup_cfi_stale(struct run *r)
+{
+	static const struct {
+		const char *tp, *when;
+	} tps[] = {
+	    {"sched_prepare_exec", "after an exec, the old image's"},
+	    {"vm_unmapped_area", "after a library is opened where another was, the old one's"},
+	};
+	struct bpf_program *progs[] = {r->skel->progs.fg_cfi_exec, r->skel->progs.fg_cfi_mmap};
+
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		bool has = opts.cfi && libbpf_find_vmlinux_btf_id(tps[i].tp, BPF_TRACE_RAW_TP) > 0;
+
+		bpf_program__set_autoload(progs[i], has);
+		if (opts.cfi && !has)
+			fg_warnx("this kernel has no %s tracepoint: a process' walks right %s "
+				 "tables may be used for its new code",
+				 tps[i].tp, tps[i].when);
+	}
+}
+
+/*
  * --off-cpu, --wall: the program on sched_switch, loaded only then.  Its
  * options; the idle tasks' waits, by CPU; a second scratch slot for each CPU
  * (the waits' stack walks never share one with a CPU sample's); the ring
@@ -984,6 +1034,34 @@ static void load_korc(struct run *r)
 	r->korc.load_ns = now_ns(CLOCK_MONOTONIC) - t0;
 }
 
+/*
+ * A ring buffer of samples for each CPU sampled, drained every 100 ms (the
+ * program asks for no wakeup).  One ring shared by the CPUs cost each sample
+ * 50 to 175 ns more on 2 CPUs (README, Benchmarks, fg-sample --call-graph cfi).
+ */
+static void open_rings(struct run *r)
+{
+	r->ring_fds = fg_xcalloc((size_t)opts.ncpus, sizeof(int));
+	for (int i = 0; i < opts.ncpus; i++)
+		r->ring_fds[i] = -1;
+	for (int i = 0; i < opts.ncpus; i++) {
+		uint32_t cpu = (uint32_t)opts.cpus[i];
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "fg_samples", 0, 0, r->ringbuf_bytes,
+					NULL);
+
+		if (fd < 0)
+			fail_setup(r, -errno, "cannot make the BPF ring buffer for samples");
+		r->ring_fds[i] = fd;
+		if (bpf_map__update_elem(r->skel->maps.events, &cpu, sizeof(cpu), &fd, sizeof(fd),
+					 BPF_ANY))
+			fail_setup(r, -errno, "cannot set the BPF ring buffer for samples");
+		if (i == 0)
+			r->rb = ring_buffer__new(fd, on_ring_record, r, NULL);
+		if (i == 0 ? !r->rb : ring_buffer__add(r->rb, fd, on_ring_record, r) < 0)
+			fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+	}
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -1007,33 +1085,42 @@ static void setup_bpf(struct run *r)
 	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
 	bpf_map__set_max_entries(r->skel->maps.cpus, (uint32_t)r->ncpus_possible);
 	bpf_map__set_max_entries(r->skel->maps.evcount, (uint32_t)evlist.n);
+	/* the ids given, unless a command's descendants join them (the map's default) */
+	if (!opts.command) {
+		size_t ids = opts.npids + opts.ntids;
+
+		bpf_map__set_max_entries(r->skel->maps.targets, (uint32_t)(ids ? ids : 1));
+	}
 	if (opts.cfi) {
 		bpf_map__set_max_entries(r->skel->maps.cfi_rows, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_rules, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_files, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_inodes, cfi_limits.max_files);
 		bpf_map__set_max_entries(r->skel->maps.cfi_procs, cfi_limits.max_procs);
+		bpf_map__set_max_entries(r->skel->maps.cfi_mapped, cfi_limits.max_procs);
 	}
+	setup_cfi_stale(r);
 	if (!opts.pages)
 		opts.pages = evlist_counts() && !opts.snapshot
 				 ? COUNT_PAGES
 				 : fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth,
 						     opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
-	r->ringbuf_bytes = fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
-	if (!r->ringbuf_bytes)
+	if (!fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE)))
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64
 			    " MiB (pages x CPUs sampled), 1 GiB at most",
 			    opts.pages,
 			    (uint64_t)opts.pages * (uint64_t)sysconf(_SC_PAGESIZE) *
 				    (uint64_t)opts.ncpus >>
 				20);
+	r->ringbuf_bytes = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE);
 	if (opts.snapshot && r->ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
 		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
 			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
 			    opts.pages, opts.snapshot,
 			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
 			    r->ringbuf_bytes >> 10);
-	bpf_map__set_max_entries(r->skel->maps.events, r->ringbuf_bytes);
+	bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->ncpus_possible);
+	setup_events_progs(r);
 	setup_offcpu(r);
 	setup_korc(r);
 	err = fg_sample_bpf__load(r->skel);
@@ -1053,18 +1140,34 @@ static void setup_bpf(struct run *r)
 			fail_setup(r, err, "cannot set the CPUs of the BPF program");
 	}
 	load_korc(r);
-	/* the ring buffer, drained every 100 ms (the program asks for no wakeup) */
-	r->rb = ring_buffer__new(bpf_map__fd(r->skel->maps.events), on_ring_record, r, NULL);
-	if (!r->rb)
-		fail_setup(r, -errno, "cannot map the BPF ring buffer for samples");
+	open_rings(r);
 	if (opts.cfi) {
 		struct fg_cfi_load_ops ops;
+		/* an exec, a new mapping over a process' mappings: stale (before they are read) */
+		struct bpf_program *stale[] = {r->skel->progs.fg_cfi_exec,
+					       r->skel->progs.fg_cfi_mmap};
+
+		for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+			struct bpf_link *link;
+
+			if (!bpf_program__autoload(stale[i]))
+				continue;
+			link = bpf_program__attach(stale[i]);
+			err = link ? 0 : -errno;
+			keep_link(r, link, -1);
+			if (err)
+				fail_setup(
+				    r, err,
+				    i ? "cannot attach the BPF program to vm_unmapped_area"
+				      : "cannot attach the BPF program to sched_prepare_exec");
+		}
 
 		r->cfi_maps.rows = bpf_map__fd(r->skel->maps.cfi_rows);
 		r->cfi_maps.rules = bpf_map__fd(r->skel->maps.cfi_rules);
 		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
 		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
 		r->cfi_maps.inodes = bpf_map__fd(r->skel->maps.cfi_inodes);
+		r->cfi_maps.procs_ver = (uint64_t *)&r->skel->bss->cfi_procs_ver; /* (a __u64) */
 		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}
@@ -1531,7 +1634,9 @@ static void prog_costs(struct run *r, struct prog_cost pc[3])
 
 		memset(&info, 0, sizeof(info));
 		pc[i].what = what[i];
-		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) < 0)
+		/* not loaded: no event of its kind */
+		if (!bpf_program__autoload(progs[i]) ||
+		    bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info, &len) < 0)
 			continue;
 		pc[i].runs = info.run_cnt;
 		pc[i].ns = info.run_time_ns;

@@ -55,7 +55,8 @@ struct cproc {
 	struct cmap *maps; /* sorted by start, not overlapping */
 	size_t n, alloc;
 	bool dirty, partial, in_maps, refused;
-	bool missing; /* not in PROC at the last sweep */
+	bool missing;	/* not in PROC at the last sweep */
+	uint64_t since; /* the time of the newest record (or read of PROC) the mappings are from */
 };
 
 struct fg_cfi_loader {
@@ -121,7 +122,7 @@ static bool file_loaded(const struct cfile *f)
  */
 static bool inode_of(const struct cfile *f, struct fg_cfi_inode_key *k, struct fg_cfi_inode *v)
 {
-	uint64_t id[2];
+	uint64_t id[4]; /* file_key()'s */
 
 	if (f->klen != 1 + sizeof(id) || f->key[0] != 'i' || f->nloads > FG_CFI_INODE_LOADS)
 		return false;
@@ -130,6 +131,8 @@ static bool inode_of(const struct cfile *f, struct fg_cfi_inode_key *k, struct f
 	/* the kernel's dev_t: major << 20 | minor (MINORBITS) */
 	k->dev = (uint32_t)((id[0] >> 32) << 20 | (id[0] & 0xfffff));
 	k->ino = id[1];
+	k->ctime_sec = (int64_t)id[2];
+	k->ctime_nsec = (uint32_t)id[3];
 	if (!v)
 		return true;
 	memset(v, 0, sizeof(*v));
@@ -414,6 +417,21 @@ static int open_mapped(struct fg_cfi_loader *l, const struct fg_rec_mapping *m, 
 	return -1;
 }
 
+/*
+ * The identity of the file st describes: fg_cfi_key()'s device and inode,
+ * then its change time, as the program's cfi_inodes key has them (a file
+ * rewritten in place, or a new one given a freed inode, needs a new table).
+ */
+static size_t file_key(char *key, const struct stat *st)
+{
+	uint64_t ctime[2] = {(uint64_t)st->st_ctim.tv_sec, (uint64_t)st->st_ctim.tv_nsec};
+	size_t len = fg_cfi_key(key, NULL, 0, major(st->st_dev), minor(st->st_dev), st->st_ino);
+
+	_Static_assert(1 + 16 + sizeof(ctime) <= FG_CFI_KEY_MAX, "room for the change time");
+	memcpy(key + len, ctime, sizeof(ctime));
+	return len + sizeof(ctime);
+}
+
 /* What the mapping is: its table (a reference), or NULL and *pending. */
 static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
 			     const char *path, uint32_t *pending)
@@ -448,7 +466,7 @@ static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mappin
 		close(fd);
 		return NULL;
 	}
-	klen = fg_cfi_key(key, NULL, 0, major(st.st_dev), minor(st.st_dev), st.st_ino);
+	klen = file_key(key, &st);
 	f = file_get(l, key, klen, fd, NULL, 0);
 	close(fd);
 	return f;
@@ -500,6 +518,8 @@ static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
 
 	if (m->end <= m->start)
 		return;
+	if (m->time_ns > p->since)
+		p->since = m->time_ns;
 	/* the first mapping ending after start, then those overlapping: replaced */
 	while (lo < p->n && p->maps[lo].end <= m->start)
 		lo++;
@@ -552,7 +572,8 @@ static void proc_clear(struct fg_cfi_loader *l, struct cproc *p)
 	mark_dirty(l, p);
 }
 
-static void proc_fork(struct fg_cfi_loader *l, uint32_t child, uint32_t parent)
+/* Process child forked from parent at time `t`: the parent's mappings, as they were then. */
+static void proc_fork(struct fg_cfi_loader *l, uint32_t child, uint32_t parent, uint64_t t)
 {
 	struct cproc *pp = proc_get(l, parent, false), *c;
 
@@ -568,6 +589,7 @@ static void proc_fork(struct fg_cfi_loader *l, uint32_t child, uint32_t parent)
 	}
 	c->n = pp->n;
 	c->partial = pp->partial;
+	c->since = t;
 }
 
 static void proc_exit(struct fg_cfi_loader *l, uint32_t pid)
@@ -609,8 +631,11 @@ void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *pa
 		if (len < sizeof(c))
 			return;
 		memcpy(&c, payload, sizeof(c));
-		if ((c.flags & FG_COMM_F_EXEC) && (p = proc_get(l, c.pid, false)))
+		if ((c.flags & FG_COMM_F_EXEC) && (p = proc_get(l, c.pid, false))) {
 			proc_clear(l, p);
+			if (c.time_ns > p->since)
+				p->since = c.time_ns;
+		}
 		break;
 	}
 	case FG_REC_FORK:
@@ -623,7 +648,7 @@ void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *pa
 		if (t.pid != t.tid)
 			return; /* a thread: its process' mappings stay */
 		if (type == FG_REC_FORK)
-			proc_fork(l, t.pid, t.ppid);
+			proc_fork(l, t.pid, t.ppid, t.time_ns);
 		else
 			proc_exit(l, t.pid);
 		break;
@@ -643,6 +668,7 @@ static int scan_one(const struct fg_procmap *pm, void *arg)
 		return 0;
 	fg_maps_record(pm, &m);
 	m.pid = m.tid = pid;
+	m.time_ns = *(uint64_t *)((void **)arg)[2]; /* as they were when read */
 	add_mapping(l, &m, pm->path_len ? pm->path : "//anon");
 	return 0;
 }
@@ -650,8 +676,8 @@ static int scan_one(const struct fg_procmap *pm, void *arg)
 int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid)
 {
 	char name[300], *data = NULL;
-	void *arg[2] = {l, &pid};
-	uint64_t bad;
+	uint64_t bad, t = now_ns();
+	void *arg[3] = {l, &pid, &t};
 	size_t len;
 	int err;
 
@@ -804,6 +830,7 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 		if (++l->proc_gen == 0)
 			l->proc_gen = 1;
 		v->gen = l->proc_gen;
+		v->since = p->since;
 		for (size_t k = 0; k < p->n; k++) {
 			const struct cmap *cm = &p->maps[k];
 
@@ -912,10 +939,12 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			    " code in no file it could look up, %" PRIu64
 			    " a table freed meanwhile; %" PRIu64
 			    " mappings looked up in the kernel's list, %" PRIu64
-			    " found with their table\n",
+			    " found with their table; %" PRIu64
+			    " walks of a process that had mapped code over its mappings loaded\n",
 			    bpf[FG_CFI_STAT_FALLBACK_NOTABLE], bpf[FG_CFI_STAT_FALLBACK_PENDING],
 			    bpf[FG_CFI_STAT_FALLBACK_NOVMA], bpf[FG_CFI_STAT_FALLBACK_GONE],
-			    bpf[FG_CFI_STAT_VMA_LOOKUPS], bpf[FG_CFI_STAT_VMA_MAPS]);
+			    bpf[FG_CFI_STAT_VMA_LOOKUPS], bpf[FG_CFI_STAT_VMA_MAPS],
+			    bpf[FG_CFI_STAT_STALE]);
 	if (walks > bpf[FG_CFI_STAT_END_STOP]) {
 		fg_buf_addf(out, "cfi: stacks ended early: ");
 		for (int k = 0; k < FG_CFI_STAT_MAX; k++)
@@ -1103,10 +1132,20 @@ static int bpf_set_file(void *arg, const struct fg_cfi_inode_key *k, const struc
 static int bpf_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
 {
 	struct fg_cfi_bpf_maps *m = arg;
+	int err;
 
 	if (!p)
-		return bpf_map_delete_elem(m->procs, &pid) < 0 ? -errno : 0;
-	return bpf_map_update_elem(m->procs, &pid, p, BPF_ANY) < 0 ? -errno : 0;
+		err = bpf_map_delete_elem(m->procs, &pid) < 0 ? -errno : 0;
+	else
+		err = bpf_map_update_elem(m->procs, &pid, p, BPF_ANY) < 0 ? -errno : 0;
+	/*
+	 * After the write, failed or not: a walk that read the version before
+	 * it and the entry before it looks the entry up again at its next
+	 * sample (bpf/cfi_unwind.h, cfi_procs_ver).
+	 */
+	if (m->procs_ver)
+		__atomic_fetch_add(m->procs_ver, 1, __ATOMIC_SEQ_CST);
+	return err;
 }
 
 void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops)

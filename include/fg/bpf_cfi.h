@@ -11,11 +11,14 @@
  *			loaded tables by the identity of their file, for a
  *			mapping the program finds in the kernel's own list of
  *			them (a process whose mappings are not loaded yet)
+ *	cfi_mapped	LRU hash, pid -> where and when the process last
+ *			exec'd or mapped over its mappings in cfi_procs: set by
+ *			the program itself (tracepoints), before the records
  *	cfi_rows	array of maps, table slot -> array of struct fg_cfi_row
  *	cfi_rules	array of maps, table slot -> array of struct fg_cfi_rule
  *	cfi_stats	per-CPU array of counters (enum fg_cfi_stat)
  *
- * A table is loaded once per file (by build-id or device and inode) and
+ * A table is loaded once per file (by device, inode and change time) and
  * shared by every process that maps the file; fg-sample frees it when the
  * last one is gone.
  */
@@ -55,6 +58,13 @@ struct fg_cfi_proc {
 	 */
 	__u32 gen;
 	__u32 pad;
+	/*
+	 * The time (CLOCK_MONOTONIC ns) of the newest record these mappings
+	 * are from: the program takes one only while the process has exec'd
+	 * or mapped nothing over it since (cfi_mapped), and otherwise finds
+	 * the frame's file in the kernel's own list of the process' mappings.
+	 */
+	__u64 since;
 	struct fg_cfi_map maps[FG_CFI_PROC_MAPS];
 };
 
@@ -74,12 +84,16 @@ struct fg_cfi_file {
 
 /*
  * A file as the kernel names it: its inode's number and its superblock's
- * device (the kernel's encoding: major << 20 | minor).
+ * device (the kernel's encoding: major << 20 | minor), and the inode's
+ * change time, which every write to the file moves: a file rewritten in
+ * place, or a new file given a freed inode's number, is another key, so
+ * that a table is never used for content it was not built from.
  */
 struct fg_cfi_inode_key {
 	__u64 ino;
 	__u32 dev;
-	__u32 pad; /* zero */
+	__u32 ctime_nsec;
+	__s64 ctime_sec;
 };
 
 /* the ELF segments of a file a mapping's offset is looked up in (a file with more: not there) */
@@ -121,6 +135,7 @@ enum fg_cfi_stat {
 	FG_CFI_STAT_FALLBACK_GONE,    /* the table's slot was emptied */
 	FG_CFI_STAT_VMA_LOOKUPS,      /* lookups in the kernel's list of the process' mappings */
 	FG_CFI_STAT_VMA_MAPS,	      /* of which found a mapping with its table */
+	FG_CFI_STAT_STALE, /* walks of a process whose mappings were stale (code mapped over) */
 	FG_CFI_STAT_MAX
 };
 

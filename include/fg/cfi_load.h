@@ -165,6 +165,8 @@ struct fg_cfi_bpf_maps {
 	struct fg_cfi_file *load_files;
 	size_t nloads, aloads, nunloads, aunloads;
 	uint32_t gen; /* the last load's struct fg_cfi_file.gen */
+	/* the program's cfi_procs_ver (in its mapped .bss), bumped after each write to procs */
+	uint64_t *procs_ver;
 };
 /* ops that write those maps; free with fg_cfi_bpf_maps_release(). */
 void fg_cfi_load_bpf_ops(struct fg_cfi_bpf_maps *m, struct fg_cfi_load_ops *ops);

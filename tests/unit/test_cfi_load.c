@@ -4,15 +4,22 @@
  * "maps" in memory, looked up as the BPF program looks them up (a mapping by
  * binary search, the row by fg_cfi_find_row): the same rules as lib/cfi
  * gives for the file; tables shared across processes, freed with the last
- * one, and each limit counted.
+ * one, and each limit counted.  And through the real BPF maps (as root): a
+ * slot's loads told apart by their gen, a rewritten file's by their key.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
 
 #include "fg/cfi_load.h"
 #include "fg/cfi_worker.h"
@@ -121,18 +128,24 @@ static bool fake_vma(struct fake *f, uint64_t pc, uint32_t *table, uint64_t *sub
 	FILE *maps = fopen("/proc/self/maps", "r");
 	unsigned long long lo, hi, off, ino;
 	unsigned maj, min;
-	char line[512];
+	char line[512], path[512];
 	bool found = false;
+	struct stat st;
 
 	while (maps && !found && fgets(line, sizeof(line), maps)) {
 		struct fg_cfi_inode_key k = {0};
 
-		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu", &lo, &hi, &off, &maj, &min,
-			   &ino) != 6 ||
+		if (sscanf(line, "%llx-%llx %*s %llx %x:%x %llu %511s", &lo, &hi, &off, &maj, &min,
+			   &ino, path) != 7 ||
 		    pc < lo || pc >= hi)
 			continue;
 		k.ino = ino;
 		k.dev = maj << 20 | min;
+		/* and the change time, which the program reads from the inode */
+		if (stat(path, &st) == 0 && st.st_ino == ino) {
+			k.ctime_sec = st.st_ctim.tv_sec;
+			k.ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
+		}
 		for (int i = 0; i < f->ninodes; i++) {
 			const struct fg_cfi_inode *v = &f->inodes[i];
 
@@ -495,6 +508,319 @@ TEST(kept_tables_are_reused_then_expire)
 	free(f);
 }
 
+/*
+ * A kept table belongs to its file's content: the same file rewritten in
+ * place (device and inode unchanged) gets a table of its own, under a
+ * cfi_inodes key of its own, and the old one is neither reused nor lost.
+ */
+TEST(rewritten_file_gets_a_new_table)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	uint32_t pid = (uint32_t)getpid();
+	struct fg_cfi_load_stats st0, st1, st2, st3;
+	char path[] = "/tmp/fg-test-cfi-load.XXXXXX";
+	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY);
+	char buf[65536];
+	ssize_t n;
+	off_t size = 0;
+	void *m;
+	int n0;
+
+	CHECK(fd >= 0 && self >= 0);
+	while ((n = read(self, buf, sizeof(buf))) > 0)
+		CHECK(write(fd, buf, (size_t)n) == n);
+	close(self);
+	size = lseek(fd, 0, SEEK_END);
+	lim.keep_ns = 3600ull * 1000000000u;
+	l = new_loader(f, &lim);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st0);
+	/* the copy mapped as code: its table is loaded, and published by its inode */
+	m = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK(fg_cfi_loader_scan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st1);
+	CHECK(st1.loaded == st0.loaded + 1 && st1.tables == st0.tables + 1);
+	n0 = f->ninodes;
+	munmap(m, (size_t)size);
+	/* its last mapping gone (the process' mappings read again): kept */
+	CHECK(fg_cfi_loader_rescan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st2);
+	CHECK(st2.kept == 1 && st2.tables == st1.tables && f->ninodes == n0);
+	/* rewritten in place (a coarse clock: a tick apart), and mapped again */
+	nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	CHECK(pread(fd, buf, 1, 0) == 1 && pwrite(fd, buf, 1, 0) == 1); /* the same byte */
+	m = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	CHECK(fg_cfi_loader_rescan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st3);
+	/* a new table, not the kept one; both in cfi_inodes, each under its own key */
+	CHECK(st3.loaded == st2.loaded + 1 && st3.reused == st2.reused);
+	CHECK(st3.tables == st2.tables + 1 && st3.kept == 1 && f->ninodes == n0 + 1);
+	munmap(m, (size_t)size);
+	close(fd);
+	unlink(path);
+	fg_cfi_loader_drop_kept(l);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads && f->ninodes == 0);
+	free(f);
+}
+
+/* A copy of this program in a file of its own (unlinked by the caller), its size in *size. */
+static int copy_of_self(char *path, off_t *size)
+{
+	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	char buf[65536];
+	ssize_t n;
+
+	while (fd >= 0 && self >= 0 && (n = read(self, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, (size_t)n) != n)
+			break;
+	if (self >= 0)
+		close(self);
+	*size = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+	return fd;
+}
+
+/* The record of p, `size` bytes of `path` mapped as code at offset 0 by process pid, at time t. */
+static void map_record(struct fg_cfi_loader *l, uint32_t pid, const void *p, off_t size,
+		       const char *path, uint64_t t)
+{
+	struct fg_rec_mapping m = {.pid = pid, .tid = pid, .time_ns = t, .prot = 5};
+	char buf[sizeof(m) + 64] = {0};
+	size_t n = strlen(path) + 1;
+	struct stat st;
+
+	/* (opened through /proc/PID/root by its device and inode, map_files being root's) */
+	if (stat(path, &st) == 0) {
+		m.ino = st.st_ino;
+		m.maj = major(st.st_dev);
+		m.min = minor(st.st_dev);
+	}
+	m.start = (uintptr_t)p;
+	m.end = m.start + (((uint64_t)size + 4095) & ~4095ull);
+	memcpy(buf, &m, sizeof(m));
+	memcpy(buf + sizeof(m), path, n < 64 ? n : 64);
+	fg_cfi_loader_record(l, FG_REC_MAPPING, buf, sizeof(m) + 64);
+}
+
+/*
+ * The program takes a process' mappings for its own only until it maps code
+ * over them: each version of them is as of the newest record it is from (a
+ * mapping, the fork that copied them, the exec that emptied them), or of
+ * when /proc was read.
+ */
+TEST(mappings_are_as_of_their_newest_record)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	uint32_t pid = (uint32_t)getpid(), child = 4000004;
+	struct fg_rec_task fork = {child, child, pid, pid, 2000};
+	struct fg_rec_comm exec = {child, child, 3000, FG_COMM_F_EXEC, 0, "x"};
+	char path[] = "/tmp/fg-test-cfi-since.XXXXXX";
+	const struct fg_cfi_proc *p;
+	struct timespec t0;
+	off_t size;
+	int fd = copy_of_self(path, &size);
+	void *m = fd >= 0 ? mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0)
+			  : MAP_FAILED;
+
+	CHECK(m != MAP_FAILED);
+	map_record(l, pid, m, size, path, 1000);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 1 && p->maps[0].table < SLOTS && p->since == 1000);
+	/* a record older than those applied (the same mapping) does not make them older */
+	map_record(l, pid, m, size, path, 500);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 1 && p->since == 1000);
+	/* a fork: the parent's, as they were at the fork */
+	fg_cfi_loader_record(l, FG_REC_FORK, &fork, sizeof(fork));
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, child);
+	CHECK(p && p->n == 1 && p->since == 2000);
+	/* the child's exec: none, from the exec on */
+	fg_cfi_loader_record(l, FG_REC_COMM, &exec, sizeof(exec));
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, child);
+	CHECK(p && p->n == 0 && p->since == 3000);
+	/* read from /proc: as they were when read (the clock of bpf_ktime_get_ns()) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK(fg_cfi_loader_rescan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n > 1 &&
+	      p->since >= (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec);
+	munmap(m, (size_t)size);
+	close(fd);
+	unlink(path);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+/* The BPF program's maps of tables, made as fg-sample's skeleton makes them: 0 or -errno. */
+static int bpf_maps_new(struct fg_cfi_bpf_maps *m, uint32_t slots)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, inner, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, outer);
+	LIBBPF_OPTS(bpf_map_create_opts, hash, .map_flags = BPF_F_NO_PREALLOC);
+	int rows =
+	    bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_rows", 4, sizeof(struct fg_cfi_row), 1, &inner);
+	int rules =
+	    bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_rules", 4, sizeof(struct fg_cfi_rule), 1, &inner);
+	int err = rows < 0 || rules < 0 ? -errno : 0;
+
+	memset(m, 0, sizeof(*m));
+	outer.inner_map_fd = rows;
+	m->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "t_cfi_rows", 4, 4, slots, &outer);
+	outer.inner_map_fd = rules;
+	m->rules = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "t_cfi_rules", 4, 4, slots, &outer);
+	m->files = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_cfi_files", 4, sizeof(struct fg_cfi_file),
+				  slots, NULL);
+	m->procs = bpf_map_create(BPF_MAP_TYPE_HASH, "t_cfi_procs", 4, sizeof(struct fg_cfi_proc),
+				  4, &hash);
+	m->inodes =
+	    bpf_map_create(BPF_MAP_TYPE_HASH, "t_cfi_inodes", sizeof(struct fg_cfi_inode_key),
+			   sizeof(struct fg_cfi_inode), slots, &hash);
+	if (!err && (m->rows < 0 || m->rules < 0 || m->files < 0 || m->procs < 0 || m->inodes < 0))
+		err = -errno;
+	if (rows >= 0)
+		close(rows);
+	if (rules >= 0)
+		close(rules);
+	return err;
+}
+
+static void bpf_maps_close(struct fg_cfi_bpf_maps *m)
+{
+	int fds[] = {m->rows, m->rules, m->files, m->procs, m->inodes};
+
+	fg_cfi_bpf_maps_release(m);
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* The file open on fd as the program finds it in cfi_inodes (device, inode, change time). */
+static struct fg_cfi_inode_key inode_key(int fd)
+{
+	struct fg_cfi_inode_key k = {0};
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		k.ino = st.st_ino;
+		k.dev = major(st.st_dev) << 20 | minor(st.st_dev);
+		k.ctime_sec = st.st_ctim.tv_sec;
+		k.ctime_nsec = (uint32_t)st.st_ctim.tv_nsec;
+	}
+	return k;
+}
+
+/*
+ * Through the BPF maps themselves, one slot: a table loaded in it, freed,
+ * and another loaded in it has another gen (the program's kept rows tell
+ * them apart by it); a file rewritten in place is another key in
+ * cfi_inodes, the old one withdrawn; a slot freed is given to another
+ * table only after the sync that empties it.  Every write of the process'
+ * entry, and its delete, bumps cfi_procs_ver (the walks keep what they read
+ * of the entry while it stays the same).
+ */
+TEST(slot_freed_and_reused_gets_a_new_gen)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fg_cfi_bpf_maps bm;
+	struct fg_cfi_load_ops ops;
+	struct fg_cfi_loader *l;
+	uint32_t pid = (uint32_t)getpid(), slot = 0;
+	struct fg_rec_task exit_ = {pid, pid, 0, 0, 1};
+	struct fg_cfi_inode_key k1, k2;
+	struct fg_cfi_inode v;
+	struct fg_cfi_file file, none = {0, 0, 0, 0};
+	struct fg_cfi_proc *proc = calloc(1, sizeof(*proc));
+	struct fg_cfi_load_stats st;
+	char path[] = "/tmp/fg-test-cfi-gen.XXXXXX", c;
+	uint32_t g1;
+	uint64_t ver = 0, v0;
+	off_t size;
+	void *m;
+	int fd, err = bpf_maps_new(&bm, 1);
+
+	if (err) {
+		/* (no BPF: not root) */
+		printf("# cannot create BPF maps: %s%s\n", strerror(-err),
+		       getenv("FG_TEST_STRICT") ? "" : "; skipped");
+		bpf_maps_close(&bm);
+		free(proc);
+		CHECK(!getenv("FG_TEST_STRICT"));
+		return;
+	}
+	bm.procs_ver = &ver;
+	fg_cfi_load_bpf_ops(&bm, &ops);
+	lim.max_files = 1;
+	l = fg_cfi_loader_new("/proc", &lim, &ops);
+	fd = copy_of_self(path, &size);
+	m = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	map_record(l, pid, m, size, path, 1);
+	fg_cfi_loader_sync(l);
+	CHECK(ver == 1 && bpf_map_lookup_elem(bm.procs, &pid, proc) == 0);
+	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
+	g1 = file.gen;
+	CHECK(g1 != 0 && file.nrows > 1);
+	k1 = inode_key(fd);
+	CHECK(bpf_map_lookup_elem(bm.inodes, &k1, &v) == 0 && v.table == slot);
+	/* the process gone: the slot emptied (no table: gen 0), the file's key withdrawn */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &exit_, sizeof(exit_));
+	fg_cfi_loader_sync(l);
+	CHECK(ver == 2 && bpf_map_lookup_elem(bm.procs, &pid, proc) < 0 && errno == ENOENT);
+	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
+	CHECK(memcmp(&file, &none, sizeof(file)) == 0);
+	CHECK(bpf_map_lookup_elem(bm.inodes, &k1, &v) < 0 && errno == ENOENT);
+	/* the file rewritten in place (a coarse clock: a tick apart), mapped again */
+	munmap(m, (size_t)size);
+	nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	CHECK(pread(fd, &c, 1, 0) == 1 && pwrite(fd, &c, 1, 0) == 1);
+	m = mmap(NULL, (size_t)size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	CHECK(m != MAP_FAILED);
+	v0 = ver;
+	map_record(l, pid, m, size, path, 2);
+	fg_cfi_loader_sync(l);
+	CHECK(ver > v0);
+	/* the one slot again, another load of it: another gen; the file under its new key only */
+	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
+	CHECK(file.gen != 0 && file.gen != g1 && file.nrows > 1);
+	k2 = inode_key(fd);
+	CHECK(memcmp(&k1, &k2, sizeof(k1)) != 0);
+	CHECK(bpf_map_lookup_elem(bm.inodes, &k2, &v) == 0 && v.table == slot);
+	CHECK(bpf_map_lookup_elem(bm.inodes, &k1, &v) < 0 && errno == ENOENT);
+	g1 = file.gen;
+	/* freed, and mapped again before the next sync: not in the slot being emptied (pending) */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &exit_, sizeof(exit_));
+	map_record(l, pid, m, size, path, 3);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.over_files == 1);
+	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
+	CHECK(memcmp(&file, &none, sizeof(file)) == 0);
+	CHECK(bpf_map_lookup_elem(bm.procs, &pid, proc) == 0);
+	CHECK(proc->n == 1 && proc->maps[0].table == FG_CFI_TABLE_PENDING);
+	munmap(m, (size_t)size);
+	close(fd);
+	unlink(path);
+	fg_cfi_loader_free(l);
+	bpf_maps_close(&bm);
+	free(proc);
+}
+
 /* The loader in its thread: records queued, fed in batches; a full queue read again from /proc. */
 TEST(worker_feeds_the_loader_and_counts)
 {
@@ -560,6 +886,9 @@ int main(void)
 	RUN(limits_are_counted);
 	RUN(bad_records_are_ignored);
 	RUN(kept_tables_are_reused_then_expire);
+	RUN(rewritten_file_gets_a_new_table);
+	RUN(mappings_are_as_of_their_newest_record);
+	RUN(slot_freed_and_reused_gets_a_new_gen);
 	RUN(worker_feeds_the_loader_and_counts);
 	return unit_done();
 }
