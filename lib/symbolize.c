@@ -61,6 +61,7 @@ const char *const fg_nosrc_reasons[FG_NOSRC_COUNT] = {
 #define MEMO_TEXT_MAX 4096u	 /* longer frame lines are not remembered */
 #define HELD_MAX (64u << 20)	 /* bytes of samples held back for debuginfod */
 #define CHAIN_FRAMES_MAX 256u	 /* longer chains of callers are not remembered */
+#define HDR_BITS 4 /* 1 << HDR_BITS headers' beginnings remembered, by thread and CPU */
 #ifndef FG_FUZZING
 #define CHAIN_SLOTS 4096u	    /* callers of unwound stacks remembered as text */
 #define CHAIN_BYTES_MAX (32u << 20) /* all chains remembered together */
@@ -182,12 +183,16 @@ struct chain {
 	bool listed; /* in chains_used */
 };
 
-/* A part of a sample's header, and what it is made of: the last sample's. */
+/*
+ * A part of a sample's header, and what it is made of: its numbers, then
+ * for each of two strings a byte saying whether it is there and the string
+ * with its NUL.
+ */
 struct hdr_memo {
-	char key[192], next_key[192];
-	size_t key_len, next_len;
+	char key[192];
+	uint16_t a_len; /* the first string's length in key */
+	uint16_t len;	/* of text; 0: none */
 	char text[512];
-	size_t len; /* 0: none */
 };
 
 /* A frame of a held sample, waiting for its file's debug file. */
@@ -255,7 +260,14 @@ struct fg_symbolizer {
 	struct map *defer_map; /* set by name_frame when it defers a frame */
 	struct fg_buf out;
 	struct fg_buf tmp;
-	struct hdr_memo hdr[2];	       /* before the time, and after it */
+	/*
+	 * The header before the time, 1 << HDR_BITS of them by a hash of the pid,
+	 * tid and CPU (threads take turns on CPUs), and after the time
+	 */
+	struct hdr_memo hdr_ids[1u << HDR_BITS], hdr_rest;
+	uint64_t sec;	 /* the seconds of the last sample's time, */
+	uint8_t sec_len; /* as text: sec_text[0..sec_len); 0: none yet */
+	char sec_text[24];
 	struct fg_rec_evnames *events; /* the names of the stream's events */
 	char name_buf[PATH_MAX + 64];
 	char perfmap_name[64];
@@ -2204,15 +2216,11 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 	    s->uw_proc->space_id != s->uw_space)
 		return false;
 	/* hashed by the pcs alone (the tags and flags are compared below) */
-	for (size_t i = 0; i < n; i++) {
-		untagged |= !fr[i].tag;
-		flags |= fr[i].flags;
+	for (size_t i = 0; i < n; i++)
 		h = (h ^ fr[i].pc) * 0xff51afd7ed558ccdull;
-	}
-	if (untagged || (flags & FG_UNWIND_F_SIGNAL))
-		return false;
 	h ^= h >> 29;
 	c = &s->chains[h & (CHAIN_SLOTS - 1)];
+	/* a chain kept has only tagged frames, none a signal's: the same frames too */
 	if (c->frames && c->hash == h && c->n == n && memcmp(c->frames, fr, key) == 0) {
 		fg_buf_add(b, c->text, c->len);
 		s->st.named += c->named;
@@ -2220,6 +2228,12 @@ static bool emit_chain(struct fg_symbolizer *s, const struct fg_sym_sample *smp,
 			s->st.unnamed[i] += c->unnamed[i];
 		return true;
 	}
+	for (size_t i = 0; i < n; i++) {
+		untagged |= !fr[i].tag;
+		flags |= fr[i].flags;
+	}
+	if (untagged || (flags & FG_UNWIND_F_SIGNAL))
+		return false;
 	from = b->len;
 	before = s->st;
 	emit_tagged(s, smp, fr, n);
@@ -2317,16 +2331,18 @@ static void emit_source(struct fg_symbolizer *s, const struct map *m, struct fg_
 	emit(s, f);
 }
 
+/* the decimal digits of 0 to 99, two a number */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+			    "25262728293031323334353637383940414243444546474849"
+			    "50515253545556575859606162636465666768697071727374"
+			    "75767778798081828384858687888990919293949596979899";
+
 /*
  * A decimal number in at least `width` columns, padded with `pad` on the
  * left, or with spaces on the right when `left` (printf's %5u, %-5u, %03u).
  */
 static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left)
 {
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
 	char tmp[20], *end = tmp + sizeof(tmp), *p = end;
 	int n;
 
@@ -2350,6 +2366,38 @@ static void add_dec(struct fg_buf *b, uint64_t v, int width, char pad, bool left
 	b->len += (size_t)n;
 	for (int i = n; left && i < width; i++)
 		b->data[b->len++] = ' ';
+	b->data[b->len] = '\0';
+}
+
+/*
+ * A sample's time as perf script writes it, seconds and microseconds
+ * ("%5lu.%06lu"): the seconds' text kept, as most samples share it with the
+ * one before.
+ */
+static void add_time(struct fg_symbolizer *s, struct fg_buf *b, uint64_t ns)
+{
+	uint64_t sec = ns / 1000000000;
+	uint32_t us = (uint32_t)(ns % 1000000000 / 1000);
+	char *p;
+
+	if (s->sec_len && s->sec == sec) {
+		fg_buf_add(b, s->sec_text, s->sec_len);
+	} else {
+		size_t from = b->len;
+
+		add_dec(b, sec, 5, ' ', false);
+		s->sec = sec;
+		s->sec_len = (uint8_t)(b->len - from);
+		memcpy(s->sec_text, b->data + from, s->sec_len);
+	}
+	if (b->cap - b->len <= 7)
+		fg_buf_grow(b, 7);
+	p = b->data + b->len;
+	*p++ = '.';
+	memcpy(p, pairs + 2 * (us / 10000), 2);
+	memcpy(p + 2, pairs + 2 * (us / 100 % 100), 2);
+	memcpy(p + 4, pairs + 2 * (us % 100), 2);
+	b->len += 7;
 	b->data[b->len] = '\0';
 }
 
@@ -2448,44 +2496,49 @@ size_t fg_symbolizer_held(const struct fg_symbolizer *s)
 
 /*
  * Whether a part of the header is made of the same numbers `ids` and strings
- * `a` and `b` (NULL or not) as last time: its text appended.  Otherwise
- * false, its key made for hdr_keep (empty when too long to keep).
+ * `a` and `b` (NULL or not) as the one h remembers: its text appended.  The
+ * key is compared where it is kept, nothing copied: most samples hit.
  */
-static bool hdr_same(struct hdr_memo *h, const void *ids, size_t ids_len, const char *a,
+static bool hdr_same(const struct hdr_memo *h, const void *ids, size_t ids_len, const char *a,
 		     const char *b, struct fg_buf *out)
 {
-	size_t al = a ? strlen(a) + 1 : 0, bl = b ? strlen(b) + 1 : 0;
-	char *k = h->next_key;
+	const char *k = h->key + ids_len;
 
-	h->next_len = 0;
-	if (ids_len + 2 + al + bl > sizeof(h->key))
+	if (!h->len || memcmp(h->key, ids, ids_len) != 0 || *k++ != (char)!!a ||
+	    (a && strcmp(k, a) != 0))
 		return false;
+	k += a ? h->a_len + 1 : 0;
+	if (*k++ != (char)!!b || (b && strcmp(k, b) != 0))
+		return false;
+	fg_buf_add(out, h->text, h->len);
+	return true;
+}
+
+/*
+ * Remember the part of the header made from byte `from` of b, and what it is
+ * made of (as hdr_same takes them); nothing when either is too long to keep.
+ */
+static void hdr_keep(struct hdr_memo *h, const void *ids, size_t ids_len, const char *a,
+		     const char *b, const struct fg_buf *out, size_t from)
+{
+	size_t al = a ? strlen(a) : 0, bl = b ? strlen(b) : 0, len = out->len - from;
+	char *k = h->key;
+
+	h->len = 0;
+	if (ids_len + 4 + al + bl > sizeof(h->key) || len > sizeof(h->text))
+		return;
 	memcpy(k, ids, ids_len);
 	k += ids_len;
 	*k++ = (char)!!a;
-	memcpy(k, a ? a : "", al);
-	k += al;
+	if (a)
+		memcpy(k, a, al + 1);
+	k += a ? al + 1 : 0;
 	*k++ = (char)!!b;
-	memcpy(k, b ? b : "", bl);
-	k += bl;
-	h->next_len = (size_t)(k - h->next_key);
-	if (h->len && h->key_len == h->next_len && memcmp(h->key, h->next_key, h->key_len) == 0) {
-		fg_buf_add(out, h->text, h->len);
-		return true;
-	}
-	return false;
-}
-
-/* Remember the part of the header made from byte `from` of b, by the key hdr_same made. */
-static void hdr_keep(struct hdr_memo *h, const struct fg_buf *b, size_t from)
-{
-	h->len = 0;
-	if (!h->next_len || b->len - from > sizeof(h->text))
-		return;
-	memcpy(h->key, h->next_key, h->next_len);
-	h->key_len = h->next_len;
-	memcpy(h->text, b->data + from, b->len - from);
-	h->len = b->len - from;
+	if (b)
+		memcpy(k, b, bl + 1);
+	h->a_len = (uint16_t)al;
+	memcpy(h->text, out->data + from, len);
+	h->len = (uint16_t)len;
 }
 
 int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_sample *sample)
@@ -2512,10 +2565,12 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	 */
 	uint32_t ids[3] = {smp->pid, smp->tid, smp->cpu};
 	const char *event = smp->event ? smp->event : "cpu-clock";
+	uint64_t slot = (((uint64_t)smp->tid << 32 | smp->cpu) ^ smp->pid) * 0x9e3779b97f4a7c15ull;
+	struct hdr_memo *h = &s->hdr_ids[slot >> (64 - HDR_BITS)];
 	size_t from;
 
 	from = b->len;
-	if (!hdr_same(&s->hdr[0], ids, sizeof(ids), smp->comm, NULL, b)) {
+	if (!hdr_same(h, ids, sizeof(ids), smp->comm, NULL, b)) {
 		if (smp->comm && *smp->comm)
 			fg_buf_add_escaped(b, smp->comm, strlen(smp->comm), FG_ESC_COMM);
 		else
@@ -2527,13 +2582,11 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		fg_buf_add(b, " [", 2);
 		add_dec(b, smp->cpu, 3, '0', false);
 		fg_buf_add(b, "] ", 2);
-		hdr_keep(&s->hdr[0], b, from);
+		hdr_keep(h, ids, sizeof(ids), smp->comm, NULL, b, from);
 	}
-	add_dec(b, smp->time_ns / 1000000000, 5, ' ', false);
-	fg_buf_addch(b, '.');
-	add_dec(b, smp->time_ns % 1000000000 / 1000, 6, '0', false);
+	add_time(s, b, smp->time_ns);
 	from = b->len;
-	if (!hdr_same(&s->hdr[1], &smp->weight, sizeof(smp->weight), event, smp->detail, b)) {
+	if (!hdr_same(&s->hdr_rest, &smp->weight, sizeof(smp->weight), event, smp->detail, b)) {
 		fg_buf_add(b, ": ", 2);
 		add_dec(b, smp->weight, 10, ' ', false);
 		fg_buf_addch(b, ' ');
@@ -2542,7 +2595,8 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		if (smp->detail)
 			fg_buf_addstr(b, smp->detail);
 		fg_buf_addch(b, '\n');
-		hdr_keep(&s->hdr[1], b, from);
+		hdr_keep(&s->hdr_rest, &smp->weight, sizeof(smp->weight), event, smp->detail, b,
+			 from);
 	}
 	for (size_t i = 0; i < smp->nkips; i++) {
 		struct fg_frame f;

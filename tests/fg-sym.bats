@@ -761,3 +761,48 @@ sym() {
 	[[ $stderr == *"fg-sym: the sampler lost 4 mapping, comm or task events (its perf buffer overflowed)"* ]]
 	[[ $stderr != *" samples ("* ]]
 }
+
+# hdr_sample PID TID CPU COMM WEIGHT: a sample line on stdout, the header fg-sym is to write
+# for it on descriptor 3; the time ($ns) moves on
+hdr_sample() {
+	ns=$((ns + 1234567))
+	echo "sample pid=$1 tid=$2 cpu=$3 time=$ns weight=$5 comm=$4"
+	printf '%s %5d/%-5d [%03d] %5d.%06d: %10d cpu-clock: \n\n' "$4" "$1" "$2" "$3" \
+		$((ns / 1000000000)) $((ns % 1000000000 / 1000)) "$5" >&3
+}
+
+@test "fg-sym: each sample's header is its own, many threads taking turns on CPUs" {
+	local d=$BATS_TEST_TMPDIR r t c k pid comm w ns=1000000000
+	{
+		# 20 threads of 3 processes on 4 CPUs, more than the headers fg-sym remembers:
+		# two samples in a row of each thread on each CPU in turn; half the threads
+		# renamed halfway, a weight other than 1 now and then
+		for ((r = 0; r < 10; r++)); do
+			for ((t = 0; t < 20; t++)); do
+				for ((c = 0; c < 4; c++)); do
+					for ((k = 0; k < 2; k++)); do
+						comm=th$t w=1
+						((r >= 5 && t % 2)) && comm=re$t
+						((k && (t + c) % 7 == 0)) && w=$((t + 2))
+						hdr_sample $((100 + t % 3)) $((2000 + t)) $(((c + r) % 4)) \
+							"$comm" "$w"
+					done
+				done
+			done
+		done
+		# one thread on 17 CPUs, 17 threads on one CPU, a tid on one CPU in 17
+		# processes: each one after the other, two of them meet in a slot
+		for ((k = 0; k < 17; k++)); do
+			hdr_sample 300 3000 "$k" hop 1
+		done
+		for ((k = 0; k < 17; k++)); do
+			hdr_sample 400 $((4000 + k)) 1 many 1
+		done
+		for ((k = 0; k < 17; k++)); do
+			hdr_sample $((500 + k)) 5000 2 reused 1
+		done
+	} >"$d/in.txt" 3>"$d/want"
+	fgr-make "$d/in.txt" >"$d/in.fgr"
+	fg-sym -q --proc-root "$d" "$d/in.fgr" >"$d/out"
+	diff -u "$d/want" "$d/out"
+}
