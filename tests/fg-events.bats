@@ -314,10 +314,12 @@ stack_shares() {
 	requires root btf perf_event dd
 	# a write(2) loop, then a context-switch ping-pong and buffered writes to a
 	# new file: stacks from system calls, from the scheduler (woken and switched
-	# out, in system calls and on interrupts), from the page cache and softirqs
+	# out, in system calls and on interrupts), from the page cache and softirqs.
+	# The ping-pong on one CPU: across two idle ones each wakeup is done by the
+	# other CPU's interrupt, in its idle task, which a run of one command leaves out
 	cat >work.sh <<-EOF
 		"$WORKLOADS/writes" 500
-		"$WORKLOADS/switches" 500
+		taskset -c 0 "$WORKLOADS/switches" 500
 		dd if=/dev/zero of=file bs=4k count=2000 conv=fsync status=none
 	EOF
 	fg --separate-stderr fg-sample --kernel-unwind check -e tracepoint:syscalls:sys_enter_write \
@@ -338,6 +340,7 @@ stack_shares() {
 	sym check.fgr
 	for ev in syscalls:sys_enter_write sched:sched_switch sched:sched_wakeup \
 		filemap:mm_filemap_add_to_page_cache; do
+		echo "# $ev: $(grep -c " $ev: \$" check.fgr.txt)" >&3
 		[ "$(grep -c " $ev: \$" check.fgr.txt)" -ge 10 ]
 	done
 	grep -q '^	.* filemap_add_folio' check.fgr.txt
@@ -383,6 +386,17 @@ stack_shares() {
 	fgr-dump tp.fgr | grep -c '^sample .* comm=writes ' | grep -qx 100
 	fg -2 --separate-stderr fg-sample --kernel-unwind frames -e tracepoint:syscalls:sys_enter_write -o tp.fgr
 	[ "$(head -1 <<<"$stderr")" = "fg-sample: invalid kernel unwinder 'frames' (orc, helper or check)" ]
+}
+
+@test "--kernel-unwind: the tables' symbols asked of the kernel, /proc/kallsyms not read" {
+	requires root btf perf_event strace
+	# (LeakSanitizer cannot run under ptrace)
+	ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 fg --separate-stderr strace -f -e trace=open,openat -o trace \
+		fg-sample -v --kernel-unwind check -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"fg-sample: kernel symbols: looked up with bpf_kallsyms_lookup_name()"* ]]
+	[[ $stderr == *"--kernel-unwind check: 100 stacks compared with bpf_get_stack()'s, 0 differ"* ]]
+	! grep -q '"/proc/kallsyms"' trace
 }
 
 # --- the truth: context switches ---

@@ -326,9 +326,7 @@ live() {
 f(33)'
 	# at least 99% of python3's stacks end at _start (its names may be [unknown]: Debian
 	# strips its static functions), through the evaluation loop
-	awk 'BEGIN { RS = "" } $1 == "python3" { n++; if ($0 ~ / _start\+0x[0-9a-f]+ \([^)]*\)$/) w++ }
-		END { printf "# %d of %d python3 stacks end at _start\n", w, n > "/dev/stderr"; exit !(n >= 100 && 100 * w >= 99 * n) }' \
-		"$d/py.out"
+	reach_start py python3
 	grep -q ' _PyEval_EvalFrameDefault+' "$d/py.out"
 	grep -q ' Py_RunMain+' "$d/py.out"
 	# the frame-pointer frames alone stop at the leaf
