@@ -25,6 +25,10 @@ base_of() {
 	awk -v f="$2" '$6 == f && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' "/proc/$1/maps"
 }
 
+teardown() {
+	[ -z "${sampler:-}" ] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; } || true
+}
+
 symaddr() { # FILE SYMBOL
 	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
 }
@@ -204,7 +208,8 @@ symaddr() { # FILE SYMBOL
 	printf 'sample pid=%d u=%x\n' "$pid" $((0x$loop + 2)) >"$BATS_TEST_TMPDIR/in.txt"
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
-	kill "$pid" $outer 2>/dev/null || true
+	# a namespace's init ignores signals it has no handler for, but SIGKILL
+	kill -KILL "$pid" 2>/dev/null || true
 	wait $outer || true
 	rm -f /tmp/perf-1.map
 	[ "$status" -eq 0 ]
@@ -221,13 +226,24 @@ assert b"\0schedule\0" in b
 open(p, "wb").write(b.replace(b"\0schedule\0", b"\0schedulX\0", 1))' "$1"
 }
 
+# kernel symbols of neither the kernel nor a module ("\t[bpf]", a trampoline's): text ones
+text_outside() {
+	awk -F'\t' 'NF == 2 { split($1, f, " "); if (f[2] ~ /^[tT]$/) { print f[1]; exit } }' /proc/kallsyms
+}
+
 @test "fg-sym live: kernel symbols from a cache per boot; what it leaves out from kallsyms" {
 	requires root
-	local cache=$BATS_TEST_TMPDIR/xdg/fg/kallsyms sched tramp
+	local cache=$BATS_TEST_TMPDIR/xdg/fg/kallsyms sched tramp i
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
 	sched=$(awk '$3 == "schedule" { print $1; exit }' /proc/kallsyms)
-	# a trampoline (or BPF program): not the kernel's nor a module's, so not cached
-	tramp=$(awk -F'\t' 'NF == 2 { split($1, f, " "); if (f[2] ~ /^[tT]$/) { print f[1]; exit } }' /proc/kallsyms)
+	# a BPF program (or trampoline): not the kernel's nor a module's, so not cached; a
+	# machine just booted may have none loaded, so fg-sample's stay loaded meanwhile
+	fg-sample -d 60 -o /dev/null 2>/dev/null &
+	sampler=$!
+	for ((i = 0; i < 200; i++)); do
+		tramp=$(text_outside) && [ -n "$tramp" ] && break
+		sleep 0.1
+	done
 	[ -n "$sched" ] && [ -n "$tramp" ]
 	echo "sample pid=1 k=$(printf '%x,%x' $((0x$sched + 4)) $((0x$tramp + 8)))" >"$BATS_TEST_TMPDIR/in.txt"
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
