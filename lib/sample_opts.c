@@ -110,6 +110,7 @@ static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size
 	uint64_t v;
 
 	o->cfi = false;
+	o->call_graph_given = true;
 	if (strcmp(arg, "fp") == 0) {
 		o->snapshot = 0;
 		return 0;
@@ -328,6 +329,24 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 	}
 	if (check_events(o, why, len) < 0)
 		return -EINVAL;
+	/*
+	 * The default call graph: cfi, whole stacks unwound in the BPF program,
+	 * where it can be (x86-64; user stacks wanted; no waits, which carry
+	 * frame-pointer stacks only) and for clocks alone: an event counted
+	 * (-e: a tracepoint, a uprobe, page faults) may fire in bursts far above
+	 * any clock's rate, in a process just started whose samples fall back to
+	 * 8 KiB snapshots, more than the ring buffer holds.  fp otherwise.
+	 */
+	if (!o->call_graph_given) {
+		bool clocks = true;
+
+		for (size_t i = 0; i < o->nevents; i++)
+			clocks &= spec_time_based(&o->events[i]);
+#ifdef __x86_64__
+		o->cfi = !o->kernel_only && !o->offcpu && clocks;
+#endif
+		o->snapshot = o->cfi ? FG_USTACK_SNAPSHOT_DEFAULT : 0;
+	}
 	if (o->user_only && o->kernel_only)
 		return refuse(why, len, "--user-only and --kernel-only exclude each other");
 	if (o->kernel_only && o->snapshot)

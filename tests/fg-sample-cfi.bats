@@ -419,7 +419,9 @@ swap_agree() {
 
 @test "fg-sample --call-graph cfi: its options' bad values are usage errors" {
 	local out=$BATS_TEST_TMPDIR/out.fgr
-	fg -2 --separate-stderr fg-sample --cfi-check -d 1 -o "$out"
+	fg -2 --separate-stderr fg-sample --call-graph fp --cfi-check -d 1 -o "$out"
+	[[ $stderr == "fg-sample: --cfi-check needs --call-graph cfi"* ]]
+	fg -2 --separate-stderr fg-sample --cfi-check --off-cpu -d 1 -o "$out"
 	[[ $stderr == "fg-sample: --cfi-check needs --call-graph cfi"* ]]
 	fg -2 --separate-stderr fg-sample --call-graph cfi --cfi-max-rows 1 -d 1 -o "$out"
 	[[ $stderr == "fg-sample: invalid limit '1' (2 to 16777216 rows)"* ]]

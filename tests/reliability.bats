@@ -128,7 +128,8 @@ many_samples() {
 	requires root btf perf_event
 	"$WORKLOADS/split7030" 3 &
 	local wl=$!
-	fg --separate-stderr fg-sample -F 20000 -m 1 -d 1 -o "$BATS_TEST_TMPDIR/run.fgr"
+	# (frame pointers: a one-page ring cannot hold a fallback's snapshot of the default, cfi)
+	fg --separate-stderr fg-sample --call-graph fp -F 20000 -m 1 -d 1 -o "$BATS_TEST_TMPDIR/run.fgr"
 	kill $wl
 	[ "$status" -eq 0 ]
 	local line samples

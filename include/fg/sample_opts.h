@@ -38,6 +38,8 @@ struct fg_sample_opts {
 	unsigned pages;	   /* -m; 0: by the rate (fg_bpf_ring_pages()) */
 	unsigned snapshot; /* --call-graph dwarf,BYTES (cfi,BYTES: a fallback's); 0 for fp */
 	bool cfi;	   /* --call-graph cfi: unwound in BPF */
+	/* --call-graph was given; else fg_sample_opts_check() sets the default */
+	bool call_graph_given;
 	bool cfi_check;	   /* --cfi-check: and a snapshot with every sample */
 	int kernel_unwind; /* --kernel-unwind: FG_KUNWIND_* */
 	unsigned cfi_max_files, cfi_max_mib, cfi_max_procs, cfi_max_rows; /* 0: the defaults */

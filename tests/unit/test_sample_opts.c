@@ -98,6 +98,7 @@ TEST(combinations)
 	CHECK_STR(why, "--user-only and --kernel-only exclude each other");
 	o.user_only = false;
 	o.snapshot = 8192;
+	o.call_graph_given = true;
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "--call-graph dwarf and --kernel-only exclude each other");
 	o.kernel_only = false;
@@ -105,6 +106,60 @@ TEST(combinations)
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_CHECK, NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "--cfi-check needs --call-graph cfi");
+}
+
+/* no --call-graph: cfi where it can be, fp where the other options exclude it */
+TEST(call_graph_default)
+{
+	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
+	char why[256], *none[] = {NULL};
+
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(o.cfi && o.snapshot == FG_USTACK_SNAPSHOT_DEFAULT && !o.call_graph_given);
+	/* --cfi-check alone: the default's */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CFI_CHECK, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(o.cfi && o.cfi_check);
+	/* --kernel-only, --off-cpu, --wall: fp, which they take */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	o.kernel_only = true;
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0);
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_OFF_CPU, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0);
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_WALL, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0);
+	/* clocks: cfi; an event counted, alone or beside a clock: fp */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'e', "cpu-clock,task-clock", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(o.cfi && o.snapshot == FG_USTACK_SNAPSHOT_DEFAULT);
+	fg_sample_opts_release(&o);
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'e', "cpu-clock,page-faults", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0);
+	fg_sample_opts_release(&o);
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, 'e', "tracepoint:sched:sched_switch", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0);
+	fg_sample_opts_release(&o);
+	/* asked for: kept, and still refused where it is excluded */
+	o = (struct fg_sample_opts)FG_SAMPLE_OPTS_INIT;
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "fp", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.cfi && o.snapshot == 0 && o.call_graph_given);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_CALL_GRAPH, "cfi", why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_OFF_CPU, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
+	CHECK_STR(why, "--call-graph cfi and --off-cpu exclude each other: waits carry "
+		       "frame-pointer stacks only");
 }
 
 TEST(call_graph_cfi)
@@ -171,6 +226,7 @@ TEST(offcpu_options)
 	CHECK(o.pages_given && o.pages == 128);
 	/* waits carry frame-pointer stacks only */
 	o.snapshot = 8192;
+	o.call_graph_given = true;
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), -EINVAL);
 	CHECK_STR(why, "--call-graph dwarf and --wall exclude each other: waits carry "
 		       "frame-pointer stacks only");
@@ -269,6 +325,7 @@ int main(void)
 	RUN(values);
 	RUN(bad_values_say_what);
 	RUN(combinations);
+	RUN(call_graph_default);
 	RUN(call_graph_cfi);
 	RUN(offcpu_options);
 	RUN(events);
