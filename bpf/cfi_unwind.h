@@ -633,10 +633,11 @@ static __always_inline __u32 cfi_end_of(int res)
 	}
 }
 
-/* what each step of the walk works on: the walk, and the key of its state in cfi_state */
+/* what each step of the walk works on, looked up once for all of them */
 struct cfi_walk {
 	struct walk *w;
-	__u32 which;
+	struct ustack_copy *c;
+	struct cfi_state *st;
 };
 
 /*
@@ -647,24 +648,18 @@ struct cfi_walk {
  * itself, the step was checked again for each state the loop could be in
  * (some 76 times, 0.9 to 1.1 s of the kernel's time at every start).
  */
-__noinline int cfi_step_one(struct walk *w, __u32 which)
+__noinline int cfi_step_one(struct walk *w, struct ustack_copy *c, struct cfi_state *st)
 {
 	const struct fg_cfi_rule *rule = NULL;
 	const struct fg_cfi_map *m;
-	struct ustack_copy *c;
-	struct cfi_state *st;
 	struct cfi_mem mem;
 	struct fg_cfi_regs *g;
 	__u64 pc, look, rsp;
-	__u32 nu, idx, slot;
+	__u32 nu, idx;
 	int res;
 
-	if (!w)
-		return 1;
-	slot = w->slot;
-	c = bpf_map_lookup_elem(&ustack, &slot);
-	st = bpf_map_lookup_elem(&cfi_state, &which);
-	if (!c || !st)
+	/* (memory of the arguments' types' sizes, or NULL, as the verifier sees them) */
+	if (!w || !c || !st)
 		return 1;
 	nu = w->nu;
 	idx = w->nk + nu;
@@ -737,7 +732,7 @@ static long cfi_step_frame(__u32 i, void *arg)
 {
 	struct cfi_walk *cw = arg;
 
-	return cfi_step_one(cw->w, cw->which) ? 1 : 0; /* (the verifier wants 0 or 1 here) */
+	return cfi_step_one(cw->w, cw->c, cw->st) ? 1 : 0; /* (the verifier wants 0 or 1 here) */
 }
 
 /*
@@ -834,7 +829,7 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	st->tuse = 1;
 	st->last = 0;
 	st->end = FG_CFI_STAT_END_DEPTH;
-	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .which = which}, 0);
+	bpf_loop(MAX_STACK_DEPTH, cfi_step_frame, &(struct cfi_walk){.w = w, .c = c, .st = st}, 0);
 	if (st->end == FG_CFI_STAT_FALLBACK) {
 		cfi_count(FG_CFI_STAT_FALLBACK, 1);
 		cfi_count(st->why, 1);
