@@ -641,12 +641,12 @@ struct cfi_walk {
 };
 
 /*
- * One frame: the caller of the frame whose registers are in the state
- * `which` of cfi_state (its pc already in the sample of w's ustack_copy), as
- * lib/unwind's fg_unwind() finds it; 0 to go on.  A global function, which
- * the verifier checks once, for any arguments: as the bpf_loop() callback
- * itself, the step was checked again for each state the loop could be in
- * (some 76 times, 0.9 to 1.1 s of the kernel's time at every start).
+ * One frame: the caller of the frame whose registers are in st (its pc
+ * already in c's sample), as lib/unwind's fg_unwind() finds it; 0 to go on.
+ * A global function, which the verifier checks once, for any arguments: as
+ * the bpf_loop() callback itself, the step was checked again for each state
+ * the loop could be in (some 76 times, 0.9 to 1.1 s of the kernel's time at
+ * every start).
  */
 __noinline int cfi_step_one(struct walk *w, struct ustack_copy *c, struct cfi_state *st)
 {
