@@ -1116,11 +1116,13 @@ static void setup_bpf(struct run *r)
 				20);
 	r->ringbuf_bytes = opts.pages * (uint32_t)sysconf(_SC_PAGESIZE);
 	if (opts.snapshot && r->ringbuf_bytes < fg_bpf_event_max(opts.snapshot, opts.depth))
-		usage_error("invalid buffer size '%u': with --call-graph dwarf,%u a sample "
-			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB",
-			    opts.pages, opts.snapshot,
+		usage_error("invalid buffer size '%u': with --call-graph %s,%u%s a sample "
+			    "takes up to %" PRIu64 " KiB, more than the ring buffer's %u KiB%s",
+			    opts.pages, opts.cfi ? "cfi" : "dwarf", opts.snapshot,
+			    opts.call_graph_given ? "" : " (the default)",
 			    (fg_bpf_event_max(opts.snapshot, opts.depth) + 1023) >> 10,
-			    r->ringbuf_bytes >> 10);
+			    r->ringbuf_bytes >> 10,
+			    opts.cfi ? " (a fallback's snapshot; --call-graph fp takes none)" : "");
 	bpf_map__set_max_entries(r->skel->maps.events, (uint32_t)r->ncpus_possible);
 	setup_events_progs(r);
 	setup_offcpu(r);

@@ -71,6 +71,15 @@ count_comm() {
 	[[ $stderr == "fg-sample: invalid buffer size '3' (pages, a power of two)"* ]]
 }
 
+@test "fg-sample: a ring buffer smaller than a fallback's snapshot is a usage error naming the call graph" {
+	requires root btf
+	fg -2 --separate-stderr fg-sample -m 1 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: invalid buffer size '1': with --call-graph cfi,8192 (the default) a sample takes up to "*" KiB, more than the ring buffer's 4 KiB (a fallback's snapshot; --call-graph fp takes none)"* ]]
+	fg -2 --separate-stderr fg-sample --call-graph dwarf -m 1 -d 1 -o "$OUT"
+	[[ $stderr == "fg-sample: invalid buffer size '1': with --call-graph dwarf,8192 a sample takes up to "*" KiB, more than the ring buffer's 4 KiB"* ]]
+	[ ! -s "$OUT" ]
+}
+
 @test "fg-sample: a ring buffer over 1 GiB is a usage error" {
 	requires root btf
 	fg -2 --separate-stderr fg-sample -m 1048576 -C 0 -d 1 -o "$OUT"
