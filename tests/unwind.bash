@@ -46,8 +46,8 @@ not_whole() {
 # every_mode FILE: a stack of each mode of the unwinding fixture (tests/unwind/fixture.c) in FILE
 every_mode() {
 	local f
-	for f in rec_a slow_cmp fixlib_work lib_callback on_usr1 mode_plt realigned worker \
-		mode_vdso; do
+	for f in rec_a slow_cmp fixlib_work lib_callback on_usr1 mode_plt realigned drap_spin \
+		worker mode_vdso; do
 		grep -q " $f+" "$1" || {
 			echo "no stack through $f" >&2
 			return 1

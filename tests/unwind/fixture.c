@@ -13,6 +13,7 @@
  *	signal   a signal handler busy on the interrupted stack
  *	plt      a hot loop of calls through the PLT
  *	realign  alloca, a VLA and an over-aligned local (stack realignment)
+ *	drap     busy inside a realigning prologue, where the CFA is r10 (gcc's DRAP)
  *	threads  two threads busy in their own calls
  *	vdso     clock_gettime() in a loop: the time goes to the kernel's vdso
  */
@@ -183,6 +184,37 @@ NOINL static void mode_realign(void)
 	with_alloca(200 + (int)(sink & 31));
 }
 
+/*
+ * --- drap ---
+ * gcc's prologue of a function that realigns its stack keeps the CFA in r10
+ * (the "dynamic realign argument pointer") while rsp is aligned down, until
+ * rbp is set up: a few instructions, seldom sampled.  drap_spin stays in that
+ * window, so that a sample there must take r10 from the interrupted registers.
+ */
+void drap_spin(unsigned long n);
+__asm__(".text\n"
+	".p2align 4\n"
+	".type drap_spin, @function\n"
+	"drap_spin:\n"
+	".cfi_startproc\n"
+	"	lea 8(%rsp), %r10\n"
+	".cfi_def_cfa %r10, 0\n"
+	"	and $-64, %rsp\n"
+	"	pushq -8(%r10)\n"
+	"1:	sub $1, %rdi\n"
+	"	jnz 1b\n"
+	"	lea -8(%r10), %rsp\n"
+	".cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	".cfi_endproc\n"
+	".size drap_spin, .-drap_spin\n");
+
+NOINL static void mode_drap(void)
+{
+	drap_spin(200000);
+	sink++; /* no tail call: mode_drap stays a frame */
+}
+
 /* --- vdso --- */
 NOINL static void mode_vdso(void)
 {
@@ -221,9 +253,11 @@ static const struct {
 	const char *name;
 	void (*fn)(void);
 } modes[] = {
-    {"recurse", mode_recurse},	   {"qsort", mode_qsort}, {"lib", mode_lib},
-    {"signal", mode_signal},	   {"plt", mode_plt},	  {"realign", mode_realign},
-    {"threads", mode_threads_run}, {"vdso", mode_vdso},
+    {"recurse", mode_recurse}, {"qsort", mode_qsort},
+    {"lib", mode_lib},	       {"signal", mode_signal},
+    {"plt", mode_plt},	       {"realign", mode_realign},
+    {"drap", mode_drap},       {"threads", mode_threads_run},
+    {"vdso", mode_vdso},
 };
 
 NOINL static void run_mode(int i)
