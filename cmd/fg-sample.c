@@ -334,6 +334,7 @@ struct run {
 	struct fg_cfi_worker *cfi_worker; /* the thread that has r->cfi during the run */
 	struct fg_cfi_worker_stats cfi_wst;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
+	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
 	struct korc {
 		bool on;	     /* kernel stacks unwound with the ORC tables */
 		const char *why_not; /* or why not, when it was wanted */
@@ -1820,7 +1821,8 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 	}
 	fg_cfi_loader_stats(r->cfi, &st);
 	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
-			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns);
+			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns,
+			   r->header.start_ns - r->begin_ns);
 	fg_cfi_worker_report(text, &r->cfi_wst);
 }
 
@@ -1929,7 +1931,9 @@ static int release(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1}, .child_status = -1};
+	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1},
+			.child_status = -1,
+			.begin_ns = now_ns(CLOCK_MONOTONIC)};
 
 	fg_set_progname(argv[0]);
 	parse_options(argc, argv);

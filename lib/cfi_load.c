@@ -917,7 +917,7 @@ static double mib(uint64_t b)
 
 void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			const struct fg_cfi_load_limits *lim, const uint64_t *bpf,
-			uint64_t fallbacks, uint64_t start_ns)
+			uint64_t fallbacks, uint64_t start_ns, uint64_t begin_ns)
 {
 	uint64_t walks = bpf[FG_CFI_STAT_WALKS];
 	const char *sep = "";
@@ -960,10 +960,14 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    " freed, %" PRIu64 " mappings shared one (%" PRIu64
 		    " kept since its last process); %" PRIu64
 		    " files without CFI (frame pointers); %" PRIu64 " ms building tables, %" PRIu64
-		    " ms at start\n",
+		    " ms at start",
 		    st->tables, mib(st->bytes), mib(st->bytes_peak), st->procs, mib(st->proc_bytes),
 		    st->loaded, st->freed, st->shared, st->reused, st->fp_files,
 		    st->build_ns / 1000000, start_ns / 1000000);
+	if (begin_ns)
+		fg_buf_addf(out, " (sampling began %" PRIu64 " ms after fg-sample did)",
+			    begin_ns / 1000000);
+	fg_buf_addf(out, "\n");
 	fg_buf_addf(out,
 		    "cfi: tables at the start %" PRIu64 ", %.1f MiB; at the end %" PRIu64
 		    ", %.1f MiB (those of the processes still running)\n",

@@ -408,8 +408,14 @@ TEST(limits_are_counted)
 	fg_cfi_loader_sync(l);
 	fg_cfi_loader_stats(l, &st);
 	CHECK(st.tables == 1 && st.over_files >= 1);
-	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0);
+	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0, 0);
 	CHECK(strstr(text.data, "over the tables at once, 1 (raise with --cfi-max-files)") != NULL);
+	CHECK(strstr(text.data, " ms at start\n") != NULL);
+	/* the whole start-up, when known */
+	fg_buf_reset(&text);
+	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 35000000, 412999999);
+	CHECK(strstr(text.data, " 35 ms at start (sampling began 412 ms after fg-sample did)\n") !=
+	      NULL);
 	fg_cfi_loader_free(l);
 	/* rows: no table of this process has fewer than 2 */
 	lim = (struct fg_cfi_load_limits)FG_CFI_LOAD_LIMITS_DEFAULT;
@@ -419,7 +425,7 @@ TEST(limits_are_counted)
 	fg_cfi_loader_stats(l, &st);
 	CHECK(st.tables == 0 && st.over_rows >= 2);
 	fg_buf_reset(&text);
-	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0);
+	fg_cfi_load_report(&text, &st, &lim, bpf, 0, 0, 0);
 	CHECK(strstr(text.data, "over the rows of one table, 1 (raise with --cfi-max-rows)") !=
 	      NULL);
 	fg_cfi_loader_free(l);
