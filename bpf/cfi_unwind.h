@@ -162,6 +162,18 @@ _Static_assert(CFI_TRACE >= MAX_STACK_DEPTH + 1, "a row for each frame of a walk
 /* mappings found in the kernel's list, kept a while (struct cfi_state) */
 #define CFI_VMA_KEEP 4
 #define CFI_VMA_NS 100000000ull
+#define CFI_VSETS 4
+
+/*
+ * The mappings of one address space found in the kernel's list (see
+ * cfi_state's vsets): of process `pid`, address space `mm`, since `time`.
+ */
+struct cfi_vset {
+	__u64 mm, time;
+	__u32 pid, next;
+	struct fg_cfi_map maps[CFI_VMA_KEEP];
+	__u32 gen[CFI_VMA_KEEP];
+};
 
 /* the walk's registers, per CPU: in a map, so that the verifier tracks none of their values */
 struct cfi_state {
@@ -194,18 +206,18 @@ struct cfi_state {
 	struct fg_cfi_map map, prev;
 	/*
 	 * Mappings found in the kernel's list of them (cfi_vma_map), kept for
-	 * the next walks of the same process and address space (vpid, vmm)
-	 * for CFI_VMA_NS from vtime: a walk finds one (see there), and a new
-	 * process' next file is found at its next sample.  Each with the load
-	 * of its table's slot (vgen), checked again at each use; or, with
-	 * table FG_CFI_TABLE_PENDING, a mapping without one (vgen: why), so
-	 * that the next walks fall back without a lookup.  vtried: this walk
-	 * looked one up.
+	 * the next walks of the same process and address space (a vset's pid
+	 * and mm) for CFI_VMA_NS from its time: a walk finds one (see there),
+	 * and a new process' next file is found at its next sample.  Each with
+	 * the load of its table's slot (gen), checked again at each use; or,
+	 * with table FG_CFI_TABLE_PENDING, a mapping without one (gen: why),
+	 * so that the next walks fall back without a lookup.  A set for each
+	 * of CFI_VSETS processes, by pid: new processes take turns on a CPU (a
+	 * shell and the command it waits for), and one set alone was emptied
+	 * at each turn.  vset: the walk's set; vtried: this walk looked one up.
 	 */
-	__u64 vmm, vtime;
-	__u32 vpid, vnext, vtried, vpad;
-	struct fg_cfi_map vmaps[CFI_VMA_KEEP];
-	__u32 vgen[CFI_VMA_KEEP];
+	struct cfi_vset vsets[CFI_VSETS];
+	__u32 vset, vtried;
 	/*
 	 * The row of each frame of the last walk on this CPU that had one, by
 	 * its depth: the next walk looks there first, at the same depth, while
@@ -564,6 +576,7 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
 {
 	struct cfi_vma v = {.why = FG_CFI_STAT_FALLBACK_NOVMA};
+	struct cfi_vset *vs = &st->vsets[st->vset & (CFI_VSETS - 1)];
 	const struct fg_cfi_file *f;
 	__u32 k;
 
@@ -573,16 +586,16 @@ static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
 	 */
 	st->gen = 0;
 	for (int i = 0; i < CFI_VMA_KEEP; i++) {
-		if (pc < st->vmaps[i].start || pc >= st->vmaps[i].end)
+		if (pc < vs->maps[i].start || pc >= vs->maps[i].end)
 			continue;
-		if (st->vmaps[i].table == FG_CFI_TABLE_PENDING) {
-			st->why = st->vgen[i];
+		if (vs->maps[i].table == FG_CFI_TABLE_PENDING) {
+			st->why = vs->gen[i];
 			return false;
 		}
-		f = bpf_map_lookup_elem(&cfi_files, &st->vmaps[i].table);
-		if (!f || f->gen != st->vgen[i])
+		f = bpf_map_lookup_elem(&cfi_files, &vs->maps[i].table);
+		if (!f || f->gen != vs->gen[i])
 			break; /* its table gone since: looked up again */
-		st->map = st->vmaps[i];
+		st->map = vs->maps[i];
 		return true;
 	}
 	st->why = FG_CFI_STAT_FALLBACK_NOVMA;
@@ -592,21 +605,21 @@ static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
 	cfi_count(FG_CFI_STAT_VMA_LOOKUPS, 1);
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, cfi_vma_found, &v, 0) < 0)
 		return false; /* no mapping there, or its lock taken */
-	k = st->vnext++ & (CFI_VMA_KEEP - 1);
-	st->vmaps[k] = v.map;
-	st->vgen[k] = v.why;
+	k = vs->next++ & (CFI_VMA_KEEP - 1);
+	vs->maps[k] = v.map;
+	vs->gen[k] = v.why;
 	if (v.why) {
 		st->why = v.why;
 		return false;
 	}
 	f = bpf_map_lookup_elem(&cfi_files, &v.map.table);
 	if (!f || !f->gen) {
-		st->vmaps[k].end = 0;
+		vs->maps[k].end = 0;
 		st->why = FG_CFI_STAT_FALLBACK_GONE;
 		return false;
 	}
 	st->map = v.map;
-	st->vgen[k] = f->gen;
+	vs->gen[k] = f->gen;
 	cfi_count(FG_CFI_STAT_VMA_MAPS, 1);
 	return true;
 }
@@ -804,15 +817,17 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	 */
 	{
 		__u64 mm = (__u64)bpf_get_current_task_btf()->mm, now = c->ev.time_ns;
+		struct cfi_vset *vs = &st->vsets[pid & (CFI_VSETS - 1)];
 
-		if (st->vpid != pid || st->vmm != mm || now - st->vtime > CFI_VMA_NS ||
-		    (st->mtime && st->mtime >= st->vtime)) {
+		if (vs->pid != pid || vs->mm != mm || now - vs->time > CFI_VMA_NS ||
+		    (st->mtime && st->mtime >= vs->time)) {
 			for (int i = 0; i < CFI_VMA_KEEP; i++)
-				st->vmaps[i].end = 0;
-			st->vpid = pid;
-			st->vmm = mm;
-			st->vtime = now;
+				vs->maps[i].end = 0;
+			vs->pid = pid;
+			vs->mm = mm;
+			vs->time = now;
 		}
+		st->vset = pid & (CFI_VSETS - 1);
 		st->vtried = 0;
 	}
 	st->exact = 1;
