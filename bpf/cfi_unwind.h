@@ -535,8 +535,19 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 	v->map.start = start;
 	v->map.end = end;
 	v->map.table = FG_CFI_TABLE_PENDING;
-	if (!f || !(vma->vm_flags & CFI_VM_EXEC))
-		return 0; /* anonymous (JIT code), or not code: the sample falls back */
+	if (!(vma->vm_flags & CFI_VM_EXEC))
+		return 0; /* not code: the sample falls back */
+	if (!f) {
+#ifdef __TARGET_ARCH_x86
+		/* the vdso has CFI, which its table brings: falls back until it is there */
+		if (start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso))
+			return 0;
+#endif
+		/* anonymous code (JIT): walked by frame pointers, as the loader has it */
+		v->map.table = FG_CFI_TABLE_FP;
+		v->why = 0;
+		return 0;
+	}
 	k.ino = f->f_inode->i_ino;
 	k.dev = f->f_inode->i_sb->s_dev;
 	cfi_inode_ctime(f->f_inode, &k);
@@ -592,6 +603,10 @@ static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
 			st->why = vs->gen[i];
 			return false;
 		}
+		if (vs->maps[i].table == FG_CFI_TABLE_FP) {
+			st->map = vs->maps[i];
+			return true;
+		}
 		f = bpf_map_lookup_elem(&cfi_files, &vs->maps[i].table);
 		if (!f || f->gen != vs->gen[i])
 			break; /* its table gone since: looked up again */
@@ -611,6 +626,10 @@ static __always_inline bool cfi_vma_map(struct cfi_state *st, __u64 pc)
 	if (v.why) {
 		st->why = v.why;
 		return false;
+	}
+	if (v.map.table == FG_CFI_TABLE_FP) {
+		st->map = v.map;
+		return true;
 	}
 	f = bpf_map_lookup_elem(&cfi_files, &v.map.table);
 	if (!f || !f->gen) {

@@ -448,8 +448,9 @@ static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mappin
 		*pending = !f;
 		return f;
 	}
-	if (path[0] != '/')
-		return NULL; /* anonymous memory, JIT code: frame pointers */
+	/* anonymous memory, JIT code (perf's mmap events name it "//anon"): frame pointers */
+	if (path[0] != '/' || strncmp(path, "//anon", 6) == 0)
+		return NULL;
 	fd = open_mapped(l, m, path, &st);
 	if (fd < 0) {
 		char dir[300];
@@ -923,12 +924,13 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 	const char *sep = "";
 
 	fg_buf_addf(out,
-		    "cfi: %" PRIu64 " user stacks unwound in BPF, %.1f frames on average, %" PRIu64
+		    "cfi: %" PRIu64 " user stacks unwound in BPF, %.1f frames on average (%" PRIu64
+		    " frames in all through frame pointers: code without CFI), %" PRIu64
 		    " whole (%.1f%%); %" PRIu64
 		    " samples fell back to a snapshot (no table yet: %" PRIu64
 		    " of a process not loaded yet)\n",
 		    walks, walks ? (double)bpf[FG_CFI_STAT_FRAMES] / (double)walks : 0.0,
-		    bpf[FG_CFI_STAT_END_STOP],
+		    bpf[FG_CFI_STAT_FP_FRAMES], bpf[FG_CFI_STAT_END_STOP],
 		    walks ? 100.0 * (double)bpf[FG_CFI_STAT_END_STOP] / (double)walks : 0.0,
 		    fallbacks, bpf[FG_CFI_STAT_FALLBACK_NOPROC]);
 	if (fallbacks || bpf[FG_CFI_STAT_VMA_LOOKUPS])

@@ -6,7 +6,8 @@
 # the in-kernel unwind and a snapshot, which fg-sym unwinds: the two agree
 # frame for frame.  Samples whose tables are not loaded yet (a process just
 # started, a dlopen) fall back to a snapshot and are whole too; limits and
-# a corrupt .eh_frame are counted.
+# a corrupt .eh_frame are counted.  JIT code (anonymous memory) is walked by
+# its frame pointers.
 bats_require_minimum_version 1.5.0
 load helpers
 load unwind
@@ -122,6 +123,22 @@ f(33)'
 f(33)'
 	grep -q 'cfi: .* tables in BPF maps' "$d/py2.sample"
 	in_bpf py2 50
+}
+
+@test "fg-sample --call-graph cfi: JIT code is walked by its frame pointers in BPF, named from its perf map" {
+	local d=$BATS_TEST_TMPDIR pid
+	# the workload's JIT code is anonymous memory ("//anon" in the mmap events), without
+	# a table: the walk takes its frames by frame pointers, then goes on by CFI
+	CFI_OPTS=--cfi-check capture jit "$WORKLOADS/jit" 2
+	pid=$(fgr-dump "$d/jit.fgr" | sed -n 's/^sample .* pid=\([0-9]*\) .* comm=jit .*/\1/p' | head -n 1)
+	in_bpf jit 90
+	grep -Eq 'frames on average \([1-9][0-9]* frames in all through frame pointers' "$d/jit.sample"
+	reach_start jit jit
+	grep -q ' jit_loop+0x[0-9a-f]* (/tmp/perf-[0-9]*\.map)$' "$d/jit.kernel"
+	grep -q ' jit_outer+0x[0-9a-f]* (/tmp/perf-[0-9]*\.map)$' "$d/jit.kernel"
+	grep -q ' run_jit+0x' "$d/jit.kernel"
+	agree jit >&3
+	rm -f "/tmp/perf-$pid.map"
 }
 
 @test "fg-sample --call-graph cfi: processes that dlopen a library and exit in 100 ms are whole, through the fallback" {

@@ -617,6 +617,34 @@ static void map_record(struct fg_cfi_loader *l, uint32_t pid, const void *p, off
 }
 
 /*
+ * Anonymous code (JIT), "//anon" in perf's mmap events: walked by frame
+ * pointers, not waiting for a table that never comes (every sample of it
+ * fell back to a snapshot).
+ */
+TEST(anonymous_code_is_walked_by_frame_pointers)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	uint32_t pid = (uint32_t)getpid();
+	const struct fg_cfi_proc *p;
+	struct fg_cfi_load_stats st;
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	CHECK(m != MAP_FAILED);
+	map_record(l, pid, m, 4096, "//anon", 1000);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 1 && p->maps[0].table == FG_CFI_TABLE_FP);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.unreadable == 0 && st.tables == 0);
+	munmap(m, 4096);
+	fg_cfi_loader_free(l);
+	free(f);
+}
+
+/*
  * The program takes a process' mappings for its own only until it maps code
  * over them: each version of them is as of the newest record it is from (a
  * mapping, the fork that copied them, the exec that emptied them), or of
@@ -893,6 +921,7 @@ int main(void)
 	RUN(bad_records_are_ignored);
 	RUN(kept_tables_are_reused_then_expire);
 	RUN(rewritten_file_gets_a_new_table);
+	RUN(anonymous_code_is_walked_by_frame_pointers);
 	RUN(mappings_are_as_of_their_newest_record);
 	RUN(slot_freed_and_reused_gets_a_new_gen);
 	RUN(worker_feeds_the_loader_and_counts);
