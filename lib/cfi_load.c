@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -139,10 +140,13 @@ static bool inode_of(const struct cfile *f, struct fg_cfi_inode_key *k, struct f
 	v->table = f->slot;
 	v->nloads = (uint32_t)f->nloads;
 	v->base = f->base;
+	v->xvaddr = FG_CFI_NO_CODE;
 	for (size_t i = 0; i < f->nloads; i++) {
 		v->loads[i].offset = f->loads[i].offset;
 		v->loads[i].filesz = f->loads[i].filesz;
 		v->loads[i].vaddr = f->loads[i].vaddr;
+		if ((f->loads[i].flags & PF_X) && f->loads[i].vaddr < v->xvaddr)
+			v->xvaddr = f->loads[i].vaddr;
 	}
 	return true;
 }
@@ -933,7 +937,7 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    bpf[FG_CFI_STAT_FP_FRAMES], bpf[FG_CFI_STAT_END_STOP],
 		    walks ? 100.0 * (double)bpf[FG_CFI_STAT_END_STOP] / (double)walks : 0.0,
 		    fallbacks, bpf[FG_CFI_STAT_FALLBACK_NOPROC]);
-	if (fallbacks || bpf[FG_CFI_STAT_VMA_LOOKUPS])
+	if (fallbacks || bpf[FG_CFI_STAT_VMA_LOOKUPS] || bpf[FG_CFI_STAT_EXE_MAPS])
 		fg_buf_addf(out,
 			    "cfi: the program's fallbacks: %" PRIu64
 			    " a file without its table yet, %" PRIu64
@@ -941,12 +945,13 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			    " code in no file it could look up, %" PRIu64
 			    " a table freed meanwhile; %" PRIu64
 			    " mappings looked up in the kernel's list, %" PRIu64
-			    " found with their table; %" PRIu64
+			    " found with their table, %" PRIu64
+			    " executables' code found from their address space; %" PRIu64
 			    " walks of a process that had mapped code over its mappings loaded\n",
 			    bpf[FG_CFI_STAT_FALLBACK_NOTABLE], bpf[FG_CFI_STAT_FALLBACK_PENDING],
 			    bpf[FG_CFI_STAT_FALLBACK_NOVMA], bpf[FG_CFI_STAT_FALLBACK_GONE],
 			    bpf[FG_CFI_STAT_VMA_LOOKUPS], bpf[FG_CFI_STAT_VMA_MAPS],
-			    bpf[FG_CFI_STAT_STALE]);
+			    bpf[FG_CFI_STAT_EXE_MAPS], bpf[FG_CFI_STAT_STALE]);
 	if (walks > bpf[FG_CFI_STAT_END_STOP]) {
 		fg_buf_addf(out, "cfi: stacks ended early: ");
 		for (int k = 0; k < FG_CFI_STAT_MAX; k++)

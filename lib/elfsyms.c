@@ -734,6 +734,7 @@ size_t fg_elf_loads(Elf *elf, struct fg_elf_load **loads)
 		    .memsz = ph.p_memsz,
 		    .offset = ph.p_offset,
 		    .filesz = ph.p_filesz,
+		    .flags = ph.p_flags,
 		};
 	}
 	return n;

@@ -111,7 +111,14 @@ struct fg_cfi_inode {
 	struct {
 		__u64 offset, filesz, vaddr;
 	} loads[FG_CFI_INODE_LOADS];
+	/*
+	 * The lowest address of its code segments (PF_X), FG_CFI_NO_CODE when
+	 * it has none: an executable's code starts there plus the load bias,
+	 * where the kernel's mm->start_code says.
+	 */
+	__u64 xvaddr;
 };
+#define FG_CFI_NO_CODE (~0ull)
 
 /* The BPF program's counters, per CPU: how the in-kernel walks ended. */
 enum fg_cfi_stat {
@@ -135,7 +142,8 @@ enum fg_cfi_stat {
 	FG_CFI_STAT_FALLBACK_GONE,    /* the table's slot was emptied */
 	FG_CFI_STAT_VMA_LOOKUPS,      /* lookups in the kernel's list of the process' mappings */
 	FG_CFI_STAT_VMA_MAPS,	      /* of which found a mapping with its table */
-	FG_CFI_STAT_STALE, /* walks of a process whose mappings were stale (code mapped over) */
+	FG_CFI_STAT_STALE,    /* walks of a process whose mappings were stale (code mapped over) */
+	FG_CFI_STAT_EXE_MAPS, /* executables' code found from the address space, not the list */
 	FG_CFI_STAT_MAX
 };
 

@@ -51,6 +51,7 @@ struct fg_elf_alias {
 
 struct fg_elf_load {
 	uint64_t vaddr, memsz, offset, filesz;
+	uint32_t flags; /* p_flags: PF_X for code */
 };
 
 struct fg_elfsyms {

@@ -183,7 +183,7 @@ static struct fg_elf_sym fake_syms[] = {
     {0x10a0, 0x10, "free", NULL},
 };
 
-static struct fg_elf_load fake_loads[] = {{0x0, 0x2000, 0x0, 0x2000}};
+static struct fg_elf_load fake_loads[] = {{0x0, 0x2000, 0x0, 0x2000, 5}};
 
 static struct fg_elfsyms fake = {
     .kind = FG_ELF_SYMTAB,
@@ -234,8 +234,8 @@ TEST(find_functions)
 
 TEST(addr_to_offset)
 {
-	struct fg_elf_load loads[] = {{0x400000, 0x1000, 0x0, 0x1000},
-				      {0x401000, 0x3000, 0x1000, 0x2000}};
+	struct fg_elf_load loads[] = {{0x400000, 0x1000, 0x0, 0x1000, 4},
+				      {0x401000, 0x3000, 0x1000, 0x2000, 5}};
 	struct fg_elfsyms e = {.loads = loads, .nloads = 2};
 	uint64_t off;
 
