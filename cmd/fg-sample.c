@@ -1822,7 +1822,7 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 	fg_cfi_loader_stats(r->cfi, &st);
 	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
 			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns,
-			   r->header.start_ns - r->begin_ns);
+			   r->header.start_ns ? r->header.start_ns - r->begin_ns : 0);
 	fg_cfi_worker_report(text, &r->cfi_wst);
 }
 
