@@ -522,6 +522,35 @@ static __always_inline void cfi_inode_ctime(struct inode *ino, struct fg_cfi_ino
 	}
 }
 
+/* the key cfi_inodes files the table of inode `ino`'s file by */
+static __always_inline void cfi_inode_key(struct inode *ino, struct fg_cfi_inode_key *k)
+{
+	k->ino = ino->i_ino;
+	k->dev = ino->i_sb->s_dev;
+	cfi_inode_ctime(ino, k);
+}
+
+/*
+ * v: the mapping [start, end) of table t's file, whose address `vaddr` is
+ * at start; false when the table's pcs, on 32 bits over the mapping, cannot
+ * cover it (as lib/cfi_load's add_mapping()).
+ */
+static __always_inline bool cfi_vma_set(struct cfi_vma *v, const struct fg_cfi_inode *t,
+					__u64 start, __u64 end, __u64 vaddr)
+{
+	__u64 sub = start - vaddr + t->base;
+
+	if ((__s64)(end - 1 - sub) >= (__s64)0xffffffffu ||
+	    (__s64)(start - sub) < -(__s64)0x7fffffff)
+		return false;
+	v->map.start = start;
+	v->map.end = end;
+	v->map.sub = sub;
+	v->map.table = t->table;
+	v->why = 0;
+	return true;
+}
+
 static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, void *arg)
 {
 	struct cfi_vma *v = arg;
@@ -529,7 +558,6 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 	const struct fg_cfi_inode *t;
 	struct file *f = vma->vm_file;
 	__u64 start = vma->vm_start, end = vma->vm_end, off = (__u64)vma->vm_pgoff << 12;
-	__u64 sub;
 
 	/* (kept as a mapping without a table unless found below) */
 	v->map.start = start;
@@ -548,9 +576,7 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 		v->why = 0;
 		return 0;
 	}
-	k.ino = f->f_inode->i_ino;
-	k.dev = f->f_inode->i_sb->s_dev;
-	cfi_inode_ctime(f->f_inode, &k);
+	cfi_inode_key(f->f_inode, &k);
 	t = bpf_map_lookup_elem(&cfi_inodes, &k);
 	if (!t) {
 		v->why = FG_CFI_STAT_FALLBACK_NOTABLE;
@@ -561,16 +587,8 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
 			break;
 		if (off < t->loads[i].offset || off - t->loads[i].offset >= t->loads[i].filesz)
 			continue;
-		/* as lib/cfi_load's add_mapping(): the table's pcs on 32 bits over the mapping */
-		sub = start - (off - t->loads[i].offset + t->loads[i].vaddr) + t->base;
-		if ((__s64)(end - 1 - sub) >= (__s64)0xffffffffu ||
-		    (__s64)(start - sub) < -(__s64)0x7fffffff)
+		if (!cfi_vma_set(v, t, start, end, off - t->loads[i].offset + t->loads[i].vaddr))
 			break;
-		v->map.start = start;
-		v->map.end = end;
-		v->map.sub = sub;
-		v->map.table = t->table;
-		v->why = 0;
 		return 0;
 	}
 	v->why = FG_CFI_STAT_FALLBACK_NOTABLE;
@@ -591,8 +609,8 @@ static __always_inline bool cfi_exe_map(struct cfi_vma *v, __u64 pc)
 	struct mm_struct *mm = bpf_get_current_task_btf()->mm;
 	struct fg_cfi_inode_key k = {};
 	const struct fg_cfi_inode *t;
-	__u64 start, end, sub;
 	struct inode *ino;
+	__u64 start, end;
 
 	if (!mm)
 		return false;
@@ -603,23 +621,11 @@ static __always_inline bool cfi_exe_map(struct cfi_vma *v, __u64 pc)
 	ino = mm->exe_file->f_inode;
 	if (!ino)
 		return false;
-	k.ino = ino->i_ino;
-	k.dev = ino->i_sb->s_dev;
-	cfi_inode_ctime(ino, &k);
+	cfi_inode_key(ino, &k);
 	t = bpf_map_lookup_elem(&cfi_inodes, &k);
 	if (!t || t->xvaddr == FG_CFI_NO_CODE || start < t->xvaddr)
 		return false;
-	/* as cfi_vma_found(): the table's pcs on 32 bits over the code */
-	sub = start - t->xvaddr + t->base;
-	if ((__s64)(end - 1 - sub) >= (__s64)0xffffffffu ||
-	    (__s64)(start - sub) < -(__s64)0x7fffffff)
-		return false;
-	v->map.start = start;
-	v->map.end = end;
-	v->map.sub = sub;
-	v->map.table = t->table;
-	v->why = 0;
-	return true;
+	return cfi_vma_set(v, t, start, end, t->xvaddr);
 }
 
 /*

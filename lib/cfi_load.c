@@ -453,7 +453,7 @@ static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mappin
 		return f;
 	}
 	/* anonymous memory, JIT code (perf's mmap events name it "//anon"): frame pointers */
-	if (path[0] != '/' || strncmp(path, "//anon", 6) == 0)
+	if (path[0] != '/' || fg_starts_with(path, "//anon"))
 		return NULL;
 	fd = open_mapped(l, m, path, &st);
 	if (fd < 0) {
