@@ -54,7 +54,7 @@ check_captures() { # DIR
 		fi
 		# the loss records' counts are in the summary
 		lost=$(awk '/PERF_RECORD_LOST/ { n += $NF } END { print n + 0 }' "$dir/$name.txt")
-		if [ "$lost" -gt 0 ] && ! grep -q "perf lost $lost events" "$BATS_TEST_TMPDIR/err"; then
+		if [ "$lost" -gt 0 ] && ! grep -qE "perf lost $lost events? \\(" "$BATS_TEST_TMPDIR/err"; then
 			echo "# $name: no 'perf lost $lost events' in: $(cat "$BATS_TEST_TMPDIR/err")" >&3
 			bad=1
 		fi
