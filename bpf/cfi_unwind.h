@@ -784,9 +784,12 @@ __noinline int cfi_step_one(struct walk *w, struct ustack_copy *c, struct cfi_st
 	if (rule) {
 		res = fg_cfi_step(rule, g, &mem);
 	} else if ((g->valid & FG_CFI_BIT(FG_CFI_RBP)) && !g->r[FG_CFI_RBP]) {
-		/* a frame pointer of zero: the outermost frame of code without CFI */
-		return cfi_end(st, m->table == FG_CFI_TABLE_FP ? FG_CFI_STAT_END_STOP
-							       : FG_CFI_STAT_END_NOINFO);
+		/*
+		 * a frame pointer of zero: the outermost frame of code without CFI,
+		 * and at a return address in a gap of a table (fg_unwind()'s rule)
+		 */
+		return cfi_end(st, m->table != FG_CFI_TABLE_FP && st->exact ? FG_CFI_STAT_END_NOINFO
+									    : FG_CFI_STAT_END_STOP);
 	} else if (m->table != FG_CFI_TABLE_FP && !(g->valid & FG_CFI_BIT(FG_CFI_RBP))) {
 		return cfi_end(st, FG_CFI_STAT_END_NOINFO);
 	} else {

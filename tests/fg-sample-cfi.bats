@@ -125,6 +125,30 @@ f(33)'
 	in_bpf py2 50
 }
 
+@test "fg-sample --call-graph cfi: rbp 0 at a return address in a gap of a table is the outermost frame, in both walks" {
+	local d=$BATS_TEST_TMPDIR fx line
+	# the fixture's gap mode: gap_call has no CFI and calls with rbp 0 (ld.so's _start's way)
+	for fx in gcc-pie clang-static; do
+		CFI_OPTS=--cfi-check capture gap "$U/fixture-$fx" 300 gap
+		fg-sym --unwinder none "$d/gap.fgr" >"$d/gap.kernel" 2>/dev/null
+		# the stacks through gap_call end there, in the kernel's walk and in the snapshots'
+		for f in gap.kernel gap.out; do
+			read -r n last < <(awk 'BEGIN { RS = "" } / gap_call\+/ { n++; k = split($0, l, "\n")
+				if (l[k] ~ / gap_call\+0x[0-9a-f]+ \(/) m++ } END { print n + 0, m + 0 }' "$d/$f")
+			echo "# $fx $f: $n stacks through gap_call, $last end there" >&3
+			[ "$n" -ge 100 ] && [ "$last" -eq "$n" ]
+		done
+		# and are counted whole, not "ended early": by the program and by fg-sym
+		line=$(grep 'cfi: [0-9]* user stacks unwound in BPF' "$d/gap.sample")
+		[[ $line =~ cfi:\ ([0-9]+)\ user\ stacks.*\ ([0-9]+)\ whole ]]
+		[ $((100 * BASH_REMATCH[2])) -ge $((95 * BASH_REMATCH[1])) ]
+		line=$(grep 'stacks unwound: ' "$d/gap.err")
+		[[ $line =~ ([0-9]+)\ stacks\ unwound:\ ([0-9]+)\ whole ]]
+		[ $((100 * BASH_REMATCH[2])) -ge $((95 * BASH_REMATCH[1])) ]
+		agree gap >&3
+	done
+}
+
 @test "fg-sample --call-graph cfi: JIT code is walked by its frame pointers in BPF, named from its perf map" {
 	local d=$BATS_TEST_TMPDIR pid
 	# the workload's JIT code is anonymous memory ("//anon" in the mmap events), without

@@ -356,11 +356,23 @@ TEST(unwind_leaf_exact_callers_one_back)
 	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
 	CHECK_INT(n, 1);
 	CHECK_INT(end, FG_UNWIND_END_NOMAP);
-	/* a file whose table says nothing there */
+	/* a file whose table says nothing there: rbp 0 in a leaf may be anything */
 	regs_at(&g, 0x1100, 0x7000, 0);
 	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
 	CHECK_INT(n, 1);
 	CHECK_INT(end, FG_UNWIND_END_NOINFO);
+	/* at a return address there, rbp 0 is the outermost frame (ld.so's _start) */
+	regs_at(&g, 0x1000, 0x7000, 0);
+	stack[0] = 0x1101;
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK_INT(n, 2);
+	CHECK_INT(f[1].pc, 0x1101);
+	CHECK_INT(end, FG_UNWIND_END_STOP);
+	/* and with another rbp, its frame pointer is followed (stack[3] is 0x5010) */
+	regs_at(&g, 0x1000, 0x7000, 0x7010);
+	n = fg_unwind(&ops, &g, 0x7000, stack, sizeof(stack), f, 16, &end);
+	CHECK(n >= 3);
+	CHECK_INT(f[2].pc, 0x5010);
 }
 
 TEST(unwind_loop_and_zero)

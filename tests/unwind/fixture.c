@@ -16,6 +16,9 @@
  *	drap     busy inside a realigning prologue, where the CFA is r10 (gcc's DRAP)
  *	threads  two threads busy in their own calls
  *	vdso     clock_gettime() in a loop: the time goes to the kernel's vdso
+ *	gap      busy under a function without CFI that zeroed rbp, the x86-64
+ *	         ABI's mark of the outermost frame (as ld.so's _start is): its
+ *	         stacks end there, whole (only when named)
  */
 #define _GNU_SOURCE
 #include <alloca.h>
@@ -215,6 +218,36 @@ NOINL static void mode_drap(void)
 	sink++; /* no tail call: mode_drap stays a frame */
 }
 
+/*
+ * --- gap ---
+ * gap_call has no CFI (a gap in the file's table) and calls fn with rbp 0, as
+ * ld.so's _start calls _dl_start: an unwinder that follows the ABI stops
+ * there, at the outermost frame.
+ */
+void gap_call(void (*fn)(void));
+__asm__(".text\n"
+	".p2align 4\n"
+	".type gap_call, @function\n"
+	"gap_call:\n"
+	"	push %rbp\n"
+	"	xor %ebp, %ebp\n"
+	"	call *%rdi\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size gap_call, .-gap_call\n");
+
+NOINL static void gap_body(void)
+{
+	spin(20000);
+	sink++;
+}
+
+NOINL static void mode_gap(void)
+{
+	gap_call(gap_body);
+	sink++;
+}
+
 /* --- vdso --- */
 NOINL static void mode_vdso(void)
 {
@@ -252,12 +285,13 @@ NOINL static void mode_threads_run(void)
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	int named; /* run only when named: its stacks do not reach _start */
 } modes[] = {
-    {"recurse", mode_recurse}, {"qsort", mode_qsort},
-    {"lib", mode_lib},	       {"signal", mode_signal},
-    {"plt", mode_plt},	       {"realign", mode_realign},
-    {"drap", mode_drap},       {"threads", mode_threads_run},
-    {"vdso", mode_vdso},
+    {"recurse", mode_recurse, 0}, {"qsort", mode_qsort, 0},
+    {"lib", mode_lib, 0},	  {"signal", mode_signal, 0},
+    {"plt", mode_plt, 0},	  {"realign", mode_realign, 0},
+    {"drap", mode_drap, 0},	  {"threads", mode_threads_run, 0},
+    {"vdso", mode_vdso, 0},	  {"gap", mode_gap, 1},
 };
 
 NOINL static void run_mode(int i)
@@ -279,7 +313,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		budget_ms = atof(argv[1]);
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		int want = argc <= 2;
+		int want = argc <= 2 && !modes[i].named;
 
 		for (int a = 2; a < argc; a++)
 			want |= strcmp(argv[a], modes[i].name) == 0;
