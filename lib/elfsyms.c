@@ -443,6 +443,19 @@ static size_t plt_rels(Elf *elf, Elf_Scn *rela, const GElf_Shdr *rsh, struct plt
 	return k;
 }
 
+/* .init and .fini: their code, named as the functions DT_INIT and DT_FINI run */
+static void init_or_fini(const char *name, const GElf_Shdr *sh, struct fg_elfsyms *e)
+{
+	const char *fn = strcmp(name, ".init") == 0   ? "_init"
+			 : strcmp(name, ".fini") == 0 ? "_fini"
+						      : NULL;
+
+	if (!fn || !sh->sh_size || sh->sh_size > 4096 || e->ninitfini == 2)
+		return;
+	e->initfini[e->ninitfini++] =
+	    (struct fg_elf_sym){.addr = sh->sh_addr, .size = sh->sh_size, .name = fn};
+}
+
 /*
  * Name the PLT's entries (x86-64) as objdump and perf do: each entry jumps
  * through a GOT slot (`jmp *disp(%rip)`, after an endbr64 or a bnd prefix),
@@ -558,7 +571,9 @@ static struct fg_elfsyms *load(Elf *elf)
 			read_notes(scn, e);
 		} else if (sh.sh_type == SHT_PROGBITS) {
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (name && strcmp(name, ".gnu_debuglink") == 0)
+			if (name && (sh.sh_flags & SHF_EXECINSTR))
+				init_or_fini(name, &sh, e);
+			else if (name && strcmp(name, ".gnu_debuglink") == 0)
 				read_debuglink(elf, scn, e);
 			else if (name && strcmp(name, ".gnu_debugaltlink") == 0)
 				read_altlink(scn, e);
@@ -688,6 +703,8 @@ void fg_elfsyms_free(struct fg_elfsyms *e)
 	free_symbols(e);
 	for (size_t i = 0; i < e->nplt; i++)
 		free(e->plt[i].pretty);
+	for (size_t i = 0; i < e->ninitfini; i++)
+		free(e->initfini[i].pretty);
 	free(e->plt);
 	free(e->plt_strings);
 	free(e->loads);
@@ -758,15 +775,11 @@ bool fg_elfsyms_offset_to_addr(const struct fg_elfsyms *e, uint64_t off, uint64_
 	return fg_elf_offset_to_addr(e->loads, e->nloads, off, addr);
 }
 
-struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
+static struct fg_elf_sym *symbol_at(const struct fg_elfsyms *e, uint64_t addr)
 {
-	size_t lo;
+	size_t lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
 	struct fg_elf_sym *s;
 
-	if (addr >= e->plt_addr && (addr - e->plt_addr) / PLT_ENTRY < e->nplt &&
-	    e->plt[(addr - e->plt_addr) / PLT_ENTRY].name)
-		return &e->plt[(addr - e->plt_addr) / PLT_ENTRY];
-	lo = FG_UPPER_BOUND(e->syms, e->nsyms, addr, addr);
 	if (lo == 0)
 		return NULL;
 	s = &e->syms[lo - 1];
@@ -776,6 +789,23 @@ struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
 	if (lo < e->nsyms)
 		return addr < e->syms[lo].addr ? s : NULL;
 	return addr - s->addr < 4096 ? s : NULL;
+}
+
+struct fg_elf_sym *fg_elfsyms_lookup(const struct fg_elfsyms *e, uint64_t addr)
+{
+	struct fg_elf_sym *s;
+
+	if (addr >= e->plt_addr && (addr - e->plt_addr) / PLT_ENTRY < e->nplt &&
+	    e->plt[(addr - e->plt_addr) / PLT_ENTRY].name)
+		return &e->plt[(addr - e->plt_addr) / PLT_ENTRY];
+	if ((s = symbol_at(e, addr)) != NULL)
+		return s;
+	for (size_t i = 0; i < e->ninitfini; i++) {
+		s = (struct fg_elf_sym *)&e->initfini[i];
+		if (addr - s->addr < s->size)
+			return s;
+	}
+	return NULL;
 }
 
 void fg_build_id_hex(const uint8_t *id, size_t len, char *buf, bool slash)

@@ -164,3 +164,18 @@ plt_names() {
 	[ "${#lines[@]}" -eq 2 ]
 	[[ ${lines[1]} != *"@plt"* ]]
 }
+
+@test "fg-sym names the code of .init and .fini _init and _fini in a stripped library" {
+	local d=$BATS_TEST_TMPDIR init fini
+	strip --strip-all "$FG_BUILD/unwind/libfixlib-gcc.so" -o "$d/lib.so"
+	[ -z "$(nm "$d/lib.so" 2>/dev/null)" ]
+	init=$((0x$(objdump -h "$d/lib.so" | awk '$2 == ".init" { print $4 }')))
+	fini=$((0x$(objdump -h "$d/lib.so" | awk '$2 == ".fini" { print $4 }')))
+	# (what runs there: a library's constructors, as it is loaded)
+	run_sym "$d/lib.so" "$init,$((init + 4)),$((fini + 4))"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" _init+0x0 ("*"/lib.so)" ]]
+	[[ ${lines[2]} == *" _init+0x4 ("*"/lib.so)" ]]
+	[[ ${lines[3]} == *" _fini+0x4 ("*"/lib.so)" ]]
+	[[ $stderr == *" 0 unnamed "* ]]
+}

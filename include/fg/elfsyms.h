@@ -83,6 +83,14 @@ struct fg_elfsyms {
 	size_t nplt;
 	uint64_t plt_addr;
 	char *plt_strings;
+	/*
+	 * The code of .init and .fini, named _init and _fini (what DT_INIT and
+	 * DT_FINI run; a stripped library's .dynsym names neither), for the
+	 * addresses no symbol holds.  They stay when a debug file's symbols are
+	 * adopted.
+	 */
+	struct fg_elf_sym initfini[2];
+	size_t ninitfini;
 };
 
 /*

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -124,6 +125,61 @@ TEST(elfsyms_names_plt_entries)
 	fg_elfsyms_free(e);
 }
 
+/* The address and size of section `want` of an ELF64 image, and its header's index. */
+static int section_of(const char *data, size_t len, const char *want, Elf64_Shdr *out)
+{
+	const Elf64_Ehdr *eh = (const void *)data;
+	const Elf64_Shdr *sh = (const void *)(data + eh->e_shoff);
+	const char *names = data + sh[eh->e_shstrndx].sh_offset;
+
+	if (eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > len)
+		return -1;
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (strcmp(names + sh[i].sh_name, want) == 0) {
+			*out = sh[i];
+			return i;
+		}
+	}
+	return -1;
+}
+
+TEST(elfsyms_names_init_and_fini_of_a_stripped_file)
+{
+	struct fg_elfsyms *e;
+	struct fg_elf_sym *s;
+	Elf64_Shdr init, fini, symtab;
+	Elf64_Shdr *shdrs;
+	char *data;
+	size_t len;
+	int i;
+
+	/* this program, its .symtab gone as strip(1) leaves it: .dynsym names no _init */
+	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	CHECK(section_of(data, len, ".init", &init) > 0);
+	CHECK(section_of(data, len, ".fini", &fini) > 0);
+	e = fg_elfsyms_open_mem(data, len);
+	CHECK(e && e->kind == FG_ELF_SYMTAB);
+	s = fg_elfsyms_lookup(e, init.sh_addr);
+	CHECK(s && strcmp(s->name, "_init") == 0); /* .symtab's own */
+	fg_elfsyms_free(e);
+	i = section_of(data, len, ".symtab", &symtab);
+	CHECK(i > 0);
+	shdrs = (Elf64_Shdr *)(data + ((Elf64_Ehdr *)data)->e_shoff);
+	shdrs[i].sh_type = SHT_NULL;
+	e = fg_elfsyms_open_mem(data, len);
+	CHECK(e && e->kind < FG_ELF_SYMTAB); /* .dynsym's, or none */
+	s = fg_elfsyms_lookup(e, init.sh_addr);
+	CHECK(s && strcmp(s->name, "_init") == 0 && s->addr == init.sh_addr);
+	CHECK(fg_elfsyms_lookup(e, init.sh_addr + init.sh_size - 1) == s);
+	s = fg_elfsyms_lookup(e, fini.sh_addr + 1);
+	CHECK(s && strcmp(s->name, "_fini") == 0 && s->size == fini.sh_size);
+	/* past .fini's end: not _fini */
+	s = fg_elfsyms_lookup(e, fini.sh_addr + fini.sh_size);
+	CHECK(!s || strcmp(s->name, "_fini") != 0);
+	fg_elfsyms_free(e);
+	free(data);
+}
+
 /* Every prefix of a real ELF file and many corrupted copies: errors, never crashes. */
 TEST(elfsyms_survives_truncation_and_corruption)
 {
@@ -210,6 +266,7 @@ int main(void)
 {
 	RUN(elfsyms_names_our_own_function);
 	RUN(elfsyms_names_plt_entries);
+	RUN(elfsyms_names_init_and_fini_of_a_stripped_file);
 	RUN(elfsyms_survives_truncation_and_corruption);
 	RUN(elfsyms_not_elf);
 	RUN(build_id_hex);
