@@ -784,12 +784,10 @@ __noinline int cfi_step_one(struct walk *w, struct ustack_copy *c, struct cfi_st
 	if (rule) {
 		res = fg_cfi_step(rule, g, &mem);
 	} else if ((g->valid & FG_CFI_BIT(FG_CFI_RBP)) && !g->r[FG_CFI_RBP]) {
-		/*
-		 * a frame pointer of zero: the outermost frame of code without CFI,
-		 * and at a return address in a gap of a table (fg_unwind()'s rule)
-		 */
-		return cfi_end(st, m->table != FG_CFI_TABLE_FP && st->exact ? FG_CFI_STAT_END_NOINFO
-									    : FG_CFI_STAT_END_STOP);
+		/* a frame pointer of zero: the outermost frame, or not known */
+		return cfi_end(st, fg_cfi_rbp0_outermost(m->table != FG_CFI_TABLE_FP, st->exact)
+				       ? FG_CFI_STAT_END_STOP
+				       : FG_CFI_STAT_END_NOINFO);
 	} else if (m->table != FG_CFI_TABLE_FP && !(g->valid & FG_CFI_BIT(FG_CFI_RBP))) {
 		return cfi_end(st, FG_CFI_STAT_END_NOINFO);
 	} else {

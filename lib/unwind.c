@@ -304,16 +304,10 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			res = fg_cfi_step(rule, &g, &s);
 			flags = 0;
 		} else if ((g.valid & FG_CFI_BIT(FG_CFI_RBP)) && !g.r[FG_CFI_RBP]) {
-			/*
-			 * A frame pointer of zero: the outermost frame (the x86-64
-			 * ABI's mark) in code without CFI, and at a return address
-			 * in a gap of a file's CFI (ld.so's _start calling
-			 * _dl_start: rbp is still the 0 of the exec); in a gap,
-			 * at an exact pc (a leaf), only the end of what can be
-			 * known, as rbp may hold anything there
-			 */
-			*end = rule && (flags & FG_UNWIND_F_EXACT) ? FG_UNWIND_END_NOINFO
-								   : FG_UNWIND_END_STOP;
+			/* a frame pointer of zero: the outermost frame, or not known */
+			*end = fg_cfi_rbp0_outermost(rule != NULL, !!(flags & FG_UNWIND_F_EXACT))
+				   ? FG_UNWIND_END_STOP
+				   : FG_UNWIND_END_NOINFO;
 			return n;
 		} else if (rule && !(g.valid & FG_CFI_BIT(FG_CFI_RBP))) {
 			*end = FG_UNWIND_END_NOINFO;

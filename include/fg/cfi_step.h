@@ -291,6 +291,19 @@ FG_CFI_INLINE int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 }
 
 /*
+ * Whether a frame pointer of zero, where the walk would follow frame pointers,
+ * is the outermost frame (the x86-64 ABI's mark): in code without CFI, and at
+ * a return address in a gap of a file's CFI (ld.so's _start calling
+ * _dl_start, rbp still the 0 of the exec).  In a gap at an exact pc (a leaf)
+ * rbp may hold anything: only the end of what can be known.  Both walks,
+ * lib/unwind's and the BPF program's, end by it.
+ */
+FG_CFI_INLINE int fg_cfi_rbp0_outermost(int in_gap, int exact)
+{
+	return !in_gap || !exact;
+}
+
+/*
  * The rows are read through FG_CFI_ROW_PC(rows, i), the pc of row i, and
  * FG_CFI_ROWS, the type `rows` points to: by default an array of struct
  * fg_cfi_row; the BPF program defines them to read the rows of a table from

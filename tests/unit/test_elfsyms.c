@@ -130,10 +130,12 @@ static int section_of(const char *data, size_t len, const char *want, Elf64_Shdr
 {
 	const Elf64_Ehdr *eh = (const void *)data;
 	const Elf64_Shdr *sh = (const void *)(data + eh->e_shoff);
-	const char *names = data + sh[eh->e_shstrndx].sh_offset;
+	const char *names;
 
-	if (eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > len)
+	if (eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(*sh) > len ||
+	    eh->e_shstrndx >= eh->e_shnum)
 		return -1;
+	names = data + sh[eh->e_shstrndx].sh_offset;
 	for (int i = 0; i < eh->e_shnum; i++) {
 		if (strcmp(names + sh[i].sh_name, want) == 0) {
 			*out = sh[i];
