@@ -167,11 +167,6 @@ prog_frames() {
 prog_unnamed() {
 	grep -c "\[unknown\] ($D/bin/prog)\$" <<<"$output" || true
 }
-# vdso_unnamed: frames of the vDSO no symbol names (with the kvm-clock clock source,
-# clock_gettime's own vread_pvclock: tests/unwind.bash), counted "no symbols" too
-vdso_unnamed() {
-	grep -c "\[unknown\] (\[vdso\])\$" <<<"$output" || true
-}
 # own_frames: the fixture's frames in its own functions (those of split7030.c: the
 # C runtime's _start, _init or __do_global_dtors_aux, sampled now and then, have no
 # line); lines: how many of them have their source line

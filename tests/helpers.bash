@@ -101,3 +101,11 @@ man_options() { # TOOL [SYNOPSIS]
 		cat "$man"
 	fi | grep -oE 'Fl -?[a-zA-Z][-a-zA-Z]*' | awk '{ print "-" $2 }'
 }
+
+# vdso_unnamed [TEXT]: frames of the vDSO no symbol names in fg-sym's text (default
+# $output).  With the kvm-clock clock source (these guests') clock_gettime runs a function
+# of its own, vread_pvclock, that the vDSO's symbol table leaves out; fg-sym counts such a
+# frame under "no symbols", and any live capture may have one.
+vdso_unnamed() {
+	grep -c "\[unknown\] (\[vdso\])\$" <<<"${1-$output}" || true
+}
