@@ -12,6 +12,14 @@ PATH=$FG_BUILD:$FG_BUILD/tests/tools:$TOP/scripts/bin:$PATH
 WORKLOADS=$FG_BUILD/workloads
 DATA=$TOP/tests/data
 FIXTURES=$TOP/tests/fixtures
+# python3 is Debian's (the dependency), not a version manager's shim that PATH may put
+# first: pyenv's runs a shell script and costs 0.4-0.7 s a start, more than most tests
+if [ -n "${BATS_RUN_TMPDIR:-}" ] && [ -x /usr/bin/python3 ] &&
+	[ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir -p "$BATS_RUN_TMPDIR/python"
+	ln -sfn /usr/bin/python3 "$BATS_RUN_TMPDIR/python/python3"
+	PATH=$BATS_RUN_TMPDIR/python:$PATH
+fi
 export PATH FG_BUILD TOP DATA FIXTURES WORKLOADS
 # fg-sym's kernel symbol cache: the run's own, not the home directory's
 export XDG_CACHE_HOME=${BATS_RUN_TMPDIR:-/tmp}/xdg-cache
