@@ -67,6 +67,10 @@ int fg_debugfile_each_place(const struct fg_debug_want *w, int (*fn)(const char 
 	    "%s%.*s/.debug/%s",	       /* in its .debug/ */
 	    "%s/usr/lib/debug%.*s/%s", /* under /usr/lib/debug */
 	};
+	static const char *const vdso_fmts[] = {
+	    "%s/lib/modules/%s/vdso/vdso64.so",		      /* make vdso_install */
+	    "%s/usr/lib/debug/lib/modules/%s/vdso/vdso64.so", /* a kernel debug package */
+	};
 	const char *pre = w->prefix ? w->prefix : "";
 	const char *prefixes[2] = {pre, ""};
 	const char *slash = w->path ? strrchr(w->path, '/') : NULL;
@@ -83,6 +87,11 @@ int fg_debugfile_each_place(const struct fg_debug_want *w, int (*fn)(const char 
 			fg_build_id_hex(w->build_id, w->build_id_len, hex, true);
 			snprintf(path, sizeof(path), "%s/usr/lib/debug/.build-id/%s.debug",
 				 prefixes[pi], hex);
+			if ((r = fn(path, arg)) != 0)
+				return r;
+		}
+		for (size_t i = 0; w->vdso_release && i < FG_ARRAY_SIZE(vdso_fmts); i++) {
+			snprintf(path, sizeof(path), vdso_fmts[i], prefixes[pi], w->vdso_release);
 			if ((r = fn(path, arg)) != 0)
 				return r;
 		}

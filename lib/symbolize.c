@@ -8,6 +8,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -941,40 +942,6 @@ static int try_open(const char *path, struct stat *st)
 	return open_data_file(path, 64, FG_ELF_MAX_FILE, st);
 }
 
-static void load_vdso(struct fg_symbolizer *s)
-{
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char *data, *line, *save;
-	size_t len;
-
-	s->vdso_tried = true;
-	if (!base || fg_read_file("/proc/self/maps", PROCMAPS_MAX, &data, &len) < 0)
-		return;
-	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct fg_procmap m;
-
-		if (fg_procmap_parse(line, strlen(line), &m) == 0 &&
-		    strcmp(m.path, "[vdso]") == 0 && m.start == base) {
-			struct dso *d = fg_xcalloc(1, sizeof(*d));
-
-			/* this kernel's vdso is the same image in every process */
-			s->vdso_image = (const void *)(uintptr_t)base;
-			s->vdso_size = m.end - m.start;
-			d->elf = fg_elfsyms_open_mem(s->vdso_image, s->vdso_size);
-			d->cfi = fg_cfi_open_mem(s->vdso_image, s->vdso_size);
-			d->cfi_err = d->cfi ? 0 : -errno;
-			d->cfi_tried = true;
-			d->path = fg_xstrdup("[vdso]");
-			d->prefix = fg_xstrdup("");
-			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
-			s->all_dsos[s->ndsos++] = d;
-			s->vdso = d;
-			break;
-		}
-	}
-	free(data);
-}
-
 /*
  * The DWARF of a file, for --inline and --srcline: in its debug file when
  * there is one (open on dfd), else in the file itself.  Why there is none
@@ -1024,7 +991,8 @@ static void dbgi_answer(struct fg_symbolizer *s, struct dso *d, struct fg_debugi
 	enum fg_elf_symtab before = d->elf->kind;
 	fg_elfsyms_adopt(d->elf, res->df.elf);
 	d->dbgi_named = d->elf->kind > before;
-	if ((s->o.inline_frames || s->o.srcline) && !d->dwarf && d->nosrc == FG_NOSRC_NODWARF)
+	if ((s->o.inline_frames || s->o.srcline) && !d->dwarf && d->nosrc == FG_NOSRC_NODWARF &&
+	    d != s->vdso) /* the vdso's frames have no source (emit_source) */
 		open_dwarf(s, d, -1, res->df.fd, res->df.path);
 	fg_debugfile_release(&res->df);
 }
@@ -1065,6 +1033,75 @@ static void collect_fetches(struct fg_symbolizer *s)
 
 	while (fg_debuginfod_collect(s->o.debuginfod, &res))
 		dbgi_answer(s, res.tag, &res);
+}
+
+/*
+ * What d's debug file adds: its symbols (a .symtab, when d's file has only
+ * .dynsym), and the DWARF of --inline and --srcline, fd being the file
+ * itself.  From this machine when it is there, else (asked) from debuginfod.
+ * vdso: d is the kernel's vDSO, of this release (uname -r).
+ */
+static void read_debug(struct fg_symbolizer *s, struct dso *d, int fd, const char *vdso)
+{
+	struct fg_debugfile df = FG_DEBUGFILE_INIT;
+	struct fg_debug_want w;
+	bool dwarf = (s->o.inline_frames || s->o.srcline) && !vdso, found;
+
+	if (!d->elf || (d->elf->kind == FG_ELF_SYMTAB && !dwarf))
+		return;
+	fg_debug_want_init(&w, d->elf, d->path, d->prefix);
+	if (vdso) {
+		/* not a file: its debug file's place is the system's, or under --symfs */
+		w.prefix = s->o.symfs;
+		w.vdso_release = vdso;
+	}
+	found = fg_debugfile_find(&w, &df) == 0;
+	if (found)
+		fg_elfsyms_adopt(d->elf, df.elf);
+	if (dwarf)
+		open_dwarf(s, d, fd, df.fd, df.path);
+	fg_debugfile_release(&df);
+	if (!found)
+		ask_debuginfod(s, d);
+}
+
+/* The kernel's vDSO, as this process has it mapped. */
+static void load_vdso(struct fg_symbolizer *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char *data, *line, *save;
+	struct utsname u;
+	size_t len;
+
+	s->vdso_tried = true;
+	if (!base || fg_read_file("/proc/self/maps", PROCMAPS_MAX, &data, &len) < 0)
+		return;
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct fg_procmap m;
+
+		if (fg_procmap_parse(line, strlen(line), &m) == 0 &&
+		    strcmp(m.path, "[vdso]") == 0 && m.start == base) {
+			struct dso *d = fg_xcalloc(1, sizeof(*d));
+
+			/* this kernel's vdso is the same image in every process */
+			s->vdso_image = (const void *)(uintptr_t)base;
+			s->vdso_size = m.end - m.start;
+			d->elf = fg_elfsyms_open_mem(s->vdso_image, s->vdso_size);
+			d->cfi = fg_cfi_open_mem(s->vdso_image, s->vdso_size);
+			d->cfi_err = d->cfi ? 0 : -errno;
+			d->cfi_tried = true;
+			d->path = fg_xstrdup("[vdso]");
+			d->prefix = fg_xstrdup("");
+			FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
+			s->all_dsos[s->ndsos++] = d;
+			s->vdso = d;
+			/* its .dynsym names what it exports; the others are in its debug file */
+			if (d->elf && uname(&u) == 0 && !strchr(u.release, '/'))
+				read_debug(s, d, -1, u.release);
+			break;
+		}
+	}
+	free(data);
 }
 
 /* A mapped file opened, and where it was found. */
@@ -1239,21 +1276,7 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	d->elf = elf;
 	d->path = fg_xstrdup(m->path);
 	d->prefix = fg_xstrdup(o.prefix);
-	if (elf && (elf->kind != FG_ELF_SYMTAB || s->o.inline_frames || s->o.srcline)) {
-		struct fg_debugfile df = FG_DEBUGFILE_INIT;
-		struct fg_debug_want w;
-		bool found;
-
-		fg_debug_want_init(&w, elf, d->path, d->prefix);
-		found = fg_debugfile_find(&w, &df) == 0;
-		if (found)
-			fg_elfsyms_adopt(d->elf, df.elf);
-		if (s->o.inline_frames || s->o.srcline)
-			open_dwarf(s, d, fd, df.fd, df.path);
-		fg_debugfile_release(&df);
-		if (!found)
-			ask_debuginfod(s, d);
-	}
+	read_debug(s, d, fd, NULL);
 	if (elf && elf->minidebug_err && elf->kind != FG_ELF_SYMTAB) {
 		/* its functions stay unnamed: say why */
 		s->st.bad_minidebug++;

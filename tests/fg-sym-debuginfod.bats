@@ -127,8 +127,9 @@ setup_file() {
 	objcopy --add-section .gnu_debugaltlink="$D/altlink" "$D/srv/prog.debug" "$D/srv-dwz/prog.debug"
 	cp "$D/srv-dwz/prog.debug" "$D/srv-nodwz/prog.debug"
 	cp "$D/other/prog.debug" "$D/srv-dwz/fg-test.debug"
-	# a real profile of the stripped fixture
-	fg-sample -F 499 -o "$D/run.fgr" -- "$D/bin/prog" 1 2>"$D/sample.err"
+	# a real profile of the stripped fixture, a fixed amount of work rather than a time: it
+	# reads the clock (in the vDSO, whose debug file fg-sym would ask for too) only once
+	fg-sample -F 499 -o "$D/run.fgr" -- "$D/bin/prog" 1 1000 2>"$D/sample.err"
 	ip netns add "fgdbgi-$$"
 	echo "fgdbgi-$$" >"$D/ns"
 	ip -n "fgdbgi-$$" link set lo up
@@ -246,6 +247,40 @@ lines() {
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	assert_stderr_contains "1 from the cache"
+}
+
+# the vDSO's image names only what it exports; its debug file, by its build-id, names the
+# rest (tests/helpers.bash: vdso_debug_file)
+@test "fg-sym debuginfod: the vDSO's own functions are named by its debug file, fetched" {
+	requires python3 objcopy readelf
+	local own clk srv=$BATS_TEST_TMPDIR/srv
+	mkdir "$srv"
+	own=$(vdso_debug_file "$BATS_TEST_TMPDIR/vdso.debug")
+	mv "$BATS_TEST_TMPDIR/vdso.debug" "$srv/"
+	cp "$D/srv/prog.debug" "$srv/"
+	start_server "$BATS_TEST_TMPDIR/server" 8016 "$srv" "$(fgr-vdso-sym --build-id)"
+	clk=$(fgr-vdso-sym __vdso_clock_gettime)
+	printf 'mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]\nsample pid=42 u=%x\nsample pid=42 u=%x\n' \
+		$((0x7fff00000000 + 0x$own + 2)) $((0x7fff00000000 + clk + 1)) >"$BATS_TEST_TMPDIR/in.txt"
+	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr in_ns env DEBUGINFOD_URLS=http://127.0.0.1:8016 \
+		DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache" \
+		timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" vdso_own+0x2 ([vdso])" ]]
+	[[ ${lines[3]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
+	assert_stderr_contains " 2 frames named, 0 unnamed "
+	assert_stderr_contains "debuginfod: 1 debug files fetched, 0 from the cache, 0 not found, 0 timed out"
+	# (both: the names of the file's frames are all its debug file's now)
+	assert_stderr_contains "; 2 frames named by them"
+	# a server without it: the frame stays unnamed, and that is counted
+	fg --separate-stderr in_ns env DEBUGINFOD_URLS="$URL" \
+		DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache2" \
+		timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
+	assert_stderr_contains " 1 unnamed (1 no symbols,"
+	assert_stderr_contains "debuginfod: 0 debug files fetched, 0 from the cache, 1 not found, 0 timed out"
 }
 
 @test "fg-sym debuginfod: with the server stopped, frames stay unnamed and are counted" {

@@ -500,6 +500,49 @@ sym() {
 	[[ ${lines[1]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
 }
 
+# the vDSO's image names the functions it exports; its own (with kvm-clock, clock_gettime's
+# vread_pvclock) are in its debug file, looked for by its build-id and where the kernel's
+# `make vdso_install` and a kernel debug package put it (under --symfs here)
+@test "fg-sym: the vdso's own functions are named from its debug file, in each of its places" {
+	requires python3 objcopy readelf
+	local own clk id rel=$(uname -r) sf=$BATS_TEST_TMPDIR/symfs place
+	own=$(vdso_debug_file "$BATS_TEST_TMPDIR/vdso.debug")
+	clk=$(fgr-vdso-sym __vdso_clock_gettime)
+	id=$(fgr-vdso-sym --build-id)
+	printf 'mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]\nsample pid=42 u=%x\nsample pid=42 u=%x\n' \
+		$((0x7fff00000000 + 0x$own + 2)) $((0x7fff00000000 + clk + 1)) >"$BATS_TEST_TMPDIR/in.txt"
+	# another kernel's: the same but for its build-id
+	cp "$BATS_TEST_TMPDIR/vdso.debug" "$BATS_TEST_TMPDIR/other"
+	printf 'other kernel' | dd of="$BATS_TEST_TMPDIR/other" bs=1 conv=notrunc status=none \
+		seek=$(($(grep -obUaP '\x03\x00\x00\x00GNU\x00' "$BATS_TEST_TMPDIR/other" | head -n 1 | cut -d: -f1) + 8))
+	readelf -sW "$BATS_TEST_TMPDIR/other" | grep -q ' vdso_own$'
+	[ "$(readelf -n "$BATS_TEST_TMPDIR/other" | awk '/Build ID/ { print $3 }')" != "$id" ]
+	# without it: unnamed, counted
+	sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+	[ "$status" -eq 0 ]
+	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
+	[[ ${lines[3]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
+	[[ $stderr == *" 1 unnamed (1 no symbols,"* ]]
+	for place in "usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" \
+		"lib/modules/$rel/vdso/vdso64.so" "usr/lib/debug/lib/modules/$rel/vdso/vdso64.so"; do
+		rm -rf "$sf"
+		mkdir -p "$(dirname "$sf/$place")"
+		cp "$BATS_TEST_TMPDIR/vdso.debug" "$sf/$place"
+		sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+		echo "# $place: ${lines[1]}" >&3
+		[ "$status" -eq 0 ]
+		[[ ${lines[1]} == *" vdso_own+0x2 ([vdso])" ]]
+		# an exported function keeps its own name, not its weak alias'
+		[[ ${lines[3]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
+		[[ $stderr == *" 2 frames named, 0 unnamed "* ]]
+		# another file there (another kernel's vDSO) is not taken for it
+		cp "$BATS_TEST_TMPDIR/other" "$sf/$place"
+		sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+		[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
+		[[ $stderr == *" 1 unnamed (1 no symbols,"* ]]
+	done
+}
+
 @test "fg-sym: a FIFO named by a mapping is not opened for reading and does not block" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	{

@@ -117,3 +117,47 @@ man_options() { # TOOL [SYNOPSIS]
 vdso_unnamed() {
 	grep -c "\[unknown\] (\[vdso\])\$" <<<"${1-$output}" || true
 }
+
+# vdso_debug_file OUT: a debug file of this kernel's vDSO made from its image, as a
+# kernel debug package has it: a .symtab that names the functions it exports (the weak
+# aliases weak) and one of its own, vdso_own, at the first byte of its .text that no
+# exported function covers (with kvm-clock: vread_pvclock); and a .debug_info, empty (a
+# debuginfod server serves a file as debuginfo by its .debug_ sections; fg-sym reads no
+# DWARF of the vDSO).  Prints vdso_own's offset.
+vdso_debug_file() {
+	local img=$1.img args=() line
+	fgr-vdso-sym --dump >"$img" || return 1
+	mapfile -t args < <(python3 - "$img" <<-'PY'
+		import subprocess, sys
+		img = sys.argv[1]
+		secs = subprocess.run(["readelf", "-SW", img], capture_output=True, text=True).stdout
+		text = next(l.split("]", 1)[1].split() for l in secs.splitlines() if " .text " in l)
+		start, size = int(text[2], 16), int(text[4], 16)
+		syms = subprocess.run(["readelf", "--dyn-syms", "-W", img], capture_output=True, text=True).stdout
+		funcs = []
+		for l in syms.splitlines():
+		    f = l.split()
+		    if len(f) == 8 and f[3] == "FUNC" and f[6] != "UND":
+		        funcs.append((int(f[1], 16), int(f[2]), f[4], f[7].split("@")[0]))
+		gap, moved = start, True
+		while moved:
+		    moved = False
+		    for a, z, _, _ in funcs:
+		        if a <= gap < a + z:
+		            gap, moved = a + z, True
+		if gap >= start + size:
+		    sys.exit("no byte of .text is left unnamed by the vDSO's .dynsym")
+		print("%x" % gap)
+		for a, _, bind, name in funcs:
+		    print("--add-symbol")
+		    print("%s=.text:0x%x,function,%s" % (name, a - start, "weak" if bind == "WEAK" else "global"))
+		print("--add-symbol")
+		print("vdso_own=.text:0x%x,function,local" % (gap - start))
+	PY
+	) || return 1
+	[ ${#args[@]} -gt 3 ] || return 1
+	: >"$1.empty"
+	objcopy "${args[@]:1}" --add-section .debug_info="$1.empty" "$img" "$1" || return 1
+	rm -f "$1.empty"
+	echo "${args[0]}"
+}

@@ -10,6 +10,11 @@
  *     PREFIX/usr/lib/debug/DIR/ (DIR: the file's directory);
  *     both under PREFIX first (where the file itself was found: a --symfs,
  *     a process root), then under /;
+ *  For the kernel's vDSO (its image in memory names only the functions it
+ *  exports), after 1: where the kernel's `make vdso_install` puts its
+ *  unstripped image, PREFIX/lib/modules/RELEASE/vdso/vdso64.so, then where
+ *  a distribution's kernel debug package does,
+ *  PREFIX/usr/lib/debug/lib/modules/RELEASE/vdso/vdso64.so;
  *  3. through debuginfod servers, by build-id (struct fg_debuginfod below),
  *     when the caller asks: a network fetch, in the background, bounded in
  *     time.
@@ -43,6 +48,7 @@ struct fg_debug_want {
 	uint32_t debuglink_crc;
 	const char *path;   /* the file's path (debuglink names are relative to it), or NULL */
 	const char *prefix; /* where the system's files are: "" or NULL for / */
+	const char *vdso_release; /* the vDSO of this kernel release (uname -r), or NULL */
 };
 
 /* A debug file found (and checked). */

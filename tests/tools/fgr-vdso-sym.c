@@ -3,12 +3,33 @@
  * fgr-vdso-sym NAME: the file offset of function NAME in this kernel's vdso
  * (in hexadecimal), for fg-sym's tests of vdso frames.  Exit 1 when absent.
  * fgr-vdso-sym --build-id: the vdso's build-id, in hexadecimal.
+ * fgr-vdso-sym --dump: the vdso's image (its whole mapping) to standard output.
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <unistd.h>
 
 #include "fg/elfsyms.h"
+
+/* the mapping of the vdso, as /proc/self/maps has it, written out */
+static int dump(unsigned long base)
+{
+	char line[512];
+	unsigned long lo, hi;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || lo != base || !strstr(line, "[vdso]"))
+			continue;
+		fclose(f);
+		return write(1, (const void *)lo, hi - lo) == (ssize_t)(hi - lo) ? 0 : 1;
+	}
+	fclose(f);
+	return 1;
+}
 
 int main(int argc, char **argv)
 {
@@ -17,6 +38,8 @@ int main(int argc, char **argv)
 
 	if (argc != 2 || !base)
 		return 1;
+	if (strcmp(argv[1], "--dump") == 0)
+		return dump(base);
 	/* the vdso is at most a few pages; its ELF header says how much to read */
 	e = fg_elfsyms_open_mem((const void *)base, 8192);
 	if (!e)

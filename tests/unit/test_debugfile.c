@@ -115,6 +115,33 @@ TEST(places_in_gdb_order_under_the_prefix_then_root)
 	CHECK_INT(p.n, 1);
 }
 
+TEST(the_vdso_places_follow_the_build_id_one)
+{
+	static const uint8_t id[] = {0xab, 0xcd, 0xef, 0x01};
+	struct fg_debug_want w = {
+	    .build_id = id,
+	    .build_id_len = sizeof(id),
+	    .path = "[vdso]",
+	    .prefix = "/symfs",
+	    .vdso_release = "6.1.0-9-amd64",
+	};
+	struct places p = {.n = 0};
+
+	CHECK_INT(fg_debugfile_each_place(&w, collect, &p), 0);
+	CHECK_INT(p.n, 6);
+	CHECK_STR(p.list[0], "/symfs/usr/lib/debug/.build-id/ab/cdef01.debug");
+	CHECK_STR(p.list[1], "/symfs/lib/modules/6.1.0-9-amd64/vdso/vdso64.so");
+	CHECK_STR(p.list[2], "/symfs/usr/lib/debug/lib/modules/6.1.0-9-amd64/vdso/vdso64.so");
+	CHECK_STR(p.list[3], "/usr/lib/debug/.build-id/ab/cdef01.debug");
+	CHECK_STR(p.list[4], "/lib/modules/6.1.0-9-amd64/vdso/vdso64.so");
+	CHECK_STR(p.list[5], "/usr/lib/debug/lib/modules/6.1.0-9-amd64/vdso/vdso64.so");
+	/* not the vdso: none of them */
+	w.vdso_release = NULL;
+	p.n = 0;
+	fg_debugfile_each_place(&w, collect, &p);
+	CHECK_INT(p.n, 2);
+}
+
 TEST(found_by_build_id_under_a_prefix)
 {
 	char hex[2 * FG_BUILD_ID_MAX + 2], path[4096];
@@ -385,6 +412,7 @@ int main(void)
 	if (fd >= 0)
 		close(fd);
 	RUN(places_in_gdb_order_under_the_prefix_then_root);
+	RUN(the_vdso_places_follow_the_build_id_one);
 	RUN(found_by_build_id_under_a_prefix);
 	RUN(another_build_id_is_refused);
 	RUN(found_by_debuglink_and_crc_without_build_id);
