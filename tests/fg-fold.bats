@@ -615,31 +615,47 @@ fg-fold: skipped 1 unrecognized line" ]
 
 # what addr2line -i -f -s -C says at PROG's main+OFF, as fg-fold folds it: outermost
 # first, the inlined functions marked _[i]; with CONTEXT, each with its file:line
-addr2line_stack() { # PROG OFF [CONTEXT]
-	local main addr
-	main=$(nm "$1" | awk '$3 == "main" { print $1 }')
-	addr=$(printf '%x' $((0x$main + $2)))
-	addr2line -i -f -s -C -e "$1" "0x$addr" | paste - - |
-		awk -F'\t' -v ctx="${3:-}" '{ f[NR] = ctx ? $1 ":" $2 : $1 }
-			END { s = f[NR]; for (i = NR - 1; i >= 1; i--) s = s ";" f[i] "_[i]"; print s }'
+# addr2line_stacks PROG CONTEXT OFF...: for each main+OFF of PROG, the stack addr2line -i
+# gives, outermost first, inlined frames marked _[i] (with CONTEXT=1, as file:line), a line each
+addr2line_stacks() {
+	local prog=$1 ctx=$2 main off addrs=()
+	shift 2
+	main=$(nm "$prog" | awk '$3 == "main" { print $1 }')
+	for off in "$@"; do
+		addrs+=("$(printf '0x%x' $((0x$main + off)))")
+	done
+	# -a: each address' frames come after a line of the address itself
+	addr2line -a -i -f -s -C -e "$prog" "${addrs[@]}" |
+		awk -v ctx="$ctx" '
+			function out(	s, i) { s = f[n]; for (i = n - 1; i >= 1; i--) s = s ";" f[i] "_[i]"; print s }
+			/^0x[0-9a-f]+$/ { if (n) out(); n = 0; next }
+			{ fn = $0; getline; f[++n] = ctx ? fn ":" $0 : fn }
+			END { if (n) out() }'
 }
 
 @test "--inline and --context un-inline frames as addr2line does (position-independent program)" {
 	requires addr2line nm
-	prog=$BATS_FILE_TMPDIR/inl
-	inlined=0
-	for off in $(seq 0 2 60); do
-		# a made-up load address: the frame is found by main+OFF
-		printf 'inl 10/10 [000] 1.0: 1 cycles:\n\t    55d0c0de%04x main+0x%x (%s)\n\n' \
-			$((0x1000 + off)) "$off" "$prog" >"$BATS_TEST_TMPDIR/in.txt"
-		fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
-		[ "$output" = "inl;$(addr2line_stack "$prog" "$off") 1" ]
-		[ -z "$stderr" ]
-		fg -0 --separate-stderr fg-fold --context "$BATS_TEST_TMPDIR/in.txt"
-		[ "$output" = "inl;$(addr2line_stack "$prog" "$off" 1) 1" ]
-		[[ $output == *"_[i]"* ]] && inlined=$((inlined + 1))
-	done
+	local prog=$BATS_FILE_TMPDIR/inl inlined offs
+	offs=$(seq 0 2 60)
+	# a sample a place, its process oOFF: a made-up load address, the frame found by main+OFF
+	for off in $offs; do
+		printf 'o%02d 10/10 [000] 1.0: 1 cycles:\n\t    55d0c0de%04x main+0x%x (%s)\n\n' \
+			"$off" $((0x1000 + off)) "$off" "$prog"
+	done >"$BATS_TEST_TMPDIR/in.txt"
+	# what addr2line says of each, under the name of its process
+	paste -d';' <(printf 'o%02d\n' $offs) <(addr2line_stacks "$prog" 0 $offs) |
+		sed 's/$/ 1/' | LC_ALL=C sort >"$BATS_TEST_TMPDIR/want"
+	paste -d';' <(printf 'o%02d\n' $offs) <(addr2line_stacks "$prog" 1 $offs) |
+		sed 's/$/ 1/' | LC_ALL=C sort >"$BATS_TEST_TMPDIR/want-context"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" -eq 31 ]
+	fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
+	[ -z "$stderr" ]
+	diff -u "$BATS_TEST_TMPDIR/want" <(printf '%s\n' "$output")
+	fg -0 --separate-stderr fg-fold --context "$BATS_TEST_TMPDIR/in.txt"
+	[ -z "$stderr" ]
+	diff -u "$BATS_TEST_TMPDIR/want-context" <(printf '%s\n' "$output")
 	# the program really has inlined code at some of those places
+	inlined=$(grep -c '_\[i\]' <<<"$output")
 	[ "$inlined" -gt 3 ]
 }
 
@@ -651,7 +667,7 @@ addr2line_stack() { # PROG OFF [CONTEXT]
 		printf 'inl 10/10 [000] 1.0: 1 cycles:\n\t    %x [unknown] (%s)\n\n' \
 			$((0x$main + off)) "$prog" >"$BATS_TEST_TMPDIR/in.txt"
 		fg -0 --separate-stderr fg-fold --inline "$BATS_TEST_TMPDIR/in.txt"
-		[ "$output" = "inl;$(addr2line_stack "$prog" "$off") 1" ]
+		[ "$output" = "inl;$(addr2line_stacks "$prog" 0 "$off") 1" ]
 	done
 }
 

@@ -133,10 +133,11 @@ jit_chain() {
 }
 
 @test "fg-sym: a stack of more than 1024 frames ends at 1024, too deep" {
-	local d=$BATS_TEST_TMPDIR i stack="" sp=$((0x7ffc0000))
+	local d=$BATS_TEST_TMPDIR i stack="" sp=$((0x7ffc0000)) w
 	# 1100 frames of JIT code, 16 bytes each: [saved rbp, return address]
 	for ((i = 0; i < 1100; i++)); do
-		stack+=$(printf '%x,7f0000001120,' $((sp + 16 * i + 16)))
+		printf -v w '%x,7f0000001120,' $((sp + 16 * i + 16)) # (no subshell a frame)
+		stack+=$w
 	done
 	{
 		echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"

@@ -18,10 +18,11 @@ mapping() {
 # run_sym FILE ADDRS ARGS...: fg-sym ARGS on one sample whose user stack is ADDRS
 # (comma-separated file addresses of FILE, mapped at BASE); output in $output/$stderr
 run_sym() {
-	local file=$1 addrs=$2 ips= a
+	local file=$1 addrs=$2 ips= a h
 	shift 2
 	for a in ${addrs//,/ }; do
-		ips+=${ips:+,}$(printf '%x' $((BASE + a)))
+		printf -v h '%x' $((BASE + a)) # (no subshell: hundreds of addresses for a PLT)
+		ips+=${ips:+,}$h
 	done
 	{
 		mapping 42 $BASE "$file"
