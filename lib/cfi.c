@@ -272,7 +272,26 @@ struct builder {
 	struct fg_cfi_stats st;
 	int err;	   /* a bound was hit: -EFBIG */
 	struct prog *prog; /* the interpreter's state, reused for each FDE */
+	uint64_t entry;	   /* the ELF entry point (0: none), the outermost frame */
 };
+
+/*
+ * The rule of an entry point no FDE covers (ld.so's _start): the kernel
+ * starts a process there with no return address on its stack, so a frame
+ * there is the outermost, whatever rbp holds.  One instruction only: the code
+ * after it has callers' frames or its own.
+ */
+static const struct fg_cfi_rule entry_rule = {.kind = FG_CFI_STOP, .ra = FG_CFI_UNDEF};
+
+/* The entry point of an executable or shared object, 0 when it has none. */
+static uint64_t elf_entry(Elf *elf)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return 0;
+	return eh.e_entry;
+}
 
 static uint32_t add_rule(struct builder *b, const struct fg_cfi_rule *r)
 {
@@ -938,11 +957,21 @@ static int cmp_fde(const void *a, const void *b)
 	return x->end > y->end ? -1 : x->end < y->end;
 }
 
+/* Does an FDE of b's (sorted) cover vaddr? */
+static bool fde_covers(const struct builder *b, uint64_t vaddr)
+{
+	for (size_t i = 0; i < b->nfdes && b->fdes[i].start <= vaddr; i++)
+		if (vaddr < b->fdes[i].end)
+			return true;
+	return false;
+}
+
 static struct fg_cfi *build(struct builder *b)
 {
 	struct fg_cfi *c;
 	struct fg_cfi_rule none;
 	uint64_t last_end = 0, base = 0;
+	bool any = false, entry;
 
 	memset(&none, 0, sizeof(none));
 	b->cie_at = fg_hmap_new(64);
@@ -953,15 +982,33 @@ static struct fg_cfi *build(struct builder *b)
 		walk(b, i);
 	if (b->nfdes)
 		qsort(b->fdes, b->nfdes, sizeof(*b->fdes), cmp_fde);
-	for (size_t i = 0; i < b->nfdes && !b->err; i++) {
-		const struct fde *f = &b->fdes[i];
+	entry = b->entry && b->entry < UINT64_MAX && !b->err && !fde_covers(b, b->entry);
+	for (size_t i = 0; i <= b->nfdes && !b->err; i++) {
+		const struct fde *f = i < b->nfdes ? &b->fdes[i] : NULL;
 
-		if (b->st.fdes && f->start < last_end) {
+		if (f && b->st.fdes && f->start < last_end) {
 			b->st.overlaps++;
 			continue;
 		}
-		if (!b->st.fdes)
+		if (entry && (!f || b->entry < f->start)) {
+			/* in a gap before f (or after the last FDE): its own row */
+			entry = false;
+			if (!any) {
+				base = b->entry;
+				any = true;
+			}
+			if (b->entry + 1 - base <= UINT32_MAX) {
+				add_row(b, b->entry, add_rule(b, &entry_rule));
+				add_row(b, b->entry + 1, 0);
+				b->st.entry_rows++;
+			}
+		}
+		if (!f)
+			break;
+		if (!any) {
 			base = f->start;
+			any = true;
+		}
 		if (f->end - base > UINT32_MAX) {
 			b->st.bad_entries++; /* rows hold 32-bit offsets from the first */
 			continue;
@@ -1186,6 +1233,7 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 		errno = unusable ? EFBIG : ENODATA;
 		return NULL;
 	}
+	b.entry = elf_entry(elf);
 	c = build(&b);
 	int err = errno;
 	builder_release(&b);
@@ -1371,6 +1419,7 @@ struct fg_cfi_lazy {
 	struct builder b;	/* sects[0] is .eh_frame; CIEs, rules and interpreter reused */
 	struct fg_cfi *whole;	/* the whole table, when the header cannot be followed */
 	bool whole_tried;
+	uint64_t entry; /* the ELF entry point (0: none): entry_rule where no FDE is */
 };
 
 /* an FDE without rows: corrupt, or over a bound */
@@ -1440,6 +1489,17 @@ static const struct lazy_fde *lazy_compile(struct fg_cfi_lazy *z, uint32_t i)
 	return out;
 }
 
+/* No FDE holds vaddr: no rule, but at the entry point (entry_rule), as build() has it. */
+static const struct fg_cfi_rule *lazy_none(const struct fg_cfi *c, uint64_t vaddr, uint64_t *start,
+					   uint64_t *end)
+{
+	if (!c->lazy->entry || vaddr != c->lazy->entry)
+		return &c->rules[0];
+	*start = vaddr;
+	*end = vaddr + 1;
+	return &entry_rule;
+}
+
 static const struct fg_cfi_rule *lazy_lookup(const struct fg_cfi *c, uint64_t vaddr,
 					     uint64_t *start, uint64_t *end)
 {
@@ -1459,7 +1519,7 @@ static const struct fg_cfi_rule *lazy_lookup(const struct fg_cfi *c, uint64_t va
 			hi = mid;
 	}
 	if (lo == 0)
-		return &c->rules[0];
+		return lazy_none(c, vaddr, start, end);
 	f = lazy_compile(z, lo - 1);
 	if (!f) {
 		struct builder wb;
@@ -1467,13 +1527,14 @@ static const struct fg_cfi_rule *lazy_lookup(const struct fg_cfi *c, uint64_t va
 		memset(&wb, 0, sizeof(wb));
 		wb.sects[0] = z->b.sects[0];
 		wb.nsects = 1;
+		wb.entry = z->entry;
 		z->whole = build(&wb);
 		builder_release(&wb);
 		z->whole_tried = true;
 		return lazy_lookup(c, vaddr, start, end);
 	}
 	if (vaddr < f->start || vaddr >= f->end)
-		return &c->rules[0];
+		return lazy_none(c, vaddr, start, end);
 	/* the last row that starts at or below vaddr */
 	lo = 0;
 	hi = f->nrows;
@@ -1575,6 +1636,7 @@ struct fg_cfi *fg_cfi_from_elf_lazy(struct Elf *elf)
 	c->nrules = 1;
 	c->nloads = fg_elf_loads(elf, &c->loads);
 	c->shared = gelf_getehdr(elf, &ehdr) && ehdr.e_type == ET_DYN;
+	z->entry = elf_entry(elf);
 	c->lazy = z;
 	return c;
 }

@@ -132,6 +132,33 @@ jit_chain() {
 	ended "no unwind information"
 }
 
+# ld.so's _start has no CFI: at the instruction the kernel starts a process at (sampled in
+# its first page fault, say) there is no return address (rbp is 0 from the exec); one instruction
+# on there is no unwind information again (lib/cfi: entry_rule)
+@test "fg-sym: a sample at ld.so's entry point, which has no CFI, is the outermost frame" {
+	local ld entry
+	ld=$(readlink -f /lib64/ld-linux-x86-64.so.2)
+	entry=$((0x$(readelf -hW "$ld" | awk '/Entry point address/ { sub(/^0x/, "", $4); print $4 }')))
+	[ "$entry" -gt 0 ]
+	# (no FDE covers it, so lib/cfi makes it a row: else this tests nothing)
+	cfi-dump "$ld" | grep -q "^$(printf '%016x' $entry) entry - -\$"
+	for at in 0 3; do
+		{
+			mapping 7 $BASE "$ld"
+			printf 'sample pid=7 u=%x regs=ip:%x,sp:7ffc0000,bp:0 stack=1,7ffc0100,0\n' \
+				$((BASE + entry + at)) $((BASE + entry + at))
+		} >"$BATS_TEST_TMPDIR/in.txt"
+		sym
+		echo "# +$at: ${lines[1]}; ${stderr_lines[1]}" >&3
+		if [ $at -eq 0 ]; then
+			[[ $stderr == *"1 stacks unwound: 1 whole, 0 ended early ("* ]]
+		else
+			ended "no unwind information"
+		fi
+		[ "${#lines[@]}" -eq 2 ]
+	done
+}
+
 @test "fg-sym: a stack of more than 1024 frames ends at 1024, too deep" {
 	local d=$BATS_TEST_TMPDIR i stack="" sp=$((0x7ffc0000)) w
 	# 1100 frames of JIT code, 16 bytes each: [saved rbp, return address]

@@ -53,6 +53,7 @@ struct fg_cfi_stats {
 	uint64_t invalid[FG_CFI_WHY_COUNT]; /* ...by reason */
 	uint64_t rbp_lost;		    /* rows whose rbp rule is not held (FG_CFI_LOST) */
 	uint64_t rbx_lost;		    /* rows whose rbx rule is not held (FG_CFI_LOST) */
+	uint64_t entry_rows; /* 1: the ELF entry point, in no FDE, is a STOP row (ld.so's _start) */
 };
 
 /* Where a reason of fg_cfi_why is explained: "CFA expression", ... */

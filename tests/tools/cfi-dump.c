@@ -13,6 +13,9 @@
  * --time N: build the table N times, and print the median time ("build_ns").
  * cfi-dump --vdso: the rows of this kernel's vdso, built from its image in
  * memory, each followed by the function that starts there, if any.
+ *
+ * The row lib/cfi adds at an entry point no FDE covers (stats entry_rows) is
+ * printed "ADDR entry - -"; --libdw leaves it out (it is not CFI).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -94,6 +97,9 @@ static int breg(const Dwarf_Op *op, uint64_t *reg, int64_t *off)
 	}
 	return 0;
 }
+
+/* The file's entry point when lib/cfi made a row of it, else 0. */
+static uint64_t entry_pc;
 
 /* libdw's CFA in the same form; "?" for what our layout does not hold. */
 static void dw_cfa(Dwarf_Op *ops, size_t n, char *out, size_t len)
@@ -180,7 +186,7 @@ static int check_libdw(const struct fg_cfi *c, int fd, int dfd)
 		const struct fg_cfi_rule *r = &c->rules[c->rows[i].rule];
 		uint64_t start = c->base + c->rows[i].pc, end = c->base + c->rows[i + 1].pc;
 
-		if (r->kind == FG_CFI_NONE)
+		if (r->kind == FG_CFI_NONE || (entry_pc && start == entry_pc))
 			continue;
 		if (r->kind != FG_CFI_NORMAL && r->kind != FG_CFI_STOP) {
 			skipped++;
@@ -272,10 +278,11 @@ static void print_stats(const struct fg_cfi *c)
 	printf("cies %" PRIu64 "\nfdes %" PRIu64 "\neh_fdes %" PRIu64 "\ndebug_fdes %" PRIu64
 	       "\nbad_entries %" PRIu64 "\noverlaps %" PRIu64 "\nempty %" PRIu64 "\nrows %" PRIu64
 	       "\nrules %" PRIu64 "\nbytes %zu\nstop_rows %" PRIu64 "\nsignal_rows %" PRIu64
-	       "\ninvalid_rows %" PRIu64 "\nrbp_lost %" PRIu64 "\nrbx_lost %" PRIu64 "\n",
+	       "\ninvalid_rows %" PRIu64 "\nrbp_lost %" PRIu64 "\nrbx_lost %" PRIu64
+	       "\nentry_rows %" PRIu64 "\n",
 	       s->cies, s->fdes, s->eh_fdes, s->debug_fdes, s->bad_entries, s->overlaps, s->empty,
 	       s->rows, s->rules, fg_cfi_table_bytes(c), s->stop_rows, s->signal_rows,
-	       s->invalid_rows, s->rbp_lost, s->rbx_lost);
+	       s->invalid_rows, s->rbp_lost, s->rbx_lost, s->entry_rows);
 	for (int i = 1; i < FG_CFI_WHY_COUNT; i++)
 		printf("invalid[%s] %" PRIu64 "\n", fg_cfi_why_names[i], s->invalid[i]);
 }
@@ -288,6 +295,11 @@ static void print_rows(const struct fg_cfi *c, const struct fg_elfsyms *e)
 		const struct fg_elf_sym *s = e ? fg_elfsyms_lookup(e, pc) : NULL;
 
 		fg_cfi_rule_text(&c->rules[c->rows[r].rule], a, b, d, sizeof(a));
+		if (entry_pc && pc == entry_pc) {
+			snprintf(a, sizeof(a), "entry");
+			snprintf(b, sizeof(b), "-");
+			snprintf(d, sizeof(d), "-");
+		}
 		printf("%016" PRIx64 " %s %s %s%s%s\n", pc, a, b, d, s && s->addr == pc ? " " : "",
 		       s && s->addr == pc ? s->name : "");
 	}
@@ -347,6 +359,14 @@ int main(int argc, char **argv)
 	c = fg_cfi_open_fd(fd, dfd);
 	if (!c)
 		fg_die("cannot build the table of '%s'", argv[i]);
+	if (c->st.entry_rows) {
+		Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+		GElf_Ehdr eh;
+
+		if (elf && gelf_getehdr(elf, &eh))
+			entry_pc = eh.e_entry;
+		elf_end(elf);
+	}
 	if (times > 0) {
 		rc = time_builds(fd, dfd, times);
 	} else if (libdw) {

@@ -119,8 +119,12 @@ def main():
                     shown += 1
     # rows of ours that readelf does not start (within FDEs it prints rows for)
     extra = 0
+    prev = None
     for a, r in zip(addrs, rows):
-        if a not in starts and a not in bounds:
+        # the entry point's row (not CFI: cfi-dump) and the gap after it
+        skip = r[0] == "entry" or (prev == "entry" and r[0] == "none")
+        prev = r[0]
+        if not skip and a not in starts and a not in bounds:
             extra += 1
             if shown < 20:
                 print("%016x ours %s %s %s: readelf starts no row here" % ((a,) + r))

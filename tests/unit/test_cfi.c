@@ -455,6 +455,58 @@ TEST(cfi_lazy_lookups_match_the_whole_table)
 	}
 }
 
+static uint64_t entry_of(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Ehdr eh;
+	uint64_t e = elf && gelf_getehdr(elf, &eh) ? eh.e_entry : 0;
+
+	elf_end(elf);
+	return e;
+}
+
+/*
+ * ld.so's _start has no CFI: the instruction the kernel starts a process at
+ * is a STOP row of one byte, in the whole table and the lazy one; a program
+ * whose _start has CFI (this one's, from crt1) gets no such row.
+ */
+TEST(cfi_entry_point_without_cfi_is_the_outermost_frame)
+{
+	char path[4096];
+	struct fg_cfi *whole, *lazy, *self;
+	uint64_t entry, s, e;
+	int fd;
+
+	CHECK(mapped_path("/ld-linux-x86-64.so.2", path, sizeof(path)));
+	fd = fg_open_regular(path, 0, NULL);
+	CHECK(fd >= 0);
+	entry = entry_of(fd);
+	whole = fg_cfi_open_fd(fd, -1);
+	lazy = fg_cfi_open_lazy(fd);
+	close(fd);
+	CHECK(entry && whole && lazy && lazy->lazy);
+	CHECK_INT(whole->st.entry_rows, 1);
+	for (int k = 0; k < 2; k++) {
+		struct fg_cfi *c = k ? lazy : whole;
+
+		CHECK_INT(fg_cfi_lookup_range(c, entry, &s, &e)->kind, FG_CFI_STOP);
+		CHECK(s == entry && e == entry + 1);
+		CHECK_INT(fg_cfi_lookup(c, entry + 1)->kind, FG_CFI_NONE);
+		CHECK_INT(fg_cfi_lookup(c, entry - 1)->kind, FG_CFI_NONE);
+	}
+	fg_cfi_free(whole);
+	fg_cfi_free(lazy);
+	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	CHECK(fd >= 0);
+	entry = entry_of(fd);
+	self = fg_cfi_open_fd(fd, -1);
+	close(fd);
+	CHECK(self);
+	CHECK_INT(self->st.entry_rows, 0);
+	CHECK_INT(fg_cfi_lookup(self, entry)->kind, FG_CFI_STOP); /* crt1's own rule */
+	fg_cfi_free(self);
+}
+
 /* libc's image with its .eh_frame_hdr table changed by `spoil`: lazy lookups stay safe. */
 static struct fg_cfi *spoiled(const char *img, size_t len, void (*spoil)(uint8_t *hdr, size_t n))
 {
@@ -578,5 +630,6 @@ int main(void)
 	RUN(cfi_cache_by_identity);
 	RUN(cfi_lazy_lookups_match_the_whole_table);
 	RUN(cfi_lazy_hostile_header);
+	RUN(cfi_entry_point_without_cfi_is_the_outermost_frame);
 	return unit_done();
 }
