@@ -3,9 +3,10 @@
  * include/fg/cfi_step.h compiled for BPF, as the `cfi` call-graph mode will
  * use it: a table's rows in a map value, its rules in an array map, the
  * stack read with bpf_probe_read_user, a walk of DEPTH frames.  The row is
- * found with bpf_loop(), one halving a call: a search loop inside the walk's
- * loop makes the verifier explore every path of both (over a million
- * instructions at 16 frames), while the step itself verifies at once.  tests/cfi.bats compiles it
+ * found with bpf_loop(), one halving a call, and each frame is a bpf_loop()
+ * call too: a search loop inside an unrolled walk makes the verifier explore
+ * every path of both (over a million instructions at 16 frames), while one
+ * step verifies at once.  tests/cfi.bats compiles it
  * with clang -target bpf and, as root, has the kernel's verifier load it.
  */
 #include <linux/bpf.h>
@@ -19,6 +20,7 @@ struct fg_bpf_mem {
 	(bpf_probe_read_user((val), 8, (const void *)(unsigned long)(addr))                        \
 	     ? FG_CFI_END_UNREADABLE                                                               \
 	     : 0)
+#define FG_CFI_INLINE static __always_inline
 #include "fg/cfi_step.h"
 
 #define NROWS 4096
@@ -85,29 +87,48 @@ static __always_inline const struct fg_cfi_rule *lookup(const struct table *t, _
 	return bpf_map_lookup_elem(&rules, &k);
 }
 
+/* the walk's state, shared with walk_step() */
+struct walk {
+	const struct table *t;
+	struct fg_cfi_regs g;
+	struct fg_bpf_mem mem;
+	__u32 n; /* frames in pcs */
+};
+
+/* one frame of the walk, as a bpf_loop() callback: the verifier checks one step once, not
+ * DEPTH unrolled copies of it (over a million instructions, refused on 6.18 with clang 14) */
+static long walk_step(__u32 i, void *arg)
+{
+	struct walk *w = arg;
+	const struct fg_cfi_rule *r;
+	__u32 n;
+	int res;
+
+	(void)i;
+	r = lookup(w->t, (__u32)w->g.r[FG_CFI_RIP]);
+	if (!r)
+		return 1;
+	n = w->n; /* read once, bounded where it is used */
+	if (n >= DEPTH)
+		return 1;
+	pcs[n] = w->g.r[FG_CFI_RIP];
+	w->n = n + 1;
+	res = fg_cfi_step(r, &w->g, &w->mem);
+	return res != FG_CFI_OK && res != FG_CFI_OK_EXACT;
+}
+
 SEC("perf_event")
 int walk(void *ctx)
 {
-	struct fg_bpf_mem mem = {0};
-	struct fg_cfi_regs g = {};
+	struct walk w = {};
 	__u32 zero = 0;
-	const struct table *t = bpf_map_lookup_elem(&tables, &zero);
-	int i;
 
 	(void)ctx;
-	if (!t)
+	w.t = bpf_map_lookup_elem(&tables, &zero);
+	if (!w.t)
 		return 0;
-	g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP);
-	for (i = 0; i < DEPTH; i++) {
-		const struct fg_cfi_rule *r = lookup(t, (__u32)g.r[FG_CFI_RIP]);
-
-		if (!r)
-			break;
-		pcs[i] = g.r[FG_CFI_RIP];
-		int res = fg_cfi_step(r, &g, &mem);
-		if (res != FG_CFI_OK && res != FG_CFI_OK_EXACT)
-			break;
-	}
+	w.g.valid = FG_CFI_BIT(FG_CFI_RIP) | FG_CFI_BIT(FG_CFI_RSP);
+	bpf_loop(DEPTH, walk_step, &w, 0);
 	return 0;
 }
 
