@@ -51,7 +51,10 @@ PKGS := libbpf libelf libdw zlib liblzma
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -llzma)
 
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
+# each object also writes the headers it read to a .d file beside it, which make reads back
+# (below): a header's change rebuilds what includes it, and only that
+DEPFLAGS := -MMD -MP
+ALL_CFLAGS := $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
 	$(WARN) $(CFLAGS) $(SANFLAGS)
 ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # each tool links only the libraries it uses
@@ -91,6 +94,9 @@ SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
 MAN5 := $(sort $(wildcard man/*.5))
 
+-include $(wildcard $(OUT)/*.d $(OUT)/lib/*.d $(OUT)/cmd/*.d $(OUT)/tests/*.d \
+	$(OUT)/tests/tools/*.d $(FUZZ_OUT)/*.d $(FUZZ_OUT)/lib/*.d)
+
 .PHONY: demo all build deps check test unit bats check-asan fuzz fuzz-smoke man-lint format format-check install uninstall \
 	clean bench
 .DELETE_ON_ERROR:
@@ -118,7 +124,7 @@ $(OUT)/lib $(OUT)/cmd $(OUT)/tests $(FUZZ_OUT) $(FUZZ_OUT)/lib:
 
 # --- the library and the tools ---
 
-$(OUT)/lib/%.o: lib/%.c $(wildcard include/fg/*.h) | $(OUT)/lib
+$(OUT)/lib/%.o: lib/%.c | $(OUT)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -126,7 +132,7 @@ $(OUT)/libfg.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(OUT)/cmd/%.o: cmd/%.c $(wildcard include/fg/*.h) | $(OUT)/cmd
+$(OUT)/cmd/%.o: cmd/%.c | $(OUT)/cmd
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(TOOL_CFLAGS) -c $< -o $@
 
@@ -145,10 +151,10 @@ $(OUT)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)scripts/gen-vmlinux-h.sh "$(VMLINUX_BTF)" "$(VMLINUX_H)" > $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h $(wildcard bpf/*.h) $(wildcard include/fg/*.h)
+$(OUT)/%.bpf.o: bpf/%.bpf.c $(OUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(OUT) -Iinclude -Ibpf \
-		$(CLANG_BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
+		$(CLANG_BPF_SYS_INCLUDES) $(DEPFLAGS) -Wall -Werror -c $< -o $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
@@ -159,7 +165,7 @@ $(OUT)/cmd/fg-sample.o: $(SKELS)
 
 # --- tests ---
 
-$(OUT)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(OUT)/libfg.a | $(OUT)/tests
+$(OUT)/tests/%: tests/unit/%.c $(OUT)/libfg.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
 
@@ -266,11 +272,11 @@ check-asan: deps
 
 # --- fuzzing (clang libFuzzer) ---
 
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
+FUZZ_CFLAGS := $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
 	-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -DFG_FUZZING
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
 
-$(FUZZ_OUT)/lib/%.o: lib/%.c $(wildcard include/fg/*.h) | $(FUZZ_OUT)/lib
+$(FUZZ_OUT)/lib/%.o: lib/%.c | $(FUZZ_OUT)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
