@@ -3,6 +3,8 @@
 #   make                 build every tool into $(OUT)/; installs nothing: when the build lacks
 #                        something, it says which Debian packages to install and stops
 #   make deps            install the Debian packages the build and the tests need (scripts/deps/)
+#   make test            the quick tier: build, then the unit tests and every test that needs no
+#                        live BPF (a few minutes)
 #   make check           install missing packages, build, run every test (also under ASan+UBSan,
 #                        plus a short run of every fuzz target and the man page lint)
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -256,7 +258,9 @@ unit: build
 bats: build
 	$(Q)tests/run bats $(OUT)
 
-test: unit bats
+# the quick tier: no live BPF, no ASan pass, no fuzzing
+test: build
+	$(Q)tests/run quick $(OUT)
 
 # the whole suite, as CI runs it: build and test normally, then again under
 # AddressSanitizer + UBSan with clang, then a short run of every fuzz target and the man lint

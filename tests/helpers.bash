@@ -5,6 +5,8 @@
 # FG_BUILD names the build directory whose tools are tested (tests/run sets it;
 # default: build/).  FG_TEST_STRICT=1 (set in CI) makes `skip` a failure, so a
 # test that cannot run where it should is never silently passed over.
+# FG_TEST_QUICK=1 (make test, the quick tier) skips the tests that need live BPF:
+# those that say `requires btf` or `requires perf_event`.
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 FG_BUILD=${FG_BUILD:-$TOP/build}
@@ -83,6 +85,7 @@ requires() {
 	for r in "$@"; do
 		case $r in
 		root) [ "$(id -u)" -eq 0 ] || skip "test requires root" ;;
+		btf | perf_event) [ "${FG_TEST_QUICK:-0}" = 0 ] || skip "quick tier: live BPF (make check)" ;;&
 		btf) [ -r /sys/kernel/btf/vmlinux ] || skip "test requires kernel BTF" ;;
 		perf_event) [ -e /proc/sys/kernel/perf_event_paranoid ] || skip "test requires perf events" ;;
 		*) command -v "$r" >/dev/null 2>&1 || skip "test requires $r" ;;
