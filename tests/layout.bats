@@ -6,7 +6,7 @@ load helpers
 
 # the backquoted module names of the table "which modules serve which stage"
 table_modules() {
-	awk '/^Which modules of `lib\/`/, /^## Tools/' "$TOP/README.md" |
+	awk '/^Which modules of `lib\/`/, /^## /' "$TOP/README.md" |
 		grep -o '`[a-z_]*\(\.h\)\?`' | tr -d '`' | sed 's/\.h$//' | sort -u
 }
 
