@@ -536,8 +536,10 @@ static bool advance(struct prog *g, uint64_t delta)
 	return move_to(g, to);
 }
 
-/* Run a CFA program; false when it ends early (the FDE's end reached, or an error). */
-static bool run(struct prog *g, const uint8_t *p, const uint8_t *end)
+/* The CFA interpreter, one case per DW_CFA_ opcode: runs a CIE's or an FDE's program into g's
+ * rows; false when it ends early (the FDE's end reached, or an error).  The one function of the
+ * library over 120 lines: a switch over the opcodes reads best whole. */
+static bool cfa_interpret(struct prog *g, const uint8_t *p, const uint8_t *end)
 {
 	struct rd r = {p, end, false};
 	const struct cie *c = g->c;
@@ -719,12 +721,12 @@ static void fde_rows(struct builder *b, const struct fde *f)
 	g->sect = &b->sects[f->sect];
 	g->s = initial_state;
 	/* the CIE's initial instructions, then the FDE's */
-	run(g, g->c->ins, g->c->ins_end);
+	cfa_interpret(g, g->c->ins, g->c->ins_end);
 	g->init = g->s;
 	g->depth = 0;
 	g->f = f;
 	g->loc = g->row_loc = f->start;
-	if (run(g, f->ins, f->ins_end) && g->row_loc < f->end)
+	if (cfa_interpret(g, f->ins, f->ins_end) && g->row_loc < f->end)
 		add_row(b, g->row_loc, state_rule(b, g->c, &g->s, g->why));
 	add_row(b, f->end, 0);
 }
