@@ -270,6 +270,132 @@ static void copy_comm(char *dst, const char *src, size_t avail)
 	memcpy(dst, src, n);
 }
 
+/* PERF_RECORD_MMAP2: an executable mapping, with its build-id or its inode */
+static int sb_mmap2(const struct perf_event_header *h, const uint8_t *body, size_t blen,
+		    const struct sample_id *id, struct fg_rq *q)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		union {
+			struct {
+				uint32_t maj, min;
+				uint64_t ino, ino_generation;
+			};
+			struct {
+				uint8_t build_id_size, res1;
+				uint16_t res2;
+				uint8_t build_id[20];
+			};
+		};
+		uint32_t prot, flags;
+	} ev;
+	struct fg_rec_mapping m;
+	const char *name = (const char *)body + sizeof(ev);
+	size_t nlen;
+
+	if (blen < sizeof(ev) + 1)
+		return 0;
+	memcpy(&ev, body, sizeof(ev));
+	if (!(ev.prot & 4) || ev.len == 0) /* PROT_EXEC */
+		return 0;
+	memset(&m, 0, sizeof(m));
+	m.pid = ev.pid;
+	m.tid = ev.tid;
+	m.time_ns = id->time;
+	m.start = ev.addr;
+	m.end = ev.addr + ev.len;
+	m.pgoff = ev.pgoff;
+	m.prot = ev.prot;
+	m.mflags = ev.flags;
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		m.flags = FG_MAP_F_BUILD_ID;
+		m.build_id_len = ev.build_id_size <= FG_REC_BUILD_ID_MAX ? ev.build_id_size
+									 : FG_REC_BUILD_ID_MAX;
+		memcpy(m.build_id, ev.build_id, m.build_id_len);
+	} else {
+		m.maj = ev.maj;
+		m.min = ev.min;
+		m.ino = ev.ino;
+	}
+	nlen = strnlen(name, blen - sizeof(ev));
+	if (nlen == 0 || m.end <= m.start)
+		return 0;
+	char *path = fg_xstrndup(name, nlen);
+	fg_rq_add(q, id->time, FG_REC_MAPPING, &m, sizeof(m), path, nlen + 1);
+	free(path);
+	return 1;
+}
+
+/* PERF_RECORD_COMM: a thread's new name, and after an exec who the process runs as */
+static int sb_comm(const struct perf_event_header *h, const uint8_t *body, size_t blen,
+		   const struct sample_id *id, struct fg_rq *q)
+{
+	struct fg_rec_comm r;
+	uint32_t ids[2];
+
+	if (blen < 8 + 1)
+		return 0;
+	memcpy(ids, body, 8);
+	memset(&r, 0, sizeof(r));
+	r.pid = ids[0];
+	r.tid = ids[1];
+	r.time_ns = id->time;
+	r.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? FG_COMM_F_EXEC : 0;
+	copy_comm(r.comm, (const char *)body + 8, blen - 8);
+	fg_rq_add(q, id->time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
+	/* an exec may change who the process runs as (set-user-ID programs) */
+	if (r.flags & FG_COMM_F_EXEC)
+		return 1 + queue_creds(q, "/proc", r.pid, id->time);
+	return 1;
+}
+
+/* PERF_RECORD_FORK and _EXIT: a task begins or ends */
+static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_t blen,
+		   struct fg_rq *q)
+{
+	struct {
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} ev;
+	struct fg_rec_task t;
+	uint32_t type = h->type == PERF_RECORD_FORK ? FG_REC_FORK : FG_REC_EXIT;
+
+	if (blen < sizeof(ev))
+		return 0;
+	memcpy(&ev, body, sizeof(ev));
+	t.pid = ev.pid;
+	t.tid = ev.tid;
+	t.ppid = ev.ppid;
+	t.ptid = ev.ptid;
+	t.time_ns = ev.time;
+	fg_rq_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
+	/* a new process: who it runs as, if it is still there */
+	if (type == FG_REC_FORK && t.pid == t.tid && t.pid != t.ppid)
+		return 1 + queue_creds(q, "/proc", t.pid, ev.time);
+	return 1;
+}
+
+/* PERF_RECORD_LOST: side-band records the kernel could not write, counted */
+static int sb_lost(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *body, size_t blen,
+		   const struct sample_id *id, struct fg_rq *q)
+{
+	uint64_t v[2];
+	struct fg_rec_lost l;
+
+	if (blen < sizeof(v))
+		return 0;
+	memcpy(v, body, sizeof(v));
+	c->lost += v[1];
+	sb->lost += v[1];
+	l.time_ns = id->time;
+	l.count = v[1];
+	l.cpu = (uint32_t)c->cpu;
+	l.reason = FG_LOST_SIDEBAND;
+	fg_rq_add(q, id->time, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+	return 1;
+}
+
 /* One side-band record (whole, in `p`, `size` bytes) to the queue.  1 if queued. */
 static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
 		    struct fg_rq *q)
@@ -284,118 +410,15 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 	memcpy(&id, p + size - sizeof(id), sizeof(id));
 	blen = size - sizeof(*h) - sizeof(id);
 	switch (h->type) {
-	case PERF_RECORD_MMAP2: {
-		struct {
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			union {
-				struct {
-					uint32_t maj, min;
-					uint64_t ino, ino_generation;
-				};
-				struct {
-					uint8_t build_id_size, res1;
-					uint16_t res2;
-					uint8_t build_id[20];
-				};
-			};
-			uint32_t prot, flags;
-		} ev;
-		struct fg_rec_mapping m;
-		const char *name = (const char *)body + sizeof(ev);
-		size_t nlen;
-
-		if (blen < sizeof(ev) + 1)
-			return 0;
-		memcpy(&ev, body, sizeof(ev));
-		if (!(ev.prot & 4) || ev.len == 0) /* PROT_EXEC */
-			return 0;
-		memset(&m, 0, sizeof(m));
-		m.pid = ev.pid;
-		m.tid = ev.tid;
-		m.time_ns = id.time;
-		m.start = ev.addr;
-		m.end = ev.addr + ev.len;
-		m.pgoff = ev.pgoff;
-		m.prot = ev.prot;
-		m.mflags = ev.flags;
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			m.flags = FG_MAP_F_BUILD_ID;
-			m.build_id_len = ev.build_id_size <= FG_REC_BUILD_ID_MAX
-					     ? ev.build_id_size
-					     : FG_REC_BUILD_ID_MAX;
-			memcpy(m.build_id, ev.build_id, m.build_id_len);
-		} else {
-			m.maj = ev.maj;
-			m.min = ev.min;
-			m.ino = ev.ino;
-		}
-		nlen = strnlen(name, blen - sizeof(ev));
-		if (nlen == 0 || m.end <= m.start)
-			return 0;
-		char *path = fg_xstrndup(name, nlen);
-		fg_rq_add(q, id.time, FG_REC_MAPPING, &m, sizeof(m), path, nlen + 1);
-		free(path);
-		return 1;
-	}
-	case PERF_RECORD_COMM: {
-		struct fg_rec_comm r;
-		uint32_t ids[2];
-
-		if (blen < 8 + 1)
-			return 0;
-		memcpy(ids, body, 8);
-		memset(&r, 0, sizeof(r));
-		r.pid = ids[0];
-		r.tid = ids[1];
-		r.time_ns = id.time;
-		r.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? FG_COMM_F_EXEC : 0;
-		copy_comm(r.comm, (const char *)body + 8, blen - 8);
-		fg_rq_add(q, id.time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
-		/* an exec may change who the process runs as (set-user-ID programs) */
-		if (r.flags & FG_COMM_F_EXEC)
-			return 1 + queue_creds(q, "/proc", r.pid, id.time);
-		return 1;
-	}
+	case PERF_RECORD_MMAP2:
+		return sb_mmap2(h, body, blen, &id, q);
+	case PERF_RECORD_COMM:
+		return sb_comm(h, body, blen, &id, q);
 	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		struct {
-			uint32_t pid, ppid, tid, ptid;
-			uint64_t time;
-		} ev;
-		struct fg_rec_task t;
-		uint32_t type = h->type == PERF_RECORD_FORK ? FG_REC_FORK : FG_REC_EXIT;
-
-		if (blen < sizeof(ev))
-			return 0;
-		memcpy(&ev, body, sizeof(ev));
-		t.pid = ev.pid;
-		t.tid = ev.tid;
-		t.ppid = ev.ppid;
-		t.ptid = ev.ptid;
-		t.time_ns = ev.time;
-		fg_rq_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
-		/* a new process: who it runs as, if it is still there */
-		if (type == FG_REC_FORK && t.pid == t.tid && t.pid != t.ppid)
-			return 1 + queue_creds(q, "/proc", t.pid, ev.time);
-		return 1;
-	}
-	case PERF_RECORD_LOST: {
-		uint64_t v[2];
-		struct fg_rec_lost l;
-
-		if (blen < sizeof(v))
-			return 0;
-		memcpy(v, body, sizeof(v));
-		c->lost += v[1];
-		sb->lost += v[1];
-		l.time_ns = id.time;
-		l.count = v[1];
-		l.cpu = (uint32_t)c->cpu;
-		l.reason = FG_LOST_SIDEBAND;
-		fg_rq_add(q, id.time, FG_REC_LOST, &l, sizeof(l), NULL, 0);
-		return 1;
-	}
+	case PERF_RECORD_EXIT:
+		return sb_task(h, body, blen, q);
+	case PERF_RECORD_LOST:
+		return sb_lost(sb, c, body, blen, &id, q);
 	}
 	return 0;
 }
