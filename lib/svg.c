@@ -427,133 +427,163 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_flame
 	return fg_palette_color(o->palette, o->pick, fr->name, fr->name_len, rng);
 }
 
+/* the graph's geometry, the same for every frame */
+struct layout {
+	double timemax; /* the width of the root, in counts */
+	double ypad1, ypad2;
+	int height;
+	double pxscale, charpx;
+	double unit_ns; /* the counts are a time: say it in seconds too */
+};
+
+/* a frame's tooltip: its name, count, share and, in a differential graph, its change */
+static void frame_title(struct fg_buf *b, const struct fg_flame *f, const struct fg_flame_frame *fr,
+			const struct fg_svg_opts *o, const struct layout *l, double width,
+			size_t shown)
+{
+	double samples = nearbyint(width * o->factor);
+	char pct[64];
+
+	if (fr->parent < 0) {
+		fg_buf_addstr(b, "all (");
+		put_count(b, width * o->factor);
+		fg_buf_addch(b, ' ');
+		esc(b, o->countname);
+		fg_buf_addstr(b, ", 100%");
+		if (l->unit_ns)
+			put_time(b, width * o->factor, l->unit_ns);
+		fg_buf_addch(b, ')');
+		return;
+	}
+	/* flamegraph.pl computes the share from the rounded count */
+	snprintf(pct, sizeof(pct), "%.2f", 100 * samples / (l->timemax * o->factor));
+	fg_svg_escape(b, fr->name, shown, raw8);
+	fg_buf_addstr(b, " (");
+	put_count(b, width * o->factor);
+	fg_buf_addch(b, ' ');
+	esc(b, o->countname);
+	fg_buf_addf(b, ", %s%%", pct);
+	if (l->unit_ns)
+		put_time(b, width * o->factor, l->unit_ns);
+	if (f->diff) {
+		double d = o->negate ? -fr->delta : fr->delta;
+
+		fg_buf_addf(b, "; %s%.2f%%", d > 0 ? "+" : "", 100 * d / (l->timemax * o->factor));
+	}
+	fg_buf_addch(b, ')');
+}
+
+/* a frame's label, where three characters fit at the layout width, cut with ".." */
+static void frame_label(struct fg_buf *lab, const struct fg_flame_frame *fr,
+			const struct fg_svg_opts *o, const struct layout *l, double width, double y,
+			size_t shown)
+{
+	size_t chars = (size_t)(width * l->pxscale / l->charpx);
+	const char *name = fr->parent < 0 ? "all" : fr->name;
+	size_t len = fr->parent < 0 ? 3 : shown, n, cut;
+
+	if (chars < 3)
+		return;
+	fg_buf_addstr(lab, "<text x=\"");
+	put_px(lab, XPAD + fr->start * l->pxscale + 3);
+	fg_buf_addf(lab, "\" y=\"%g\">", y + (o->frameheight - FRAMEPAD) / 2.0 + 3);
+	cut = chars_end(name, len, chars, &n);
+	if (cut < len) {
+		cut = chars_end(name, len, chars - 2, &n);
+		fg_svg_escape(lab, name, cut, raw8);
+		fg_buf_addstr(lab, "..");
+	} else {
+		fg_svg_escape(lab, name, len, raw8);
+	}
+	fg_buf_addstr(lab, "</text>\n");
+}
+
+/* one frame: its group (in a link when --nameattr gives one), tooltip and rectangle to b,
+ * its label to lab */
+static void frame(struct fg_buf *b, struct fg_buf *lab, const struct fg_flame *f,
+		  const struct fg_flame_frame *fr, const struct fg_svg_opts *o,
+		  const struct layout *l, uint64_t *rng)
+{
+	double width = fr->parent < 0 ? l->timemax : fr->end - fr->start;
+	size_t shown = fg_flame_strip(fr->name, fr->name_len);
+	const struct fg_nameattr *na = NULL;
+	double y;
+
+	if (o->nameattr) {
+		struct fg_hent *e = fg_hmap_get(o->nameattr, fr->name, fr->name_len);
+
+		na = e ? e->val.p : NULL;
+	}
+	if (na && na->href) {
+		fg_buf_addstr(b, "<a xlink:href=\"");
+		esc(b, na->href);
+		fg_buf_addstr(b, "\" target=\"");
+		esc(b, na->target ? na->target : "_top");
+		fg_buf_addstr(b, "\">");
+	}
+	fg_buf_addstr(b, "<g");
+	if (na && na->attrs)
+		fg_buf_addstr(b, na->attrs);
+	if (fr->hidden > 0) {
+		fg_buf_addstr(b, " fg-h=\"");
+		put_num(b, fr->hidden);
+		fg_buf_addch(b, '"');
+	}
+	fg_buf_addstr(b, "><title>");
+	if (na && na->title)
+		esc(b, na->title);
+	else
+		frame_title(b, f, fr, o, l, width, shown);
+	if (o->inverted)
+		y = l->ypad1 + fr->depth * o->frameheight;
+	else
+		y = l->height - l->ypad2 - (fr->depth + 1) * o->frameheight + FRAMEPAD;
+	fg_buf_addstr(b, "</title><rect x=\"");
+	put_num(b, fr->start);
+	fg_buf_addf(b, "\" y=\"%g\" width=\"", y);
+	put_num(b, width);
+	fg_buf_addf(b, "\" height=\"%d\" fill=\"", o->frameheight - FRAMEPAD);
+	put_color(b, frame_color(f, fr, o, rng));
+	fg_buf_addstr(b, "\"/></g>");
+	if (na && na->href)
+		fg_buf_addstr(b, "</a>");
+	fg_buf_addch(b, '\n');
+	frame_label(lab, fr, o, l, width, y, shown);
+}
+
 int64_t fg_svg_write(FILE *out, const struct fg_flame *f, const struct fg_svg_opts *o)
 {
 	struct writer w = {out, FG_BUF_INIT, 0, 0};
 	struct fg_buf *b = &w.b;
-	double timemax = o->timemax > f->total ? o->timemax : f->total;
-	double ypad1 = o->fontsize * 3 + (o->subtitle ? o->fontsize * 2 : 0);
-	double ypad2 = o->fontsize * 2 + 10;
-	int height = (int)ceil((f->maxdepth + 1) * o->frameheight + ypad1 + ypad2);
-	double pxscale = (o->width - 2 * XPAD) / (timemax > 0 ? timemax : 1);
-	double charpx = o->fontsize * o->fontwidth;
+	struct layout l;
 	uint64_t rng = o->seed;
 	struct fg_buf lab = FG_BUF_INIT;
-	double unit_ns = count_ns(o->countname); /* the counts are a time: say it in seconds too */
 
+	l.timemax = o->timemax > f->total ? o->timemax : f->total;
+	l.ypad1 = o->fontsize * 3 + (o->subtitle ? o->fontsize * 2 : 0);
+	l.ypad2 = o->fontsize * 2 + 10;
+	l.height = (int)ceil((f->maxdepth + 1) * o->frameheight + l.ypad1 + l.ypad2);
+	l.pxscale = (o->width - 2 * XPAD) / (l.timemax > 0 ? l.timemax : 1);
+	l.charpx = o->fontsize * o->fontwidth;
+	l.unit_ns = count_ns(o->countname);
 	raw8 = is_utf8(o->encoding) ? 0 : FG_ESC_RAW8;
-	header(b, o, height);
-	ui(b, o, height, ypad2);
+	header(b, o, l.height);
+	ui(b, o, l.height, l.ypad2);
 	fg_buf_addf(b,
 		    "<svg id=\"frames\" x=\"%d\" y=\"0\" width=\"%d\" height=\"%d\" viewBox=\"0 0 ",
-		    XPAD, o->width - 2 * XPAD, height);
-	put_num(b, timemax);
+		    XPAD, o->width - 2 * XPAD, l.height);
+	put_num(b, l.timemax);
 	fg_buf_addf(
 	    b,
 	    " %d\" preserveAspectRatio=\"none\" fg-factor=\"%.17g\" fg-height=\"%d\" "
 	    "fg-inverted=\"%d\" fg-fluid=\"%d\" fg-diff=\"%d\" fg-charpx=\"%g\" fg-nametype=\"",
-	    height, o->factor, o->frameheight, o->inverted, o->fluid, f->diff, charpx);
+	    l.height, o->factor, o->frameheight, o->inverted, o->fluid, f->diff, l.charpx);
 	esc(b, o->nametype);
 	fg_buf_addstr(b, "\" fg-countname=\"");
 	esc(b, o->countname);
 	fg_buf_addstr(b, "\">\n");
-
 	for (size_t i = 0; i < f->nframes; i++) {
-		const struct fg_flame_frame *fr = &f->frames[i];
-		double width = fr->parent < 0 ? timemax : fr->end - fr->start;
-		double samples, y;
-		size_t shown = fg_flame_strip(fr->name, fr->name_len);
-		const struct fg_nameattr *na = NULL;
-		char pct[64];
-		size_t chars;
-
-		if (o->nameattr) {
-			struct fg_hent *e = fg_hmap_get(o->nameattr, fr->name, fr->name_len);
-
-			na = e ? e->val.p : NULL;
-		}
-		if (na && na->href) {
-			fg_buf_addstr(b, "<a xlink:href=\"");
-			esc(b, na->href);
-			fg_buf_addstr(b, "\" target=\"");
-			esc(b, na->target ? na->target : "_top");
-			fg_buf_addstr(b, "\">");
-		}
-		fg_buf_addstr(b, "<g");
-		if (na && na->attrs)
-			fg_buf_addstr(b, na->attrs);
-		if (fr->hidden > 0) {
-			fg_buf_addstr(b, " fg-h=\"");
-			put_num(b, fr->hidden);
-			fg_buf_addch(b, '"');
-		}
-		fg_buf_addstr(b, "><title>");
-		samples = nearbyint(width * o->factor);
-		if (na && na->title) {
-			esc(b, na->title);
-		} else if (fr->parent < 0) {
-			fg_buf_addstr(b, "all (");
-			put_count(b, width * o->factor);
-			fg_buf_addch(b, ' ');
-			esc(b, o->countname);
-			fg_buf_addstr(b, ", 100%");
-			if (unit_ns)
-				put_time(b, width * o->factor, unit_ns);
-			fg_buf_addch(b, ')');
-		} else {
-			/* flamegraph.pl computes the share from the rounded count */
-			snprintf(pct, sizeof(pct), "%.2f", 100 * samples / (timemax * o->factor));
-			fg_svg_escape(b, fr->name, shown, raw8);
-			fg_buf_addstr(b, " (");
-			put_count(b, width * o->factor);
-			fg_buf_addch(b, ' ');
-			esc(b, o->countname);
-			fg_buf_addf(b, ", %s%%", pct);
-			if (unit_ns)
-				put_time(b, width * o->factor, unit_ns);
-			if (f->diff) {
-				double d = o->negate ? -fr->delta : fr->delta;
-
-				fg_buf_addf(b, "; %s%.2f%%", d > 0 ? "+" : "",
-					    100 * d / (timemax * o->factor));
-			}
-			fg_buf_addch(b, ')');
-		}
-		if (o->inverted)
-			y = ypad1 + fr->depth * o->frameheight;
-		else
-			y = height - ypad2 - (fr->depth + 1) * o->frameheight + FRAMEPAD;
-		fg_buf_addstr(b, "</title><rect x=\"");
-		put_num(b, fr->start);
-		fg_buf_addf(b, "\" y=\"%g\" width=\"", y);
-		put_num(b, width);
-		fg_buf_addf(b, "\" height=\"%d\" fill=\"", o->frameheight - FRAMEPAD);
-		put_color(b, frame_color(f, fr, o, &rng));
-		fg_buf_addstr(b, "\"/></g>");
-		if (na && na->href)
-			fg_buf_addstr(b, "</a>");
-		fg_buf_addch(b, '\n');
-
-		/* a label where three characters fit at the layout width */
-		chars = (size_t)(width * pxscale / charpx);
-		if (chars >= 3) {
-			const char *name = fr->parent < 0 ? "all" : fr->name;
-			size_t len = fr->parent < 0 ? 3 : shown, n, cut;
-
-			fg_buf_addstr(&lab, "<text x=\"");
-			put_px(&lab, XPAD + fr->start * pxscale + 3);
-			fg_buf_addf(&lab, "\" y=\"%g\">",
-				    y + (o->frameheight - FRAMEPAD) / 2.0 + 3);
-			cut = chars_end(name, len, chars, &n);
-			if (cut < len) {
-				cut = chars_end(name, len, chars - 2, &n);
-				fg_svg_escape(&lab, name, cut, raw8);
-				fg_buf_addstr(&lab, "..");
-			} else {
-				fg_svg_escape(&lab, name, len, raw8);
-			}
-			fg_buf_addstr(&lab, "</text>\n");
-		}
+		frame(b, &lab, f, &f->frames[i], o, &l, &rng);
 		flush(&w, false);
 	}
 	fg_buf_addstr(b, "</svg>\n<g id=\"labels\">\n");
