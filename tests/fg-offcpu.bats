@@ -172,10 +172,12 @@ run_7030() {
 	[ $((nl + ns_ + nn)) -ge 40 ]
 	[ "$nl" -ge 19 ]
 	[ "$ns_" -ge 19 ]
-	# each wait as long as the workload measured it, within 2%; per wait, as a
-	# wait whose end the kernel did not report (counted above) is one of 40
-	within $((long / nl)) $((mlong / 20)) 2
-	within $((short / ns_)) $((mshort / 20)) 2
+	# each wait as long as the workload measured it, within 5%; per wait, as a
+	# wait whose end the kernel did not report (counted above) is one of 40.  On a
+	# busy guest the workload's own clock also counts the time it waited for a CPU
+	# between its return from the kernel and its clock_gettime (a few ms at worst)
+	within $((long / nl)) $((mlong / 20)) 5
+	within $((short / ns_)) $((mshort / 20)) 5
 	# so the waits split 70/30, within 2 points
 	awk -v l="$((long / nl))" -v s="$((short / ns_))" 'BEGIN { p = 100 * l / (l + s); print "# wait_long " p "%"; exit !(p >= 68 && p <= 72) }' >&3
 	# and in all, within 5% of what the workload measured of the waits recorded
