@@ -12,16 +12,6 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR/run.fgr
 }
 
-# wait_for CMD...: retry CMD for up to 10 s
-wait_for() {
-	local i
-	for i in $(seq 100); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # has_link PID: the process holds a BPF link: its program is attached
 has_link() {
 	ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'bpf_link'
@@ -261,10 +251,10 @@ run_7030() {
 	offcputime -p "$wl" >"$BATS_TEST_TMPDIR/oc.txt" 2>"$BATS_TEST_TMPDIR/oc.err" 3>&- 4>&- &
 	oc=$!
 	# both attached, then the workload goes; offcputime prints while it still lives
-	wait_for has_link "$fs"
-	wait_for has_link "$oc"
+	wait_until 10 has_link "$fs"
+	wait_until 10 has_link "$oc"
 	echo go >&4
-	wait_for grep -q wait_short "$BATS_TEST_TMPDIR/measured"
+	wait_until 10 grep -q wait_short "$BATS_TEST_TMPDIR/measured"
 	kill -INT "$oc"
 	wait "$oc"
 	exec 4>&-

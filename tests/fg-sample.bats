@@ -496,7 +496,7 @@ count_comm() {
 	for sig in INT TERM; do
 		fg-sample -o "$OUT" 2>"$BATS_TEST_TMPDIR/err" &
 		pid=$!
-		sleep 1.5
+		wait_until 20 has_samples "$OUT"
 		kill -"$sig" "$pid"
 		local rc=0
 		wait "$pid" || rc=$?

@@ -4,17 +4,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-# wait_for FILE PATTERN: until FILE holds PATTERN (at most 20 s)
-wait_for() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "timed out waiting for '$2' in $1" >&2
-	return 1
-}
-
 # samples NAME: stack blocks of $output whose header starts with NAME, one a line ('|' for newlines)
 blocks() {
 	awk -v c="$1" 'BEGIN { RS = "" } index($0, c " ") == 1 { gsub("\n", "|"); print }' <<<"$output"
@@ -37,7 +26,7 @@ symaddr() { # FILE SYMBOL
 	requires root
 	"$WORKLOADS/recurse" 30 &
 	local pid=$! exe=$WORKLOADS/recurse
-	wait_for "/proc/$pid/maps" "$exe"
+	wait_until 20 grep -q -- "$exe" "/proc/$pid/maps"
 	local base
 	base=$(base_of $pid "$exe")
 	printf 'sample pid=%d comm=recurse u=%x,%x\n' $pid \
@@ -57,7 +46,7 @@ symaddr() { # FILE SYMBOL
 	cp "$WORKLOADS/recurse" "$exe"
 	"$exe" 30 &
 	local pid=$!
-	wait_for "/proc/$pid/maps" "$exe"
+	wait_until 20 grep -q -- "$exe" "/proc/$pid/maps"
 	local base leaf
 	base=$(base_of $pid "$exe")
 	leaf=$(symaddr "$exe" spin_leaf)
@@ -76,7 +65,7 @@ symaddr() { # FILE SYMBOL
 	requires root
 	"$WORKLOADS/jit" 30 &
 	local pid=$!
-	wait_for "/tmp/perf-$pid.map" jit_loop
+	wait_until 20 grep -q -- jit_loop "/tmp/perf-$pid.map"
 	local loop
 	loop=$(awk '$3 == "jit_loop" { print $1 }' "/tmp/perf-$pid.map")
 	printf 'sample pid=%d u=%x\n' $pid $((0x$loop + 4)) >"$BATS_TEST_TMPDIR/in.txt"
@@ -106,7 +95,7 @@ symaddr() { # FILE SYMBOL
 	tail -c +$((hs + 1)) "$BATS_TEST_TMPDIR/b.fgr" >"$BATS_TEST_TMPDIR/b.rec"
 	{
 		cat "$BATS_TEST_TMPDIR/a.fgr"
-		wait_for "$BATS_TEST_TMPDIR/out" "first+0x4"
+		wait_until 20 grep -q -- "first+0x4" "$BATS_TEST_TMPDIR/out"
 		printf '7f0000002000 10 second\n' >>"$map"
 		sleep 0.2 # past fg-sym's re-read interval (50 ms)
 		cat "$BATS_TEST_TMPDIR/b.rec"
@@ -124,7 +113,7 @@ symaddr() { # FILE SYMBOL
 	# the writer keeps the pipe open until the sample shows up on the other side
 	{
 		cat "$BATS_TEST_TMPDIR/in.fgr"
-		wait_for "$BATS_TEST_TMPDIR/out" "^first " || echo timeout >"$BATS_TEST_TMPDIR/timeout"
+		wait_until 20 grep -q -- "^first " "$BATS_TEST_TMPDIR/out" || echo timeout >"$BATS_TEST_TMPDIR/timeout"
 	} | fg-sym --proc-root "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/out" 2>/dev/null
 	[ ! -e "$BATS_TEST_TMPDIR/timeout" ]
 }
@@ -154,7 +143,7 @@ symaddr() { # FILE SYMBOL
 	requires root btf perf_event
 	"$WORKLOADS/recurse" 20 &
 	local pid=$!
-	wait_for "/proc/$pid/maps" recurse
+	wait_until 20 grep -q -- recurse "/proc/$pid/maps"
 	fg --separate-stderr bash -c "fg-sample -F 199 -d 2 -p $pid | fg-sym"
 	kill $pid
 	[ "$status" -eq 0 ]
@@ -202,7 +191,7 @@ symaddr() { # FILE SYMBOL
 	done
 	[ -n "$pid" ]
 	# inside its namespace it is pid 1, and wrote /tmp/perf-1.map
-	wait_for /tmp/perf-1.map jit_loop
+	wait_until 20 grep -q -- jit_loop /tmp/perf-1.map
 	local loop
 	loop=$(awk '$3 == "jit_loop" { print $1 }' /tmp/perf-1.map)
 	printf 'sample pid=%d u=%x\n' "$pid" $((0x$loop + 2)) >"$BATS_TEST_TMPDIR/in.txt"

@@ -93,6 +93,26 @@ requires() {
 	done
 }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (status 0), or until
+# SECONDS have passed (status 1, saying what it waited for) -- never a fixed sleep
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		if ((SECONDS >= end)); then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# has_samples FILE [N]: the capture FILE (fg-sample's, maybe still being written) holds at
+# least N sample records (default 1)
+has_samples() {
+	[ "$(fgr-dump "$1" 2>/dev/null | grep -c '^sample ')" -ge "${2:-1}" ]
+}
+
 # the options TOOL --help names (up to a line "Keys:" or the end; USAGE: in its usage lines,
 # up to the first empty line), one a line, in order
 help_options() { # TOOL [USAGE]

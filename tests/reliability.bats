@@ -96,7 +96,7 @@ many_samples() {
 	local wl=$!
 	fg-sample -F 999 -p $wl -o "$BATS_TEST_TMPDIR/run.fgr" 2>/dev/null &
 	local pid=$!
-	sleep 2.5
+	wait_until 20 has_samples "$BATS_TEST_TMPDIR/run.fgr" 50
 	kill -KILL $pid
 	wait $pid || true
 	kill $wl
