@@ -187,6 +187,86 @@ TEST(memory_follows_stacks_not_time)
 	fg_top_free(t);
 }
 
+/* a view node's full name: with its annotation */
+static int vname_cmp(const struct fg_top_vnode *a, const struct fg_top_vnode *b)
+{
+	size_t la = a->len + (a->kind != FG_TOP_USER ? 4 : 0);
+	size_t lb = b->len + (b->kind != FG_TOP_USER ? 4 : 0);
+	int c = memcmp(a->name, b->name, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/* every node's children, in the view's pre-order, strictly by name */
+static bool children_in_order(const struct fg_top_view *v)
+{
+	int32_t *last = malloc(v->nnodes * sizeof(*last));
+	bool ok = true;
+
+	for (size_t i = 0; i < v->nnodes; i++)
+		last[i] = -1;
+	for (size_t i = 1; i < v->nnodes; i++) {
+		int32_t p = v->nodes[i].parent;
+
+		if (last[p] >= 0 && vname_cmp(&v->nodes[last[p]], &v->nodes[i]) >= 0)
+			ok = false;
+		last[p] = (int32_t)i;
+	}
+	free(last);
+	return ok;
+}
+
+TEST(children_in_order_however_they_came)
+{
+	/* names that sort by their bytes: prefixes, annotations, bytes above 0x7f */
+	static const char *const names[] = {"a",  "ab",	 "a_[k]", "b", "B",	"\xc3\xa9",
+					    "aa", "a;b", "zz",	  "z", "m_[j]", "m"};
+	struct fg_top *t = fg_top_new(10), *once = fg_top_new(10);
+	char st[64];
+	uint64_t rng = 42;
+	int order[600];
+	const int n = 600;
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = n - 1; i > 0; i--) {
+		int j, x;
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		j = (int)((rng >> 33) % (uint64_t)(i + 1));
+		x = order[i];
+		order[i] = order[j];
+		order[j] = x;
+	}
+	/* in a shuffled order, with views between that put what came so far in order */
+	for (int i = 0; i < n; i++) {
+		int k = order[i];
+
+		snprintf(st, sizeof(st), "p%d;%s;%s%d", k % 3, names[k % 12], names[(k / 12) % 12],
+			 k % 5);
+		add(t, st, (uint64_t)k + 1);
+		if (i % 97 == 0 || i == n - 1) {
+			struct fg_top_view *v = fg_top_view_new(t, FG_TOP_WINDOW);
+
+			CHECK(children_in_order(v));
+			fg_top_view_free(v);
+		}
+	}
+	/* the same tree as the stacks in order, at once */
+	for (int k = 0; k < n; k++) {
+		snprintf(st, sizeof(st), "p%d;%s;%s%d", k % 3, names[k % 12], names[(k / 12) % 12],
+			 k % 5);
+		add(once, st, (uint64_t)k + 1);
+	}
+	char *a = folded(t, FG_TOP_WINDOW), *b = folded(once, FG_TOP_WINDOW);
+
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	fg_top_free(t);
+	fg_top_free(once);
+}
+
 TEST(search_share)
 {
 	struct fg_top *t = fg_top_new(10);
@@ -656,6 +736,7 @@ int main(void)
 	RUN(kinds);
 	RUN(modes_move_with_time);
 	RUN(memory_follows_stacks_not_time);
+	RUN(children_in_order_however_they_came);
 	RUN(search_share);
 	RUN(layout_and_moves);
 	RUN(names_are_safe_on_a_terminal);
