@@ -766,6 +766,7 @@ static int run_terminal(struct app *a)
 	double next = 0;
 	bool was_eof = false;
 	struct sigaction sa = {.sa_handler = on_signal};
+	sigset_t ui_sigs, old_sigs;
 
 	if (!tty) {
 		fg_warn("cannot open '/dev/tty' (use --batch without a terminal)");
@@ -791,8 +792,21 @@ static int run_terminal(struct app *a)
 
 	if (pipe(a->wake) != 0)
 		fg_die("pipe");
+	/*
+	 * The signals of the terminal (ncurses' SIGWINCH and SIGTSTP, our SIGINT
+	 * and SIGTERM) are the drawing thread's alone: their handlers run there,
+	 * never beside it on the reader's, and the reader's reads go on
+	 * uninterrupted
+	 */
+	sigemptyset(&ui_sigs);
+	sigaddset(&ui_sigs, SIGINT);
+	sigaddset(&ui_sigs, SIGTERM);
+	sigaddset(&ui_sigs, SIGTSTP);
+	sigaddset(&ui_sigs, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &ui_sigs, &old_sigs);
 	if (pthread_create(&th, NULL, reader, a) != 0)
 		fg_die("cannot start the reader thread");
+	pthread_sigmask(SIG_SETMASK, &old_sigs, NULL);
 	/* a file: its profile, rather than a first frame of what was read so far */
 	for (double give_up = now() + 0.5; !a->live && now() < give_up;) {
 		pthread_mutex_lock(&a->lock);

@@ -166,6 +166,46 @@ fold_numbers() {
 	[ "$(quit)" = 0 ]
 }
 
+@test "a resize storm while input flows: the terminal's signals reach the drawing thread only" {
+	start 100 30 "perf-stream -r 20000 -d 30 -n 3000 2>/dev/null | fg-top"
+	wait_for 'samples/s'
+	top=$(pgrep -P "$(t display -p -t top '#{pane_pid}')" -x fg-top)
+	# ncurses' SIGWINCH handler (and SIGTSTP's, and ours for SIGINT and SIGTERM) ran on
+	# whichever thread the kernel chose, the reader's too, beside doupdate() on the
+	# drawing thread: a crash in 2 of 4 storms.  The reader blocks them all.
+	local task blk n=0
+	for task in /proc/"$top"/task/*; do
+		[ "${task##*/}" = "$top" ] && continue
+		blk=$(awk '$1 == "SigBlk:" { print $2 }' "$task/status")
+		echo "# reader ${task##*/}: SigBlk $blk" >&3
+		for sig in 2 15 20 28; do
+			((0x$blk >> (sig - 1) & 1))
+		done
+		n=$((n + 1))
+	done
+	[ "$n" -ge 1 ]
+	# two seconds of sizes changing as fast as the terminal can say so, each with a
+	# SIGWINCH of its own, and as many more sent: fg-top draws on
+	python3 - "$(t display -p -t top '#{pane_tty}')" "$top" >storm.out <<-'EOF'
+		import fcntl, os, random, signal, struct, sys, termios, time
+		fd, pid = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY), int(sys.argv[2])
+		end, n = time.monotonic() + 2, 0
+		while time.monotonic() < end:
+		    size = struct.pack("HHHH", random.randint(0, 60), random.randint(0, 250), 0, 0)
+		    fcntl.ioctl(fd, termios.TIOCSWINSZ, size)
+		    os.kill(pid, signal.SIGWINCH)
+		    n += 1
+		# the terminal's own size again
+		fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+		os.kill(pid, signal.SIGWINCH)
+		print(n)
+	EOF
+	echo "# $(cat storm.out) resizes" >&3
+	kill -0 "$top"
+	wait_for 'samples/s'
+	[ "$(quit)" = 0 ]
+}
+
 @test "escape sequences in names show as text and never reach the terminal" {
 	start 100 20 "LANG=C.UTF-8 LC_ALL=C.UTF-8 fg-top '$data/hostile.txt'"
 	wait_for '4 samples'
