@@ -168,7 +168,8 @@ static bool read_once(struct app *a, bool *drained, size_t *got)
 		a->eof = true;
 	}
 	if (r < 0) {
-		a->err = r;
+		if (r != -ECANCELED) /* quitting: fg_top_feed_stop */
+			a->err = r;
 		a->eof = true;
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -850,6 +851,8 @@ static int run_terminal(struct app *a)
 				stop = 1;
 		} while (!stop && (ch = getch()) != ERR);
 	}
+	/* the reader stops at its next sample, however much it read is still to fold */
+	fg_top_feed_stop(a->in);
 	if (write(a->wake[1], "q", 1) < 0)
 		fg_warn("cannot stop the reader");
 	pthread_join(th, NULL);

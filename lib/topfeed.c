@@ -11,6 +11,7 @@
  * and frame lines (include/fg/fold.h, lib/fold.c sample_cached).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ struct fg_top_feed {
 	void *log_ctx;
 	struct fg_top_feed_stats st;
 	bool begun;
+	atomic_bool stop; /* fg_top_feed_stop: fold no more samples */
 
 	char *buf;
 	size_t cap, len; /* read, not fed yet */
@@ -77,6 +79,8 @@ static int on_sample(void *ctx, const struct fg_fold_sample *s)
 	uint32_t id;
 	int r;
 
+	if (atomic_load_explicit(&in->stop, memory_order_relaxed))
+		return -ECANCELED;
 	if (s->columns == 2) {
 		say(in, "%s: a differential profile (two count columns); fg-top shows one profile",
 		    in->name);
@@ -282,6 +286,11 @@ void fg_top_feed_free(struct fg_top_feed *in)
 	free(in->pending);
 	free(in->buf);
 	free(in);
+}
+
+void fg_top_feed_stop(struct fg_top_feed *in)
+{
+	atomic_store_explicit(&in->stop, true, memory_order_relaxed);
 }
 
 const struct fg_top_feed_stats *fg_top_feed_stats(const struct fg_top_feed *in)

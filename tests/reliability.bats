@@ -11,7 +11,8 @@
 #   fg-svg.bats   "a full disk leaves no partial file", "memory follows the
 #                 distinct stacks", "an SVG past what browsers open"
 #   fg-pprof.bats "a failed write exits 1 ... and leaves no file"
-#   fg-top.bats   "a resize storm while input flows" (in a terminal of its own)
+#   fg-top.bats   "a resize storm while input flows", "q quits at once, however
+#                 much the pipe holds" (in a terminal of its own)
 bats_require_minimum_version 1.5.0
 load helpers
 

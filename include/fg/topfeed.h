@@ -74,11 +74,18 @@ void fg_top_feed_append(struct fg_top_feed *in, const char *data, size_t len);
  * part of a sample or line that fg_fold would hold anyway).  0, or
  * -errno when the input cannot go on, after a message: -EMEDIUMTYPE (binary
  * input), -EINVAL (a differential, two-column profile), -E2BIG (more than
- * 2^31 distinct frames).
+ * 2^31 distinct frames); or, without one, -ECANCELED (fg_top_feed_stop).
  */
 int fg_top_feed_process(struct fg_top_feed *in);
 /* The input ended: fold what is left, as fg_top_feed_process does. */
 int fg_top_feed_finish(struct fg_top_feed *in);
+/*
+ * Fold no more: an fg_top_feed_process running in another thread returns
+ * -ECANCELED at its next sample, rather than when all it read is folded, as
+ * does any later call that comes to one; fg_top_feed_stats and
+ * fg_top_feed_free are what is left to call.  It needs no lock.
+ */
+void fg_top_feed_stop(struct fg_top_feed *in);
 const struct fg_top_feed_stats *fg_top_feed_stats(const struct fg_top_feed *in);
 
 #endif

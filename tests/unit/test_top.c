@@ -708,6 +708,37 @@ TEST(feed_refuses_what_fg_fold_refuses)
 	fg_top_free(t);
 }
 
+TEST(feed_stops_at_its_next_sample)
+{
+	struct fg_fold_opts o = {.input = FG_FOLD_FOLDED};
+	struct fg_top *t = fg_top_new(10);
+	struct fg_top_feed *in = fg_top_feed_new(t, &o, "stop", NULL, NULL);
+	char text[1300];
+	size_t len = 0;
+
+	/* lines enough for fg_fold to see what the input is */
+	for (int i = 0; i < 100; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "a;b 1\na;c 2\n");
+	fg_top_feed_append(in, text, len);
+	CHECK_INT(fg_top_feed_process(in), 0);
+	CHECK(fg_top_feed_stats(in)->samples >= 199); /* the last line may wait for the next */
+	struct fg_top_view *v = fg_top_view_new(t, FG_TOP_ACCUMULATE);
+	double before = v->total;
+
+	CHECK(before >= 298);
+	fg_top_view_free(v);
+	/* from another thread, as fg-top quits: what is read is not folded */
+	fg_top_feed_stop(in);
+	fg_top_feed_append(in, text, len);
+	CHECK_INT(fg_top_feed_process(in), -ECANCELED);
+	CHECK_INT(fg_top_feed_finish(in), -ECANCELED);
+	v = fg_top_view_new(t, FG_TOP_ACCUMULATE);
+	CHECK(near(v->total, before));
+	fg_top_view_free(v);
+	fg_top_feed_free(in);
+	fg_top_free(t);
+}
+
 TEST(feed_memory_is_bounded)
 {
 	struct fg_top *t = fg_top_new(2);
@@ -747,6 +778,7 @@ int main(void)
 	RUN(feed_samples_count_in_their_second);
 	RUN(feed_reuses_folds_at_other_addresses);
 	RUN(feed_refuses_what_fg_fold_refuses);
+	RUN(feed_stops_at_its_next_sample);
 	RUN(feed_memory_is_bounded);
 	return unit_done();
 }
