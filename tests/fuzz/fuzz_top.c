@@ -116,6 +116,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k++;
 		if (k % 5 == 0)
 			fg_top_tick(t);
+		if (k % 3 == 0) /* a view orders the frames that came since the last */
+			fg_top_view_free(fg_top_view_new(t, FG_TOP_WINDOW));
 	}
 	if (r2 == 0)
 		r2 = fg_top_feed_finish(in);
