@@ -2,7 +2,6 @@
 /* fg-sample's options, checked. */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,25 +44,13 @@ const struct option fg_sample_longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int refuse(char *why, size_t len, const char *fmt, ...) FG_PRINTF(3, 4);
-
-static int refuse(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int add_id(uint32_t **v, size_t *n, size_t *alloc, const char *arg, const char *what,
 		  char *why, size_t len)
 {
 	uint64_t id;
 
 	if (fg_parse_u64(arg, 1, INT32_MAX, &id) < 0)
-		return refuse(why, len, "invalid %s '%s'", what, arg);
+		return fg_refuse(why, len, "invalid %s '%s'", what, arg);
 	FG_ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[(*n)++] = (uint32_t)id;
 	return 0;
@@ -91,7 +78,7 @@ static int add_events(struct fg_sample_opts *o, const char *arg, char *why, size
 	if (!strchr(arg, ',') || !strncmp(arg, "uprobe:", 7) || !strncmp(arg, "uretprobe:", 10))
 		return add_event(o, arg, why, len);
 	if (arg[0] == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
-		return refuse(why, len, "invalid event list '%s': an empty event", arg);
+		return fg_refuse(why, len, "invalid event list '%s': an empty event", arg);
 	list = fg_xstrdup(arg);
 	for (one = strtok_r(list, ",", &save); one && !err; one = strtok_r(NULL, ",", &save))
 		err = add_event(o, one, why, len);
@@ -117,10 +104,10 @@ static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size
 	}
 	k = strncmp(arg, "dwarf", 5) == 0 ? 5 : strncmp(arg, "cfi", 3) == 0 ? 3 : 0;
 	if (!k || (arg[k] != '\0' && arg[k] != ','))
-		return refuse(why, len,
-			      "invalid --call-graph '%s' (fp, dwarf[,bytes] or cfi[,bytes])", arg);
+		return fg_refuse(
+		    why, len, "invalid --call-graph '%s' (fp, dwarf[,bytes] or cfi[,bytes])", arg);
 #ifndef __x86_64__
-	return refuse(why, len, "--call-graph %s: x86-64 only", arg);
+	return fg_refuse(why, len, "--call-graph %s: x86-64 only", arg);
 #endif
 	o->cfi = k == 3;
 	o->snapshot = FG_USTACK_SNAPSHOT_DEFAULT;
@@ -128,8 +115,8 @@ static int call_graph(struct fg_sample_opts *o, const char *arg, char *why, size
 		return 0;
 	size = arg + k + 1;
 	if (fg_parse_u64(size, 1, FG_USTACK_SNAPSHOT_MAX, &v) < 0)
-		return refuse(why, len, "invalid stack dump size '%s' (1 to %u bytes)", size,
-			      FG_USTACK_SNAPSHOT_MAX);
+		return fg_refuse(why, len, "invalid stack dump size '%s' (1 to %u bytes)", size,
+				 FG_USTACK_SNAPSHOT_MAX);
 	o->snapshot = (unsigned)((v + 7) & ~7ull);
 	return 0;
 }
@@ -141,8 +128,8 @@ static int cfi_limit(unsigned *out, const char *arg, const char *what, uint64_t 
 	uint64_t v;
 
 	if (fg_parse_u64(arg, min, max, &v) < 0)
-		return refuse(why, len, "invalid limit '%s' (%" PRIu64 " to %" PRIu64 " %s)", arg,
-			      min, max, what);
+		return fg_refuse(why, len, "invalid limit '%s' (%" PRIu64 " to %" PRIu64 " %s)",
+				 arg, min, max, what);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -163,9 +150,9 @@ static int offcpu_opt(struct fg_sample_opts *o, int c, const char *arg, char *wh
 	case FG_SAMPLE_OPT_MAX_BLOCK:
 		/* microseconds, as offcputime takes them */
 		if (fg_parse_u64(arg, 0, UINT64_MAX / 1000, &v) < 0)
-			return refuse(why, len, "invalid %s '%s' (microseconds)",
-				      c == FG_SAMPLE_OPT_MIN_BLOCK ? "--min-block" : "--max-block",
-				      arg);
+			return fg_refuse(
+			    why, len, "invalid %s '%s' (microseconds)",
+			    c == FG_SAMPLE_OPT_MIN_BLOCK ? "--min-block" : "--max-block", arg);
 		if (c == FG_SAMPLE_OPT_MIN_BLOCK)
 			o->min_block_ns = v * 1000;
 		else
@@ -182,19 +169,20 @@ static int offcpu_opt(struct fg_sample_opts *o, int c, const char *arg, char *wh
 static int offcpu_check(const struct fg_sample_opts *o, char *why, size_t len)
 {
 	if (o->min_block_ns > o->max_block_ns)
-		return refuse(why, len, "--min-block %llu is above --max-block %llu",
-			      (unsigned long long)(o->min_block_ns / 1000),
-			      (unsigned long long)(o->max_block_ns / 1000));
+		return fg_refuse(why, len, "--min-block %llu is above --max-block %llu",
+				 (unsigned long long)(o->min_block_ns / 1000),
+				 (unsigned long long)(o->max_block_ns / 1000));
 	if (o->offcpu && o->snapshot)
-		return refuse(why, len,
-			      "--call-graph %s and --%s exclude each other: waits carry "
-			      "frame-pointer stacks only",
-			      o->cfi ? "cfi" : "dwarf", o->wall ? "wall" : "off-cpu");
+		return fg_refuse(why, len,
+				 "--call-graph %s and --%s exclude each other: waits carry "
+				 "frame-pointer stacks only",
+				 o->cfi ? "cfi" : "dwarf", o->wall ? "wall" : "off-cpu");
 	if (o->offcpu && o->nevents)
-		return refuse(why, len,
-			      "-e and --%s exclude each other: waits weigh their time, and --wall "
-			      "samples the CPU clock",
-			      o->wall ? "wall" : "off-cpu");
+		return fg_refuse(
+		    why, len,
+		    "-e and --%s exclude each other: waits weigh their time, and --wall "
+		    "samples the CPU clock",
+		    o->wall ? "wall" : "off-cpu");
 	return 0;
 }
 
@@ -205,23 +193,23 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 	switch (c) {
 	case 'C':
 		if (fg_cpulist_parse(arg, o->cpus, &o->ncpus, FG_SAMPLE_MAX_CPUS) < 0)
-			return refuse(why, len, "invalid CPU list '%s'", arg);
+			return fg_refuse(why, len, "invalid CPU list '%s'", arg);
 		o->cpus_given = true;
 		return 0;
 	case 'c':
 		if (fg_parse_u64(arg, 1, UINT32_MAX, &o->period) < 0)
-			return refuse(why, len, "invalid count '%s' (a sample every N events)",
-				      arg);
+			return fg_refuse(why, len, "invalid count '%s' (a sample every N events)",
+					 arg);
 		return 0;
 	case 'd':
 		if (fg_parse_double(arg, 0.001, 1e7, &o->duration) < 0)
-			return refuse(why, len, "invalid duration '%s'", arg);
+			return fg_refuse(why, len, "invalid duration '%s'", arg);
 		return 0;
 	case 'e':
 		return add_events(o, arg, why, len);
 	case 'F':
 		if (fg_parse_u64(arg, 1, 100000, &v) < 0)
-			return refuse(why, len, "invalid frequency '%s'", arg);
+			return fg_refuse(why, len, "invalid frequency '%s'", arg);
 		o->freq = (unsigned)v;
 		o->freq_given = true;
 		return 0;
@@ -230,8 +218,8 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return 0;
 	case 'm':
 		if (fg_parse_u64(arg, 1, 1u << 20, &v) < 0 || (v & (v - 1)))
-			return refuse(why, len, "invalid buffer size '%s' (pages, a power of two)",
-				      arg);
+			return fg_refuse(why, len,
+					 "invalid buffer size '%s' (pages, a power of two)", arg);
 		o->pages = (unsigned)v;
 		o->pages_given = true;
 		return 0;
@@ -264,8 +252,8 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		else if (!strcmp(arg, "check"))
 			o->kernel_unwind = FG_KUNWIND_CHECK;
 		else
-			return refuse(why, len,
-				      "invalid kernel unwinder '%s' (orc, helper or check)", arg);
+			return fg_refuse(
+			    why, len, "invalid kernel unwinder '%s' (orc, helper or check)", arg);
 		return 0;
 	case FG_SAMPLE_OPT_CFI_MAX_FILES:
 		return cfi_limit(&o->cfi_max_files, arg, "tables", 1, 1u << 20, why, len);
@@ -280,8 +268,8 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return 0;
 	case FG_SAMPLE_OPT_MAX_DEPTH:
 		if (fg_parse_u64(arg, 1, MAX_STACK_DEPTH, &v) < 0)
-			return refuse(why, len, "invalid stack depth '%s' (1 to %d)", arg,
-				      MAX_STACK_DEPTH);
+			return fg_refuse(why, len, "invalid stack depth '%s' (1 to %d)", arg,
+					 MAX_STACK_DEPTH);
 		o->depth = (unsigned)v;
 		return 0;
 	}
@@ -305,17 +293,20 @@ static int check_events(const struct fg_sample_opts *o, char *why, size_t len)
 		    o->events[i].kind == FG_EVENT_UPROBE || o->events[i].kind == FG_EVENT_URETPROBE;
 	}
 	if (o->freq_given && !time)
-		return refuse(why, len,
-			      "-F applies to cpu-clock and task-clock: for the other events, -c n "
-			      "takes a sample every n events");
+		return fg_refuse(
+		    why, len,
+		    "-F applies to cpu-clock and task-clock: for the other events, -c n "
+		    "takes a sample every n events");
 	if (o->period && !count)
-		return refuse(why, len,
-			      "-c applies to events other than cpu-clock and task-clock, which -F "
-			      "samples");
+		return fg_refuse(
+		    why, len,
+		    "-c applies to events other than cpu-clock and task-clock, which -F "
+		    "samples");
 	if (probe && o->kernel_only)
-		return refuse(why, len,
-			      "--kernel-only and uprobes exclude each other: a uprobe has only a "
-			      "user stack");
+		return fg_refuse(
+		    why, len,
+		    "--kernel-only and uprobes exclude each other: a uprobe has only a "
+		    "user stack");
 	return 0;
 }
 
@@ -323,7 +314,7 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 {
 	if (o->list_events) {
 		if (rest && rest[0] && rest[1])
-			return refuse(why, len, "--list-events takes one pattern at most");
+			return fg_refuse(why, len, "--list-events takes one pattern at most");
 		o->list_pattern = rest ? rest[0] : NULL;
 		return 0;
 	}
@@ -348,16 +339,16 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 		o->snapshot = o->cfi ? FG_USTACK_SNAPSHOT_DEFAULT : 0;
 	}
 	if (o->user_only && o->kernel_only)
-		return refuse(why, len, "--user-only and --kernel-only exclude each other");
+		return fg_refuse(why, len, "--user-only and --kernel-only exclude each other");
 	if (o->kernel_only && o->snapshot)
-		return refuse(why, len, "--call-graph %s and --kernel-only exclude each other",
-			      o->cfi ? "cfi" : "dwarf");
+		return fg_refuse(why, len, "--call-graph %s and --kernel-only exclude each other",
+				 o->cfi ? "cfi" : "dwarf");
 	if (o->cfi_check && !o->cfi)
-		return refuse(why, len, "--cfi-check needs --call-graph cfi");
+		return fg_refuse(why, len, "--cfi-check needs --call-graph cfi");
 	if (rest && rest[0])
 		o->command = rest;
 	if (o->command && (o->npids || o->ntids))
-		return refuse(why, len, "a command and -p/-t exclude each other");
+		return fg_refuse(why, len, "a command and -p/-t exclude each other");
 	return offcpu_check(o, why, len);
 }
 

@@ -2,6 +2,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fg/util.h"
@@ -66,4 +68,14 @@ int fg_scan_hex(const char **p, const char *end, int maxdigits, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int fg_refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }

@@ -21,6 +21,11 @@ int fg_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int fg_scan_hex(const char **p, const char *end, int maxdigits, uint64_t *out);
 /* The same for a finite double within [min, max]. */
 int fg_parse_double(const char *s, double min, double max, double *out);
+/*
+ * An option's refusal: the reason, formatted, into why (len bytes), and
+ * -EINVAL to return (the *_opts and *_args modules' convention).
+ */
+int fg_refuse(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* True when `s` starts with `prefix`. */
 static inline bool fg_starts_with(const char *s, const char *prefix)
 {
