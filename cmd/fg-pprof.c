@@ -16,8 +16,8 @@
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/foldopts.h"
+#include "fg/pprof_args.h"
 #include "fg/pprof_read.h"
-#include "fg/util.h"
 #include "fg/window.h"
 
 static const char usage_text[] =
@@ -131,83 +131,95 @@ static void report(const struct fg_pprof_stats *st, bool verbose, bool windows)
 	}
 }
 
-int main(int argc, char **argv)
+static void parse_options(struct fg_pprof_args *a, int argc, char **argv)
 {
-	struct fg_pprof_reader_opts o = {.input = FG_FOLD_AUTO};
-	struct fg_fold_opts fo = {.input = FG_FOLD_AUTO};
-	struct out out = {.path = NULL};
-	int c, status = FG_EXIT_OK;
-	const char *why;
+	char why[256];
+	int c, err;
 
-	fg_set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "F:ho:vV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			if (fg_parse_double(optarg, 1e-3, 1e9, &o.freq) != 0 || o.freq <= 0)
-				usage_error("invalid frequency '%s'", optarg);
-			break;
-		case 'h':
+	while ((c = getopt_long(argc, argv, FG_PPROF_SHORTOPTS, longopts, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(usage_text, stdout);
-			return fg_close_stdout();
-		case 'o':
-			out.path = optarg;
-			break;
-		case 'v':
-			out.verbose = true;
-			break;
-		case 'V':
-			fg_print_version();
-			return fg_close_stdout();
-		default:
-			if (fg_fold_opt(c, optarg, &fo, &o.every_ns, &why) != 0)
-				usage_error(why, optarg);
+			exit(fg_close_stdout());
 		}
+		if (c == 'V') {
+			fg_print_version();
+			exit(fg_close_stdout());
+		}
+		err = fg_pprof_arg(a, c, optarg, why, sizeof(why));
+		if (err == -ENOENT)
+			usage_error(NULL, NULL); /* getopt said why */
+		if (err < 0)
+			usage_error("%s", why);
 	}
-	o.input = fo.input;
-	o.event_filter = fo.event_filter;
-	out.windows = o.every_ns > 0;
-	if (out.windows) {
+	if (fg_pprof_args_check(a, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+}
+
+/* Where the profiles go: the directory of --every, made if need be, or not a terminal. */
+static void check_output(const struct out *out)
+{
+	if (out->windows) {
 		struct stat st;
 
-		if (!out.path)
-			usage_error("--every needs -o DIR, the directory of the windows%s", "");
-		if (mkdir(out.path, 0777) < 0 && errno != EEXIST)
-			fg_die("cannot create '%s'", out.path);
-		if (stat(out.path, &st) < 0 || !S_ISDIR(st.st_mode))
-			fg_diex("cannot write windows into '%s': not a directory", out.path);
-	} else if (!out.path && isatty(STDOUT_FILENO)) {
+		if (mkdir(out->path, 0777) < 0 && errno != EEXIST)
+			fg_die("cannot create '%s'", out->path);
+		if (stat(out->path, &st) < 0 || !S_ISDIR(st.st_mode))
+			fg_diex("cannot write windows into '%s': not a directory", out->path);
+	} else if (!out->path && isatty(STDOUT_FILENO)) {
 		fg_diex("refusing to write a binary profile to a terminal: redirect standard "
 			"output or use -o FILE");
 	}
+}
 
-	struct fg_pprof_reader *r = fg_pprof_reader_new(&o, emit, &out, fg_log_warnx, NULL);
-	int nfiles = argc - optind, err = 0;
+/*
+ * Read every input ("-" or none: standard input) into r, *status failed if
+ * one fails.  False when the result is spoiled and nothing is to be written.
+ */
+static bool read_inputs(struct fg_pprof_reader *r, char **paths, int nfiles, int *status)
+{
+	int err = 0;
 
 	for (int i = 0; i < (nfiles ? nfiles : 1) && err != -EIO; i++) {
-		const char *path = nfiles ? argv[optind + i] : "-";
+		const char *path = nfiles ? paths[i] : "-";
 		bool is_stdin = strcmp(path, "-") == 0;
 		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
 			fg_warn("cannot open '%s'", path);
-			status = FG_EXIT_FAIL;
+			*status = FG_EXIT_FAIL;
 			continue;
 		}
 		err = fg_pprof_reader_read(r, fd, is_stdin ? "<stdin>" : path);
 		if (!is_stdin)
 			close(fd);
 		if (err < 0) {
-			status = FG_EXIT_FAIL;
+			*status = FG_EXIT_FAIL;
 			/* an overflow, a differential profile or a failed write spoils the result
 			 */
 			if (err != -EMEDIUMTYPE)
-				goto out;
+				return false;
 		}
 	}
-	if (fg_pprof_reader_finish(r) != 0)
-		status = FG_EXIT_FAIL;
-	report(fg_pprof_reader_stats(r), out.verbose, out.windows);
-out:
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	struct fg_pprof_args a = FG_PPROF_ARGS_INIT;
+	struct out out;
+	int status = FG_EXIT_OK;
+
+	fg_set_progname(argv[0]);
+	parse_options(&a, argc, argv);
+	out = (struct out){.path = a.output, .windows = a.windows, .verbose = a.verbose};
+	check_output(&out);
+
+	struct fg_pprof_reader *r = fg_pprof_reader_new(&a.reader, emit, &out, fg_log_warnx, NULL);
+	if (read_inputs(r, argv + optind, argc - optind, &status)) {
+		if (fg_pprof_reader_finish(r) != 0)
+			status = FG_EXIT_FAIL;
+		report(fg_pprof_reader_stats(r), out.verbose, out.windows);
+	}
 	if (!out.path && fg_close_stdout() != FG_EXIT_OK)
 		status = FG_EXIT_FAIL;
 	fg_pprof_reader_free(r);

@@ -53,3 +53,12 @@ int fg_fold_opt(int c, const char *arg, struct fg_fold_opts *o, uint64_t *every_
 		return -ENOENT;
 	}
 }
+
+int fg_fold_opt_why(int c, const char *arg, struct fg_fold_opts *o, uint64_t *every_ns, char *why,
+		    size_t len)
+{
+	const char *fmt;
+	int err = fg_fold_opt(c, arg, o, every_ns, &fmt);
+
+	return err == -EINVAL ? fg_refuse(why, len, fmt, arg) : err;
+}

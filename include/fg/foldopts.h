@@ -17,6 +17,7 @@
 #ifndef FG_FOLDOPTS_H
 #define FG_FOLDOPTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fg/fold.h"
@@ -38,5 +39,11 @@ enum {
  */
 int fg_fold_opt(int c, const char *arg, struct fg_fold_opts *o, uint64_t *every_ns,
 		const char **why);
+/*
+ * The same, a refusal's reason formatted with its argument into why (len
+ * bytes), as the *_args modules give it: "invalid event name ''".
+ */
+int fg_fold_opt_why(int c, const char *arg, struct fg_fold_opts *o, uint64_t *every_ns, char *why,
+		    size_t len);
 
 #endif
