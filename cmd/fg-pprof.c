@@ -137,19 +137,10 @@ static void parse_options(struct fg_pprof_args *a, int argc, char **argv)
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, FG_PPROF_SHORTOPTS, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			fputs(usage_text, stdout);
-			exit(fg_close_stdout());
-		}
-		if (c == 'V') {
-			fg_print_version();
-			exit(fg_close_stdout());
-		}
+		fg_help_or_version(c, usage_text);
 		err = fg_pprof_arg(a, c, optarg, why, sizeof(why));
-		if (err == -ENOENT)
-			usage_error(NULL, NULL); /* getopt said why */
-		if (err < 0)
-			usage_error("%s", why);
+		if (err < 0) /* -ENOENT: getopt said why */
+			usage_error(err == -ENOENT ? NULL : "%s", why);
 	}
 	if (fg_pprof_args_check(a, why, sizeof(why)) < 0)
 		usage_error("%s", why);

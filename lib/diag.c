@@ -122,6 +122,17 @@ void fg_print_version(void)
 	printf("%s %s\n", fg_progname(), FG_VERSION);
 }
 
+void fg_help_or_version(int c, const char *usage)
+{
+	if (c == 'h')
+		fputs(usage, stdout);
+	else if (c == 'V')
+		fg_print_version();
+	else
+		return;
+	exit(fg_close_stdout());
+}
+
 static noreturn void oom(size_t n)
 {
 	fprintf(stderr, "%s: out of memory (allocating %zu bytes)\n", fg_progname(), n);

@@ -56,6 +56,12 @@ int fg_close_stdout(void);
 
 /* "prog VERSION" on standard output. */
 void fg_print_version(void);
+/*
+ * -h and -V, as every tool takes them, from getopt_long's `c`: the tool's
+ * usage text or its version on standard output, then exit (0, or 1 for a
+ * write error).  Any other option returns.
+ */
+void fg_help_or_version(int c, const char *usage);
 
 void *fg_xmalloc(size_t n);
 void *fg_xcalloc(size_t n, size_t size);
