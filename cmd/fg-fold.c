@@ -16,6 +16,7 @@
 #include "fg/buf.h"
 #include "fg/diag.h"
 #include "fg/fold.h"
+#include "fg/fold_args.h"
 #include "fg/foldopts.h"
 #include "fg/perfscript.h"
 #include "fg/psheader.h"
@@ -62,44 +63,29 @@ static const char usage_text[] =
     "  -h, --help              print this help and exit\n"
     "  -V, --version           print the version and exit\n";
 
-enum {
-	OPT_KERNEL = 256,
-	OPT_JIT,
-	OPT_ALL,
-	OPT_ADDRS,
-	OPT_SRCLINE,
-	OPT_INLINE,
-	OPT_CONTEXT,
-	OPT_SKIP_AFTER,
-	OPT_ONLY_PID,
-	OPT_ONLY_COMM,
-	OPT_WALL,
-	OPT_STATE,
-};
-
 static const struct option longopts[] = {
-    {"addrs", no_argument, NULL, OPT_ADDRS},
-    {"all", no_argument, NULL, OPT_ALL},
-    {"context", no_argument, NULL, OPT_CONTEXT},
+    {"addrs", no_argument, NULL, FG_FOLD_ARG_ADDRS},
+    {"all", no_argument, NULL, FG_FOLD_ARG_ALL},
+    {"context", no_argument, NULL, FG_FOLD_ARG_CONTEXT},
     {"event-filter", required_argument, NULL, FG_FOLD_OPT_EVENT_FILTER},
     {"every", required_argument, NULL, FG_FOLD_OPT_EVERY},
     {"help", no_argument, NULL, 'h'},
-    {"inline", no_argument, NULL, OPT_INLINE},
+    {"inline", no_argument, NULL, FG_FOLD_ARG_INLINE},
     {"input", required_argument, NULL, FG_FOLD_OPT_INPUT},
-    {"jit", no_argument, NULL, OPT_JIT},
-    {"kernel", no_argument, NULL, OPT_KERNEL},
-    {"only-comm", required_argument, NULL, OPT_ONLY_COMM},
-    {"only-pid", required_argument, NULL, OPT_ONLY_PID},
+    {"jit", no_argument, NULL, FG_FOLD_ARG_JIT},
+    {"kernel", no_argument, NULL, FG_FOLD_ARG_KERNEL},
+    {"only-comm", required_argument, NULL, FG_FOLD_ARG_ONLY_COMM},
+    {"only-pid", required_argument, NULL, FG_FOLD_ARG_ONLY_PID},
     {"output", required_argument, NULL, 'o'},
     {"pid", no_argument, NULL, FG_FOLD_OPT_PID},
     {"samples", no_argument, NULL, FG_FOLD_OPT_SAMPLES},
-    {"skip-after", required_argument, NULL, OPT_SKIP_AFTER},
-    {"srcline", no_argument, NULL, OPT_SRCLINE},
-    {"state", required_argument, NULL, OPT_STATE},
+    {"skip-after", required_argument, NULL, FG_FOLD_ARG_SKIP_AFTER},
+    {"srcline", no_argument, NULL, FG_FOLD_ARG_SRCLINE},
+    {"state", required_argument, NULL, FG_FOLD_ARG_STATE},
     {"tid", no_argument, NULL, FG_FOLD_OPT_TID},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
-    {"wall", no_argument, NULL, OPT_WALL},
+    {"wall", no_argument, NULL, FG_FOLD_ARG_WALL},
     {NULL, 0, NULL, 0},
 };
 
@@ -141,47 +127,6 @@ static void report(const struct fg_fold *f, bool verbose)
 	if (st->extra_lines)
 		fg_warnx("skipped %llu line%s perf script adds to samples (insn, srccode, ...)",
 			 (unsigned long long)st->extra_lines, st->extra_lines == 1 ? "" : "s");
-}
-
-struct lists {
-	const char **skip_after, **comms, **states;
-	size_t n_skip_after, a_skip_after, n_comms, a_comms, n_states, a_states;
-	char **copies; /* the --state arguments, cut at their commas */
-	size_t n_copies, a_copies;
-	uint64_t *pids;
-	size_t n_pids, a_pids;
-};
-
-static void add_pids(struct lists *l, const char *arg)
-{
-	char *copy = fg_xstrdup(arg), *save = NULL;
-
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint64_t v;
-
-		if (fg_parse_u64(t, 0, UINT32_MAX, &v) != 0)
-			usage_error("invalid pid '%s'", t);
-		FG_ALLOC_GROW(l->pids, l->n_pids + 1, l->a_pids);
-		l->pids[l->n_pids++] = v;
-	}
-	free(copy);
-}
-
-/* --state S,D: each name as fg-sym and perf's sched_switch print prev_state */
-static void add_states(struct lists *l, const char *arg)
-{
-	char *copy = fg_xstrdup(arg), *save = NULL;
-
-	FG_ALLOC_GROW(l->copies, l->n_copies + 1, l->a_copies);
-	l->copies[l->n_copies++] = copy;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strlen(t) > 2 || !strchr("RSDTtXZPI", t[0]) || (t[1] && strcmp(t, "R+") != 0))
-			usage_error("invalid task state '%s' (R, R+, S, D, T, t, X, Z, P or I)", t);
-		FG_ALLOC_GROW(l->states, l->n_states + 1, l->a_states);
-		l->states[l->n_states++] = t;
-	}
-	if (!l->n_states)
-		usage_error("invalid task state list '%s'", arg);
 }
 
 /* --every: the folded stacks of each time window into DIR/START.folded */
@@ -238,139 +183,99 @@ static int window_hook(void *ctx, const char *line, size_t len)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* one run: the options, the fold, where it goes */
+struct run {
+	struct fg_fold_args a;
+	struct windows ws;
+	struct fg_atomic af; /* -o FILE */
+	FILE *out;
+	struct fg_fold *f;
+	int status;
+};
+
+static void parse_options(struct fg_fold_args *a, int argc, char **argv)
 {
-	struct fg_fold_opts o = {.input = FG_FOLD_AUTO};
-	struct lists l = {0};
-	struct windows ws = {.dir = NULL};
-	const char *output = NULL, *why;
-	bool verbose = false;
-	int c, status = FG_EXIT_OK;
+	char why[256];
+	int c, err;
 
-	fg_set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "ho:vV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return fg_close_stdout();
-		case 'o':
-			output = optarg;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'V':
-			fg_print_version();
-			return fg_close_stdout();
-		case OPT_ADDRS:
-			o.include_addrs = true;
-			break;
-		case OPT_ALL:
-			o.annotate_kernel = o.annotate_jit = true;
-			break;
-		case OPT_CONTEXT:
-			o.inline_context = o.inline_frames = true;
-			break;
-		case OPT_INLINE:
-			o.inline_frames = true;
-			break;
-		case OPT_JIT:
-			o.annotate_jit = true;
-			break;
-		case OPT_KERNEL:
-			o.annotate_kernel = true;
-			break;
-		case OPT_ONLY_COMM:
-			FG_ALLOC_GROW(l.comms, l.n_comms + 1, l.a_comms);
-			l.comms[l.n_comms++] = optarg;
-			break;
-		case OPT_ONLY_PID:
-			add_pids(&l, optarg);
-			break;
-		case OPT_SKIP_AFTER:
-			FG_ALLOC_GROW(l.skip_after, l.n_skip_after + 1, l.a_skip_after);
-			l.skip_after[l.n_skip_after++] = optarg;
-			break;
-		case OPT_SRCLINE:
-			o.srcline = true;
-			break;
-		case OPT_STATE:
-			add_states(&l, optarg);
-			break;
-		case OPT_WALL:
-			o.wall = true;
-			break;
-		default:
-			if (fg_fold_opt(c, optarg, &o, &ws.w.every_ns, &why) != 0)
-				usage_error(why, optarg);
-		}
+	while ((c = getopt_long(argc, argv, FG_FOLD_SHORTOPTS, longopts, NULL)) != -1) {
+		fg_help_or_version(c, usage_text);
+		err = fg_fold_arg(a, c, optarg, why, sizeof(why));
+		if (err < 0) /* -ENOENT: getopt said why */
+			usage_error(err == -ENOENT ? NULL : "%s", why);
 	}
-	o.skip_after = l.skip_after;
-	o.n_skip_after = l.n_skip_after;
-	o.only_comms = l.comms;
-	o.n_only_comms = l.n_comms;
-	o.only_pids = l.pids;
-	o.n_only_pids = l.n_pids;
-	o.states = l.states;
-	o.n_states = l.n_states;
+	if (fg_fold_args_check(a, why, sizeof(why)) < 0)
+		usage_error("%s", why);
+}
 
-	if (ws.w.every_ns) {
-		if (!output)
-			usage_error("--every needs -o DIR, the directory of the windows%s", "");
-		if (o.input != FG_FOLD_AUTO && o.input != FG_FOLD_PERF)
-			usage_error("--every reads perf script text, not %s input",
-				    fg_fold_input_name(o.input));
-		o.input = FG_FOLD_PERF;
-		if (mkdir(output, 0777) < 0 && errno != EEXIST)
-			fg_die("cannot create '%s'", output);
-		ws.dir = output;
-		output = NULL;
+/* the directory of --every, or the -o file, and the fold feeding them */
+static void open_output(struct run *r)
+{
+	const char *output = r->a.output;
+
+	r->ws.w.every_ns = r->a.every_ns;
+	if (r->a.dir) {
+		if (mkdir(r->a.dir, 0777) < 0 && errno != EEXIST)
+			fg_die("cannot create '%s'", r->a.dir);
+		r->ws.dir = r->a.dir;
 	}
 	/* -o: all or nothing, through a temporary file renamed at the end */
-	struct fg_atomic af = {0};
-	FILE *out = stdout;
+	r->out = stdout;
 	if (output) {
-		int r = fg_atomic_open(&af, output);
+		int err = fg_atomic_open(&r->af, output);
 
-		if (r < 0) {
-			errno = -r;
+		if (err < 0) {
+			errno = -err;
 			fg_die("cannot open '%s'", output);
 		}
-		out = af.fp;
+		r->out = r->af.fp;
 	}
 	static char outbuf[1 << 20];
-	setvbuf(out, outbuf, _IOFBF, sizeof(outbuf));
+	setvbuf(r->out, outbuf, _IOFBF, sizeof(outbuf));
 
-	struct fg_fold *f = fg_fold_new(&o, fg_log_warnx, NULL);
-	if (ws.dir) {
-		ws.f = f;
-		ws.verbose = verbose;
-		fg_fold_set_line_hook(f, window_hook, &ws);
+	r->f = fg_fold_new(&r->a.fold, fg_log_warnx, NULL);
+	if (r->ws.dir) {
+		r->ws.f = r->f;
+		r->ws.verbose = r->a.verbose;
+		fg_fold_set_line_hook(r->f, window_hook, &r->ws);
 	}
-	int nfiles = argc - optind;
+}
 
+/* Fold every input ("-" or none: standard input).  False when a mix of profiles spoils it all. */
+static bool fold_inputs(struct run *r, char **paths, int nfiles)
+{
 	for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
-		const char *path = nfiles ? argv[optind + i] : "-";
+		const char *path = nfiles ? paths[i] : "-";
 		bool is_stdin = strcmp(path, "-") == 0;
 		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
 			fg_warn("cannot open '%s'", path);
-			status = FG_EXIT_FAIL;
+			r->status = FG_EXIT_FAIL;
 			continue;
 		}
-		int r = fg_fold_read(f, fd, is_stdin ? "<stdin>" : path);
+		int err = fg_fold_read(r->f, fd, is_stdin ? "<stdin>" : path);
 		if (!is_stdin)
 			close(fd);
-		if (r < 0) {
-			status = FG_EXIT_FAIL;
+		if (err < 0) {
+			r->status = FG_EXIT_FAIL;
 			/* a mix of profiles spoils the whole result */
-			if (r == -EINVAL)
-				goto out;
+			if (err == -EINVAL)
+				return false;
 		}
 	}
+	return true;
+}
 
+/* what was folded, and what not; no stacks at all is a failure */
+static void summary(struct run *r)
+{
+	const struct fg_fold_opts *o = &r->a.fold;
+	const struct windows *ws = &r->ws;
+	struct fg_fold *f = r->f;
+	bool verbose = r->a.verbose;
 	const struct fg_fold_stats *st = fg_fold_stats(f);
+
 	report(f, verbose);
 	if (st->other_events)
 		fg_warnx("folded only '%s' events%s; skipped %llu samples of other events "
@@ -390,21 +295,21 @@ int main(int argc, char **argv)
 			 "%llu left out by --only-pid/--only-comm",
 			 (unsigned long long)st->samples, fg_fold_count(f),
 			 (unsigned long long)st->filtered);
-	if (verbose && o.wall)
+	if (verbose && o->wall)
 		fg_warnx(
 		    "--wall: %llu of them waits (offcpu-time), ending in " FG_FOLD_OFFCPU_FRAME,
 		    (unsigned long long)st->waits);
-	if (verbose && o.n_states)
+	if (verbose && o->n_states)
 		fg_warnx("--state: left out %llu samples of other task states or none",
 			 (unsigned long long)st->state_filtered);
-	if (ws.w.late)
+	if (ws->w.late)
 		fg_warnx("%llu samples came after their window was written; they are counted in "
 			 "the next one",
-			 (unsigned long long)ws.w.late);
-	if (ws.w.untimed)
+			 (unsigned long long)ws->w.late);
+	if (ws->w.untimed)
 		fg_warnx("%llu samples without a time were put in the window being filled",
-			 (unsigned long long)ws.w.untimed);
-	if (st->lines && !fg_fold_count(f) && !ws.written) {
+			 (unsigned long long)ws->w.untimed);
+	if (st->lines && !fg_fold_count(f) && !ws->written) {
 		fg_warnx("no stacks in %llu line%s of input%s", (unsigned long long)st->lines,
 			 st->lines == 1 ? "" : "s",
 			 st->bad_lines || st->other_events || st->filtered || st->state_filtered ||
@@ -412,36 +317,57 @@ int main(int argc, char **argv)
 			     ? " (see above)"
 			 : st->sideband ? ": only side-band records"
 					: ": no samples");
-		status = FG_EXIT_FAIL;
+		r->status = FG_EXIT_FAIL;
 	}
-	int wr = ws.dir ? (fg_fold_count(f) ? write_window(&ws, fg_window_start(&ws.w)) : 0)
-			: fg_fold_write(f, out);
-	if (output && !fg_fold_count(f) && status != FG_EXIT_OK) {
-		fg_atomic_abort(&af); /* an existing file is worth more than an empty one */
+}
+
+/* the last window, or the whole profile: to -o's file (committed) or standard output */
+static void write_output(struct run *r)
+{
+	const char *output = r->a.output;
+	struct fg_fold *f = r->f;
+	int wr = r->ws.dir
+		     ? (fg_fold_count(f) ? write_window(&r->ws, fg_window_start(&r->ws.w)) : 0)
+		     : fg_fold_write(f, r->out);
+
+	if (output && !fg_fold_count(f) && r->status != FG_EXIT_OK) {
+		fg_atomic_abort(&r->af); /* an existing file is worth more than an empty one */
 	} else if (output) {
 		if (wr == 0)
-			wr = fg_atomic_commit(&af);
+			wr = fg_atomic_commit(&r->af);
 		else
-			fg_atomic_abort(&af);
+			fg_atomic_abort(&r->af);
 		if (wr != 0) {
 			fg_warne(-wr, "cannot write '%s'", output);
-			status = FG_EXIT_FAIL;
+			r->status = FG_EXIT_FAIL;
 		}
 		if (fg_close_stdout() != FG_EXIT_OK)
-			status = FG_EXIT_FAIL;
+			r->status = FG_EXIT_FAIL;
 	} else if (fg_close_stdout() != FG_EXIT_OK || wr != 0) {
-		status = FG_EXIT_FAIL;
+		r->status = FG_EXIT_FAIL;
 	}
-out:
-	if (status != FG_EXIT_OK && output && af.fp)
-		fg_atomic_abort(&af);
-	fg_fold_free(f);
-	free(l.skip_after);
-	free(l.comms);
-	free(l.states);
-	for (size_t i = 0; i < l.n_copies; i++)
-		free(l.copies[i]);
-	free(l.copies);
-	free(l.pids);
-	return status;
+}
+
+/* the exit status, everything released */
+static int release(struct run *r)
+{
+	if (r->status != FG_EXIT_OK && r->a.output && r->af.fp)
+		fg_atomic_abort(&r->af);
+	fg_fold_free(r->f);
+	fg_fold_args_release(&r->a);
+	return r->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.a = FG_FOLD_ARGS_INIT, .status = FG_EXIT_OK};
+
+	fg_set_progname(argv[0]);
+	parse_options(&r.a, argc, argv);
+	open_output(&r);
+	if (fold_inputs(&r, argv + optind, argc - optind)) {
+		summary(&r);
+		write_output(&r);
+	}
+	return release(&r);
 }
