@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdnoreturn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,7 @@
 #include "fg/palette.h"
 #include "fg/safeio.h"
 #include "fg/svg.h"
-#include "fg/util.h"
+#include "fg/svg_args.h"
 
 static const char usage_text[] =
     "usage: fg-svg [options] [-o graph.svg] [FILE...]\n"
@@ -55,88 +54,38 @@ static const char usage_text[] =
     "  -h, --help          show this help\n"
     "  -V, --version       show the version\n";
 
-static noreturn void usage(FILE *to, int status)
-{
-	fputs(usage_text, to);
-	exit(status ? status : fg_close_stdout());
-}
-
-enum {
-	OPT_TITLE = 256,
-	OPT_SUBTITLE,
-	OPT_WIDTH,
-	OPT_HEIGHT,
-	OPT_MINWIDTH,
-	OPT_FONTTYPE,
-	OPT_FONTSIZE,
-	OPT_FONTWIDTH,
-	OPT_COUNTNAME,
-	OPT_NAMETYPE,
-	OPT_COLORS,
-	OPT_BGCOLORS,
-	OPT_HASH,
-	OPT_DETERMINISTIC,
-	OPT_RANDOM,
-	OPT_CP,
-	OPT_REVERSE,
-	OPT_INVERTED,
-	OPT_FLAMECHART,
-	OPT_NEGATE,
-	OPT_NOTES,
-	OPT_TOTAL,
-	OPT_FACTOR,
-	OPT_NAMEATTR,
-	OPT_ENCODING,
-	OPT_BASE,
-};
-
 static const struct option longopts[] = {
-    {"base", required_argument, NULL, OPT_BASE},
-    {"bgcolors", required_argument, NULL, OPT_BGCOLORS},
-    {"colors", required_argument, NULL, OPT_COLORS},
-    {"countname", required_argument, NULL, OPT_COUNTNAME},
-    {"cp", no_argument, NULL, OPT_CP},
-    {"deterministic", no_argument, NULL, OPT_DETERMINISTIC},
-    {"encoding", required_argument, NULL, OPT_ENCODING},
-    {"factor", required_argument, NULL, OPT_FACTOR},
-    {"flamechart", no_argument, NULL, OPT_FLAMECHART},
-    {"fontsize", required_argument, NULL, OPT_FONTSIZE},
-    {"fonttype", required_argument, NULL, OPT_FONTTYPE},
-    {"fontwidth", required_argument, NULL, OPT_FONTWIDTH},
-    {"hash", no_argument, NULL, OPT_HASH},
-    {"height", required_argument, NULL, OPT_HEIGHT},
+    {"base", required_argument, NULL, FG_SVG_ARG_BASE},
+    {"bgcolors", required_argument, NULL, FG_SVG_ARG_BGCOLORS},
+    {"colors", required_argument, NULL, FG_SVG_ARG_COLORS},
+    {"countname", required_argument, NULL, FG_SVG_ARG_COUNTNAME},
+    {"cp", no_argument, NULL, FG_SVG_ARG_CP},
+    {"deterministic", no_argument, NULL, FG_SVG_ARG_DETERMINISTIC},
+    {"encoding", required_argument, NULL, FG_SVG_ARG_ENCODING},
+    {"factor", required_argument, NULL, FG_SVG_ARG_FACTOR},
+    {"flamechart", no_argument, NULL, FG_SVG_ARG_FLAMECHART},
+    {"fontsize", required_argument, NULL, FG_SVG_ARG_FONTSIZE},
+    {"fonttype", required_argument, NULL, FG_SVG_ARG_FONTTYPE},
+    {"fontwidth", required_argument, NULL, FG_SVG_ARG_FONTWIDTH},
+    {"hash", no_argument, NULL, FG_SVG_ARG_HASH},
+    {"height", required_argument, NULL, FG_SVG_ARG_HEIGHT},
     {"help", no_argument, NULL, 'h'},
-    {"inverted", no_argument, NULL, OPT_INVERTED},
-    {"minwidth", required_argument, NULL, OPT_MINWIDTH},
-    {"nameattr", required_argument, NULL, OPT_NAMEATTR},
-    {"nametype", required_argument, NULL, OPT_NAMETYPE},
-    {"negate", no_argument, NULL, OPT_NEGATE},
-    {"notes", required_argument, NULL, OPT_NOTES},
+    {"inverted", no_argument, NULL, FG_SVG_ARG_INVERTED},
+    {"minwidth", required_argument, NULL, FG_SVG_ARG_MINWIDTH},
+    {"nameattr", required_argument, NULL, FG_SVG_ARG_NAMEATTR},
+    {"nametype", required_argument, NULL, FG_SVG_ARG_NAMETYPE},
+    {"negate", no_argument, NULL, FG_SVG_ARG_NEGATE},
+    {"notes", required_argument, NULL, FG_SVG_ARG_NOTES},
     {"output", required_argument, NULL, 'o'},
-    {"random", no_argument, NULL, OPT_RANDOM},
-    {"reverse", no_argument, NULL, OPT_REVERSE},
-    {"subtitle", required_argument, NULL, OPT_SUBTITLE},
-    {"title", required_argument, NULL, OPT_TITLE},
-    {"total", required_argument, NULL, OPT_TOTAL},
+    {"random", no_argument, NULL, FG_SVG_ARG_RANDOM},
+    {"reverse", no_argument, NULL, FG_SVG_ARG_REVERSE},
+    {"subtitle", required_argument, NULL, FG_SVG_ARG_SUBTITLE},
+    {"title", required_argument, NULL, FG_SVG_ARG_TITLE},
+    {"total", required_argument, NULL, FG_SVG_ARG_TOTAL},
     {"version", no_argument, NULL, 'V'},
-    {"width", required_argument, NULL, OPT_WIDTH},
+    {"width", required_argument, NULL, FG_SVG_ARG_WIDTH},
     {NULL, 0, NULL, 0},
 };
-
-static noreturn void bad(const char *what, const char *value)
-{
-	fg_warnx("invalid %s '%s'", what, value);
-	usage(stderr, FG_EXIT_USAGE);
-}
-
-static double number(const char *what, const char *s, double min, double max)
-{
-	double v;
-
-	if (fg_parse_double(s, min, max, &v) < 0)
-		bad(what, s);
-	return v;
-}
 
 #define PALETTE_MAP "palette.map"
 /* --nameattr files and palette maps hold a line a name: far less than this */
@@ -255,181 +204,85 @@ static void warn_size(const struct fg_flame *f, uint64_t bytes, const char *minw
 		 (unsigned long long)(BROWSER_MAX_BYTES / 1000 / 1000), hint);
 }
 
-static bool valid_encoding(const char *s)
+/* one run: the options, the graph, where it goes */
+struct run {
+	struct fg_svg_args a;
+	struct fg_flame *f;
+	struct fg_atomic atomic; /* -o FILE */
+	FILE *out;
+	char **paths; /* the inputs */
+	int npaths;
+	int64_t written; /* the SVG's bytes, or -errno */
+	int status;
+};
+
+static void parse_options(struct fg_svg_args *a, int argc, char **argv)
 {
-	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+	char why[256];
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, FG_SVG_SHORTOPTS, longopts, NULL)) != -1) {
+		fg_help_or_version(c, usage_text);
+		err = fg_svg_arg(a, c, optarg, why, sizeof(why));
+		if (err < 0) /* -ENOENT: getopt said why */
+			fg_usage_error(usage_text, err == -ENOENT ? NULL : "%s", why);
+	}
+	if (fg_svg_args_check(a, why, sizeof(why)) < 0)
+		fg_usage_error(usage_text, "%s", why);
+}
+
+/* The graph, its colours (--nameattr, --cp) and the output.  False, said, on a failure. */
+static bool prepare(struct run *r)
+{
+	struct fg_svg_opts *so = &r->a.svg;
+	const char *output = r->a.output;
+	int err;
+
+	if (so->pick == FG_PICK_RANDOM)
+		so->seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	r->f = fg_flame_new(&r->a.flame);
+	if ((r->a.nameattr && !(so->nameattr = load_nameattr(r->a.nameattr))) ||
+	    (r->a.cp && !(so->colors = load_palette_map())))
 		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+	if (output) {
+		err = fg_atomic_open(&r->atomic, output);
+		if (err < 0) {
+			fg_warne(-err, "cannot write '%s'", output);
 			return false;
+		}
+		r->out = r->atomic.fp;
+	}
 	return true;
 }
 
-int main(int argc, char **argv)
+/*
+ * The frames, as wide as --total and --minwidth say, and what was left
+ * out.  False when there is nothing to draw: exit status 2, and on
+ * standard output an SVG that says so.
+ */
+static bool build(struct run *r)
 {
-	struct fg_svg_opts so;
-	struct fg_flame_opts fo = {0};
-	const char *minwidth = "0.1", *bgcolors = NULL, *nameattr = NULL, *output = NULL;
-	const char **base = NULL;
-	size_t nbase = 0, base_alloc = 0;
-	bool cp = false, width_set = false;
-	double total = 0, minval, min_samples;
-	struct fg_flame *f;
-	struct fg_atomic atomic = {0};
-	FILE *out = stdout;
-	int64_t written = 0;
-	int c, status = FG_EXIT_OK, err;
-	char *end;
+	struct fg_svg_opts *so = &r->a.svg;
+	struct fg_flame *f = r->f;
+	double total = r->a.total, min_samples;
 
-	fg_set_progname(argv[0]);
-	fg_svg_opts_init(&so);
-	while ((c = getopt_long(argc, argv, "hVo:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h':
-			usage(stdout, FG_EXIT_OK);
-		case 'V':
-			fg_print_version();
-			return fg_close_stdout();
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_BASE:
-			FG_ALLOC_GROW(base, nbase + 1, base_alloc);
-			base[nbase++] = optarg;
-			break;
-		case OPT_BGCOLORS:
-			bgcolors = optarg;
-			break;
-		case OPT_COLORS:
-			if (fg_palette_parse(optarg) < 0)
-				bad("palette", optarg);
-			so.palette = (enum fg_palette)fg_palette_parse(optarg);
-			break;
-		case OPT_COUNTNAME:
-			so.countname = optarg;
-			break;
-		case OPT_CP:
-			cp = true;
-			break;
-		case OPT_DETERMINISTIC:
-			so.pick = FG_PICK_DETERMINISTIC;
-			break;
-		case OPT_ENCODING:
-			if (!valid_encoding(optarg))
-				bad("encoding", optarg);
-			so.encoding = optarg;
-			break;
-		case OPT_FACTOR:
-			so.factor = number("factor", optarg, 1e-300, 1e300);
-			break;
-		case OPT_FLAMECHART:
-			fo.flamechart = so.flamechart = true;
-			break;
-		case OPT_FONTSIZE:
-			so.fontsize = number("font size", optarg, 0.5, 1000);
-			break;
-		case OPT_FONTTYPE:
-			so.fonttype = optarg;
-			break;
-		case OPT_FONTWIDTH:
-			so.fontwidth = number("font width", optarg, 0.01, 100);
-			break;
-		case OPT_HASH:
-			so.pick = FG_PICK_HASH;
-			break;
-		case OPT_HEIGHT:
-			so.frameheight = (int)number("frame height", optarg, 2, 1000);
-			if (so.frameheight != atof(optarg))
-				bad("frame height", optarg);
-			break;
-		case OPT_INVERTED:
-			so.inverted = true;
-			break;
-		case OPT_MINWIDTH:
-			minwidth = optarg;
-			break;
-		case OPT_NAMEATTR:
-			nameattr = optarg;
-			break;
-		case OPT_NAMETYPE:
-			so.nametype = optarg;
-			break;
-		case OPT_NEGATE:
-			so.negate = true;
-			break;
-		case OPT_NOTES:
-			so.notes = optarg;
-			break;
-		case OPT_RANDOM:
-			so.pick = FG_PICK_RANDOM;
-			break;
-		case OPT_REVERSE:
-			fo.reverse = true;
-			break;
-		case OPT_SUBTITLE:
-			so.subtitle = optarg;
-			break;
-		case OPT_TITLE:
-			so.title = optarg;
-			break;
-		case OPT_TOTAL:
-			total = number("total", optarg, 0, 1e300);
-			break;
-		case OPT_WIDTH:
-			so.width = (int)number("width", optarg, 100, 1000000);
-			if (so.width != atof(optarg))
-				bad("width", optarg);
-			width_set = true;
-			break;
-		default:
-			usage(stderr, FG_EXIT_USAGE);
-		}
-	}
-	so.fluid = !width_set;
-	if (!bgcolors)
-		bgcolors = fg_palette_bg(so.palette);
-	if (fg_palette_background(bgcolors, &so.bg1, &so.bg2) < 0)
-		bad("background colour", bgcolors);
-	minval = strtod(minwidth, &end);
-	if (end == minwidth || (*end && strcmp(end, "%") != 0) || minval < 0 || !(minval < 1e300) ||
-	    (minwidth[0] < '0' || minwidth[0] > '9'))
-		bad("minimum width", minwidth);
-	fo.chain = so.palette == FG_PAL_CHAIN;
-	fo.base = base;
-	fo.nbase = nbase;
-	if (so.pick == FG_PICK_RANDOM)
-		so.seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
-	f = fg_flame_new(&fo);
-	if ((nameattr && !(so.nameattr = load_nameattr(nameattr))) ||
-	    (cp && !(so.colors = load_palette_map())))
-		goto fail;
-	if (output) {
-		err = fg_atomic_open(&atomic, output);
-		if (err < 0) {
-			fg_warne(-err, "cannot write '%s'", output);
-			goto fail;
-		}
-		out = atomic.fp;
-	}
-	if (!read_inputs(f, argv + optind, argc - optind))
-		goto fail;
 	if (total > 0 && total < f->total) {
 		if (total / f->total > 0.02)
 			fg_warnx("--total %.17g is less than the actual total %.17g, so ignored",
 				 total, f->total);
 		total = 0;
 	}
-	so.timemax = total > 0 ? total : f->total;
-	if (strchr(minwidth, '%'))
-		min_samples = so.timemax * minval / 100;
+	r->a.total = total;
+	so->timemax = total > 0 ? total : f->total;
+	if (strchr(r->a.minwidth, '%'))
+		min_samples = so->timemax * r->a.minval / 100;
 	else
-		min_samples = minval / ((so.width - 20) / so.timemax);
+		min_samples = r->a.minval / ((so->width - 20) / so->timemax);
 	fg_flame_build(f, min_samples);
 
 	if (f->ignored) {
 		uint64_t k = f->first_ignored_input;
-		const char *path = optind + (int)k - 1 < argc ? argv[optind + k - 1] : "-";
+		const char *path = (int)k - 1 < r->npaths ? r->paths[k - 1] : "-";
 
 		fg_warnx("ignored %llu lines with invalid format (the first: '%s' line %llu)",
 			 (unsigned long long)f->ignored, shown(path),
@@ -441,49 +294,77 @@ int main(int argc, char **argv)
 	if (!(f->total > 0)) {
 		fg_warnx("no stack counts found");
 		/* flamegraph.pl's status, and on standard output its SVG saying so */
-		status = FG_EXIT_USAGE;
-		if (!output)
-			written = fg_svg_write_message(stdout, &so,
-						       "ERROR: No valid input provided to fg-svg: "
-						       "no stack counts, nothing to show.");
-		goto out;
+		r->status = FG_EXIT_USAGE;
+		if (!r->a.output)
+			r->written =
+			    fg_svg_write_message(stdout, so,
+						 "ERROR: No valid input provided to fg-svg: "
+						 "no stack counts, nothing to show.");
+		return false;
 	}
-	so.timemax = total > 0 ? total : f->total;
-	written = fg_svg_write(out, f, &so);
-	if (written >= 0 && output) {
-		err = fg_atomic_commit(&atomic);
+	return true;
+}
+
+/* The SVG, -o's file committed, and --cp's palette map.  False, said, on a failure. */
+static bool write_graph(struct run *r)
+{
+	struct fg_svg_opts *so = &r->a.svg;
+	const char *output = r->a.output;
+	double total = r->a.total;
+	int err;
+
+	so->timemax = total > 0 ? total : r->f->total;
+	r->written = fg_svg_write(r->out, r->f, so);
+	if (r->written >= 0 && output) {
+		err = fg_atomic_commit(&r->atomic);
 		if (err < 0)
-			written = err;
+			r->written = err;
 	}
-	if (written < 0 && output) {
-		fg_warne((int)-written, "cannot write '%s'", output);
-		goto fail;
+	if (r->written < 0 && output) {
+		fg_warne((int)-r->written, "cannot write '%s'", output);
+		return false;
 	}
-	if (written >= 0)
-		warn_size(f, (uint64_t)written, minwidth);
-	if (cp && written >= 0) {
-		err = fg_palette_map_write(so.colors, PALETTE_MAP);
+	if (r->written >= 0)
+		warn_size(r->f, (uint64_t)r->written, r->a.minwidth);
+	if (r->a.cp && r->written >= 0) {
+		err = fg_palette_map_write(so->colors, PALETTE_MAP);
 		if (err < 0) {
 			fg_warne(-err, "cannot write '%s'", PALETTE_MAP);
-			status = FG_EXIT_FAIL;
+			r->status = FG_EXIT_FAIL;
 		}
 	}
-	goto out;
-fail:
-	status = FG_EXIT_FAIL;
-out:
-	if (atomic.fp)
-		fg_atomic_abort(&atomic);
+	return true;
+}
+
+/* the exit status, everything released */
+static int release(struct run *r)
+{
+	if (r->atomic.fp)
+		fg_atomic_abort(&r->atomic);
 	/* a failed write is reported once, by fg_close_stdout() when it can see it */
 	if (fg_close_stdout() != FG_EXIT_OK) {
-		status = FG_EXIT_FAIL;
-	} else if (written < 0 && !output) {
-		fg_warne((int)-written, "write error");
-		status = FG_EXIT_FAIL;
+		r->status = FG_EXIT_FAIL;
+	} else if (r->written < 0 && !r->a.output) {
+		fg_warne((int)-r->written, "write error");
+		r->status = FG_EXIT_FAIL;
 	}
-	fg_svg_nameattr_free(so.nameattr);
-	fg_hmap_free(so.colors);
-	fg_flame_free(f);
-	free(base);
-	return status;
+	fg_svg_nameattr_free(r->a.svg.nameattr);
+	fg_hmap_free(r->a.svg.colors);
+	fg_flame_free(r->f);
+	fg_svg_args_release(&r->a);
+	return r->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.out = stdout, .status = FG_EXIT_OK};
+
+	fg_set_progname(argv[0]);
+	fg_svg_args_init(&r.a);
+	parse_options(&r.a, argc, argv);
+	r.paths = argv + optind;
+	r.npaths = argc - optind;
+	if (!prepare(&r) || !read_inputs(r.f, r.paths, r.npaths) || (build(&r) && !write_graph(&r)))
+		r.status = FG_EXIT_FAIL;
+	return release(&r);
 }
