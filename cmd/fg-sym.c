@@ -23,6 +23,7 @@
 #include "fg/psheader.h"
 #include "fg/record.h"
 #include "fg/safeio.h"
+#include "fg/sym_args.h"
 #include "fg/symbolize.h"
 #include "fg/util.h"
 
@@ -64,48 +65,27 @@ static const char usage_text[] =
     "  -h, --help           print this help\n"
     "  -V, --version        print the version\n";
 
-enum {
-	OPT_DEBUGINFOD = 256,
-	OPT_DEBUGINFOD_BUDGET,
-	OPT_INLINE,
-	OPT_SRCLINE,
-	OPT_NO_DEMANGLE,
-	OPT_KALLSYMS,
-	OPT_NO_CACHE,
-	OPT_NO_DEBUGINFOD,
-	OPT_PROC_ROOT,
-	OPT_SYMFS,
-	OPT_HEADER,
-	OPT_UNWINDER,
-};
-
 static const struct option longopts[] = {
-    {"debuginfod", required_argument, NULL, OPT_DEBUGINFOD},
-    {"debuginfod-budget", required_argument, NULL, OPT_DEBUGINFOD_BUDGET},
+    {"debuginfod", required_argument, NULL, FG_SYM_ARG_DEBUGINFOD},
+    {"debuginfod-budget", required_argument, NULL, FG_SYM_ARG_DEBUGINFOD_BUDGET},
     {"force", no_argument, NULL, 'f'},
-    {"header", no_argument, NULL, OPT_HEADER},
+    {"header", no_argument, NULL, FG_SYM_ARG_HEADER},
     {"help", no_argument, NULL, 'h'},
-    {"inline", no_argument, NULL, OPT_INLINE},
-    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
-    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
-    {"no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD},
-    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"inline", no_argument, NULL, FG_SYM_ARG_INLINE},
+    {"kallsyms", required_argument, NULL, FG_SYM_ARG_KALLSYMS},
+    {"no-cache", no_argument, NULL, FG_SYM_ARG_NO_CACHE},
+    {"no-debuginfod", no_argument, NULL, FG_SYM_ARG_NO_DEBUGINFOD},
+    {"no-demangle", no_argument, NULL, FG_SYM_ARG_NO_DEMANGLE},
     {"output", required_argument, NULL, 'o'},
-    {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"proc-root", required_argument, NULL, FG_SYM_ARG_PROC_ROOT},
     {"quiet", no_argument, NULL, 'q'},
-    {"srcline", no_argument, NULL, OPT_SRCLINE},
-    {"symfs", required_argument, NULL, OPT_SYMFS},
-    {"unwinder", required_argument, NULL, OPT_UNWINDER},
+    {"srcline", no_argument, NULL, FG_SYM_ARG_SRCLINE},
+    {"symfs", required_argument, NULL, FG_SYM_ARG_SYMFS},
+    {"unwinder", required_argument, NULL, FG_SYM_ARG_UNWINDER},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
-
-static noreturn void usage(int status)
-{
-	fputs(usage_text, status ? stderr : stdout);
-	exit(status ? status : fg_close_stdout());
-}
 
 /* debuginfod, as the options and the environment ask */
 struct dbgi {
@@ -439,169 +419,161 @@ static int name_all(struct fg_rec_reader *r, struct fg_symbolizer *s, struct fg_
 	return rc;
 }
 
-int main(int argc, char **argv)
-{
-	static char outbuf[1 << 16];
-	struct fg_sym_opts o = {.warn = fg_log_warnx};
-	struct dbgi dbgi = {.budget_ms = FG_DEBUGINFOD_BUDGET_MS};
-	double secs;
-	const char *input = NULL, *output = NULL;
-	bool quiet = false, no_cache = false, header = false, force = false, live, ok;
-	char cache[PATH_MAX];
-	struct stat st;
+/* one run: the options, the input, the naming, the output */
+struct run {
+	struct fg_sym_args a;
+	struct dbgi dbgi;
+	int fd; /* the input */
+	struct fg_replacement out;
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
-	struct fg_replacement out;
-	struct fg_capture cap = {0};
-	int c, fd, rc = 0, status = FG_EXIT_OK;
+	struct fg_capture cap;
+	int status;
+};
 
-	fg_set_progname(argv[0]);
-	while ((c = getopt_long(argc, argv, "fho:qvV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			force = true;
-			break;
-		case 'h':
-			usage(FG_EXIT_OK);
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'v':
-			o.verbose = true;
-			break;
-		case 'V':
-			fg_print_version();
-			return fg_close_stdout();
-		case OPT_DEBUGINFOD:
-			if (!*optarg) {
-				fg_warnx("--debuginfod needs the URL of a server");
-				usage(FG_EXIT_USAGE);
-			}
-			dbgi.urls = optarg;
-			dbgi.off = false;
-			break;
-		case OPT_DEBUGINFOD_BUDGET:
-			if (fg_parse_double(optarg, 0.001, 3600, &secs) < 0) {
-				fg_warnx("invalid debuginfod budget '%s' (seconds, up to 3600)",
-					 optarg);
-				usage(FG_EXIT_USAGE);
-			}
-			dbgi.budget_ms = (uint64_t)(secs * 1000 + 0.5);
-			break;
-		case OPT_HEADER:
-			header = true;
-			break;
-		case OPT_INLINE:
-			o.inline_frames = true;
-			break;
-		case OPT_KALLSYMS:
-			o.kallsyms = optarg;
-			break;
-		case OPT_NO_CACHE:
-			no_cache = true;
-			break;
-		case OPT_NO_DEBUGINFOD:
-			dbgi.off = true;
-			dbgi.urls = NULL;
-			break;
-		case OPT_NO_DEMANGLE:
-			o.no_demangle = true;
-			break;
-		case OPT_PROC_ROOT:
-			o.proc_root = optarg;
-			break;
-		case OPT_SRCLINE:
-			o.srcline = true;
-			break;
-		case OPT_SYMFS:
-			o.symfs = optarg;
-			break;
-		case OPT_UNWINDER:
-			for (c = 0; c < FG_SYM_UNWIND_COUNT; c++)
-				if (strcmp(optarg, fg_sym_unwinder_names[c]) == 0)
-					break;
-			if (c == FG_SYM_UNWIND_COUNT) {
-				fg_warnx("invalid unwinder '%s' (table, libdw or none)", optarg);
-				usage(FG_EXIT_USAGE);
-			}
-			o.unwinder = (enum fg_sym_unwinder)c;
-			break;
-		default:
-			usage(FG_EXIT_USAGE);
-		}
+static void parse_options(struct fg_sym_args *a, int argc, char **argv)
+{
+	char why[256];
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, FG_SYM_SHORTOPTS, longopts, NULL)) != -1) {
+		fg_help_or_version(c, usage_text);
+		err = fg_sym_arg(a, c, optarg, why, sizeof(why));
+		if (err < 0) /* -ENOENT: getopt said why */
+			fg_usage_error(usage_text, err == -ENOENT ? NULL : "%s", why);
 	}
-	if (argc - optind > 1) {
-		fg_warnx("too many operands");
-		usage(FG_EXIT_USAGE);
-	}
-	if (optind < argc && strcmp(argv[optind], "-") != 0)
-		input = argv[optind];
-	fd = input ? open(input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	if (fd < 0)
+	if (fg_sym_args_check(a, argv + optind, why, sizeof(why)) < 0)
+		fg_usage_error(usage_text, "%s", why);
+}
+
+/* the input, refused if another user wrote it (unless -f) */
+static void open_input(struct run *run)
+{
+	const char *input = run->a.input;
+
+	run->fd = input ? open(input, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (run->fd < 0)
 		fg_die("cannot open '%s'", input);
-	if (!force)
-		check_owner(fd, input ? input : "<stdin>");
+	if (!run->a.force)
+		check_owner(run->fd, input ? input : "<stdin>");
+}
+
+/* -o's file as standard output.  False, said, when it cannot be opened. */
+static bool open_output(struct run *run)
+{
+	static char outbuf[1 << 16];
+	const char *output = run->a.output;
+
 	if (output) {
 		/* through a temporary file, renamed into place once all is written */
-		int ofd = fg_replacement_open(&out, AT_FDCWD, output, 0666);
+		int ofd = fg_replacement_open(&run->out, AT_FDCWD, output, 0666);
 
 		if (ofd < 0 || dup2(ofd, STDOUT_FILENO) < 0) {
 			fg_warne(ofd < 0 ? -ofd : errno, "cannot open '%s'", output);
-			return FG_EXIT_FAIL;
+			return false;
 		}
 		close(ofd);
-		out.fd = -1;
+		run->out.fd = -1;
 	}
 	/* with a NULL buffer, glibc ignores the size and writes 4 KiB at a time */
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (!no_cache && !o.kallsyms)
-		o.kallsyms_cache = cache_dir(cache, sizeof(cache));
-	if (o.inline_frames || o.srcline)
+	return true;
+}
+
+/* what the naming needs from the system: the kallsyms cache, descriptors, debuginfod */
+static void prepare(struct run *run)
+{
+	static char cache[PATH_MAX];
+	struct fg_sym_opts *o = &run->a.sym;
+
+	if (!run->a.no_cache && !o->kallsyms)
+		o->kallsyms_cache = cache_dir(cache, sizeof(cache));
+	if (o->inline_frames || o->srcline)
 		raise_fd_limit();
-	debuginfod_start(&dbgi);
-	o.debuginfod = dbgi.c;
+	run->dbgi = (struct dbgi){.urls = run->a.debuginfod_urls,
+				  .off = run->a.no_debuginfod,
+				  .budget_ms = run->a.debuginfod_budget_ms};
+	debuginfod_start(&run->dbgi);
+	o->debuginfod = run->dbgi.c;
+}
+
+/* Name the records of the input, and say how it ended. */
+static void name_input(struct run *run)
+{
+	const char *input = run->a.input;
+	struct stat st;
+	bool live;
+	int rc;
 
 	/* a file never pauses: flush only what comes through a pipe or the like */
-	live = fstat(fd, &st) < 0 || !S_ISREG(st.st_mode);
-	s = fg_symbolizer_new(&o);
-	r = fg_rec_reader_new(fd, input ? input : "<stdin>");
-	rc = name_all(r, s, &cap, header, live, &dbgi, fd);
+	live = fstat(run->fd, &st) < 0 || !S_ISREG(st.st_mode);
+	run->s = fg_symbolizer_new(&run->a.sym);
+	run->r = fg_rec_reader_new(run->fd, input ? input : "<stdin>");
+	rc = name_all(run->r, run->s, &run->cap, run->a.header, live, &run->dbgi, run->fd);
 	/* the samples waiting for debug files, within the budget (a write error shows below) */
-	(void)fg_symbolizer_flush(s, stdout, true);
+	(void)fg_symbolizer_flush(run->s, stdout, true);
 	/* everything before the end or the damage is written first */
 	fflush(stdout);
-	if (rc < 0 && rc == -EPROTO && fg_rec_reader_truncated(r)) {
-		incomplete(fg_rec_reader_name(r), &cap, fg_rec_reader_error(r));
+	if (rc < 0 && rc == -EPROTO && fg_rec_reader_truncated(run->r)) {
+		incomplete(fg_rec_reader_name(run->r), &run->cap, fg_rec_reader_error(run->r));
 	} else if (rc < 0) {
 		if (rc == -EPROTO)
-			fg_warnx("'%s': %s", fg_rec_reader_name(r), fg_rec_reader_error(r));
+			fg_warnx("'%s': %s", fg_rec_reader_name(run->r),
+				 fg_rec_reader_error(run->r));
 		else
-			fg_warne(-rc, "cannot read '%s'", fg_rec_reader_name(r));
-		status = FG_EXIT_FAIL;
-	} else if (rc == 0 && !cap.ended) {
+			fg_warne(-rc, "cannot read '%s'", fg_rec_reader_name(run->r));
+		run->status = FG_EXIT_FAIL;
+	} else if (rc == 0 && !run->cap.ended) {
 		char cut[64];
 
 		snprintf(cut, sizeof(cut), "the stream ends at byte %llu",
-			 (unsigned long long)fg_rec_reader_offset(r));
-		incomplete(fg_rec_reader_name(r), &cap, cut);
+			 (unsigned long long)fg_rec_reader_offset(run->r));
+		incomplete(fg_rec_reader_name(run->r), &run->cap, cut);
 	}
-	ok = fg_close_stdout() == FG_EXIT_OK;
+}
+
+/* standard output closed, -o's file committed, the summary */
+static void finish(struct run *run)
+{
+	const char *output = run->a.output;
+	const struct fg_sym_opts *o = &run->a.sym;
+	bool ok = fg_close_stdout() == FG_EXIT_OK;
+	int rc;
+
 	if (!ok)
-		status = FG_EXIT_FAIL;
-	if (output && (rc = fg_replacement_commit(&out, ok)) < 0) {
+		run->status = FG_EXIT_FAIL;
+	if (output && (rc = fg_replacement_commit(&run->out, ok)) < 0) {
 		fg_warne(-rc, "cannot write '%s'", output);
-		status = FG_EXIT_FAIL;
+		run->status = FG_EXIT_FAIL;
 	}
-	if (!quiet)
-		summary(s, &cap, o.inline_frames || o.srcline, &dbgi);
-	fg_rec_reader_free(r);
-	fg_symbolizer_free(s);
+	if (!run->a.quiet)
+		summary(run->s, &run->cap, o->inline_frames || o->srcline, &run->dbgi);
+}
+
+/* the exit status, everything released */
+static int release(struct run *run)
+{
+	fg_rec_reader_free(run->r);
+	fg_symbolizer_free(run->s);
 	/* a transfer under way ends at its next progress call: within about a second */
-	fg_debuginfod_free(dbgi.c);
-	if (input)
-		close(fd);
-	return status;
+	fg_debuginfod_free(run->dbgi.c);
+	if (run->a.input)
+		close(run->fd);
+	return run->status;
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = {.a = FG_SYM_ARGS_INIT, .status = FG_EXIT_OK};
+
+	fg_set_progname(argv[0]);
+	run.a.sym.warn = fg_log_warnx;
+	parse_options(&run.a, argc, argv);
+	open_input(&run);
+	if (!open_output(&run))
+		return FG_EXIT_FAIL;
+	prepare(&run);
+	name_input(&run);
+	finish(&run);
+	return release(&run);
 }
