@@ -89,11 +89,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static noreturn void usage_error(const char *fmt, const char *arg)
-{
-	fg_usage_error(usage_text, fmt, arg);
-}
-
 /* what was left out of the profile and why; the side-band kinds with -v */
 static void report(const struct fg_fold *f, bool verbose)
 {
@@ -196,16 +191,13 @@ struct run {
 static void parse_options(struct fg_fold_args *a, int argc, char **argv)
 {
 	char why[256];
-	int c, err;
+	int c;
 
 	while ((c = getopt_long(argc, argv, FG_FOLD_SHORTOPTS, longopts, NULL)) != -1) {
 		fg_help_or_version(c, usage_text);
-		err = fg_fold_arg(a, c, optarg, why, sizeof(why));
-		if (err < 0) /* -ENOENT: getopt said why */
-			usage_error(err == -ENOENT ? NULL : "%s", why);
+		fg_usage_check(fg_fold_arg(a, c, optarg, why, sizeof(why)), usage_text, why);
 	}
-	if (fg_fold_args_check(a, why, sizeof(why)) < 0)
-		usage_error("%s", why);
+	fg_usage_check(fg_fold_args_check(a, why, sizeof(why)), usage_text, why);
 }
 
 /* the directory of --every, or the -o file, and the fold feeding them */

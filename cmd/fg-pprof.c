@@ -53,11 +53,6 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static noreturn void usage_error(const char *fmt, const char *arg)
-{
-	fg_usage_error(usage_text, fmt, arg);
-}
-
 struct out {
 	const char *path; /* the file, or the directory with --every; NULL: stdout */
 	bool windows;
@@ -134,16 +129,13 @@ static void report(const struct fg_pprof_stats *st, bool verbose, bool windows)
 static void parse_options(struct fg_pprof_args *a, int argc, char **argv)
 {
 	char why[256];
-	int c, err;
+	int c;
 
 	while ((c = getopt_long(argc, argv, FG_PPROF_SHORTOPTS, longopts, NULL)) != -1) {
 		fg_help_or_version(c, usage_text);
-		err = fg_pprof_arg(a, c, optarg, why, sizeof(why));
-		if (err < 0) /* -ENOENT: getopt said why */
-			usage_error(err == -ENOENT ? NULL : "%s", why);
+		fg_usage_check(fg_pprof_arg(a, c, optarg, why, sizeof(why)), usage_text, why);
 	}
-	if (fg_pprof_args_check(a, why, sizeof(why)) < 0)
-		usage_error("%s", why);
+	fg_usage_check(fg_pprof_args_check(a, why, sizeof(why)), usage_text, why);
 }
 
 /* Where the profiles go: the directory of --every, made if need be, or not a terminal. */

@@ -434,16 +434,13 @@ struct run {
 static void parse_options(struct fg_sym_args *a, int argc, char **argv)
 {
 	char why[256];
-	int c, err;
+	int c;
 
 	while ((c = getopt_long(argc, argv, FG_SYM_SHORTOPTS, longopts, NULL)) != -1) {
 		fg_help_or_version(c, usage_text);
-		err = fg_sym_arg(a, c, optarg, why, sizeof(why));
-		if (err < 0) /* -ENOENT: getopt said why */
-			fg_usage_error(usage_text, err == -ENOENT ? NULL : "%s", why);
+		fg_usage_check(fg_sym_arg(a, c, optarg, why, sizeof(why)), usage_text, why);
 	}
-	if (fg_sym_args_check(a, argv + optind, why, sizeof(why)) < 0)
-		fg_usage_error(usage_text, "%s", why);
+	fg_usage_check(fg_sym_args_check(a, argv + optind, why, sizeof(why)), usage_text, why);
 }
 
 /* the input, refused if another user wrote it (unless -f) */

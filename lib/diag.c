@@ -73,6 +73,12 @@ void fg_usage_error(const char *usage, const char *fmt, const char *arg)
 	exit(FG_EXIT_USAGE);
 }
 
+void fg_usage_check(int err, const char *usage, const char *why)
+{
+	if (err < 0)
+		fg_usage_error(usage, err == -ENOENT ? NULL : "%s", why);
+}
+
 void fg_log_warnx(void *ctx, const char *msg)
 {
 	(void)ctx;

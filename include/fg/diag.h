@@ -43,6 +43,13 @@ noreturn void fg_diex(const char *fmt, ...) FG_PRINTF(1, 2);
  */
 noreturn void fg_usage_error(const char *usage, const char *fmt, const char *arg);
 /*
+ * What an fg_*_arg or fg_*_args_check function returned for the command
+ * line: 0 returns; -ENOENT (an option getopt has already complained of) is
+ * the usage alone, any other error its reason `why` then the usage, as
+ * fg_usage_error.
+ */
+void fg_usage_check(int err, const char *usage, const char *why);
+/*
  * The tools' log callback for the library's messages (an fg_log_fn,
  * fg/log.h): each printed as fg_warnx prints it.  `ctx` is unused.
  */
