@@ -37,6 +37,27 @@ static noreturn void usage_error(const char *msg)
 	fg_usage_error(usage_text, msg ? "%s" : NULL, msg);
 }
 
+/* The two profiles ("-": standard input).  False, said, when one cannot be read. */
+static bool read_profiles(struct fg_diff *d, char **paths)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *path = paths[i];
+		bool is_stdin = strcmp(path, "-") == 0;
+		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			fg_warn("cannot open '%s'", path);
+			return false;
+		}
+		int r = fg_diff_read(d, i, fd, is_stdin ? "<stdin>" : path);
+		if (!is_stdin)
+			close(fd);
+		if (r < 0)
+			return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_diff_opts o = {.normalize = false};
@@ -72,23 +93,9 @@ int main(int argc, char **argv)
 		usage_error("only one of the two profiles can be standard input");
 
 	struct fg_diff *d = fg_diff_new(&o, fg_log_warnx, NULL);
-	for (int i = 0; i < 2; i++) {
-		const char *path = argv[optind + i];
-		bool is_stdin = strcmp(path, "-") == 0;
-		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0) {
-			fg_warn("cannot open '%s'", path);
-			fg_diff_free(d);
-			return FG_EXIT_FAIL;
-		}
-		int r = fg_diff_read(d, i, fd, is_stdin ? "<stdin>" : path);
-		if (!is_stdin)
-			close(fd);
-		if (r < 0) {
-			fg_diff_free(d);
-			return FG_EXIT_FAIL;
-		}
+	if (!read_profiles(d, argv + optind)) {
+		fg_diff_free(d);
+		return FG_EXIT_FAIL;
 	}
 	const struct fg_diff_stats *st = fg_diff_stats(d);
 	if (st->bad_lines) {
