@@ -279,6 +279,7 @@ static void summary(struct run *r)
 	if (st->not_inlined)
 		fg_warnx("--inline: %llu frame%s left as they were (see above)",
 			 (unsigned long long)st->not_inlined, st->not_inlined == 1 ? "" : "s");
+	fg_warn_names_cut();
 	if (st->bad_lines)
 		fg_warnx("skipped %llu unrecognized line%s", (unsigned long long)st->bad_lines,
 			 st->bad_lines == 1 ? "" : "s");

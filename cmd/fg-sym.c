@@ -259,6 +259,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		 (unsigned long long)st.samples, (unsigned long long)st.named,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
 	summary_unwind(&st);
+	fg_warn_names_cut();
 	if (st.bad_minidebug)
 		fg_warnx(
 		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",

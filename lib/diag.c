@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fg/demangle.h"
 #include "fg/diag.h"
 
 static const char *progname;
@@ -83,6 +84,16 @@ void fg_log_warnx(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fg_warnx("%s", msg);
+}
+
+void fg_warn_names_cut(void)
+{
+	uint64_t n = fg_demangle_cut_count();
+
+	if (n)
+		fg_warnx("%llu demangled name%s cut at %d bytes (ending in '%s')",
+			 (unsigned long long)n, n == 1 ? "" : "s", FG_DEMANGLE_MAX,
+			 FG_DEMANGLE_CUT_MARK);
 }
 
 void fg_die(const char *fmt, ...)

@@ -54,6 +54,12 @@ void fg_usage_check(int err, const char *usage, const char *why);
  * fg/log.h): each printed as fg_warnx prints it.  `ctx` is unused.
  */
 void fg_log_warnx(void *ctx, const char *msg);
+/*
+ * The summary's line for the names lib/demangle cut at FG_DEMANGLE_MAX bytes
+ * in this process: "prog: N demangled names cut at 4096 bytes (ending in
+ * '[...]')"; nothing when there were none.
+ */
+void fg_warn_names_cut(void);
 
 /*
  * Flush and close standard output.  On failure prints
