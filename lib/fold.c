@@ -347,7 +347,8 @@ static inline bool starts(const char *p, size_t len, const char *lit, size_t lit
 }
 
 /* bytes that make a name need more than a copy, and the '-' of "->" */
-enum { CLS_PAREN = 1, CLS_CHAR = 2, CLS_DASH = 4, CLS_TIDY = CLS_PAREN | CLS_CHAR };
+/* CLS_KEEPQ is no class: it tells tidy_append to keep quotes (a Rust lifetime's, decoded) */
+enum { CLS_PAREN = 1, CLS_CHAR = 2, CLS_DASH = 4, CLS_KEEPQ = 8, CLS_TIDY = CLS_PAREN | CLS_CHAR };
 static const uint8_t special[256] = {
     ['('] = CLS_PAREN, [';'] = CLS_CHAR, ['"'] = CLS_CHAR, ['\''] = CLS_CHAR, ['-'] = CLS_DASH,
 };
@@ -405,7 +406,7 @@ static void tidy_append(struct fg_buf *b, const char *s, size_t len, unsigned cl
 
 		if (c == ';')
 			c = ':';
-		else if (c == '"' || c == '\'')
+		else if ((c == '"' || c == '\'') && !(cls & CLS_KEEPQ))
 			continue;
 		b->data[b->len++] = c;
 	}
@@ -640,14 +641,26 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		return; /* absurdly deep stack: keep what we have */
 	if (f->o.inline_frames && add_inlined(f, fr))
 		return;
+	unsigned keepq = 0;
 	if (fg_symname_is_rust_legacy(raw, rlen)) {
+		/*
+		 * quotes dropped from the raw name first, as from any name; then
+		 * decoded, so that $u27$ gives a lifetime's ' that stays, as in
+		 * inferno: <core::str::Split<'a, P> as ...>::next
+		 */
+		size_t n = 0;
+
 		fg_buf_reset(&f->rust);
 		fg_buf_grow(&f->rust, rlen);
-		f->rust.len = fg_symname_rust_tidy(raw, rlen, f->rust.data);
+		for (size_t i = 0; i < rlen; i++)
+			if (raw[i] != '"' && raw[i] != '\'')
+				f->rust.data[n++] = raw[i];
+		f->rust.len = fg_symname_rust_tidy(f->rust.data, n, f->rust.data);
 		f->rust.data[f->rust.len] = '\0';
 		if (f->rust.len) {
 			raw = f->rust.data;
 			rlen = f->rust.len;
+			keepq = CLS_KEEPQ;
 		}
 	}
 
@@ -709,7 +722,7 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 						b->data[q] = ':';
 			}
 		} else {
-			tidy_append(&f->names, s, n, nparts == 1 ? cls : CLS_TIDY);
+			tidy_append(&f->names, s, n, (nparts == 1 ? cls : CLS_TIDY) | keepq);
 		}
 		if (f->java && f->names.len - off > 1 && f->names.data[off] == 'L' &&
 		    memchr(f->names.data + off, '/', f->names.len - off)) {

@@ -821,3 +821,10 @@ addr2line_stacks() {
 	# the golden files hold no such name: they are unchanged (the golden tests above)
 	! grep -rqE '::h[0-9a-f]{16}' "$corpus/input"
 }
+
+@test "a Rust lifetime's quote, \$u27\$, is kept; the raw name's quotes are dropped before decoding" {
+	printf 'r 1 1.0: 1 cycles:\n\t10 _$LT$core..str..Split$LT$$u27$a$C$$u20$P$GT$$u20$as$u20$core..iter..traits..iterator..Iterator$GT$::next::h0123456789abcdef+0x10 (/b/r)\n\t20 _$LT$x..\x27Y\x27$u27$b$GT$::f::h0123456789abcdef (/b/r)\n\t30 main (/b/r)\n\n' \
+		>"$BATS_TEST_TMPDIR/in.txt"
+	fg -0 --separate-stderr fg-fold "$BATS_TEST_TMPDIR/in.txt"
+	[ "$output" = "r;main;<x::Y'b>::f;<core::str::Split<'a, P> as core::iter::traits::iterator::Iterator>::next 1" ]
+}

@@ -34,7 +34,7 @@ bool fg_symname_is_rust_legacy(const char *s, size_t len);
  * $RF$ &, $LT$ <, $GT$ >, $LP$ (, $RP$ ), $C$ , and $uXX$ (the character of
  * code XX, printable ASCII only) decoded.  An escape it does not know is kept
  * as it is, with the rest of the name.  For a name that is not
- * fg_symname_is_rust_legacy, `s` is copied unchanged.
+ * fg_symname_is_rust_legacy, `s` is copied unchanged.  `out` may be `s`.
  *
  *	gc::gc::GcBox$LT$T$GT$::new::_$u7b$$u7b$closure$u7d$$u7d$::ha2ed0674a1c3dc9f
  *	-> gc::gc::GcBox<T>::new::_{{closure}}
