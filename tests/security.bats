@@ -361,3 +361,66 @@ stream() {
 	[ "$(stat -c %a "$S/root/cache/fg")" = 700 ]
 	[ "$(stat -c %a "$S/root/cache/fg/kallsyms")" = 600 ]
 }
+
+# bomb DEPTH: a C++ name of ten bytes a level nesting a<X, X> DEPTH levels deep by
+# substitution (S1_, S3_, ... in base 36): its demangled length doubles with each level
+bomb() {
+	local b36=0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ s=_Z1fI1aIiiE k id
+	for ((k = 1; k <= $1; k++)); do
+		id=$((2 * k - 1))
+		((id < 36)) && id=${b36:id:1} || id=${b36:id/36:1}${b36:id%36:1}
+		s+="1aIS${id}_S${id}_E"
+	done
+	echo "${s}EvT_"
+}
+
+# longest FILE: the length of its longest line
+longest() {
+	awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$1"
+}
+
+@test "demangling bomb: a user's hot function of 279 bytes that demangles to a gigabyte is cut at 4096 bytes by every tool" {
+	requires btf perf_event
+	local app=$S/user/bomb name t0 ms
+	name=$(bomb 25)
+	# 279 bytes, 1 GiB demangled (the name doubles each level: 259 bytes at depth 3)
+	[ ${#name} -eq 279 ]
+	[ "$(bomb 3 | c++filt | wc -c)" -eq 260 ]
+	objcopy --redefine-sym "spin=$name" "$S/build/spin" "$S/build/bomb"
+	chmod a+r "$S/build/bomb"
+	as_user cp "$S/build/bomb" "$app"
+	as_user chmod 755 "$app"
+	fg --separate-stderr fg-sample -F 499 -o "$BATS_TEST_TMPDIR/cap.fgr" -- \
+		"${AS_USER[@]}" "$app" bomb 1
+	[ "$status" -eq 0 ]
+	# fg-sym: done in well under a second a name, the name cut and counted
+	t0=$(date +%s%N)
+	run --separate-stderr timeout 20 fg-sym "$BATS_TEST_TMPDIR/cap.fgr" -o "$BATS_TEST_TMPDIR/perf"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# fg-sym: ${ms} ms, $(stat -c %s "$BATS_TEST_TMPDIR/perf") bytes" >&3
+	[ "$status" -eq 0 ]
+	[ "$ms" -lt 5000 ]
+	[[ $stderr =~ fg-sym:\ [1-9][0-9]*\ demangled\ names?\ cut\ at\ 4096\ bytes\ \(ending\ in\ \'\[\.\.\.\]\'\) ]]
+	grep -qF " f<a<int, int>, a<a<int, int>, a<int, int> >, " "$BATS_TEST_TMPDIR/perf"
+	grep -qF "[...]+0x" "$BATS_TEST_TMPDIR/perf"
+	[ "$(longest "$BATS_TEST_TMPDIR/perf")" -lt 5000 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/perf")" -lt $((4 << 20)) ]
+	# fg-fold --inline demangles every symbol of the program to place its frames: the
+	# bomb is cut there too (the frame is then named from the DWARF: spin)
+	run --separate-stderr timeout 20 fg-fold --inline "$BATS_TEST_TMPDIR/perf"
+	[ "$status" -eq 0 ]
+	[[ $output == *";main;spin "* ]]
+	[[ $stderr =~ fg-fold:\ [1-9][0-9]*\ demangled\ names?\ cut\ at\ 4096\ bytes ]]
+	run --separate-stderr timeout 20 fg-fold "$BATS_TEST_TMPDIR/perf" -o "$BATS_TEST_TMPDIR/folded"
+	[ "$status" -eq 0 ]
+	grep -qF ";main;f<a<int, int>, a<a<int, int>, a<int, int> >, " "$BATS_TEST_TMPDIR/folded"
+	[ "$(longest "$BATS_TEST_TMPDIR/folded")" -lt 5000 ]
+	# fg-svg and fg-top downstream: bounded too
+	run --separate-stderr timeout 20 fg-svg "$BATS_TEST_TMPDIR/folded" -o "$BATS_TEST_TMPDIR/svg"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/svg")" -lt $((4 << 20)) ]
+	run --separate-stderr timeout 20 fg-top --batch "$BATS_TEST_TMPDIR/perf"
+	[ "$status" -eq 0 ]
+	[[ $output == *"f<a<int, int>"* ]]
+	[ "${#output}" -lt $((1 << 20)) ]
+}
