@@ -541,6 +541,7 @@ static noreturn void list_events(const char *pattern)
 		fg_diex("%s", why);
 	fwrite(out.data ? out.data : "", 1, out.len, stdout);
 	fg_buf_release(&out);
+	fg_warn_names_cut();
 	if (n == 0 && pattern)
 		fg_diex("no event matches '%s'", pattern);
 	if (!pattern && !env.tracefs)
@@ -1903,6 +1904,7 @@ static void report(struct run *r)
 		report_cfi(r, &text);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		fg_warnx("%.*s", (int)(nl - line), line);
+	fg_warn_names_cut(); /* of the functions -e named by their demangled names */
 	fg_buf_release(&text);
 	fg_buf_release(&events);
 }

@@ -119,6 +119,18 @@ blocks() {
 	[ -z "$stderr" ]
 }
 
+@test "fg-sample --list-events: a function named by a demangling bomb is listed, cut at 4096 bytes" {
+	# a name of 279 bytes that demangles to a gigabyte (see bomb in helpers.bash)
+	printf 'void f(void) __asm__("%s");\nvoid f(void) {}\nint main(void) { f(); return 0; }\n' \
+		"$(bomb 25)" >"$BATS_TEST_TMPDIR/bomb.c"
+	gcc -O1 "$BATS_TEST_TMPDIR/bomb.c" -o "$BATS_TEST_TMPDIR/bomb"
+	run --separate-stderr timeout 20 fg-sample --list-events "uprobe:$BATS_TEST_TMPDIR/bomb:f<a<*"
+	[ "$status" -eq 0 ]
+	[[ $output == "uprobe:$BATS_TEST_TMPDIR/bomb:_Z1fI1aIiiE1aIS1_S1_E"*"[...]"* ]]
+	[ "${#output}" -lt 5000 ]
+	[ "$stderr" = "fg-sample: 2 demangled names cut at 4096 bytes (ending in '[...]')" ]
+}
+
 @test "fg-sample --list-events PATTERN: tracepoints, software events and functions matching it" {
 	requires root
 	fg --separate-stderr fg-sample --list-events 'syscalls:sys_*_write'

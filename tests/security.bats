@@ -362,18 +362,6 @@ stream() {
 	[ "$(stat -c %a "$S/root/cache/fg/kallsyms")" = 600 ]
 }
 
-# bomb DEPTH: a C++ name of ten bytes a level nesting a<X, X> DEPTH levels deep by
-# substitution (S1_, S3_, ... in base 36): its demangled length doubles with each level
-bomb() {
-	local b36=0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ s=_Z1fI1aIiiE k id
-	for ((k = 1; k <= $1; k++)); do
-		id=$((2 * k - 1))
-		((id < 36)) && id=${b36:id:1} || id=${b36:id/36:1}${b36:id%36:1}
-		s+="1aIS${id}_S${id}_E"
-	done
-	echo "${s}EvT_"
-}
-
 # longest FILE: the length of its longest line
 longest() {
 	awk '{ if (length($0) > n) n = length($0) } END { print n + 0 }' "$1"
