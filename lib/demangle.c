@@ -2,6 +2,7 @@
 #include <libiberty/demangle.h>
 #include <setjmp.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,19 +67,141 @@ static void cut(struct out *o)
 	__atomic_fetch_add(&names_cut, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Before it prints a pack expansion, libiberty walks the expansion's pattern
+ * for a pack, printing nothing; substitutions make the pattern a graph, so
+ * the walk can take exponential time on a short name (90 bytes took 40 s),
+ * and stopping the output does not stop it.  So the parsed tree is checked
+ * first: each pattern's size, its shared parts counted each time they are
+ * reached, must be at most FG_DEMANGLE_MAX_NODES.  The nodes with children
+ * are those libiberty's d_make_comp gives them to; the others hold names,
+ * numbers and operators.
+ */
+struct tree_memo {
+	const struct demangle_component **node;
+	uint64_t *size;
+	size_t mask;
+	bool too_large;
+};
+
+static bool has_children(enum demangle_component_type t)
+{
+	switch (t) {
+	case DEMANGLE_COMPONENT_NAME:
+	case DEMANGLE_COMPONENT_TEMPLATE_PARAM:
+	case DEMANGLE_COMPONENT_FUNCTION_PARAM:
+	case DEMANGLE_COMPONENT_CTOR:
+	case DEMANGLE_COMPONENT_DTOR:
+	case DEMANGLE_COMPONENT_SUB_STD:
+	case DEMANGLE_COMPONENT_BUILTIN_TYPE:
+	case DEMANGLE_COMPONENT_EXTENDED_BUILTIN_TYPE:
+	case DEMANGLE_COMPONENT_FIXED_TYPE:
+	case DEMANGLE_COMPONENT_OPERATOR:
+	case DEMANGLE_COMPONENT_EXTENDED_OPERATOR:
+	case DEMANGLE_COMPONENT_CHARACTER:
+	case DEMANGLE_COMPONENT_NUMBER:
+	case DEMANGLE_COMPONENT_LAMBDA:
+	case DEMANGLE_COMPONENT_DEFAULT_ARG:
+	case DEMANGLE_COMPONENT_UNNAMED_TYPE:
+	case DEMANGLE_COMPONENT_TEMPLATE_TYPE_PARM:
+	case DEMANGLE_COMPONENT_TEMPLATE_NON_TYPE_PARM:
+	case DEMANGLE_COMPONENT_TEMPLATE_TEMPLATE_PARM:
+	case DEMANGLE_COMPONENT_TEMPLATE_PACK_PARM:
+	case DEMANGLE_COMPONENT_TEMPLATE_HEAD:
+	case DEMANGLE_COMPONENT_MODULE_NAME:
+	case DEMANGLE_COMPONENT_MODULE_PARTITION:
+	case DEMANGLE_COMPONENT_STRUCTURED_BINDING:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* the size of the tree at dc, up to FG_DEMANGLE_MAX_NODES + 1; each node visited once */
+static uint64_t tree_size(struct tree_memo *m, const struct demangle_component *dc, int depth)
+{
+	const uint64_t over = FG_DEMANGLE_MAX_NODES + 1;
+	size_t h;
+	uint64_t n, left;
+
+	if (!dc)
+		return 0;
+	if (!has_children(dc->type))
+		return 1;
+	if (depth > DEMANGLE_RECURSION_LIMIT) {
+		m->too_large = true;
+		return over;
+	}
+	h = (size_t)(((uintptr_t)dc >> 4) * 0x9e3779b97f4a7c15ull) & m->mask;
+	while (m->node[h] && m->node[h] != dc)
+		h = (h + 1) & m->mask;
+	if (m->node[h])
+		return m->size[h];
+	left = tree_size(m, dc->u.s_binary.left, depth + 1);
+	n = 1 + left + tree_size(m, dc->u.s_binary.right, depth + 1);
+	if (dc->type == DEMANGLE_COMPONENT_PACK_EXPANSION && left > FG_DEMANGLE_MAX_NODES)
+		m->too_large = true;
+	m->node[h] = dc;
+	m->size[h] = n < over ? n : over;
+	return m->size[h];
+}
+
+/* Whether libiberty can print the tree without a walk of more than FG_DEMANGLE_MAX_NODES. */
+static bool tree_small(const struct demangle_component *dc, size_t len)
+{
+	struct tree_memo m = {0};
+	size_t cap = 64;
+
+	/* a node is made from a byte or more of the name: the memo at most half full */
+	while (cap < 4 * len)
+		cap *= 2;
+	m.node = calloc(cap, sizeof(*m.node));
+	m.size = malloc(cap * sizeof(*m.size));
+	m.mask = cap - 1;
+	if (m.node && m.size)
+		tree_size(&m, dc, 0);
+	else
+		m.too_large = true;
+	free(m.node);
+	free(m.size);
+	return !m.too_large;
+}
+
+/* The mangled name cut to fit, when its tree is too large to print. */
+static void mangled_cut(struct out *o, const char *name)
+{
+	o->len = strnlen(name, sizeof(o->buf) - 1);
+	memcpy(o->buf, name, o->len);
+	o->cut = true;
+}
+
 /* One demangler: 1 when it took the name (o holds it, maybe cut), 0 when not. */
 static int run(struct out *o, const char *name, int opts, bool rust)
 {
-	int ok;
+	struct demangle_component *volatile tree = NULL;
+	void *volatile mem = NULL;
+	void *m = NULL;
+	int ok = 0;
 
 	o->len = 0;
 	o->calls = 0;
 	o->cut = false;
 	o->rust = rust;
-	if (setjmp(o->stop) != 0)
-		return 1;
-	ok = rust ? rust_demangle_callback(name, opts, gather, o)
-		  : cplus_demangle_v3_callback(name, opts, gather, o);
+	if (!rust) {
+		tree = cplus_demangle_v3_components(name, opts, &m);
+		mem = m;
+		if (!tree)
+			return 0;
+		if (!tree_small(tree, strlen(name))) {
+			free(mem);
+			mangled_cut(o, name);
+			return 1;
+		}
+	}
+	if (setjmp(o->stop) == 0)
+		ok = rust ? rust_demangle_callback(name, opts, gather, o)
+			  : cplus_demangle_print_callback(opts, tree, gather, o);
+	free(mem);
 	return ok || o->cut;
 }
 

@@ -24,6 +24,13 @@
 #define FG_DEMANGLE_CUT_MARK "[...]"
 /* Pieces of output the demangler may hand over for one name: its work, bounded. */
 #define FG_DEMANGLE_MAX_CALLS (4 * FG_DEMANGLE_MAX)
+/*
+ * Nodes of a C++ name's tree, its shared parts counted each time they are
+ * reached, that it may have to be demangled: libiberty walks parts of the
+ * tree without printing.  A larger one gives the mangled name, cut as a
+ * demangled one would be.
+ */
+#define FG_DEMANGLE_MAX_NODES (8 * FG_DEMANGLE_MAX)
 /* Longer mangled names are not demangled (shown as they are). */
 #define FG_DEMANGLE_MAX_MANGLED 16384
 

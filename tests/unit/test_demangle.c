@@ -119,6 +119,45 @@ TEST(a_cut_keeps_whole_characters)
 	free(b);
 }
 
+/*
+ * A pack expansion whose pattern nests a<X, X> `depth` levels by substitution,
+ * defined inside the pattern: libiberty walks the whole pattern for a pack
+ * before it prints a byte (depth 28, 90 bytes: 40 s).
+ */
+static char *pack_bomb(int depth)
+{
+	static const char b36[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_buf_addf(&b, "_Z1fDp");
+	for (int k = 0; k < depth; k++)
+		fg_buf_addf(&b, "1aI");
+	fg_buf_addf(&b, "1aIiiE");
+	/* level k's second argument is level k - 1: substitution depth + k, S<depth + k - 1>_ */
+	for (int k = 1; k <= depth; k++)
+		fg_buf_addf(&b, "S%c_E", b36[depth + k - 1]);
+	return fg_buf_detach(&b, NULL);
+}
+
+TEST(a_pack_expansion_bomb_gives_the_mangled_name)
+{
+	char *b = pack_bomb(2), *d = fg_demangle_params(b);
+	uint64_t before;
+
+	CHECK_STR(d, "f((a<a<a<int, int>, a<int, int> >, a<a<int, int>, a<int, int> > >)...)");
+	free(d);
+	free(b);
+	b = pack_bomb(17);
+	before = fg_demangle_cut_count();
+	d = fg_demangle_params(b);
+	CHECK(d != NULL);
+	CHECK(strncmp(d, b, strlen(b)) == 0);
+	CHECK_STR(d + strlen(b), FG_DEMANGLE_CUT_MARK);
+	CHECK_INT(fg_demangle_cut_count(), before + 1);
+	free(d);
+	free(b);
+}
+
 TEST(a_long_mangled_name_is_left_alone)
 {
 	struct fg_buf b = FG_BUF_INIT;
@@ -137,6 +176,7 @@ int main(void)
 	RUN(a_small_nesting_is_whole);
 	RUN(a_bomb_is_cut_at_the_bound);
 	RUN(a_cut_keeps_whole_characters);
+	RUN(a_pack_expansion_bomb_gives_the_mangled_name);
 	RUN(a_long_mangled_name_is_left_alone);
 	return unit_done();
 }
