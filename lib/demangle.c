@@ -60,7 +60,8 @@ static void cut(struct out *o)
 
 	if (o->len < n)
 		n = o->len;
-	while (n > 0 && ((unsigned char)o->buf[n] & 0xc0) == 0x80)
+	/* back to a character's first byte (o->buf[o->len] is not written) */
+	while (n > 0 && n < o->len && ((unsigned char)o->buf[n] & 0xc0) == 0x80)
 		n--;
 	memcpy(o->buf + n, FG_DEMANGLE_CUT_MARK, sizeof(FG_DEMANGLE_CUT_MARK));
 	o->len = n + sizeof(FG_DEMANGLE_CUT_MARK) - 1;
