@@ -216,7 +216,7 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 
 	if (fd < 0)
 		return NULL;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = fg_elf_begin_fd(fd);
 	n = elf ? dwelf_elf_gnu_build_id(elf, &got) : -1;
 	if (n <= 0 || (size_t)n != idlen || memcmp(got, id, idlen) != 0) {
 		elf_end(elf);

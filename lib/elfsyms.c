@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <libelf.h>
@@ -342,8 +343,10 @@ static int collect_minidebug(Elf_Scn *scn, struct collect *c)
 	err = unxz(d->d_buf, d->d_size, &image, &len);
 	if (err)
 		return err;
-	mini = elf_memory((char *)image, len);
-	err = -ENOEXEC;
+	err = fg_elf_precheck(-1, image, len);
+	mini = err ? NULL : elf_memory((char *)image, len);
+	if (!err)
+		err = -ENOEXEC;
 	if (!mini || elf_kind(mini) != ELF_K_ELF)
 		goto out;
 	exec = exec_sections(mini, &nscn, &shstrndx);
@@ -604,6 +607,98 @@ static struct fg_elfsyms *load(Elf *elf)
 	return e;
 }
 
+/* pread all of len bytes at off, or from the image: false when they are not all there. */
+static bool precheck_read(int fd, const void *image, uint64_t size, uint64_t off, void *buf,
+			  size_t len)
+{
+	if (off > size || size - off < len)
+		return false;
+	if (image) {
+		memcpy(buf, (const unsigned char *)image + off, len);
+		return true;
+	}
+	while (len) {
+		ssize_t n = pread(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf = (unsigned char *)buf + n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return true;
+}
+
+/* An integer of the file's byte order, `len` bytes at p. */
+static uint64_t precheck_uint(const unsigned char *p, size_t len, bool msb)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v |= (uint64_t)p[msb ? i : len - 1 - i] << (8 * (len - 1 - i));
+	return v;
+}
+
+/* ENOEXEC: not ELF (so libelf would give no Elf either); E2BIG: refused */
+int fg_elf_precheck(int fd, const void *image, uint64_t size)
+{
+	unsigned char eh[sizeof(Elf64_Ehdr)], sh0[sizeof(Elf64_Shdr)];
+	uint64_t shoff, phoff, nsec, nph, shentsize, phentsize, strndx;
+	bool is64, msb;
+
+	if (!precheck_read(fd, image, size, 0, eh, EI_NIDENT) || memcmp(eh, ELFMAG, SELFMAG) != 0 ||
+	    (eh[EI_CLASS] != ELFCLASS32 && eh[EI_CLASS] != ELFCLASS64) ||
+	    (eh[EI_DATA] != ELFDATA2LSB && eh[EI_DATA] != ELFDATA2MSB))
+		return -ENOEXEC;
+	is64 = eh[EI_CLASS] == ELFCLASS64;
+	msb = eh[EI_DATA] == ELFDATA2MSB;
+	if (!precheck_read(fd, image, size, 0, eh, is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+		return -E2BIG; /* the magic, and no room for the header */
+#define EH(field)                                                                                  \
+	precheck_uint(eh + offsetof(Elf64_Ehdr, field), sizeof(((Elf64_Ehdr *)0)->field), msb)
+#define EH32(field)                                                                                \
+	precheck_uint(eh + offsetof(Elf32_Ehdr, field), sizeof(((Elf32_Ehdr *)0)->field), msb)
+	shoff = is64 ? EH(e_shoff) : EH32(e_shoff);
+	phoff = is64 ? EH(e_phoff) : EH32(e_phoff);
+	nsec = is64 ? EH(e_shnum) : EH32(e_shnum);
+	nph = is64 ? EH(e_phnum) : EH32(e_phnum);
+	shentsize = is64 ? EH(e_shentsize) : EH32(e_shentsize);
+	phentsize = is64 ? EH(e_phentsize) : EH32(e_phentsize);
+	strndx = is64 ? EH(e_shstrndx) : EH32(e_shstrndx);
+#undef EH
+#undef EH32
+	if (shoff) {
+		size_t want = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+
+		/* section 0 holds the counts too large for the header */
+		if (shentsize != want || !precheck_read(fd, image, size, shoff, sh0, want))
+			return -E2BIG;
+#define SH(field)                                                                                  \
+	precheck_uint(sh0 + offsetof(Elf64_Shdr, field), sizeof(((Elf64_Shdr *)0)->field), msb)
+#define SH32(field)                                                                                \
+	precheck_uint(sh0 + offsetof(Elf32_Shdr, field), sizeof(((Elf32_Shdr *)0)->field), msb)
+		if (nsec == 0)
+			nsec = is64 ? SH(sh_size) : SH32(sh_size);
+		if (nph == PN_XNUM)
+			nph = is64 ? SH(sh_info) : SH32(sh_info);
+		if (strndx == SHN_XINDEX)
+			strndx = is64 ? SH(sh_link) : SH32(sh_link);
+#undef SH
+#undef SH32
+		if (nsec > FG_ELF_MAX_SECTIONS || nsec * shentsize > size - shoff ||
+		    (nsec && strndx >= nsec))
+			return -E2BIG;
+	}
+	if (nph) {
+		if (phentsize != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) ||
+		    nph > FG_ELF_MAX_PHDRS || phoff > size || nph * phentsize > size - phoff)
+			return -E2BIG;
+	}
+	return 0;
+}
+
 struct Elf *fg_elf_begin_fd(int fd)
 {
 	struct stat st;
@@ -618,6 +713,13 @@ struct Elf *fg_elf_begin_fd(int fd)
 	}
 	if ((uint64_t)st.st_size > FG_ELF_MAX_FILE) {
 		errno = EFBIG;
+		return NULL;
+	}
+	/* the headers first: libelf allocates for every section they claim */
+	int err = fg_elf_precheck(fd, NULL, (uint64_t)st.st_size);
+
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
 	/*
@@ -656,6 +758,15 @@ struct Elf *fg_elf_memory(const void *image, size_t size, void **copy)
 	}
 	*copy = fg_xmalloc(size ? size : 1);
 	memcpy(*copy, image, size);
+	/* checked in the copy: the image may be shared with its owner */
+	int err = fg_elf_precheck(-1, *copy, size);
+
+	if (err) {
+		free(*copy);
+		*copy = NULL;
+		errno = -err;
+		return NULL;
+	}
 	elf = elf_memory(*copy, size);
 	if (!elf) {
 		free(*copy);

@@ -144,9 +144,9 @@ int fg_unwind_dw_map(struct fg_unwind_dw *u, const char *name, int fd, uint64_t 
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
+	elf = fg_elf_begin_fd(fd); /* libdwfl then reads the file checked */
 	if (!elf)
-		return -ENOEXEC;
+		return -errno;
 	nloads = fg_elf_loads(elf, &loads);
 	placed = fg_elf_offset_to_addr(loads, nloads, pgoff, &vaddr);
 	free(loads);

@@ -25,6 +25,7 @@
 #define FG_ELF_MAX_SYMS (4u << 20)	 /* symbol table entries read */
 #define FG_ELF_MAX_NAMES (256u << 20)	 /* bytes of names kept */
 #define FG_ELF_MAX_SECTIONS 65536u	 /* section headers */
+#define FG_ELF_MAX_PHDRS 65535u		 /* program headers */
 #define FG_ELF_MAX_LOADS 256u		 /* PT_LOAD headers */
 #define FG_ELF_MAX_MINIDEBUG (64u << 20) /* bytes of .gnu_debugdata, decompressed */
 #define FG_BUILD_ID_MAX 64
@@ -96,23 +97,40 @@ struct fg_elfsyms {
 /*
  * Read the ELF file open on `fd` (a regular file; the descriptor stays the
  * caller's).  NULL with errno set: ENOEXEC when it is not ELF or is corrupt,
- * EFBIG when over a bound.
+ * EFBIG when over a bound, E2BIG when its headers are refused (fg_elf_precheck).
  */
 struct fg_elfsyms *fg_elfsyms_open_fd(int fd);
 /* The same for an image in memory (the vdso, tests, fuzzing); `image` is copied. */
 struct fg_elfsyms *fg_elfsyms_open_mem(const void *image, size_t size);
+
+/*
+ * Check an ELF file's headers before libelf sees it (the one place: both
+ * functions below call it, and nothing else opens a user's ELF file).
+ * libelf's elf_begin() allocates about 200 bytes for every section the
+ * headers claim, before anyone can look: a sparse file of 8 KiB on disk can
+ * claim tens of millions (e_shnum 0 and section 0's sh_size, the extended
+ * count).  The image is `size` bytes, read from `fd` with pread, or at `image`
+ * when not NULL.  0 when its headers are within bounds; -ENOEXEC when it is
+ * not ELF; -E2BIG when it is refused: more than FG_ELF_MAX_SECTIONS sections
+ * or FG_ELF_MAX_PHDRS program headers, a header table beyond the end of the
+ * file, a header entry size that is not the ELF class's, a section name table
+ * index beyond the sections.
+ */
+int fg_elf_precheck(int fd, const void *image, uint64_t size);
 
 struct Elf; /* libelf's Elf */
 /*
  * libelf over the regular file open on `fd` (the descriptor stays the
  * caller's, and must outlive the Elf), read with pread, never mapped: a file
  * truncated under it gives read errors, not SIGBUS.  NULL with errno EINVAL
- * (not a regular file), EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC.
+ * (not a regular file), EFBIG (over FG_ELF_MAX_FILE), E2BIG (refused by
+ * fg_elf_precheck) or ENOEXEC.
  */
 struct Elf *fg_elf_begin_fd(int fd);
 /*
  * libelf over a private copy of an image in memory (libelf may convert it in
- * place).  NULL with errno EFBIG (over FG_ELF_MAX_FILE) or ENOEXEC; else
+ * place).  NULL with errno EFBIG (over FG_ELF_MAX_FILE), E2BIG (refused by
+ * fg_elf_precheck) or ENOEXEC; else
  * *copy is to be freed after elf_end().
  */
 struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);

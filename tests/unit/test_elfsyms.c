@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "fg/elfsyms.h"
@@ -237,6 +238,126 @@ TEST(elfsyms_not_elf)
 	CHECK(fg_elfsyms_open_mem(text, 0) == NULL);
 }
 
+/* A memfd of `size` bytes (sparse): an ELF header, section 0 at shoff; -1 on failure. */
+static int sparse_elf(const Elf64_Ehdr *eh, const Elf64_Shdr *sh0, uint64_t size)
+{
+	int fd = memfd_create("elf", MFD_CLOEXEC);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0 ||
+	    pwrite(fd, eh, sizeof(*eh), 0) != (ssize_t)sizeof(*eh) ||
+	    (sh0 && pwrite(fd, sh0, sizeof(*sh0), (off_t)eh->e_shoff) != (ssize_t)sizeof(*sh0))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* fg_elf_precheck of such a file */
+static int precheck_of(const Elf64_Ehdr *eh, const Elf64_Shdr *sh0, uint64_t size)
+{
+	int fd = sparse_elf(eh, sh0, size), r;
+
+	if (fd < 0)
+		return -EIO;
+	r = fg_elf_precheck(fd, NULL, size);
+	close(fd);
+	return r;
+}
+
+TEST(elf_precheck_refuses_what_libelf_would_allocate_for)
+{
+	Elf64_Ehdr eh = {
+	    .e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
+	    .e_type = ET_DYN,
+	    .e_machine = EM_X86_64,
+	    .e_version = EV_CURRENT,
+	    .e_ehsize = sizeof(Elf64_Ehdr),
+	    .e_shoff = 8192,
+	    .e_shentsize = sizeof(Elf64_Shdr)};
+	Elf64_Shdr sh0 = {.sh_size = 16u << 20}; /* the extended count: 16 million sections */
+	uint64_t size = 1ull << 30;		 /* room for all their headers */
+	struct rusage before, after;
+	char *data;
+	size_t len;
+	int fd;
+
+	/* our own executable passes, from a descriptor and from memory */
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	CHECK_INT(fg_elf_precheck(fd, NULL, len), 0);
+	CHECK_INT(fg_elf_precheck(-1, data, len), 0);
+	close(fd);
+	/* not ELF */
+	CHECK_INT(fg_elf_precheck(-1, "#!/bin/sh\n", 10), -ENOEXEC);
+	CHECK_INT(fg_elf_precheck(-1, data, 3), -ENOEXEC);
+	/* ELF, and cut inside its header */
+	CHECK_INT(fg_elf_precheck(-1, data, 40), -E2BIG);
+	free(data);
+
+	/* 16 million sections in a sparse GiB: refused at once, nothing allocated */
+	getrusage(RUSAGE_SELF, &before);
+	fd = sparse_elf(&eh, &sh0, size);
+	CHECK(fd >= 0);
+	CHECK_INT(fg_elf_precheck(fd, NULL, size), -E2BIG);
+	errno = 0;
+	CHECK(fg_elfsyms_open_fd(fd) == NULL);
+	CHECK_INT(errno, E2BIG);
+	getrusage(RUSAGE_SELF, &after);
+	CHECK(after.ru_maxrss - before.ru_maxrss < 16 * 1024); /* KiB */
+	close(fd);
+	/* the bound itself passes, one more is refused */
+	sh0.sh_size = FG_ELF_MAX_SECTIONS;
+	CHECK_INT(precheck_of(&eh, &sh0, size), 0);
+	sh0.sh_size = FG_ELF_MAX_SECTIONS + 1;
+	CHECK_INT(precheck_of(&eh, &sh0, size), -E2BIG);
+	/* a section header table beyond the end of the file */
+	sh0.sh_size = 1000;
+	CHECK_INT(precheck_of(&eh, &sh0, 8192 + 999 * sizeof(Elf64_Shdr)), -E2BIG);
+	CHECK_INT(fg_elf_precheck(-1, &eh, sizeof(eh)), -E2BIG); /* section 0 itself missing */
+	/* section headers of another size than the class's */
+	eh.e_shentsize = 32;
+	CHECK_INT(precheck_of(&eh, &sh0, size), -E2BIG);
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	/* the section name table beyond the sections (SHN_XINDEX: section 0's sh_link) */
+	eh.e_shstrndx = SHN_XINDEX;
+	sh0.sh_link = 1000;
+	CHECK_INT(precheck_of(&eh, &sh0, size), -E2BIG);
+	eh.e_shstrndx = 0;
+	/* program headers: PN_XNUM and a count in section 0's sh_info, over the bound */
+	eh.e_phoff = sizeof(eh);
+	eh.e_phentsize = sizeof(Elf64_Phdr);
+	eh.e_phnum = PN_XNUM;
+	sh0.sh_info = 10u << 20;
+	CHECK_INT(precheck_of(&eh, &sh0, size), -E2BIG);
+	/* within the bound, but beyond the end of the file */
+	eh.e_phnum = 100;
+	fd = sparse_elf(&eh, &sh0, 8192 + 1000 * sizeof(Elf64_Shdr));
+	CHECK(fd >= 0);
+	CHECK_INT(fg_elf_precheck(fd, NULL, 8192 + 1000 * sizeof(Elf64_Shdr)), 0);
+	eh.e_phoff = 8192 + 1000 * sizeof(Elf64_Shdr) - 99 * sizeof(Elf64_Phdr);
+	CHECK(pwrite(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh));
+	CHECK_INT(fg_elf_precheck(fd, NULL, 8192 + 1000 * sizeof(Elf64_Shdr)), -E2BIG);
+	close(fd);
+	/* the same header, big-endian: the counts read in the file's byte order */
+	eh.e_phnum = 0;
+	eh.e_phoff = 0;
+	eh.e_ident[EI_DATA] = ELFDATA2MSB;
+	eh.e_shoff = __builtin_bswap64(8192);
+	eh.e_shentsize = __builtin_bswap16(sizeof(Elf64_Shdr));
+	sh0 = (Elf64_Shdr){.sh_size = __builtin_bswap64(16u << 20)};
+	fd = sparse_elf(&(Elf64_Ehdr){0}, NULL, size);
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh));
+	CHECK(pwrite(fd, &sh0, sizeof(sh0), 8192) == (ssize_t)sizeof(sh0));
+	CHECK_INT(fg_elf_precheck(fd, NULL, size), -E2BIG);
+	sh0.sh_size = __builtin_bswap64(100);
+	CHECK(pwrite(fd, &sh0, sizeof(sh0), 8192) == (ssize_t)sizeof(sh0));
+	CHECK_INT(fg_elf_precheck(fd, NULL, size), 0);
+	close(fd);
+}
+
 TEST(build_id_hex)
 {
 	uint8_t id[4] = {0xab, 0x01, 0xff, 0x10};
@@ -271,6 +392,7 @@ int main(void)
 	RUN(elfsyms_names_init_and_fini_of_a_stripped_file);
 	RUN(elfsyms_survives_truncation_and_corruption);
 	RUN(elfsyms_not_elf);
+	RUN(elf_precheck_refuses_what_libelf_would_allocate_for);
 	RUN(build_id_hex);
 	RUN(safeio_refuses_what_is_not_regular);
 	return unit_done();
