@@ -260,6 +260,10 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
 	summary_unwind(&st);
 	fg_warn_names_cut();
+	if (st.refused)
+		fg_warnx("%llu files refused: their ELF headers claim more sections or headers "
+			 "than the bounds, or than the file holds; -v names them",
+			 (unsigned long long)st.refused);
 	if (st.bad_minidebug)
 		fg_warnx(
 		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",

@@ -318,6 +318,9 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		if (err == ENODATA || err == ENOEXEC) {
 			f->slot = FG_CFI_TABLE_FP; /* no CFI, or not ELF: frame pointers */
 			l->st.fp_files++;
+		} else if (err == E2BIG) {
+			l->st.refused++; /* fg_elf_precheck: frame pointers */
+			f->slot = FG_CFI_TABLE_FP;
 		} else if (err == EFBIG) {
 			l->st.over_rows++;
 		} else {
@@ -984,6 +987,12 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			    "cfi: %" PRIu64 " mapped files could not be opened: their samples "
 			    "fell back to snapshots\n",
 			    st->unreadable);
+	if (st->refused)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " mapped files refused: their ELF headers claim more "
+			    "sections or headers than the bounds, or than the file holds (frame "
+			    "pointers)\n",
+			    st->refused);
 	if (st->swept)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " processes found gone without their exit record "

@@ -1246,8 +1246,14 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	}
 	elf = o.elf ? o.elf : fg_elfsyms_open_fd(fd);
 	if (!elf) {
+		int err = errno;
+
+		if (err == E2BIG)
+			s->st.refused++;
 		if (s->o.verbose)
-			warn(s, "cannot read symbols of '%s': %s", o.path, strerror(errno));
+			warn(s, "cannot read symbols of '%s': %s", o.path,
+			     err == E2BIG ? "refused: its ELF headers claim more than the bounds"
+					  : strerror(err));
 	} else if (elf->build_id_len) {
 		/* perhaps a file already read under another name */
 		struct map id = *m;

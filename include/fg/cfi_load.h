@@ -96,6 +96,7 @@ struct fg_cfi_load_stats {
 	uint64_t kept;	      /* tables loaded now that no process maps (in tables) */
 	uint64_t fp_files;    /* files without CFI (JIT, no .eh_frame): frame pointers */
 	uint64_t unreadable;  /* mapped files that could not be opened */
+	uint64_t refused;     /* files whose ELF headers claim more than the bounds */
 	uint64_t gone;	      /* mappings of processes that exited before they were read */
 	uint64_t swept;	      /* processes found gone without their exit record */
 	uint64_t bad_entries; /* CIEs and FDEs skipped in the files read (corrupt, unsupported) */

@@ -120,6 +120,7 @@ struct fg_sym_stats {
 	uint64_t nosrc[FG_NOSRC_COUNT]; /* named frames without source information */
 	uint64_t files;			/* distinct files whose symbols were read */
 	uint64_t bad_minidebug; /* files whose .gnu_debugdata (MiniDebugInfo) cannot be read */
+	uint64_t refused; /* files whose ELF headers claim more than the bounds (fg_elf_precheck) */
 	/* frames named by a debug file that debuginfod brought */
 	uint64_t debuginfod_named;
 	uint64_t evicted; /* processes forgotten (FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX), unused the
