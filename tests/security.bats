@@ -412,3 +412,37 @@ longest() {
 	[[ $output == *"f<a<int, int>"* ]]
 	[ "${#output}" -lt $((1 << 20)) ]
 }
+
+@test "ELF headers: a sparse file claiming millions of sections is refused before libelf reads it" {
+	requires btf perf_event
+	local bomb=$S/user/bomb.so t=$BATS_TEST_TMPDIR i pid
+	cp "$FG_BUILD/tests/tools/elf-sections" "$S/build/elf-sections"
+	chmod a+rx "$S/build/elf-sections"
+	# 4 million sections claimed the extended way (e_shnum 0, section 0's sh_size), in 512 MiB,
+	# 12 KiB on disk: libelf allocates about 200 bytes for each before anyone can check
+	"${AS_USER[@]}" "$S/build/elf-sections" "$bomb" 4000000 $((512 << 20)) 10 &
+	pid=$!
+	PIDS+=($pid)
+	for ((i = 0; i < 50; i++)); do
+		grep -q "$bomb" "/proc/$pid/maps" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ "$(du -k "$bomb" | cut -f1)" -lt 100 ]
+	# root profiles the machine while the user runs in the file's code
+	/usr/bin/time -f %M -o "$t/sample.rss" fg-sample -d 2 2>"$t/sample.err" |
+		/usr/bin/time -f %M -o "$t/sym.rss" fg-sym >"$t/perf" 2>"$t/sym.err"
+	local sample_kb sym_kb began
+	sample_kb=$(tail -n 1 "$t/sample.rss")
+	sym_kb=$(tail -n 1 "$t/sym.rss")
+	began=$(sed -nE 's/.*sampling began ([0-9]+) ms after.*/\1/p' "$t/sample.err")
+	echo "# fg-sample ${sample_kb} KB, fg-sym ${sym_kb} KB; sampling began ${began} ms after the start" >&3
+	# the user's process was sampled in the file
+	[ "$(grep -c " ($bomb)\$" "$t/perf")" -gt 10 ]
+	# the file was refused, and said so, by both tools
+	grep -qE '^fg-sample: cfi: [1-9][0-9]* mapped files refused: their ELF headers claim more sections' \
+		"$t/sample.err"
+	grep -qE '^fg-sym: [1-9][0-9]* files refused: their ELF headers claim more sections' "$t/sym.err"
+	# neither grew by the 800 MB libelf would have taken (unbounded: fg-sample 822 MB, fg-sym 850 MB)
+	[ "$sample_kb" -lt 300000 ]
+	[ "$sym_kb" -lt 300000 ]
+}
