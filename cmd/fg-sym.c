@@ -174,6 +174,10 @@ static void summary_debuginfod(const struct fg_sym_stats *st, const struct dbgi 
 	if (ds.refused)
 		snprintf(more, sizeof(more), ", %llu refused (not the build-id asked for)",
 			 (unsigned long long)ds.refused);
+	if (ds.unusable)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 ", %llu refused and evicted (over %llu MiB, or not ELF within bounds)",
+			 (unsigned long long)ds.unusable, (unsigned long long)(ds.max_bytes >> 20));
 	if (ds.failed)
 		snprintf(more + strlen(more), sizeof(more) - strlen(more), ", %llu failed (%s)",
 			 (unsigned long long)ds.failed, strerror(ds.last_err));

@@ -2,14 +2,18 @@
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -203,8 +207,6 @@ static struct {
 	__typeof__(debuginfod_begin) *begin;
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
 	__typeof__(debuginfod_set_progressfn) *set_progressfn;
-	__typeof__(debuginfod_set_user_data) *set_user_data;
-	__typeof__(debuginfod_get_user_data) *get_user_data;
 	__typeof__(debuginfod_end) *end;
 	int err; /* 0: loaded */
 } dl;
@@ -221,11 +223,8 @@ static void dl_load(void)
 	dl.begin = (__typeof__(dl.begin))dlsym(h, "debuginfod_begin");
 	dl.find_debuginfo = (__typeof__(dl.find_debuginfo))dlsym(h, "debuginfod_find_debuginfo");
 	dl.set_progressfn = (__typeof__(dl.set_progressfn))dlsym(h, "debuginfod_set_progressfn");
-	dl.set_user_data = (__typeof__(dl.set_user_data))dlsym(h, "debuginfod_set_user_data");
-	dl.get_user_data = (__typeof__(dl.get_user_data))dlsym(h, "debuginfod_get_user_data");
 	dl.end = (__typeof__(dl.end))dlsym(h, "debuginfod_end");
-	if (!dl.begin || !dl.find_debuginfo || !dl.set_progressfn || !dl.set_user_data ||
-	    !dl.get_user_data || !dl.end)
+	if (!dl.begin || !dl.find_debuginfo || !dl.set_progressfn || !dl.end)
 		dl.err = ENOSYS; /* the handle stays: nothing else loads it */
 }
 
@@ -242,7 +241,6 @@ struct worker {
 	struct fg_debuginfod *c;
 	pthread_t th;
 	struct req *cur; /* the request it fetches (under mu) */
-	bool cancelled;	 /* the fetch under way was aborted (the budget, or the end) */
 };
 
 struct fg_debuginfod {
@@ -263,6 +261,7 @@ struct fg_debuginfod {
 	int evfd;
 	int cache_fd;
 	char *cache_path;
+	uint64_t max_bytes; /* of one file, decompressed (as written in the cache) */
 	struct fg_debuginfod_stats st;
 };
 
@@ -313,22 +312,6 @@ static void push_done(struct fg_debuginfod *c, struct req *r)
 	}
 }
 
-/* libdebuginfod's progress callback: non-zero aborts the transfer */
-static int progress(debuginfod_client *dc, long a, long b)
-{
-	struct worker *w = dl.get_user_data(dc);
-	struct fg_debuginfod *c = w->c;
-	bool stop;
-
-	(void)a, (void)b;
-	pthread_mutex_lock(&c->mu);
-	stop = c->stop || budget_spent(c, mono_ms());
-	pthread_mutex_unlock(&c->mu);
-	if (stop)
-		w->cancelled = true;
-	return stop;
-}
-
 /* The relative name of a build-id's debug file in libdebuginfod's cache. */
 static void cache_name(const struct req *r, char *buf, size_t size)
 {
@@ -348,6 +331,27 @@ static char *cache_file_path(const struct fg_debuginfod *c, const char *name)
 	return p;
 }
 
+/*
+ * The file `name` in the cache is not r's debug file (err: ESTALE, another
+ * build-id), or cannot be (EFBIG: over max_bytes; E2BIG: ELF headers refused;
+ * ENOEXEC: not ELF): r is refused, and the file evicted, so that it is
+ * neither kept nor read again by the next runs.  Another error (EIO, ENOMEM)
+ * says nothing of the file: it stays, and r failed.
+ */
+static void refuse(struct fg_debuginfod *c, struct req *r, const char *name, int err)
+{
+	r->res.err = err;
+	if (err == ESTALE) {
+		r->res.state = FG_DBGI_REFUSED;
+	} else if (err == EFBIG || err == E2BIG || err == ENOEXEC) {
+		r->res.state = FG_DBGI_UNUSABLE;
+	} else {
+		r->res.state = FG_DBGI_FAILED;
+		return;
+	}
+	unlinkat(c->cache_fd, name, 0);
+}
+
 /* A debug file in the cache, checked: true when found there (res filled). */
 static bool from_cache(struct fg_debuginfod *c, struct req *r)
 {
@@ -357,7 +361,12 @@ static bool from_cache(struct fg_debuginfod *c, struct req *r)
 	int fd, err;
 
 	cache_name(r, name, sizeof(name));
-	fd = fg_open_regular_at(c->cache_fd, name, FG_ELF_MAX_FILE, &st);
+	fd = fg_open_regular_at(c->cache_fd, name, c->max_bytes, &st);
+	if (fd == -EFBIG) {
+		r->res.cached = true;
+		refuse(c, r, name, EFBIG);
+		return true;
+	}
 	if (fd < 0)
 		return false;
 	if (st.st_size == 0) { /* libdebuginfod's note of a miss: let it decide */
@@ -368,8 +377,7 @@ static bool from_cache(struct fg_debuginfod *c, struct req *r)
 	err = fg_debugfile_check(fd, &w, &r->res.df.elf);
 	if (err < 0) {
 		close(fd);
-		r->res.state = err == -ESTALE ? FG_DBGI_REFUSED : FG_DBGI_FAILED;
-		r->res.err = -err;
+		refuse(c, r, name, -err);
 		return true;
 	}
 	r->res.state = FG_DBGI_FOUND;
@@ -507,22 +515,137 @@ bool fg_debuginfod_sibling(const char *debug_path, const uint8_t *id, size_t len
 	return n > 0 && (size_t)n < size;
 }
 
+/* The child's exit status when the file it wrote reached max_bytes. */
+#define CHILD_TOOBIG 250
+
+static volatile sig_atomic_t child_toobig;
+
+static void on_xfsz(int sig)
+{
+	(void)sig;
+	child_toobig = 1;
+}
+
+/*
+ * In the child: did it write `max` bytes?  A write that crosses
+ * RLIMIT_FSIZE is cut short without a signal, and curl then gives up: only
+ * the count of bytes written tells (a new process's count starts at zero).
+ */
+static bool child_wrote(uint64_t max)
+{
+	char buf[512], *p;
+	int fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strstr(buf, "wchar:");
+	return p && strtoull(p + 6, NULL, 10) >= max;
+}
+
+/* Remove what a fetch killed midway left: CACHE/HEX/debuginfo.XXXXXX (libdebuginfod's). */
+static void remove_partial(const struct fg_debuginfod *c, const struct req *r)
+{
+	char hex[2 * FG_BUILD_ID_MAX + 2];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fg_build_id_hex(r->id, r->len, hex, false);
+	fd = openat(c->cache_fd, hex, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (fg_starts_with(de->d_name, "debuginfo."))
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/*
+ * libdebuginfod's fetch of r, in a child process: 0 when the file is in the
+ * cache, else -errno (-EFBIG: it reached max_bytes; -ECANCELED: the budget
+ * was spent, or the client is ending, and the child killed).
+ *
+ * Why a child: what libdebuginfod writes is what curl decoded, and it asks
+ * for gzip, so a reply of 1 MB can write 1 GiB; DEBUGINFOD_MAXSIZE checks
+ * only the sizes the server announces, and the progress callback runs
+ * between steps of curl's that may each decode the whole reply.  The child's
+ * RLIMIT_FSIZE stops the write at max_bytes (the transfer then fails and
+ * libdebuginfod removes its file), and the child can be killed the moment
+ * the budget is spent, whatever curl is doing.  It runs only what a forked
+ * child of a threaded process may: libdebuginfod with a client of its own
+ * (the worker's copy, without the progress callback, which takes mu), then
+ * _exit.
+ */
+static int find_in_child(struct worker *wk, debuginfod_client *dc, const struct req *r)
+{
+	struct fg_debuginfod *c = wk->c;
+	bool killed = false;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct rlimit rl = {.rlim_cur = c->max_bytes, .rlim_max = c->max_bytes};
+		struct sigaction sa = {.sa_handler = on_xfsz};
+		int fd;
+
+		sigaction(SIGXFSZ, &sa, NULL); /* the write fails with EFBIG, and we know */
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0)
+			_exit(EPERM);
+		dl.set_progressfn(dc, NULL);
+		fd = dl.find_debuginfo(dc, r->id, (int)r->len, NULL);
+		if (fd < 0 && (child_toobig || child_wrote(c->max_bytes)))
+			_exit(CHILD_TOOBIG);
+		_exit(fd >= 0 ? 0 : -fd > 200 ? EIO : -fd);
+	}
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		struct timespec ts = {.tv_nsec = 10 * 1000000};
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return -ECHILD;
+		pthread_mutex_lock(&c->mu);
+		bool stop = c->stop || budget_spent(c, mono_ms());
+		pthread_mutex_unlock(&c->mu);
+		if (stop && !killed) {
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (killed || !WIFEXITED(status)) {
+		remove_partial(c, r);
+		return -ECANCELED;
+	}
+	status = WEXITSTATUS(status);
+	return status == 0 ? 0 : status == CHILD_TOOBIG ? -EFBIG : -status;
+}
+
 /* Fetch one (in a worker). */
 static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r)
 {
 	struct fg_debuginfod *c = wk->c;
 	struct fg_debug_want w = {.build_id = r->id, .build_id_len = r->len};
 	char name[2 * FG_BUILD_ID_MAX + 32];
-	char *path = NULL;
 	int fd, err;
 
 	if (from_cache(c, r))
 		return;
-	wk->cancelled = false;
-	fd = dl.find_debuginfo(dc, r->id, (int)r->len, &path);
-	free(path);
+	fd = find_in_child(wk, dc, r);
 	if (fd < 0) {
-		if (wk->cancelled) {
+		if (fd == -ECANCELED || fd == -EFBIG) {
 			/*
 			 * An aborted transfer leaves libdebuginfod's note of a miss,
 			 * which would make the next runs skip this build-id: not a miss
@@ -533,7 +656,8 @@ static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r)
 			if (fstatat(c->cache_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			    S_ISREG(st.st_mode) && st.st_size == 0)
 				unlinkat(c->cache_fd, name, 0);
-			r->res.state = FG_DBGI_TIMEDOUT;
+			r->res.state = fd == -EFBIG ? FG_DBGI_UNUSABLE : FG_DBGI_TIMEDOUT;
+			r->res.err = fd == -EFBIG ? EFBIG : 0;
 		} else if (fd == -ENOENT) {
 			r->res.state = FG_DBGI_NOTFOUND;
 		} else {
@@ -544,18 +668,15 @@ static void fetch(struct worker *wk, debuginfod_client *dc, struct req *r)
 	}
 	/* read what is now in the cache, through a descriptor of our own */
 	cache_name(r, name, sizeof(name));
-	int own = fg_open_regular_at(c->cache_fd, name, FG_ELF_MAX_FILE, NULL);
-	close(fd);
+	int own = fg_open_regular_at(c->cache_fd, name, c->max_bytes, NULL);
 	if (own < 0) {
-		r->res.state = FG_DBGI_FAILED;
-		r->res.err = -own;
+		refuse(c, r, name, -own); /* EFBIG: decoded over the bound at the last step */
 		return;
 	}
 	err = fg_debugfile_check(own, &w, &r->res.df.elf);
 	if (err < 0) {
 		close(own);
-		r->res.state = err == -ESTALE ? FG_DBGI_REFUSED : FG_DBGI_FAILED;
-		r->res.err = -err;
+		refuse(c, r, name, -err);
 		return;
 	}
 	r->res.state = FG_DBGI_FOUND;
@@ -567,13 +688,9 @@ static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
 	struct fg_debuginfod *c = wk->c;
+	/* used by the children only (find_in_child), without a progress callback */
 	debuginfod_client *dc = dl.begin();
 
-	if (dc) {
-		dl.set_user_data(dc, wk);
-		/* ours replaces the one DEBUGINFOD_PROGRESS asks for */
-		dl.set_progressfn(dc, progress);
-	}
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		struct req *r = c->queue;
@@ -613,6 +730,21 @@ static void *worker_main(void *arg)
 	if (dc)
 		dl.end(dc);
 	return NULL;
+}
+
+/* The bound on one file: DEBUGINFOD_MAXSIZE when set (within FG_ELF_MAX_FILE), else the default. */
+static uint64_t max_bytes(const char *env)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!env || !*env)
+		return FG_DEBUGINFOD_MAX_BYTES;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno || *end || v == 0 || *env == '-')
+		return FG_DEBUGINFOD_MAX_BYTES;
+	return v > FG_ELF_MAX_FILE ? FG_ELF_MAX_FILE : v;
 }
 
 struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o)
@@ -678,12 +810,12 @@ struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o)
 	/* without /proc: the path checked */
 	setenv(DEBUGINFOD_CACHE_PATH_ENV_VAR, by_fd ? env : c->cache_path, 1);
 	setenv(DEBUGINFOD_URLS_ENV_VAR, o->urls, 1);
-	if (!getenv(DEBUGINFOD_MAXSIZE_ENV_VAR)) {
-		char max[32];
+	c->max_bytes = max_bytes(getenv(DEBUGINFOD_MAXSIZE_ENV_VAR));
+	c->st.max_bytes = c->max_bytes;
+	char max[32];
 
-		snprintf(max, sizeof(max), "%llu", (unsigned long long)FG_ELF_MAX_FILE);
-		setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, max, 1);
-	}
+	snprintf(max, sizeof(max), "%llu", (unsigned long long)c->max_bytes);
+	setenv(DEBUGINFOD_MAXSIZE_ENV_VAR, max, 1);
 	return c;
 }
 
@@ -712,14 +844,28 @@ int fg_debuginfod_request(struct fg_debuginfod *c, const uint8_t *id, size_t len
 	r->tag = tag;
 	r->res.tag = tag;
 	r->res.df.fd = -1;
+	now = mono_ms();
+	pthread_mutex_lock(&c->mu);
+	bool spent = c->spent;
+	pthread_mutex_unlock(&c->mu);
 	/* already here: no thread, no wait (unless its supplementary file is to be fetched) */
-	if (from_cache(c, r) && !sup_to_fetch(c, r)) {
+	if (!spent && from_cache(c, r) && !sup_to_fetch(c, r)) {
 		*res = r->res;
 		pthread_mutex_lock(&c->mu);
+		/* reading it is debuginfod's work too: on the budget (busy_since counts it) */
+		if (!c->outstanding && !c->spent) {
+			c->used_ms += mono_ms() - now;
+			if (c->used_ms >= c->budget_ms) {
+				c->used_ms = c->budget_ms;
+				c->spent = true;
+			}
+		}
 		if (res->state == FG_DBGI_FOUND)
 			c->st.cached++;
 		else if (res->state == FG_DBGI_REFUSED)
 			c->st.refused++;
+		else if (res->state == FG_DBGI_UNUSABLE)
+			c->st.unusable++;
 		else
 			c->st.failed++;
 		pthread_mutex_unlock(&c->mu);
@@ -841,6 +987,9 @@ bool fg_debuginfod_collect(struct fg_debuginfod *c, struct fg_debuginfod_result 
 		case FG_DBGI_REFUSED:
 			c->st.refused++;
 			break;
+		case FG_DBGI_UNUSABLE:
+			c->st.unusable++;
+			break;
 		default:
 			c->st.failed++;
 			c->st.last_err = r->res.err;
@@ -948,7 +1097,7 @@ void fg_debuginfod_free(struct fg_debuginfod *c)
 	c->stop = true;
 	pthread_cond_broadcast(&c->work);
 	pthread_mutex_unlock(&c->mu);
-	/* a worker in a transfer sees `stop` at its next progress call */
+	/* a worker waiting on its child kills it within 10 ms of seeing `stop` */
 	for (unsigned i = 0; i < c->nworkers; i++)
 		pthread_join(c->workers[i].th, NULL);
 	while ((r = c->queue) != NULL) {

@@ -978,6 +978,8 @@ static void dbgi_answer(struct fg_symbolizer *s, struct dso *d, struct fg_debugi
 	    [FG_DBGI_TIMEDOUT] = "timed out",
 	    [FG_DBGI_REFUSED] = "the file served has another build-id: refused",
 	    [FG_DBGI_FAILED] = "the servers cannot be reached",
+	    [FG_DBGI_UNUSABLE] = "the file served is over the size bound, or not ELF within "
+				 "bounds: refused, and evicted from the cache",
 	};
 
 	d->dbgi_pending = false;
@@ -1019,6 +1021,7 @@ static void ask_debuginfod(struct fg_symbolizer *s, struct dso *d)
 	case FG_DBGI_TIMEDOUT:
 	case FG_DBGI_REFUSED:
 	case FG_DBGI_FAILED:
+	case FG_DBGI_UNUSABLE:
 		dbgi_answer(s, d, &res);
 		break;
 	default: /* asked before, under another identity of the same file */

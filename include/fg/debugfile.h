@@ -97,9 +97,13 @@ void fg_debugfile_release(struct fg_debugfile *df);
  *
  * Bounded: at most one fetch per build-id in the life of the object, and a
  * time budget for them all: the clock runs while any fetch is outstanding,
- * and when the budget is spent, what is still outstanding is given up
- * (timed out), the transfers under way are aborted (libdebuginfod's progress
- * callback: within about a second) and later requests time out at once.
+ * and while a file found in the cache is read; when the budget is spent,
+ * what is still outstanding is given up (timed out), the transfers under way
+ * are killed (each runs in a child process: within 10 ms) and later
+ * requests time out at once, the cache's included.  And a bound on the size
+ * of one file as written in the cache, once curl has decoded it (gzip): the
+ * child's RLIMIT_FSIZE.  A file refused (another build-id, over the bound,
+ * not ELF within bounds) is removed from the cache.
  *
  * Files are kept in libdebuginfod's cache, a directory that must be the
  * user's own (see fg_debuginfod_new); a file already there is served from it
@@ -125,6 +129,7 @@ struct fg_debuginfod_opts {
 };
 
 #define FG_DEBUGINFOD_BUDGET_MS 5000u
+#define FG_DEBUGINFOD_MAX_BYTES (1ull << 30) /* one file, decompressed; DEBUGINFOD_MAXSIZE */
 #define FG_DEBUGINFOD_WORKERS 4u
 
 enum fg_dbgi_state {
@@ -134,6 +139,8 @@ enum fg_dbgi_state {
 	FG_DBGI_TIMEDOUT, /* not fetched within the budget */
 	FG_DBGI_REFUSED,  /* the file served is not the one asked for (build-id) */
 	FG_DBGI_FAILED,	  /* the servers could not be asked (res.err) */
+	FG_DBGI_UNUSABLE, /* the file served is over the bound (res.err EFBIG), or not ELF
+			     within bounds (E2BIG, ENOEXEC): evicted from the cache */
 };
 
 struct fg_debuginfod_result {
@@ -150,20 +157,22 @@ struct fg_debuginfod_stats {
 	uint64_t notfound;    /* build-ids no server has */
 	uint64_t timedout;    /* not fetched within the budget */
 	uint64_t refused;     /* files whose build-id is not the one asked for */
+	uint64_t unusable;    /* files over the size bound, or not ELF within bounds */
 	uint64_t failed;      /* requests that could not reach a server */
 	int last_err;	      /* the error of the last failed one */
 	uint64_t sup_found;   /* supplementary (dwz) files fetched or in the cache */
 	uint64_t sup_missing; /* supplementary files not fetched (not found, timed out...) */
 	uint64_t used_ms;     /* of the budget */
 	uint64_t budget_ms;
+	uint64_t max_bytes; /* the bound on one file */
 };
 
 /*
  * Start a client (no thread runs before the first request).  libdebuginfod
  * reads its settings from the environment only: this sets DEBUGINFOD_URLS,
- * DEBUGINFOD_CACHE_PATH (to the checked directory, opened: see below) and,
- * when unset, DEBUGINFOD_MAXSIZE (to the largest file lib/elfsyms.h reads),
- * so call it before other threads start.
+ * DEBUGINFOD_CACHE_PATH (to the checked directory, opened: see below) and
+ * DEBUGINFOD_MAXSIZE (the bound on one file: as set, within FG_ELF_MAX_FILE;
+ * FG_DEBUGINFOD_MAX_BYTES when unset), so call it before other threads start.
  *
  * The cache directory and the directories above it are opened one by one
  * without following symbolic links; each must belong to root or to the
