@@ -67,18 +67,37 @@ while time.time() < end:
     except socket.timeout:
         pass'
 
-# an HTTP server on 127.0.0.1:PORT that serves FILE for every build-id
+# an HTTP server on 127.0.0.1:PORT that serves FILE for every build-id [with a Content-Encoding]
 IMPOSTOR='import http.server, sys
 body = open(sys.argv[2], "rb").read()
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(200)
+        if len(sys.argv) > 3:
+            self.send_header("Content-Encoding", sys.argv[3])
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a):
         pass
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()'
+
+# write FILE: SIZE bytes of an ELF file claiming a section for every 64 bytes (e_shnum 0,
+# section 0's sh_size: the extended count), gzip-compressed: a few hundred KiB
+BOMB='import struct, sys, zlib
+size = int(sys.argv[2])
+eh = bytearray(64)
+eh[0:7] = b"\x7fELF\x02\x01\x01"
+struct.pack_into("<HHIQQQIHHHHHH", eh, 16, 3, 62, 1, 0, 0, 64, 0, 64, 0, 0, 64, 0, 0)
+sh0 = bytearray(64)
+struct.pack_into("<Q", sh0, 32, size // 64 - 2)
+z = zlib.compressobj(6, zlib.DEFLATED, 31)
+with open(sys.argv[1], "wb") as f:
+    f.write(z.compress(bytes(eh + sh0)))
+    mib = bytes(1 << 20)
+    for _ in range(size >> 20):
+        f.write(z.compress(mib))
+    f.write(z.flush())'
 
 # wait_port PORT: until something listens on 127.0.0.1:PORT in the namespace
 wait_port() {
@@ -351,6 +370,8 @@ lines() {
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	[ -z "$(grep -E ' main\+0x[0-9a-f]+ \('"$D/bin/prog"'\)$' <<<"$output")" ]
 	assert_stderr_contains "0 debug files fetched, 0 from the cache, 0 not found, 0 timed out, 1 refused (not the build-id asked for)"
+	# and evicted: not kept in the cache, nor read again by the next run
+	[ ! -e "$BATS_TEST_TMPDIR/cache/$(cat "$D/buildid")/debuginfo" ]
 }
 
 @test "fg-sym debuginfod: a file in the cache with another build-id is refused" {
@@ -363,6 +384,41 @@ lines() {
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	assert_stderr_contains "1 refused (not the build-id asked for)"
+	# evicted: the next run fetches the right one from the server
+	[ ! -e "$BATS_TEST_TMPDIR/cache/$id/debuginfo" ]
+	DEBUGINFOD_URLS=$URL sym
+	[ "$(prog_unnamed)" -eq 0 ]
+	assert_stderr_contains "debuginfod: 1 debug files fetched, 0 from the cache"
+}
+
+@test "fg-sym debuginfod: a gzip-encoded reply that decodes past the size bound is refused and evicted" {
+	# 256 MiB once decoded, of an ELF file claiming 4 million sections; the bound 16 MiB
+	python3 -c "$BOMB" "$BATS_TEST_TMPDIR/bomb.gz" $((256 << 20))
+	start_bg "$BATS_TEST_TMPDIR/bomb" python3 -c "$IMPOSTOR" 8019 "$BATS_TEST_TMPDIR/bomb.gz" gzip
+	wait_port 8019
+	local t0 t1 sent
+	sent=$(in_ns curl -s -o /dev/null -w '%{size_download}' "http://127.0.0.1:8019/buildid/00/debuginfo")
+	t0=$(date +%s%N)
+	DEBUGINFOD_URLS=http://127.0.0.1:8019 DEBUGINFOD_MAXSIZE=$((16 << 20)) \
+		sym --debuginfod-budget 5
+	t1=$(date +%s%N)
+	stop_bg "$BATS_TEST_TMPDIR/bomb"
+	echo "# a reply of $sent bytes; fg-sym took $(((t1 - t0) / 1000000)) ms" >&3
+	[ "$sent" -lt $((1 << 20)) ]
+	[ "$status" -eq 0 ]
+	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
+	assert_stderr_contains "0 debug files fetched, 0 from the cache, 0 not found, 0 timed out, 1 refused and evicted (over 16 MiB, or not ELF within bounds)"
+	# within the budget, and nothing of it left in the cache
+	[ $((t1 - t0)) -lt 8000000000 ]
+	[ -z "$(find "$BATS_TEST_TMPDIR/cache" -type f -size +1M)" ]
+	# a file of the kind in the cache already (left by an earlier version) is evicted too
+	local id
+	id=$(cat "$D/buildid")
+	mkdir -p "$BATS_TEST_TMPDIR/cache/$id"
+	truncate -s 32M "$BATS_TEST_TMPDIR/cache/$id/debuginfo"
+	DEBUGINFOD_URLS=http://127.0.0.1:8019 DEBUGINFOD_MAXSIZE=$((16 << 20)) sym
+	assert_stderr_contains "1 refused and evicted (over 16 MiB, or not ELF within bounds)"
+	[ ! -e "$BATS_TEST_TMPDIR/cache/$id/debuginfo" ]
 }
 
 @test "fg-sym debuginfod: the cache directory must be the user's alone, with no symbolic link" {
