@@ -3,6 +3,7 @@
  * fg-diff: two folded profiles in, one differential profile out
  * ("STACK COUNT1 COUNT2"), as difffolded.pl.  See fg-diff(1).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
 #include "fg/diag.h"
 #include "fg/diff.h"
 
@@ -103,10 +105,28 @@ int main(int argc, char **argv)
 			 st->bad_lines == 1 ? "" : "s");
 		status = FG_EXIT_FAIL;
 	}
-	if (output && !freopen(output, "w", stdout))
-		fg_die("cannot open '%s'", output);
-	if (fg_diff_write(d, stdout) != 0 || fg_close_stdout() != FG_EXIT_OK)
+	if (output) {
+		/* all or nothing, through a temporary file renamed at the end */
+		struct fg_atomic a;
+		int err = fg_atomic_open(&a, output, 0);
+
+		if (err < 0) {
+			errno = -err;
+			fg_die("cannot open '%s'", output);
+		}
+		/* a write error shows at the commit too, which then replaces nothing */
+		int werr = fg_diff_write(d, a.fp);
+
+		err = fg_atomic_commit(&a);
+		if (err == 0)
+			err = werr;
+		if (err < 0) {
+			fg_warne(-err, "write error");
+			status = FG_EXIT_FAIL;
+		}
+	} else if (fg_diff_write(d, stdout) != 0 || fg_close_stdout() != FG_EXIT_OK) {
 		status = FG_EXIT_FAIL;
+	}
 	fg_diff_free(d);
 	return status;
 }

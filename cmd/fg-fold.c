@@ -140,7 +140,7 @@ static int write_window(struct windows *ws, uint64_t start)
 	int err;
 
 	fg_window_path(&path, ws->dir, start, ".folded");
-	err = fg_atomic_open(&a, path.data);
+	err = fg_atomic_open(&a, path.data, 0);
 	if (err == 0 && (err = fg_fold_write(ws->f, a.fp)) != 0)
 		fg_atomic_abort(&a);
 	else if (err == 0)
@@ -214,7 +214,7 @@ static void open_output(struct run *r)
 	/* -o: all or nothing, through a temporary file renamed at the end */
 	r->out = stdout;
 	if (output) {
-		int err = fg_atomic_open(&r->af, output);
+		int err = fg_atomic_open(&r->af, output, 0);
 
 		if (err < 0) {
 			errno = -err;

@@ -76,7 +76,7 @@ static int emit(void *ctx, const struct fg_pprof_window *w)
 		fg_window_path(&path, o->path, w->start_ns, ".pb.gz");
 	else
 		fg_buf_addstr(&path, o->path);
-	err = fg_atomic_open(&a, path.data);
+	err = fg_atomic_open(&a, path.data, 0);
 	if (err == 0) {
 		err = fg_pprof_write(w->profile, w->meta, a.fp);
 		if (err)

@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "fg/atomicfile.h"
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
@@ -325,6 +326,7 @@ struct run {
 	int child_status;
 	bool child_done;
 	int out_fd;
+	struct fg_atomic out; /* -o */
 	uint64_t bad_events;
 	struct fg_rec_header header;
 	struct fg_rec_summary sum;
@@ -1445,13 +1447,14 @@ static void open_output(struct run *r)
 	r->out_fd = STDOUT_FILENO;
 	if (!opts.output)
 		return;
-	r->out_fd = open(opts.output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->out_fd < 0) {
-		err = errno;
+	/* in place at once, so that a run cut short leaves what it sampled */
+	err = fg_atomic_open(&r->out, opts.output, FG_OUT_STREAM | FG_OUT_FD);
+	if (err < 0) {
 		cleanup(r);
-		errno = err;
+		errno = -err;
 		fg_die("cannot open '%s'", opts.output);
 	}
+	r->out_fd = r->out.fd;
 }
 
 /* The stream's header, and the command released: sampling has begun. */
@@ -1913,7 +1916,7 @@ static void report(struct run *r)
 static int release(struct run *r)
 {
 	cleanup(r);
-	if (opts.output && close(r->out_fd) < 0 && !r->epipe && !r->werr) {
+	if (opts.output && fg_atomic_commit(&r->out) < 0 && !r->epipe && !r->werr) {
 		fg_warn("write error on '%s'", opts.output);
 		r->status = FG_EXIT_FAIL;
 	}

@@ -242,7 +242,7 @@ static bool prepare(struct run *r)
 	    (r->a.cp && !(so->colors = load_palette_map())))
 		return false;
 	if (output) {
-		err = fg_atomic_open(&r->atomic, output);
+		err = fg_atomic_open(&r->atomic, output, 0);
 		if (err < 0) {
 			fg_warne(-err, "cannot write '%s'", output);
 			return false;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
 #include "fg/capture.h"
 #include "fg/debugfile.h"
 #include "fg/diag.h"
@@ -433,7 +434,7 @@ struct run {
 	struct fg_sym_args a;
 	struct dbgi dbgi;
 	int fd; /* the input */
-	struct fg_replacement out;
+	struct fg_atomic out;
 	struct fg_symbolizer *s;
 	struct fg_rec_reader *r;
 	struct fg_capture cap;
@@ -472,13 +473,13 @@ static bool open_output(struct run *run)
 
 	if (output) {
 		/* through a temporary file, renamed into place once all is written */
-		int ofd = fg_replacement_open(&run->out, AT_FDCWD, output, 0666);
+		int err = fg_atomic_open(&run->out, output, FG_OUT_FD);
 
-		if (ofd < 0 || dup2(ofd, STDOUT_FILENO) < 0) {
-			fg_warne(ofd < 0 ? -ofd : errno, "cannot open '%s'", output);
+		if (err < 0 || dup2(run->out.fd, STDOUT_FILENO) < 0) {
+			fg_warne(err < 0 ? -err : errno, "cannot open '%s'", output);
 			return false;
 		}
-		close(ofd);
+		close(run->out.fd);
 		run->out.fd = -1;
 	}
 	/* with a NULL buffer, glibc ignores the size and writes 4 KiB at a time */
@@ -548,7 +549,9 @@ static void finish(struct run *run)
 
 	if (!ok)
 		run->status = FG_EXIT_FAIL;
-	if (output && (rc = fg_replacement_commit(&run->out, ok)) < 0) {
+	if (output && !ok)
+		fg_atomic_abort(&run->out);
+	else if (output && (rc = fg_atomic_commit(&run->out)) < 0) {
 		fg_warne(-rc, "cannot write '%s'", output);
 		run->status = FG_EXIT_FAIL;
 	}

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fg/atomicfile.h"
 #include "fg/bigmem.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
@@ -540,7 +541,7 @@ int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, int dirf
 	const char *last_mod = NULL;
 	uint32_t last_mod_off = CACHE_NO_MODULE;
 	size_t n = 0, nlen = 0;
-	struct fg_replacement rep;
+	struct fg_atomic rep;
 	int fd, r = 0;
 
 	if (!k || k->hidden || k->from_cache || !k->n)
@@ -580,19 +581,19 @@ int fg_ksyms_save(const struct fg_ksyms *k, const struct fg_kstamp *st, int dirf
 	h.nsyms = n;
 	h.names_len = nlen;
 	/* mode 0600: kernel addresses are for the owner's eyes only */
-	fd = fg_replacement_open(&rep, dirfd, name, 0600);
-	if (fd < 0) {
-		r = fd;
+	r = fg_atomic_openat(&rep, dirfd, name, FG_OUT_PRIVATE | FG_OUT_FD);
+	if (r < 0)
 		goto out;
-	}
+	fd = rep.fd;
 	r = write_all(fd, &h, sizeof(h));
 	if (!r)
 		r = write_all(fd, syms.p, n * sizeof(struct cache_sym));
 	if (!r)
 		r = write_all(fd, names.p, nlen);
-	fd = fg_replacement_commit(&rep, r == 0);
-	if (!r)
-		r = fd;
+	if (r)
+		fg_atomic_abort(&rep);
+	else
+		r = fg_atomic_commit(&rep);
 out:
 	fg_big_free(&syms);
 	fg_big_free(&names);

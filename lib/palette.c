@@ -379,7 +379,7 @@ int fg_palette_map_write(const struct fg_hmap *m, const char *path)
 	size_t n = fg_hmap_count(m);
 	struct fg_hent **v;
 	struct fg_atomic a;
-	int err = fg_atomic_open(&a, path);
+	int err = fg_atomic_open(&a, path, 0);
 
 	if (err < 0)
 		return err;

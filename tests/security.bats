@@ -445,4 +445,72 @@ longest() {
 	# neither grew by the 800 MB libelf would have taken (unbounded: fg-sample 822 MB, fg-sym 850 MB)
 	[ "$sample_kb" -lt 300000 ]
 	[ "$sym_kb" -lt 300000 ]
+
+# outputs_inputs: in $BATS_TEST_TMPDIR, a capture (in.fgr), its perf text (in.perf)
+# and its folded stacks (in.folded), for every tool's -o
+outputs_inputs() {
+	local t=$BATS_TEST_TMPDIR
+	anon 42 >"$t/in.txt"
+	stream "$t/in.txt" "$t/in.fgr"
+	fg-sym --proc-root "$t" "$t/in.fgr" >"$t/in.perf" 2>/dev/null
+	fg-fold "$t/in.perf" >"$t/in.folded"
+}
+
+# write_o TOOL OUT: `fg` TOOL -o OUT on the inputs above
+write_o() {
+	local t=$BATS_TEST_TMPDIR
+	case $1 in
+	fg-sym) fg --separate-stderr fg-sym --proc-root "$t" -o "$2" "$t/in.fgr" ;;
+	fg-fold) fg --separate-stderr fg-fold -o "$2" "$t/in.perf" ;;
+	fg-svg) fg --separate-stderr fg-svg -o "$2" "$t/in.folded" ;;
+	fg-pprof) fg --separate-stderr fg-pprof -F 99 -o "$2" "$t/in.perf" ;;
+	fg-diff) fg --separate-stderr fg-diff -o "$2" "$t/in.folded" "$t/in.folded" ;;
+	esac
+}
+
+@test "-o onto a user's set-ID file: root's file carries neither the set-ID bits nor the user's, for every tool" {
+	local tool out=$S/user/setid want
+	outputs_inputs
+	umask 022
+	for tool in fg-sym fg-fold fg-svg fg-pprof fg-diff; do
+		as_user sh -c 'rm -f "$1" && : >"$1" && chmod 06777 "$1"' sh "$out"
+		write_o $tool "$out"
+		[ "$status" -eq 0 ]
+		[ -s "$out" ]
+		# root's own file, as a new one would be: 0644 under umask 022
+		want=644
+		[ "$(stat -c %U:%a "$out")" = "root:$want" ]
+		! as_user sh -c 'echo x >>"$1"' sh "$out" 2>/dev/null
+	done
+	rm "$out"
+}
+
+@test "-o onto a link or a FIFO another user planted: refused by every tool, nothing written where it points" {
+	local tool out=$S/user/out victim=$S/root/precious fifo=$S/user/fifo
+	outputs_inputs
+	echo precious >"$victim"
+	as_user ln -s "$victim" "$out"
+	for tool in fg-sym fg-fold fg-svg fg-pprof fg-diff; do
+		write_o $tool "$out"
+		[ "$status" -eq 1 ]
+		[[ $stderr == *"$tool: cannot "*" '$out': Operation not permitted"* ]]
+		[ "$(cat "$victim")" = precious ]
+		[ -L "$out" ]
+	done
+	! ls -A "$S/user" | grep -q '^\.out\.'
+	# a FIFO: root's output would go to whoever reads it
+	as_user mkfifo -m 666 "$fifo"
+	fg --separate-stderr timeout 10 fg-sym --proc-root "$BATS_TEST_TMPDIR" -o "$fifo" \
+		"$BATS_TEST_TMPDIR/in.fgr"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-sym: cannot open '$fifo': Operation not permitted"* ]]
+	fg --separate-stderr timeout 10 fg-svg -o "$fifo" "$BATS_TEST_TMPDIR/in.folded"
+	[ "$status" -eq 1 ]
+	# root's own link is followed, as a shell's > would: the link stays, its file is written
+	ln -s precious "$S/root/link"
+	write_o fg-svg "$S/root/link"
+	[ "$status" -eq 0 ]
+	[ -L "$S/root/link" ]
+	grep -q '<svg' "$victim"
+	rm -f "$out" "$fifo" "$victim" "$S/root/link"
 }

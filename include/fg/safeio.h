@@ -61,40 +61,6 @@ int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct 
 int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize, uid_t *owner);
 
 /*
- * Writing a file whole or not at all (-o FILE, caches): the data goes to a
- * new temporary file beside the destination, renamed over it only once all
- * was written, so that a failure (a full disk, a signal) leaves what was
- * there before and no partial file.
- *
- *	struct fg_replacement r;
- *	int fd = fg_replacement_open(&r, AT_FDCWD, "out.txt", 0666);	// -errno on failure
- *	... write to fd, checking every write ...
- *	err = fg_replacement_commit(&r, ok);		// rename if ok, else remove
- *
- * The temporary is ".NAME.XXXXXX" in the destination's directory (relative
- * to dirfd), created with O_EXCL | O_NOFOLLOW and `mode` (less the umask);
- * it takes the mode of the file it replaces, less what `mode` leaves out.
- * With AT_FDCWD, a destination that is a symbolic link is replaced where
- * the link points, so the link stays.  A destination that exists but is not
- * a regular file (/dev/null, a FIFO, a terminal) is written to directly:
- * there is nothing to replace.
- */
-struct fg_replacement {
-	int fd;
-	int dirfd;
-	char dest[4096]; /* the file replaced (the link's target for a link) */
-	char tmp[4096];	 /* the temporary's name; "" when writing to dest itself */
-};
-
-int fg_replacement_open(struct fg_replacement *r, int dirfd, const char *path, mode_t mode);
-/*
- * Close the descriptor, then move the temporary into place when `ok`, or
- * remove it.  0, or -errno of the failed close() or rename() (the temporary
- * is removed then too).
- */
-int fg_replacement_commit(struct fg_replacement *r, bool ok);
-
-/*
  * Read the whole of `fd` from its current position into a new buffer of at
  * most `max` bytes (NUL-terminated, so text can be parsed in place).  Files
  * like /proc/kallsyms report size 0, so this reads until the end.  0 or

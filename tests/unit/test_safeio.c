@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Unit tests for lib/safeio.c: paths without symbolic links, private directories, replacements. */
+/* Unit tests for lib/safeio.c: paths without symbolic links, private directories. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -152,79 +152,6 @@ TEST(private_dir_refuses_links_and_others)
 	CHECK(files_in(in_top("alice")) == 0);
 }
 
-static void write_str(int fd, const char *s)
-{
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		abort();
-}
-
-static char *slurp(const char *path)
-{
-	static char buf[256];
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	buf[n < 0 ? 0 : n] = '\0';
-	if (fd >= 0)
-		close(fd);
-	return buf;
-}
-
-TEST(replacement_is_whole_or_nothing)
-{
-	struct fg_replacement r;
-	struct stat st;
-	int fd;
-
-	mkdir(in_top("out"), 0755);
-	put("out/a.txt", "old\n");
-	chmod(in_top("out/a.txt"), 0640);
-	/* a failed run leaves the old file and no temporary */
-	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
-	CHECK(fd >= 0);
-	CHECK(r.tmp[0]);
-	write_str(fd, "half");
-	CHECK_INT(fg_replacement_commit(&r, false), 0);
-	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
-	CHECK_INT(files_in(in_top("out")), 1);
-	/* a good one replaces it, with its mode */
-	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/a.txt"), 0666);
-	write_str(fd, "new\n");
-	CHECK_STR(slurp(in_top("out/a.txt")), "old\n");
-	CHECK_INT(fg_replacement_commit(&r, true), 0);
-	CHECK_STR(slurp(in_top("out/a.txt")), "new\n");
-	CHECK(stat(in_top("out/a.txt"), &st) == 0 && (st.st_mode & 0777) == 0640);
-	CHECK_INT(files_in(in_top("out")), 1);
-	/* a new file */
-	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/b.txt"), 0666);
-	write_str(fd, "b\n");
-	CHECK_INT(fg_replacement_commit(&r, true), 0);
-	CHECK_STR(slurp(in_top("out/b.txt")), "b\n");
-	CHECK(fg_replacement_open(&r, AT_FDCWD, in_top("none/c.txt"), 0666) == -ENOENT);
-}
-
-TEST(replacement_keeps_links_and_devices)
-{
-	struct fg_replacement r;
-	struct stat st;
-	int fd;
-
-	CHECK(symlink("a.txt", in_top("out/link")) == 0);
-	fd = fg_replacement_open(&r, AT_FDCWD, in_top("out/link"), 0666);
-	CHECK(fd >= 0);
-	write_str(fd, "via link\n");
-	CHECK_INT(fg_replacement_commit(&r, true), 0);
-	CHECK(lstat(in_top("out/link"), &st) == 0 && S_ISLNK(st.st_mode));
-	CHECK_STR(slurp(in_top("out/a.txt")), "via link\n");
-	/* /dev/null is written to, never replaced */
-	fd = fg_replacement_open(&r, AT_FDCWD, "/dev/null", 0666);
-	CHECK(fd >= 0);
-	CHECK_STR(r.tmp, "");
-	write_str(fd, "x");
-	CHECK_INT(fg_replacement_commit(&r, true), 0);
-	CHECK(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
-}
-
 int main(void)
 {
 	if (!mkdtemp(top))
@@ -234,8 +161,6 @@ int main(void)
 	RUN(beneath_refuses_what_holds_no_data);
 	RUN(private_dir_is_made_and_reopened);
 	RUN(private_dir_refuses_links_and_others);
-	RUN(replacement_is_whole_or_nothing);
-	RUN(replacement_keeps_links_and_devices);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)
