@@ -1447,8 +1447,11 @@ static void open_output(struct run *r)
 	r->out_fd = STDOUT_FILENO;
 	if (!opts.output)
 		return;
-	/* in place at once, so that a run cut short leaves what it sampled */
-	err = fg_atomic_open(&r->out, opts.output, FG_OUT_STREAM | FG_OUT_FD);
+	/*
+	 * 0600, as perf.data: kernel addresses and every process's mappings.
+	 * In place at once, so that a run cut short leaves what it sampled.
+	 */
+	err = fg_atomic_open(&r->out, opts.output, FG_OUT_PRIVATE | FG_OUT_STREAM | FG_OUT_FD);
 	if (err < 0) {
 		cleanup(r);
 		errno = -err;

@@ -368,16 +368,25 @@ static int write_header(struct fg_rec_reader *r)
 }
 
 /*
- * As perf refuses a perf.data that is not the running user's or root's: a
- * capture another user wrote could name any file on the system, and root
- * reading it would read those files.
+ * A capture is read only by the user who wrote it, and root reads its own
+ * alone.  As perf refuses a perf.data that is not the running user's or
+ * root's: a capture another user wrote could name any file on the system,
+ * and root reading it would read those files.  The other way round, root's
+ * capture holds what other users may not see (kernel addresses, the
+ * mappings of every process): made readable by mistake, it is not named for
+ * them.  A pipe tells nothing: what comes through it is the reader's to see.
  */
 static void check_owner(int fd, const char *name)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid == 0 || st.st_uid == geteuid())
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid == geteuid())
 		return;
+	if (geteuid() != 0 && st.st_uid == 0)
+		fg_diex("refusing to read '%s': it belongs to root, not to you; a capture of "
+			"root's holds kernel addresses and the mappings of processes that are not "
+			"yours to see (-f to read it anyway)",
+			name);
 	fg_diex("refusing to read '%s': it belongs to user %lu, not to you or root; a capture "
 		"someone else wrote can make fg-sym read files they cannot (-f to read it anyway)",
 		name, (unsigned long)st.st_uid);
@@ -472,8 +481,8 @@ static bool open_output(struct run *run)
 	const char *output = run->a.output;
 
 	if (output) {
-		/* through a temporary file, renamed into place once all is written */
-		int err = fg_atomic_open(&run->out, output, FG_OUT_FD);
+		/* through a temporary file, renamed into place once all is written; 0600 */
+		int err = fg_atomic_open(&run->out, output, FG_OUT_PRIVATE | FG_OUT_FD);
 
 		if (err < 0 || dup2(run->out.fd, STDOUT_FILENO) < 0) {
 			fg_warne(err < 0 ? -err : errno, "cannot open '%s'", output);

@@ -477,8 +477,9 @@ write_o() {
 		write_o $tool "$out"
 		[ "$status" -eq 0 ]
 		[ -s "$out" ]
-		# root's own file, as a new one would be: 0644 under umask 022
+		# root's own file, as a new one would be: 0644 under umask 022, perf text 0600
 		want=644
+		[ $tool = fg-sym ] && want=600
 		[ "$(stat -c %U:%a "$out")" = "root:$want" ]
 		! as_user sh -c 'echo x >>"$1"' sh "$out" 2>/dev/null
 	done
@@ -513,4 +514,49 @@ write_o() {
 	[ -L "$S/root/link" ]
 	grep -q '<svg' "$victim"
 	rm -f "$out" "$fifo" "$victim" "$S/root/link"
+}
+
+@test "root's capture and perf text are root's alone: fg-sample -o and fg-sym -o write 0600, whatever the umask" {
+	requires btf perf_event
+	umask 000
+	fg --separate-stderr fg-sample -F 99 -d 0.3 -o "$S/cap.fgr"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %U:%a "$S/cap.fgr")" = root:600 ]
+	! as_user cat "$S/cap.fgr" >/dev/null 2>&1
+	fg --separate-stderr fg-sym -o "$S/cap.perf" "$S/cap.fgr"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %U:%a "$S/cap.perf")" = root:600 ]
+	grep -q cpu-clock "$S/cap.perf"
+	! as_user cat "$S/cap.perf" >/dev/null 2>&1
+	# a link the user planted under the name is not followed
+	as_user ln -s "$S/root/victim-cap" "$S/user/cap.fgr"
+	fg --separate-stderr fg-sample -F 99 -d 0.3 -o "$S/user/cap.fgr"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-sample: cannot open '$S/user/cap.fgr': Operation not permitted"* ]]
+	[ ! -e "$S/root/victim-cap" ]
+	rm -f "$S/cap.fgr" "$S/cap.perf" "$S/user/cap.fgr"
+}
+
+@test "a capture of root's made readable by mistake: the user's fg-sym will not name it" {
+	local cap=$S/cap-readable.fgr mine=$S/user/mine.fgr
+	outputs_inputs
+	cp "$BATS_TEST_TMPDIR/in.fgr" "$cap"
+	chmod 644 "$cap"
+	local want="fg-sym: refusing to read '$cap': it belongs to root, not to you; a capture of root's holds kernel addresses and the mappings of processes that are not yours to see (-f to read it anyway)"
+	fg --separate-stderr as_user fg-sym --proc-root "$BATS_TEST_TMPDIR" "$cap"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+	[ "$stderr" = "$want" ]
+	# standard input redirected from it: the same
+	fg --separate-stderr as_user fg-sym --proc-root "$BATS_TEST_TMPDIR" <"$cap"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "${want/"'$cap'"/"'<stdin>'"}" ]
+	# the user's own capture is named, and root's through a pipe, which root chose to hand over
+	as_user cp "$cap" "$mine"
+	fg --separate-stderr as_user fg-sym --proc-root "$BATS_TEST_TMPDIR" "$mine"
+	[ "$status" -eq 0 ]
+	[[ $output == *"[unknown] (//anon)"* ]]
+	fg --separate-stderr sh -c 'f=$1 && shift && cat "$f" | "$@"' sh "$cap" "${AS_USER[@]}" fg-sym --proc-root "$BATS_TEST_TMPDIR"
+	[ "$status" -eq 0 ]
+	rm -f "$cap" "$mine"
 }
