@@ -289,6 +289,12 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		    "%llu processes forgotten, those without a recent sample: over %u processes "
 		    "or %u mappings are not kept",
 		    (unsigned long long)st.evicted, FG_SYM_PROCS_MAX, FG_SYM_MAPS_MAX);
+	if (st.jit_cut)
+		fg_warnx("%llu JIT maps cut short or not read: the JIT maps of one run are read up "
+			 "to %llu MiB and %u entries in all; name fewer processes at a time "
+			 "(fg-sample -p PID)",
+			 (unsigned long long)st.jit_cut, FG_SYM_JIT_BYTES_MAX >> 20,
+			 FG_SYM_JIT_ENTRIES_MAX);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
 	if (cap->waits_open)

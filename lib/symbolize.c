@@ -119,6 +119,7 @@ struct jit {
 	ino_t ino;
 	uint64_t last_check_ms;
 	uint64_t bad_lines;
+	bool cut; /* over the bound of all maps together: counted once */
 };
 
 /* An address space: a process between two execs. */
@@ -229,7 +230,8 @@ struct fg_symbolizer {
 	 */
 	struct proc **pbuckets;
 	size_t npbuckets, nprocs;
-	size_t maps_total; /* mappings kept, all processes together */
+	size_t maps_total;		 /* mappings kept, all processes together */
+	uint64_t jit_bytes, jit_entries; /* read from JIT maps, all together (FG_SYM_JIT_*_MAX) */
 	struct proc *newest, *oldest;
 	struct fg_hmap *dsos; /* identity key -> struct dso * */
 	struct dso **all_dsos;
@@ -1431,7 +1433,27 @@ static bool jit_trusted(struct fg_symbolizer *s, struct proc *p, const struct st
 	return false;
 }
 
-static void jit_refresh(struct jit *j)
+/*
+ * Whether the JIT maps of the run may grow: if not, count `j` as cut (once),
+ * and say so for the first (the summary counts the rest).
+ */
+static bool jit_room(struct fg_symbolizer *s, struct jit *j)
+{
+	if (s->jit_bytes < FG_SYM_JIT_BYTES_MAX && s->jit_entries < FG_SYM_JIT_ENTRIES_MAX)
+		return true;
+	if (!j->cut) {
+		j->cut = true;
+		if (!s->st.jit_cut++)
+			warn(s,
+			     "'%s' read up to byte %llu only: the JIT maps of the run reached %llu "
+			     "bytes and %llu entries in all, the most read (and more are not)",
+			     j->shown, (unsigned long long)j->consumed,
+			     (unsigned long long)s->jit_bytes, (unsigned long long)s->jit_entries);
+	}
+	return false;
+}
+
+static void jit_refresh(struct fg_symbolizer *s, struct jit *j)
 {
 	struct stat st;
 	int fd = jit_open(j->base, j->rel, &st);
@@ -1456,9 +1478,9 @@ static void jit_refresh(struct jit *j)
 		j->consumed = 0;
 		fg_buf_reset(&j->partial);
 	}
-	while (j->consumed < PERFMAP_MAX) {
+	while (j->consumed < PERFMAP_MAX && jit_room(s, j)) {
 		ssize_t r = pread(fd, buf, sizeof(buf), (off_t)(j->consumed + j->partial.len));
-		size_t used;
+		size_t used, had = fg_perfmap_count(j->pm);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -1466,6 +1488,8 @@ static void jit_refresh(struct jit *j)
 			break;
 		fg_buf_add(&j->partial, buf, (size_t)r);
 		used = fg_perfmap_add(j->pm, j->partial.data, j->partial.len, &j->bad_lines);
+		s->jit_bytes += (uint64_t)r;
+		s->jit_entries += fg_perfmap_count(j->pm) - had;
 		j->consumed += used;
 		memmove(j->partial.data, j->partial.data + used, j->partial.len - used);
 		fg_buf_truncate(&j->partial, j->partial.len - used);
@@ -1519,7 +1543,7 @@ static struct jit *get_jit(struct fg_symbolizer *s, struct proc *p)
 	p->jit->dev = st.st_dev;
 	p->jit->ino = st.st_ino;
 	p->jit->shown = fg_xstrdup(shown);
-	jit_refresh(p->jit);
+	jit_refresh(s, p->jit);
 	return p->jit;
 }
 
@@ -1535,7 +1559,7 @@ static const struct fg_perfmap_ent *jit_lookup(struct fg_symbolizer *s, struct p
 	e = fg_perfmap_lookup(j->pm, ip);
 	if (!e && now_ms() - j->last_check_ms >= RECHECK_MS) {
 		/* the JIT may have written more since */
-		jit_refresh(j);
+		jit_refresh(s, j);
 		e = fg_perfmap_lookup(j->pm, ip);
 	}
 	return e;

@@ -560,3 +560,42 @@ write_o() {
 	[ "$status" -eq 0 ]
 	rm -f "$cap" "$mine"
 }
+
+@test "JIT maps: eight of a user's 65 MB maps cost root's fg-sym bounded memory and time, the cut counted" {
+	requires /usr/bin/time
+	local uid pid t=$BATS_TEST_TMPDIR pids=() rss start
+	uid=$(uid_of_user)
+	# the most one map may hold, in short lines: five million entries
+	awk 'BEGIN { for (i = 0; i < 5000000; i++) printf "%x 1 f\n", 268435456 + i * 16 }' \
+		>"$t/big.map"
+	for ((pid = 31999; pid > 1000 && ${#pids[@]} < 8; pid--)); do
+		[ -e "/proc/$pid" ] || [ -e "/tmp/perf-$pid.map" ] || pids+=($pid)
+	done
+	: >"$t/in.txt"
+	for pid in "${pids[@]}"; do
+		cp "$t/big.map" "/tmp/perf-$pid.map"
+		chown "$USER_NAME:" "/tmp/perf-$pid.map"
+		MAPS+=("/tmp/perf-$pid.map")
+		{
+			echo "creds pid=$pid uid=$uid"
+			echo "mapping pid=$pid start=10000000 end=20000000 prot=rwx path=//anon"
+			echo "sample pid=$pid u=10001010"
+			echo "exit pid=$pid"
+		} >>"$t/in.txt"
+	done
+	stream "$t/in.txt" "$t/in.fgr"
+	start=$SECONDS
+	fg --separate-stderr /usr/bin/time -f 'maxrss %M' fg-sym "$t/in.fgr"
+	[ "$status" -eq 0 ]
+	# 4,194,304 entries at the most: a few hundred MB, not gigabytes, and seconds
+	rss=$(sed -n 's/^maxrss //p' <<<"$stderr")
+	echo "# fg-sym: $rss KiB, $((SECONDS - start)) s" >&3
+	[ "$rss" -lt 1200000 ]
+	[ $((SECONDS - start)) -lt 40 ]
+	# the first map named its frame; the cut said once, and counted
+	[[ ${lines[1]} == *" f+0x0 (/tmp/perf-${pids[0]}.map)" ]]
+	[[ $stderr == *"fg-sym: '/tmp/perf-${pids[0]}.map' read up to byte "*" only: the JIT maps of the run reached "*" bytes and 4194304 entries in all, the most read (and more are not)"* ]]
+	[ "$(grep -c 'read up to byte' <<<"$stderr")" -eq 1 ]
+	[[ $stderr == *"fg-sym: 8 JIT maps cut short or not read: the JIT maps of one run are read up to 256 MiB and 4194304 entries in all; name fewer processes at a time (fg-sample -p PID)"* ]]
+	[[ $stderr == *"7 no JIT map"* ]]
+}

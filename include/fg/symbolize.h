@@ -136,6 +136,8 @@ struct fg_sym_stats {
 	 * and not remembered (over the memory bound) */
 	uint64_t chains_replaced;
 	uint64_t chains_unkept;
+	/* JIT maps cut short or left unread: over FG_SYM_JIT_BYTES_MAX or FG_SYM_JIT_ENTRIES_MAX */
+	uint64_t jit_cut;
 };
 
 /*
@@ -152,6 +154,17 @@ struct fg_sym_stats {
 #define FG_SYM_PROCS_MAX 4u
 #define FG_SYM_MAPS_MAX 16u
 #endif
+
+/*
+ * JIT maps (/tmp/perf-PID.map) read in one run, all processes together: at
+ * most this many bytes of their text, and this many entries (about 80 bytes
+ * of memory each).  One map may hold 64 MiB; eight users' processes with a
+ * map that size each would otherwise cost root gigabytes and minutes.  What
+ * is over is not read: the rest of the map that reaches a bound, and every
+ * map after it, are counted (jit_cut) and their frames are "no JIT map".
+ */
+#define FG_SYM_JIT_BYTES_MAX (256ull << 20)
+#define FG_SYM_JIT_ENTRIES_MAX (4u << 20)
 
 /* A mapping of a file (or anonymous memory) into a process. */
 struct fg_sym_mapping {
