@@ -74,3 +74,25 @@ setup() {
 	# nor its temporary file
 	[ -z "$(ls | grep '^nothing')" ]
 }
+
+@test "-o follows the tools' rule: a link of ours is written through, another user's refused" {
+	requires root btf perf_event
+	cd "$BATS_TEST_TMPDIR"
+	echo old >real.folded
+	ln -s real.folded link.folded
+	fg --separate-stderr fg-record -F 99 -o link.folded -- "$WORKLOADS/split7030" 0.3
+	[ "$status" -eq 0 ]
+	[ -L link.folded ]
+	grep -q 'split7030' real.folded
+	# a link of another user's: refused, nothing written where it points
+	ln -s real.folded theirs.folded
+	chown -h nobody theirs.folded
+	local sum
+	sum=$(md5sum <real.folded)
+	fg --separate-stderr fg-record -F 99 -o theirs.folded -- "$WORKLOADS/split7030" 0.1
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"fg-record: cannot write 'theirs.folded': Operation not permitted (it belongs to user $(id -u nobody))"* ]]
+	[ -L theirs.folded ]
+	[ "$(md5sum <real.folded)" = "$sum" ]
+	[ -z "$(ls -A | grep '^link.folded.\|^theirs.folded.')" ]
+}
