@@ -1860,16 +1860,14 @@ static void bpf_add_frame(struct fg_fold *f, const char *s, size_t n)
 		return;
 	}
 	/* "func+123 (/path/module)": drop the module, then the offset, as for perf's frames */
-	if (s[n - 1] == ')') {
-		const char *open = memrchr(s, '(', n);
+	size_t open = fg_ps_module_open(s, 0, n);
 
-		if (open && open > s && open[-1] == ' ') {
-			n = (size_t)(open - s);
-			while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-				n--;
-			if (n == 0)
-				return;
-		}
+	if (open) {
+		n = open;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n == 0)
+			return;
 	}
 	size_t d = n;
 	while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')

@@ -740,8 +740,8 @@ int fg_ps_parse_header_general(const char *line, size_t len, struct fg_ps_header
 	return parse_general(line, len, h);
 }
 
-/* index of the '(' that opens the group closed by line[end - 1], or 0 (never valid) */
-static size_t module_open(const char *line, size_t from, size_t end)
+/* index of the '(' that opens the group closed by line[end - 1], balanced, or 0 */
+static size_t balanced_open(const char *line, size_t from, size_t end)
 {
 	size_t j = end - 1;
 	int depth = 0;
@@ -781,6 +781,53 @@ balance:
 	return 0;
 }
 
+/* whether a module may open at line[o]: a '(' after a space, within (from, end) */
+static inline bool module_at(const char *line, size_t from, size_t o)
+{
+	return o > from && line[o] == '(' && is_space(line[o - 1]);
+}
+
+/* whether the module that opens at line[o] is a path or a "[name]", as perf prints most */
+static inline bool module_pathlike(const char *line, size_t o, size_t end)
+{
+	return o + 2 < end && (line[o + 1] == '/' || line[o + 1] == '[');
+}
+
+size_t fg_ps_module_open(const char *line, size_t from, size_t end)
+{
+	size_t b, o;
+
+	if (end <= from + 1 || line[end - 1] != ')')
+		return 0;
+	/*
+	 * The group closed by the last ')', parentheses inside balanced: right
+	 * whenever the module's own parentheses pair ("/opt/App (x86)/lib.so",
+	 * "/bin/x (deleted)"), whatever the symbol holds ("foo(int) const",
+	 * "std::function<void (int)>::operator()").
+	 */
+	b = balanced_open(line, from, end);
+	if (!module_at(line, from, b))
+		b = 0;
+	if (b && module_pathlike(line, b, end))
+		return b;
+	/*
+	 * A path may hold a lone ')' or '(' ("/tmp/x)y/burn", "/tmp/a(b/burn",
+	 * "/tmp/a (b/burn"): then the module is the first group after a space
+	 * that starts as a path does.  A symbol holds " (/" or " ([" rarely if
+	 * ever, a user's directory name easily.
+	 */
+	for (o = from + 1; o + 2 < end; o++) {
+		const char *p = memchr(line + o, '(', end - 2 - o);
+
+		if (!p)
+			break;
+		o = (size_t)(p - line);
+		if (module_at(line, from, o) && module_pathlike(line, o, end))
+			return o;
+	}
+	return b;
+}
+
 /* the symbol between s0 and s1, its +0xOFFSET taken off */
 static void set_sym(const char *line, size_t s0, size_t s1, struct fg_ps_frame *f)
 {
@@ -813,9 +860,8 @@ static int parse_frame_at(const char *line, size_t i, size_t end, bool no_module
 	f->addr.p = line + a0;
 	f->addr.len = i - a0;
 	if (i < end && line[end - 1] == ')') {
-		/* the module is the parenthesised group at the end, parentheses inside balanced */
-		open = module_open(line, i, end);
-		if (open > i && is_space(line[open - 1])) {
+		open = fg_ps_module_open(line, i, end);
+		if (open) {
 			f->module.p = line + open + 1;
 			f->module.len = end - 1 - (open + 1);
 			set_sym(line, i, open - 1, f);

@@ -362,6 +362,19 @@ golden() { # NAME [--OPTION]
 	[ -z "$stderr" ]
 }
 
+@test "a module's path with parentheses, paired or lone: x)y, a(b, App (x86) (issue 27)" {
+	for opt in "" --addrs; do
+		fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" $opt "$fixtures/paren-paths.txt"
+		assert_golden "$fixtures/paren-paths$opt.folded"
+		[ -z "$stderr" ]
+	done
+	# bpftrace's "func+OFF (MODULE)" frames
+	printf '@[\n    spin+40 (/tmp/x)y/burn)\n    main+77 (/opt/App (x86)/burn)\n]: 3\n' \
+		>"$BATS_TEST_TMPDIR/bt"
+	fg -0 --separate-stderr fg-fold --input bpftrace "$BATS_TEST_TMPDIR/bt"
+	[ "$output" = "main;spin 3" ]
+}
+
 @test "tracepoint payloads after the event name (FlameGraph issues 164 and 188)" {
 	fg -0 --separate-stderr fold_to "$BATS_TEST_TMPDIR/out" "$fixtures/tracepoint.txt"
 	assert_golden "$fixtures/tracepoint.folded"

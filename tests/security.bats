@@ -599,3 +599,30 @@ write_o() {
 	[[ $stderr == *"fg-sym: 8 JIT maps cut short or not read: the JIT maps of one run are read up to 256 MiB and 4194304 entries in all; name fewer processes at a time (fg-sample -p PID)"* ]]
 	[[ $stderr == *"7 no JIT map"* ]]
 }
+
+@test "a user's program in a directory named x)y or a(b is named as itself, not as 'main+0x4d ' (issue 27)" {
+	requires btf perf_event
+	local d=$S/user xy ab
+	as_user mkdir -p "$d/x)y" "$d/a(b"
+	as_user cp "$S/build/spin" "$d/x)y/burn"
+	as_user cp "$S/build/spin" "$d/a(b/burn"
+	"${AS_USER[@]}" "$d/x)y/burn" xy 3 &
+	xy=$!
+	PIDS+=($xy)
+	"${AS_USER[@]}" "$d/a(b/burn" ab 3 &
+	ab=$!
+	PIDS+=($ab)
+	sleep 0.2
+	fg-sample -F 499 -d 1 -p "$xy" -p "$ab" 2>"$BATS_TEST_TMPDIR/sample.err" |
+		fg-sym >"$BATS_TEST_TMPDIR/perf" 2>"$BATS_TEST_TMPDIR/sym.err"
+	fg-fold "$BATS_TEST_TMPDIR/perf" >"$BATS_TEST_TMPDIR/folded" 2>"$BATS_TEST_TMPDIR/fold.err"
+	# fg-sym wrote the paths as they are
+	grep -qF " spin+0x" "$BATS_TEST_TMPDIR/perf"
+	grep -qF "($d/x)y/burn)" "$BATS_TEST_TMPDIR/perf"
+	grep -qF "($d/a(b/burn)" "$BATS_TEST_TMPDIR/perf"
+	# each program's stacks end in main;spin; no offset or module is left in a name
+	grep -q '^xy;.*main;spin[; ]' "$BATS_TEST_TMPDIR/folded"
+	grep -q '^ab;.*main;spin[; ]' "$BATS_TEST_TMPDIR/folded"
+	! grep -qF '+0x' "$BATS_TEST_TMPDIR/folded"
+	! grep -qF '/burn' "$BATS_TEST_TMPDIR/folded"
+}

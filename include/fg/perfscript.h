@@ -113,6 +113,18 @@ int fg_ps_parse_header_memo(struct fg_ps_memo *m, const char *line, size_t len,
 int fg_ps_parse_frame(const char *line, size_t len, struct fg_ps_frame *f);
 
 /*
+ * Where the module of a frame ("... SYMBOL (MODULE)") opens: the index of its
+ * '(' in line[from, end), or 0 when there is none.  The '(' follows a space,
+ * and the module runs to the ')' that ends the line.  It is the group that
+ * ')' closes, parentheses balanced, when that group is a path or a "[name]"
+ * ("/opt/App (x86)/x", "/bin/x (deleted)", "[kernel.kallsyms]").  Otherwise
+ * (a path with a lone parenthesis: "/tmp/x)y/burn", "/tmp/a(b/burn") it is
+ * the first group that starts with '/' or '['; failing that, the balanced
+ * group ("(inlined)", "(bpf_prog_6deef7357e7b4530_x)").
+ */
+size_t fg_ps_module_open(const char *line, size_t from, size_t end);
+
+/*
  * Find the frame in what follows a header's event (h->rest) when perf printed
  * the sample's one frame on the header line: "ADDR SYMBOL (MODULE)", perhaps
  * after other fields (-F +addr, +data_src: "0  1e05080021 |OP N/A|... ADDR

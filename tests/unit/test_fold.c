@@ -149,6 +149,69 @@ TEST(frame_parts)
 	CHECK_SPAN(f.module, "[kernel.kallsyms]");
 }
 
+TEST(frame_module_parentheses)
+{
+	struct fg_ps_frame f;
+
+	/* a path with a lone ')' or '(' (issue 27) */
+	CHECK_INT(frame("\t    5555555551ad main+0x4d (/tmp/x)y/burn)", &f), 0);
+	CHECK_SPAN(f.sym, "main");
+	CHECK_INT(f.offset, 0x4d);
+	CHECK_SPAN(f.module, "/tmp/x)y/burn");
+	CHECK_INT(frame("\t1 main+0x4d (/tmp/a(b/burn)", &f), 0);
+	CHECK_SPAN(f.sym, "main");
+	CHECK_SPAN(f.module, "/tmp/a(b/burn");
+	CHECK_INT(frame("\t1 main+0x4d (/tmp/a (b/burn)", &f), 0);
+	CHECK_SPAN(f.sym, "main");
+	CHECK_SPAN(f.module, "/tmp/a (b/burn");
+	CHECK_INT(frame("\t1 main+0x4d (/tmp/x) (y/burn)", &f), 0);
+	CHECK_SPAN(f.module, "/tmp/x) (y/burn");
+	CHECK_INT(frame("  1 main (/tmp/x)y/burn)", &f), 0); /* not a call chain's line */
+	CHECK_SPAN(f.module, "/tmp/x)y/burn");
+	/* parentheses that pair, in the path, in the symbol, in both */
+	CHECK_INT(frame("\t1 main+0x4d (/opt/App (x86)/bin/burn)", &f), 0);
+	CHECK_SPAN(f.sym, "main");
+	CHECK_SPAN(f.module, "/opt/App (x86)/bin/burn");
+	CHECK_INT(frame("\t1 spin (/usr/bin/burn (deleted))", &f), 0);
+	CHECK_SPAN(f.module, "/usr/bin/burn (deleted)");
+	CHECK_INT(frame("\t1 foo(int)+0x1 (/tmp/x)y/burn)", &f), 0);
+	CHECK_SPAN(f.sym, "foo(int)");
+	CHECK_SPAN(f.module, "/tmp/x)y/burn");
+	CHECK_INT(frame("\t1 (anonymous namespace)::f(char) (/tmp/x)y/b)", &f), 0);
+	CHECK_SPAN(f.sym, "(anonymous namespace)::f(char)");
+	CHECK_SPAN(f.module, "/tmp/x)y/b");
+	CHECK_INT(frame("\t1 (anonymous namespace)::f (/tmp/a (b/c)", &f), 0);
+	CHECK_SPAN(f.sym, "(anonymous namespace)::f");
+	CHECK_SPAN(f.module, "/tmp/a (b/c");
+	CHECK_INT(
+	    frame("\t1 std::function<void (int)>::operator()(int) const (/opt/App (x86)/p)", &f),
+	    0);
+	CHECK_SPAN(f.sym, "std::function<void (int)>::operator()(int) const");
+	CHECK_SPAN(f.module, "/opt/App (x86)/p");
+	CHECK_INT(frame("\t1 S::operator() (/tmp/a(b/p)", &f), 0);
+	CHECK_SPAN(f.sym, "S::operator()");
+	CHECK_SPAN(f.module, "/tmp/a(b/p");
+	/* modules that are not paths: the group at the end, balanced */
+	CHECK_INT(frame("\t1 f (inlined)", &f), 0);
+	CHECK_SPAN(f.module, "inlined");
+	CHECK_INT(frame("\t1 g(int) (bpf_prog_2b956549c660136a_uni_l4lb)", &f), 0);
+	CHECK_SPAN(f.sym, "g(int)");
+	CHECK_SPAN(f.module, "bpf_prog_2b956549c660136a_uni_l4lb");
+	CHECK_INT(frame("\t1 [unknown] ([unknown])", &f), 0);
+	CHECK_SPAN(f.module, "[unknown]");
+	/* -F ip,sym: a symbol that ends with a group, no module */
+	CHECK_INT(frame("\t1 (anonymous namespace)::f()", &f), 0);
+	CHECK_SPAN(f.sym, "(anonymous namespace)::f()");
+	CHECK_INT(f.module.len, 0);
+	CHECK_INT(frame("\t1 foo(int)", &f), 0);
+	CHECK_SPAN(f.sym, "foo(int)");
+	CHECK_INT(f.module.len, 0);
+	/* on a header line (-G) */
+	CHECK_INT(fg_ps_find_frame("55d spin+0x28 (/tmp/x)y/burn)", 29, &f), 0);
+	CHECK_SPAN(f.sym, "spin");
+	CHECK_SPAN(f.module, "/tmp/x)y/burn");
+}
+
 TEST(frame_rejects)
 {
 	struct fg_ps_frame f;
@@ -896,6 +959,7 @@ int main(void)
 	RUN(counts);
 	RUN(symnames);
 	RUN(frame_parts);
+	RUN(frame_module_parentheses);
 	RUN(frame_rejects);
 	RUN(srclines);
 	RUN(events_and_modules);
