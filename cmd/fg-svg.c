@@ -285,6 +285,18 @@ static bool build(struct run *r)
 			 (unsigned long long)f->ignored, shown(path),
 			 (unsigned long long)f->first_ignored_line);
 	}
+	if (f->refused) {
+		uint64_t k = f->first_refused_input;
+		const char *path = (int)k - 1 < r->npaths ? r->paths[k - 1] : "-";
+
+		/* fg-fold's words */
+		fg_warnx("%s:%llu: %s", shown(path), (unsigned long long)f->first_refused_line,
+			 f->first_refused_why == FG_FLAME_TOO_BIG
+			     ? "a count does not fit in 64 bits; line left out"
+			     : "the count of a stack would pass 2^64-1; left out");
+		fg_warnx("left out %llu line%s whose count would pass 2^64-1",
+			 (unsigned long long)f->refused, f->refused == 1 ? "" : "s");
+	}
 	if (f->off_base)
 		fg_warnx("left out %llu lines (%.17g samples) without a --base frame",
 			 (unsigned long long)f->off_base, f->off_base_samples);

@@ -51,10 +51,11 @@ struct rec {
 	const char *stack; /* the stack map's copy */
 	uint32_t stack_len;
 	uint32_t sfx_len, sfx_cap;
-	char *sfx;	  /* the least suffix seen (sorted graphs only) */
-	struct sum count; /* the lines' counts */
-	struct sum delta; /* (after - before) of the lines with two counts */
-	bool diff;	  /* some line had two counts */
+	char *sfx;			     /* the least suffix seen (sorted graphs only) */
+	struct sum count;		     /* the lines' counts */
+	struct sum delta;		     /* (after - before) of the lines with two counts */
+	struct fg_count exact, exact_before; /* the same sums, exactly: each fits in 64 bits */
+	bool diff;			     /* some line had two counts */
 };
 
 struct fg_flame_priv {
@@ -181,6 +182,16 @@ static struct rec *new_rec(struct fg_flame_priv *p, const struct fg_hent *e)
 	return r;
 }
 
+/* a line left out for its count: counted, the first one's place kept */
+static void refuse(struct fg_flame *f, int why, uint64_t lineno)
+{
+	if (!f->refused++) {
+		f->first_refused_input = f->priv->ninputs;
+		f->first_refused_line = lineno;
+		f->first_refused_why = why;
+	}
+}
+
 /* Add one line (without its newline) of input p->ninputs. */
 static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t lineno)
 {
@@ -197,6 +208,13 @@ static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t li
 			f->first_ignored_input = p->ninputs;
 			f->first_ignored_line = lineno;
 		}
+		return;
+	}
+	/* as fg-fold: a count past 2^64-1 leaves its line out */
+	struct fg_count c = {0}, cb = {0};
+	if (fg_count_parse(fl.count_text, fl.count_text_len, &c) != 0 ||
+	    (fl.diff && fg_count_parse(fl.before_text, fl.before_text_len, &cb) != 0)) {
+		refuse(f, FG_FLAME_TOO_BIG, lineno);
 		return;
 	}
 	f->lines++;
@@ -228,7 +246,6 @@ static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t li
 		f->off_base_samples += fl.count;
 		return;
 	}
-	f->total += fl.count;
 	e = fg_hmap_upsert(p->stacks, stack, stack_len, &inserted);
 	if (p->opts.flamechart) {
 		/* the input order: merge only with the line before */
@@ -241,9 +258,19 @@ static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t li
 		set_suffix(r, sfx, sfx_len);
 	} else {
 		r = &p->recs[e->val.u - 1];
-		if (cmp2(sfx, sfx_len, "", 0, r->sfx, r->sfx_len, "", 0) < 0)
-			set_suffix(r, sfx, sfx_len);
 	}
+	/* as fg-fold: a line that would take its stack's count past 2^64-1 is left out */
+	struct fg_count sum = r->exact, sumb = r->exact_before;
+	if (fg_count_add(&sum, &c) != 0 || fg_count_add(&sumb, &cb) != 0) {
+		refuse(f, FG_FLAME_SUM_TOO_BIG, lineno);
+		return;
+	}
+	r->exact = sum;
+	r->exact_before = sumb;
+	if (!p->opts.flamechart && !inserted &&
+	    cmp2(sfx, sfx_len, "", 0, r->sfx, r->sfx_len, "", 0) < 0)
+		set_suffix(r, sfx, sfx_len);
+	f->total += fl.count;
 	sum_add(&r->count, fl.count);
 	if (fl.diff) {
 		r->diff = true;

@@ -576,3 +576,18 @@ PY
 	printf '%s\n' "$output"
 	[ "$status" -eq 0 ]
 }
+
+@test "counts past 2^64-1 leave their line out, as fg-fold does: one count, a stack's sum, a differential line" {
+	printf 'a 18446744073709551615\nb 2\na 1\nb 3\n' >"$BATS_TEST_TMPDIR/in"
+	fg -0 --separate-stderr fg-svg "$BATS_TEST_TMPDIR/in"
+	assert_stderr_contains "fg-svg: $BATS_TEST_TMPDIR/in:3: the count of a stack would pass 2^64-1; left out"
+	assert_stderr_contains "fg-svg: left out 1 line whose count would pass 2^64-1"
+	[[ $output == *"<title>a (18,446,744,073,709,551,61"* ]]
+	# the before count of a differential line too; fractions are whole parts past 2^64-1
+	printf 'a 18446744073709551616 1\nb 18446744073709551616.5\nc 1 2\nc 0.5\n' >"$BATS_TEST_TMPDIR/in"
+	fg -0 --separate-stderr fg-svg "$BATS_TEST_TMPDIR/in"
+	assert_stderr_contains "fg-svg: $BATS_TEST_TMPDIR/in:1: a count does not fit in 64 bits; line left out"
+	assert_stderr_contains "fg-svg: left out 2 lines whose count would pass 2^64-1"
+	[[ $output == *"<title>c ("* ]]
+	[[ $output != *"<title>a ("* && $output != *"<title>b ("* ]]
+}

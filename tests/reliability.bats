@@ -186,3 +186,24 @@ many_samples() {
 	[ "${lines[0]}" = "# 200000 folded stacks, 200001 frames" ]
 	[ "${lines[2]}" = "  0.0%    0.0%  [.]  f0000000" ]
 }
+
+@test "a count of 2^64 in folded input: fg-fold, fg-svg, fg-pprof and fg-top leave that line out, in the same words (issue 27)" {
+	printf 'a;b 18446744073709551616\na;c 5\n' >"$BATS_TEST_TMPDIR/in"
+	local msg="in:1: a count does not fit in 64 bits; line left out"
+	fg -0 --separate-stderr fg-fold "$BATS_TEST_TMPDIR/in"
+	[ "$output" = "a;c 5" ]
+	assert_stderr_contains "fg-fold: $BATS_TEST_TMPDIR/$msg"
+	fg -0 --separate-stderr fg-svg "$BATS_TEST_TMPDIR/in"
+	assert_stderr_contains "fg-svg: $BATS_TEST_TMPDIR/$msg"
+	assert_stderr_contains "fg-svg: left out 1 line whose count would pass 2^64-1"
+	[[ $output == *"<title>all (5 samples, 100%)</title>"* ]]
+	[[ $output != *"18,446,744"* ]]
+	fg --separate-stderr fg-pprof -o "$BATS_TEST_TMPDIR/out.pb" "$BATS_TEST_TMPDIR/in"
+	assert_stderr_contains "fg-pprof: $BATS_TEST_TMPDIR/$msg"
+	fg -0 --separate-stderr fg-top -b "$BATS_TEST_TMPDIR/in"
+	assert_stderr_contains "fg-top: $BATS_TEST_TMPDIR/$msg"
+	# fg-diff refuses it as a malformed line (its exit status 1 says the output lacks it)
+	fg -1 --separate-stderr fg-diff "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/in"
+	[ "$output" = "a;c 5 5" ]
+	assert_stderr_contains "count too large"
+}

@@ -59,10 +59,19 @@ struct fg_flame {
 	size_t stacks;	   /* distinct stacks (flame chart: runs of equal neighbours) */
 	uint64_t ignored;  /* lines without a count */
 	uint64_t first_ignored_input, first_ignored_line; /* from 1; 0 when none */
-	uint64_t off_base;				  /* lines left out by the base frames */
+	/*
+	 * lines left out for a count past 2^64-1 (FG_FLAME_TOO_BIG), or that would
+	 * take their stack's past it (FG_FLAME_SUM_TOO_BIG), as fg-fold leaves them out
+	 */
+	uint64_t refused;
+	uint64_t first_refused_input, first_refused_line; /* from 1; 0 when none */
+	int first_refused_why;
+	uint64_t off_base; /* lines left out by the base frames */
 	double off_base_samples;
 	struct fg_flame_priv *priv;
 };
+
+enum { FG_FLAME_TOO_BIG = 1, FG_FLAME_SUM_TOO_BIG };
 
 /* Never NULL.  `o` is copied (its strings must outlive the flame). */
 struct fg_flame *fg_flame_new(const struct fg_flame_opts *o);
