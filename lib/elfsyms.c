@@ -868,6 +868,48 @@ size_t fg_elf_loads(Elf *elf, struct fg_elf_load **loads)
 	return n;
 }
 
+size_t fg_elf_named_symbols(Elf *elf, struct fg_elf_named *syms, size_t n)
+{
+	size_t found = 0;
+
+	for (size_t k = 0; k < n; k++)
+		syms[k].found = false;
+	for (Elf_Scn *scn = NULL; found < n && (scn = elf_nextscn(elf, scn)) != NULL;) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t nsym;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		nsym = sh.sh_size / sh.sh_entsize;
+		if (nsym > FG_ELF_MAX_SYMS)
+			nsym = FG_ELF_MAX_SYMS;
+		for (size_t i = 1; i < nsym && found < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			if (sym.st_shndx == SHN_UNDEF || !sym.st_name)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name)
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if (!syms[k].found && strcmp(name, syms[k].name) == 0) {
+					syms[k].value = sym.st_value;
+					syms[k].found = true;
+					found++;
+				}
+		}
+	}
+	return found;
+}
+
 bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr)
 {
 	for (size_t i = 0; i < n; i++) {

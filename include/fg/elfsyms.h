@@ -137,6 +137,18 @@ struct Elf *fg_elf_memory(const void *image, size_t size, void **copy);
 void fg_elfsyms_free(struct fg_elfsyms *e);
 /* The PT_LOAD segments of an ELF file (FG_ELF_MAX_LOADS at most): how many; free *loads. */
 size_t fg_elf_loads(struct Elf *elf, struct fg_elf_load **loads);
+/* A symbol looked up by name: its value, when found. */
+struct fg_elf_named {
+	const char *name;
+	uint64_t value;
+	bool found;
+};
+/*
+ * Look up syms[0..n) by name among the symbols of any type (data, TLS,
+ * functions) of .symtab and .dynsym, the first found winning: sets each
+ * one's value and found.  How many were found.
+ */
+size_t fg_elf_named_symbols(struct Elf *elf, struct fg_elf_named *syms, size_t n);
 /* The address of file offset `off` in the segments `loads`; false when in none. */
 bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr);
 

@@ -2,6 +2,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,10 @@ __attribute__((noinline)) void unit_known_function(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
+/* a data object and a thread-local one, for fg_elf_named_symbols */
+int unit_known_data[4] = {1, 2, 3, 4};
+__thread int unit_known_tls = 5;
+
 /* another name of it: kept among the aliases */
 void unit_known_function_alias(void) __attribute__((alias("unit_known_function")));
 
@@ -91,6 +96,40 @@ TEST(elfsyms_names_our_own_function)
 	CHECK(fg_elfsyms_lookup(e, UINT64_MAX) == NULL);
 	fg_elfsyms_free(e);
 	fg_elfsyms_free(NULL);
+}
+
+/* Data and TLS symbols by name, which the function table leaves out. */
+TEST(elf_named_symbols_finds_data_and_tls)
+{
+	struct fg_elf_named v[] = {
+	    {.name = "unit_known_data"},
+	    {.name = "unit_known_tls"},
+	    {.name = "unit_no_such_symbol"},
+	    {.name = "unit_known_function"},
+	};
+	uint64_t off, addr;
+	char path[4096];
+	struct fg_elf_load *loads;
+	struct Elf *elf;
+	size_t n;
+	int fd;
+
+	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	CHECK(fd >= 0);
+	elf = fg_elf_begin_fd(fd);
+	CHECK(elf);
+	CHECK_INT(fg_elf_named_symbols(elf, v, 4), 3);
+	CHECK(v[0].found && v[1].found && !v[2].found && v[3].found);
+	/* the data symbol is where the program's own pointer to it says, after the load bias */
+	n = fg_elf_loads(elf, &loads);
+	CHECK(self_offset((uintptr_t)unit_known_function, &off, path, sizeof(path)) == 0);
+	CHECK(fg_elf_offset_to_addr(loads, n, off, &addr));
+	CHECK((uintptr_t)unit_known_data - v[0].value == (uintptr_t)unit_known_function - addr);
+	/* a TLS symbol's value is its offset in the file's TLS block: small */
+	CHECK(v[1].value < 4096);
+	free(loads);
+	elf_end(elf);
+	close(fd);
 }
 
 /* Our own PLT: each entry named after the symbol its GOT slot is bound to, 16 bytes. */
@@ -388,6 +427,7 @@ TEST(safeio_refuses_what_is_not_regular)
 int main(void)
 {
 	RUN(elfsyms_names_our_own_function);
+	RUN(elf_named_symbols_finds_data_and_tls);
 	RUN(elfsyms_names_plt_entries);
 	RUN(elfsyms_names_init_and_fini_of_a_stripped_file);
 	RUN(elfsyms_survives_truncation_and_corruption);
