@@ -271,6 +271,64 @@ static int set_layout(struct fg_py *py)
 	return 0;
 }
 
+/*
+ * 3.13's _PyRuntime opens with _Py_DebugOffsets (Include/internal/pycore_runtime.h),
+ * the layout as the running interpreter itself was built: a cookie, the
+ * version, whether it is free-threaded, then uint64_t offsets.  Where each of
+ * those the table also holds sits in it (a wrong position here would not
+ * match a live 3.13 in tests/python.bats), and which field of the table's
+ * it must equal.
+ */
+#define DEBUG_313_SIZE 584
+#define TABLE(f) offsetof(struct fg_py_offsets, f)
+static const struct {
+	uint16_t at;
+	uint16_t field;
+} debug_313[] = {
+    {24 + 16, TABLE(runtime_interpreters_head)}, /* runtime_state, at 24 */
+    {48 + 24, TABLE(interp_threads_head)},	 /* interpreter_state, at 48 */
+    {152 + 16, TABLE(tstate_next)},		 /* thread_state, at 152 */
+    {152 + 32, TABLE(tstate_frame)},
+    {152 + 40, TABLE(tstate_thread_id)},
+    {152 + 48, TABLE(tstate_native_thread_id)},
+    {224 + 8, TABLE(frame_previous)}, /* interpreter_frame, at 224 */
+    {224 + 16, TABLE(frame_code)},
+    {224 + 40, TABLE(frame_owner)},
+    {272 + 8, TABLE(code_filename)}, /* code_object, at 272 */
+    {272 + 16, TABLE(code_name)},
+    {272 + 24, TABLE(code_qualname)},
+    {272 + 32, TABLE(code_linetable)},
+    {272 + 40, TABLE(code_firstlineno)},
+    {352 + 8, TABLE(object_type)},   /* pyobject, at 352 */
+    {536 + 8, TABLE(unicode_state)}, /* unicode_object, at 536 */
+    {536 + 16, TABLE(unicode_length)},
+    {536 + 24, TABLE(unicode_ascii_data)},
+};
+
+/* 3.13: the table agrees with the interpreter's own offsets: 0, -EPROTO, or the read's -errno */
+static int check_debug_offsets(struct fg_py *py)
+{
+	unsigned char d[DEBUG_313_SIZE];
+	int err;
+
+	if (py->major != 3 || py->minor != 13)
+		return 0;
+	err = rd(py, py->runtime, d, sizeof(d));
+	if (err)
+		return err;
+	if (memcmp(d, "xdebugpy", 8) != 0 || (u64_at(d, 8) >> 16) != 0x030d ||
+	    u64_at(d, 16) != 0 /* free-threaded: another layout */)
+		return -EPROTO;
+	for (size_t i = 0; i < FG_ARRAY_SIZE(debug_313); i++) {
+		int16_t want;
+
+		memcpy(&want, (const char *)py->off + debug_313[i].field, sizeof(want));
+		if (u64_at(d, debug_313[i].at) != (uint64_t)want)
+			return -EPROTO;
+	}
+	return 0;
+}
+
 int fg_py_open_mem(struct fg_py *py, unsigned major, unsigned minor, uint64_t runtime,
 		   fg_py_read_fn read, void *ctx)
 {
@@ -280,7 +338,8 @@ int fg_py_open_mem(struct fg_py *py, unsigned major, unsigned minor, uint64_t ru
 	py->runtime = runtime;
 	py->read = read;
 	py->read_ctx = ctx;
-	return set_layout(py);
+	int err = set_layout(py);
+	return err ? err : check_debug_offsets(py);
 }
 
 /*
@@ -467,7 +526,8 @@ int fg_py_open(struct fg_py *py, const char *proc, pid_t pid)
 	} else {
 		return -ENOTSUP;
 	}
-	return set_layout(py);
+	err = set_layout(py);
+	return err ? err : check_debug_offsets(py);
 }
 
 int fg_py_threads(struct fg_py *py, struct fg_py_thread *t, size_t max, size_t *n)

@@ -45,6 +45,10 @@
  * headers of each installed version and compares with this table (pyenv's
  * 3.8.18, 3.9.18, 3.10.13, 3.11.7, 3.12.1, 3.13.0 and Debian's 3.11.2 were
  * checked).  The layouts are those of x86-64 and other LP64 targets.
+ * From 3.13 the interpreter describes its own layout at the head of
+ * _PyRuntime (_Py_DebugOffsets); fg_py_open compares it with the table and
+ * refuses a process that disagrees (a free-threaded build, a patch release
+ * that moved a field) rather than misread it.
  *
  * The memory read may be hostile or changing under the reader (the process
  * runs on): every read is bounded (FG_PY_OBJ_MAX bytes of a struct, names cut
@@ -150,12 +154,15 @@ struct fg_py {
  * CPython 3 (no libpython3.X mapped, and no _PyRuntime in the executable);
  * -ENOTSUP when it does but its version is not known or not in the table,
  * or a libpython3.X has no _PyRuntime (3.6 and older) -- py->major and
- * minor say which it is, when known; -ESRCH when the process is gone; other
+ * minor say which it is, when known; -EPROTO when the interpreter's own
+ * description of its layout (_Py_DebugOffsets, 3.13) disagrees with the
+ * table (a free-threaded build, or a patch release that moved a field);
+ * -ESRCH when the process is gone; other
  * -errno when /proc or the file cannot be read.  py is ready for
  * fg_py_release() whatever the result.
  */
 int fg_py_open(struct fg_py *py, const char *proc, pid_t pid);
-/* For tests: a process of version major.minor read through `read`; -ENOTSUP as above. */
+/* For tests: a process of version major.minor read through `read`; -ENOTSUP, -EPROTO as above. */
 int fg_py_open_mem(struct fg_py *py, unsigned major, unsigned minor, uint64_t runtime,
 		   fg_py_read_fn read, void *ctx);
 void fg_py_release(struct fg_py *py);

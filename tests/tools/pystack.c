@@ -125,6 +125,10 @@ int main(int argc, char **argv)
 		fg_warnx("process %d: python %u.%u is not supported", (int)pid, py.major, py.minor);
 	else if (err == -ENOTSUP)
 		fg_warnx("process %d: python of an unknown version", (int)pid);
+	else if (err == -EPROTO)
+		fg_warnx("process %d: python %u.%u describes a layout other than the table's "
+			 "(free-threaded?)",
+			 (int)pid, py.major, py.minor);
 	else if (err == -ENOENT)
 		fg_warnx("process %d: no python interpreter", (int)pid);
 	else if (err)
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = fg_py_threads(&py, t, MAX_THREADS, &nt);
 	if (err) {
-		if (err != -ENOTSUP && err != -ENOENT && py.off)
+		if (err != -ENOTSUP && err != -ENOENT && err != -EPROTO && py.off)
 			fg_warne(-err, "process %d: cannot read its threads", (int)pid);
 		report(&py.stats);
 		fg_py_release(&py);

@@ -116,6 +116,32 @@ static uint64_t put_frame(const struct fg_py_offsets *o, unsigned i, uint64_t co
 	return f;
 }
 
+/* 3.13's _Py_DebugOffsets at the head of _PyRuntime, as 3.13.0 writes it: what the table says */
+static void put_debug_offsets(const struct fg_py_offsets *o)
+{
+	put(RUNTIME, "xdebugpy", 8);
+	put64(RUNTIME + 8, 0x030d00f0);
+	put64(RUNTIME + 16, 0); /* not free-threaded */
+	put64(RUNTIME + 24 + 16, (uint64_t)o->runtime_interpreters_head);
+	put64(RUNTIME + 48 + 24, (uint64_t)o->interp_threads_head);
+	put64(RUNTIME + 152 + 16, (uint64_t)o->tstate_next);
+	put64(RUNTIME + 152 + 32, (uint64_t)o->tstate_frame);
+	put64(RUNTIME + 152 + 40, (uint64_t)o->tstate_thread_id);
+	put64(RUNTIME + 152 + 48, (uint64_t)o->tstate_native_thread_id);
+	put64(RUNTIME + 224 + 8, (uint64_t)o->frame_previous);
+	put64(RUNTIME + 224 + 16, (uint64_t)o->frame_code);
+	put64(RUNTIME + 224 + 40, (uint64_t)o->frame_owner);
+	put64(RUNTIME + 272 + 8, (uint64_t)o->code_filename);
+	put64(RUNTIME + 272 + 16, (uint64_t)o->code_name);
+	put64(RUNTIME + 272 + 24, (uint64_t)o->code_qualname);
+	put64(RUNTIME + 272 + 32, (uint64_t)o->code_linetable);
+	put64(RUNTIME + 272 + 40, (uint64_t)o->code_firstlineno);
+	put64(RUNTIME + 352 + 8, (uint64_t)o->object_type);
+	put64(RUNTIME + 536 + 8, (uint64_t)o->unicode_state);
+	put64(RUNTIME + 536 + 16, (uint64_t)o->unicode_length);
+	put64(RUNTIME + 536 + 24, (uint64_t)o->unicode_ascii_data);
+}
+
 /*
  * A process of version 3.minor: one thread (tid 4242) whose stack is
  * <module> -> main -> [a C-stack shim frame, 3.12+] -> hot.
@@ -126,6 +152,8 @@ static const struct fg_py_offsets *craft(struct fg_py *py, unsigned minor)
 	uint64_t mod, mainf, shim, hot;
 
 	memset(&mem, 0, sizeof(mem));
+	if (o && minor == 13)
+		put_debug_offsets(o);
 	if (!o || fg_py_open_mem(py, 3, minor, RUNTIME, mem_read, &mem) != 0)
 		return NULL;
 	py->code_type = CODE_TYPE;
@@ -180,6 +208,37 @@ TEST(python_table_knows_38_to_313_and_nothing_else)
 	CHECK_STR(f[0].name, "runtime.interpreters_head");
 	CHECK_INT(f[0].value, 40);
 	CHECK(fg_py_offsets_fields(fg_py_offsets(3, 12), f, 1) == n);
+}
+
+/* 3.13 describes its own layout: one that is not the table's is refused */
+TEST(python_313_checks_its_own_description)
+{
+	const struct fg_py_offsets *o = fg_py_offsets(3, 13);
+	struct fg_py py;
+
+	CHECK(o);
+	memset(&mem, 0, sizeof(mem));
+	put_debug_offsets(o);
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), 0);
+	/* a field moved (a patch release), free-threaded, no cookie, another version */
+	put64(RUNTIME + 272 + 24, (uint64_t)o->code_qualname + 8);
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), -EPROTO);
+	put_debug_offsets(o);
+	put64(RUNTIME + 16, 1);
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), -EPROTO);
+	put_debug_offsets(o);
+	put(RUNTIME, "xdebugpz", 8);
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), -EPROTO);
+	put_debug_offsets(o);
+	put64(RUNTIME + 8, 0x030e00f0);
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), -EPROTO);
+	/* unreadable */
+	mem.gone = true;
+	CHECK_INT(fg_py_open_mem(&py, 3, 13, RUNTIME, mem_read, &mem), -ESRCH);
+	/* the versions before describe nothing: not read */
+	mem.reads = 0;
+	CHECK_INT(fg_py_open_mem(&py, 3, 12, RUNTIME, mem_read, &mem), 0);
+	CHECK_INT(mem.reads, 0);
 }
 
 TEST(python_reads_a_crafted_stack_of_each_version)
@@ -357,6 +416,7 @@ TEST(python_survives_loops_holes_and_exits)
 int main(void)
 {
 	RUN(python_table_knows_38_to_313_and_nothing_else);
+	RUN(python_313_checks_its_own_description);
 	RUN(python_reads_a_crafted_stack_of_each_version);
 	RUN(python_decodes_each_kind_of_str);
 	RUN(python_cuts_long_names_and_counts_them);

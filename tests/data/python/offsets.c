@@ -7,6 +7,9 @@
  * installed Python's headers and compares:
  *
  *	cc -DPy_BUILD_CORE -I$INC -I$INC/internal offsets.c && ./a.out
+ *
+ * For 3.13 it also asserts, at compile time, where lib/python.c reads the
+ * interpreter's own description of its layout (_Py_DebugOffsets).
  */
 #include <Python.h>
 #include <frameobject.h>
@@ -36,6 +39,19 @@
 		memcpy(&w, &o.state, sizeof(w));                                                   \
 		P(name, __builtin_ctz(w));                                                         \
 	} while (0)
+
+#if PY_VERSION_HEX >= 0x030d0000 && PY_VERSION_HEX < 0x030e0000
+/* where lib/python.c reads 3.13's own description of its layout, at _PyRuntime's head */
+_Static_assert(offsetof(_PyRuntimeState, debug_offsets) == 0, "debug offsets first");
+_Static_assert(offsetof(_Py_DebugOffsets, runtime_state) == 24, "runtime_state");
+_Static_assert(offsetof(_Py_DebugOffsets, interpreter_state) == 48, "interpreter_state");
+_Static_assert(offsetof(_Py_DebugOffsets, thread_state) == 152, "thread_state");
+_Static_assert(offsetof(_Py_DebugOffsets, interpreter_frame) == 224, "interpreter_frame");
+_Static_assert(offsetof(_Py_DebugOffsets, code_object) == 272, "code_object");
+_Static_assert(offsetof(_Py_DebugOffsets, pyobject) == 352, "pyobject");
+_Static_assert(offsetof(_Py_DebugOffsets, unicode_object) == 536, "unicode_object");
+_Static_assert(sizeof(_Py_DebugOffsets) == 584, "its size");
+#endif
 
 int main(void)
 {
