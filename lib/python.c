@@ -252,11 +252,42 @@ static int pthread_tid_offset(void)
 	return -1;
 }
 
+/*
+ * The offset of specific_1stblock, the first 32 of pthread_getspecific()'s
+ * slots ({seq, data}, 16 bytes each), in this process's glibc struct pthread,
+ * or -1: where a value set in a new key of ours shows.
+ */
+static int pthread_specific_offset(void)
+{
+	const unsigned char *self = (const unsigned char *)pthread_self();
+	static const char marker[] = "fg_py";
+	int found = -1;
+	pthread_key_t key;
+
+	if (pthread_key_create(&key, NULL) != 0)
+		return -1;
+	if (key < 32 && pthread_setspecific(key, marker) == 0) {
+		for (int off = 0; off + 8 <= 2048; off += 8) {
+			const void *v;
+
+			memcpy(&v, self + off, sizeof(v));
+			if (v == marker) {
+				found = off - 8 - 16 * (int)key;
+				break;
+			}
+		}
+	}
+	pthread_setspecific(key, NULL);
+	pthread_key_delete(key);
+	return found;
+}
+
 static void init(struct fg_py *py, pid_t pid)
 {
 	memset(py, 0, sizeof(*py));
 	py->pid = pid;
 	py->pthread_tid_off = -1;
+	py->pthread_specific_off = -1;
 	py->read = vm_read;
 	py->read_ctx = py;
 }
@@ -268,6 +299,7 @@ static int set_layout(struct fg_py *py)
 		return -ENOTSUP;
 	if (py->off->tstate_native_thread_id < 0)
 		py->pthread_tid_off = pthread_tid_offset();
+	py->pthread_specific_off = pthread_specific_offset();
 	return 0;
 }
 
@@ -583,6 +615,42 @@ int fg_py_threads(struct fg_py *py, struct fg_py_thread *t, size_t max, size_t *
 	if (count > max || tstate)
 		py->stats.thread_limit++;
 	return 0;
+}
+
+int fg_py_tss_tstate(struct fg_py *py, uint64_t pthread, uint64_t *tstate)
+{
+	const struct fg_py_offsets *o = py->off;
+	uint32_t tss[2]; /* Py_tss_t: int _is_initialized; pthread_key_t _key */
+	uint64_t slot;
+	int err;
+
+	*tstate = 0;
+	if (py->pthread_specific_off < 0)
+		return -ENOTSUP;
+	err = rd(py, py->runtime + (uint64_t)o->runtime_tss_key - 4, tss, sizeof(tss));
+	if (err)
+		return err;
+	if (!tss[0])
+		return 0; /* not made yet */
+	if (tss[1] < 32) {
+		slot = pthread + (uint64_t)py->pthread_specific_off + 16ull * tss[1];
+	} else if (tss[1] < 1024) {
+		/* the second level: specific[key / 32], after the 32 slots of the first */
+		uint64_t block;
+
+		err = rd(py,
+			 pthread + (uint64_t)py->pthread_specific_off + 16 * 32 + 8 * (tss[1] / 32),
+			 &block, sizeof(block));
+		if (err)
+			return err;
+		if (!block)
+			return 0;
+		slot = block + 16ull * (tss[1] % 32);
+	} else {
+		py->stats.bad_objects++;
+		return -EINVAL;
+	}
+	return rd(py, slot + 8, tstate, sizeof(*tstate));
 }
 
 /* UTF-8 of code point c into out (4 bytes room); its length */

@@ -105,15 +105,17 @@ pystack_main() {
 }
 
 # pystack_threads 3.X|debian: two threads, each with its own stack, each a thread of the
-# process; the worker's method named by its qualified name from 3.11
+# process; the worker's method named by its qualified name from 3.11; each thread's
+# state found again through its pthread_getspecific() slot (-t), as BPF is to find it
 pystack_threads() {
 	local which=$1 tids worker
 	start "$which" --threads
 	# the worker has started when the process has two threads
 	wait_until 10 test "$(ls "/proc/$PID/task" | wc -l)" -eq 2
-	fg --separate-stderr pystack "$PID"
+	fg --separate-stderr pystack -t "$PID"
 	[ "$status" -eq 0 ]
 	[ -z "$stderr" ]
+	[ "$(awk '/^thread / && $5 == $7 && $5 != "0x0"' <<<"$output" | wc -l)" -eq 2 ]
 	tids=$(awk '/^thread / { print $2 }' <<<"$output" | sort -n)
 	[ "$tids" = "$(ls "/proc/$PID/task" | sort -n)" ]
 	check_main_stack "$(frames_of "$PID")"
@@ -237,7 +239,7 @@ for _ in range(3): f(50)' &
 @test "pystack: usage" {
 	fg --separate-stderr pystack
 	[ "$status" -eq 2 ]
-	[[ $stderr == *"usage: pystack [-l] PID"* ]]
+	[[ $stderr == *"usage: pystack [-lt] PID"* ]]
 	fg --separate-stderr pystack --offsets 3.14
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "pystack: python 3.14: not in the table" ]

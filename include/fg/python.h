@@ -142,8 +142,9 @@ struct fg_py {
 	bool has_tss_tstate;   /* the file names _Py_tss_tstate (3.12+, in .symtab) */
 	uint64_t tss_tstate;   /* its offset in the file's TLS block */
 	const struct fg_py_offsets *off;
-	int pthread_tid_off; /* <3.11: the tid's offset in glibc's struct pthread, or -1 */
-	fg_py_read_fn read;  /* process_vm_readv of pid, unless a test sets its own */
+	int pthread_tid_off;	  /* <3.11: the tid's offset in glibc's struct pthread, or -1 */
+	int pthread_specific_off; /* its pthread_getspecific() slots', or -1 */
+	fg_py_read_fn read;	  /* process_vm_readv of pid, unless a test sets its own */
 	void *read_ctx;
 	struct fg_py_stats stats;
 };
@@ -183,6 +184,18 @@ struct fg_py_thread {
  * to it) at the offset this process's own glibc keeps it at.
  */
 int fg_py_threads(struct fg_py *py, struct fg_py_thread *t, size_t max, size_t *n);
+
+/*
+ * The thread state CPython keeps for the thread whose glibc struct pthread
+ * is at `pthread` (its pthread_self(), fg_py_thread.thread_id; on x86-64
+ * its thread pointer, fs_base): its slot of _PyRuntime's autoTSSkey, read as
+ * pthread_getspecific() reads it, with glibc's offsets as this process's
+ * glibc has them.  The lookup the BPF walk is to make from a sampled
+ * thread's fs_base, in every version 3.8 to 3.13.  0 with *tstate set (0:
+ * none, or the key not made yet), -ENOTSUP when glibc's offsets are not
+ * known, or the read's -errno.
+ */
+int fg_py_tss_tstate(struct fg_py *py, uint64_t pthread, uint64_t *tstate);
 
 /* One Python frame. */
 struct fg_py_frame {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * pystack [-l] PID: the Python stack of each thread of a CPython process,
+ * pystack [-lt] PID: the Python stack of each thread of a CPython process,
  * read from its memory by lib/python -- the oracle the BPF walk is checked
  * against.  Prints
  *
@@ -12,7 +12,11 @@
  *
  * one "thread TID COMM" line for each thread state (newest first; TID -1
  * when not known, COMM "-" when no such thread is in /proc), then its frames
- * innermost first, with ":LINE" (the function's first line) with -l.  What
+ * innermost first, with ":LINE" (the function's first line) with -l.  With
+ * -t the thread line goes on with "tstate ADDR tss ADDR": the thread state's
+ * address, and the one its pthread_getspecific() slot of CPython's
+ * autoTSSkey holds (fg_py_tss_tstate, the BPF walk's way in), the same when
+ * both are right.  What
  * failed is counted on standard error.  Exit 1 when the process runs no
  * CPython, or a version lib/python does not know, or is gone.
  *
@@ -31,7 +35,7 @@
 
 #define MAX_THREADS 256
 
-static const char usage[] = "usage: pystack [-l] PID\n"
+static const char usage[] = "usage: pystack [-lt] PID\n"
 			    "       pystack --offsets 3.X\n";
 
 static int print_offsets(const char *version)
@@ -96,13 +100,13 @@ int main(int argc, char **argv)
 	static struct fg_py_thread t[MAX_THREADS];
 	static struct fg_py_frame f[FG_PY_MAX_DEPTH];
 	char name[FG_PY_NAME_MAX + FG_PY_FILE_MAX + 32], tname[64];
-	bool line = false;
+	bool line = false, tss = false;
 	struct fg_py py;
 	uint64_t pid;
 	size_t nt, nf;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "hl", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hlt", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			fputs(usage, stdout);
@@ -112,6 +116,9 @@ int main(int argc, char **argv)
 			break;
 		case 'O':
 			return print_offsets(optarg);
+		case 't':
+			tss = true;
+			break;
 		default:
 			fg_usage_error(usage, NULL, NULL);
 		}
@@ -145,7 +152,16 @@ int main(int argc, char **argv)
 	printf("python %u.%u %s\n", py.major, py.minor, py.path);
 	for (size_t i = 0; i < nt; i++) {
 		comm((pid_t)pid, t[i].native_tid, tname, sizeof(tname));
-		printf("thread %lld %s\n", (long long)t[i].native_tid, tname);
+		printf("thread %lld %s", (long long)t[i].native_tid, tname);
+		if (tss) {
+			uint64_t ts;
+
+			if (fg_py_tss_tstate(&py, t[i].thread_id, &ts) < 0)
+				ts = 0;
+			printf(" tstate 0x%llx tss 0x%llx", (unsigned long long)t[i].tstate,
+			       (unsigned long long)ts);
+		}
+		putchar('\n');
 		if (!t[i].frame || fg_py_stack(&py, t[i].frame, f, FG_PY_MAX_DEPTH, &nf) < 0)
 			nf = 0;
 		for (size_t k = 0; k < nf; k++) {

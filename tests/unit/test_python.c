@@ -413,6 +413,44 @@ TEST(python_survives_loops_holes_and_exits)
 	CHECK_INT(n, 0);
 }
 
+/* a thread's state through its slot of autoTSSkey, as pthread_getspecific() finds it */
+TEST(python_finds_a_thread_state_by_its_tss_slot)
+{
+	struct fg_py py;
+	const struct fg_py_offsets *o = craft(&py, 12);
+	uint64_t pthread = 0x60000, key_at, ts;
+
+	CHECK(o);
+	key_at = RUNTIME + (uint64_t)o->runtime_tss_key;
+	py.pthread_specific_off = 0x310;
+	/* not made yet */
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), 0);
+	CHECK_INT(ts, 0);
+	/* key 5: the first level's slot 5, {seq, data} */
+	put32(key_at - 4, 1);
+	put32(key_at, 5);
+	put64(pthread + 0x310 + 16 * 5 + 8, TSTATE);
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), 0);
+	CHECK_INT(ts, TSTATE);
+	/* key 70: the second level, specific[2]'s slot 6 */
+	put32(key_at, 70);
+	put64(pthread + 0x310 + 16 * 32 + 8 * 2, 0x61000);
+	put64(0x61000 + 16 * 6 + 8, TSTATE2);
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), 0);
+	CHECK_INT(ts, TSTATE2);
+	/* no second-level block: none; a key past glibc's 1024: refused */
+	put64(pthread + 0x310 + 16 * 32 + 8 * 2, 0);
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), 0);
+	CHECK_INT(ts, 0);
+	put32(key_at, 5000);
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), -EINVAL);
+	/* glibc's offsets unknown */
+	py.pthread_specific_off = -1;
+	CHECK_INT(fg_py_tss_tstate(&py, pthread, &ts), -ENOTSUP);
+	/* this process's own glibc: found by fg_py_open_mem */
+	CHECK(craft(&py, 12) && py.pthread_specific_off > 0);
+}
+
 int main(void)
 {
 	RUN(python_table_knows_38_to_313_and_nothing_else);
@@ -422,5 +460,6 @@ int main(void)
 	RUN(python_cuts_long_names_and_counts_them);
 	RUN(python_refuses_what_is_not_a_str_or_code);
 	RUN(python_survives_loops_holes_and_exits);
+	RUN(python_finds_a_thread_state_by_its_tss_slot);
 	return unit_done();
 }
