@@ -445,6 +445,7 @@ longest() {
 	# neither grew by the 800 MB libelf would have taken (unbounded: fg-sample 822 MB, fg-sym 850 MB)
 	[ "$sample_kb" -lt 300000 ]
 	[ "$sym_kb" -lt 300000 ]
+}
 
 # outputs_inputs: in $BATS_TEST_TMPDIR, a capture (in.fgr), its perf text (in.perf)
 # and its folded stacks (in.folded), for every tool's -o
