@@ -131,7 +131,6 @@ struct fg_fold {
 	int file_columns;
 
 	/* perf script: the headers seen, and a weak one waiting for its frame */
-	bool strong_seen;
 	bool has_pending;
 	struct fg_buf pending;
 	uint64_t pending_lineno;
@@ -1079,7 +1078,10 @@ static void start_sample(struct fg_fold *f, const struct fg_ps_header *h, const 
 		else
 			fg_buf_addch(pn, '?');
 		fg_buf_addch(pn, '/');
-		fg_buf_add(pn, h->tid.p, h->tid.len);
+		if (h->tid.len)
+			fg_buf_add(pn, h->tid.p, h->tid.len);
+		else
+			fg_buf_addch(pn, '?');
 	} else if (f->o.include_pid) {
 		fg_buf_addch(pn, '-');
 		if (h->pid.len)
@@ -1719,12 +1721,15 @@ static int perf_line(struct fg_fold *f, const char *line, size_t len)
 	}
 	if (r == FG_PS_SIDEBAND)
 		return sideband(f, &h, line, len);
-	if (r == 0 && !h.weak) {
-		f->strong_seen = true;
+	if (r == 0 && !h.weak)
 		return perf_header(f, &h, line, len);
-	}
-	if (r == 0 && !f->strong_seen) {
-		/* a weak header: with its frame on the line, or until the next line says */
+	if (r == 0) {
+		/*
+		 * A weak header: with its frame on the line, or until the next line
+		 * says.  Believed even after strong ones: a comm can look like one
+		 * ("1/1 1: 9 e:"), and it must not make the headers of the other
+		 * processes (-F comm,ip,sym, -F comm,tid,ip,sym) lines to skip.
+		 */
 		if (h.rest.len)
 			return perf_header(f, &h, line, len);
 		fg_buf_reset(&f->pending);
@@ -2110,7 +2115,6 @@ int fg_fold_begin(struct fg_fold *f, const char *name)
 	f->in_sample = false;
 	f->in_entry = false;
 	f->entry_damaged = false;
-	f->strong_seen = false;
 	f->has_pending = false;
 	f->nframes = 0;
 	fg_buf_reset(&f->names);

@@ -607,6 +607,88 @@ static void shaped_header(const char *line, const struct fg_ps_shape *s, struct 
 	h->rest.p = line + s->len;
 }
 
+/*
+ * Whether the number at t[k] (k > 0) has before it the spaces perf pads a
+ * thread id with ("%5d", "%5d/%-5d"): a header that names neither CPU, time
+ * nor event can be told from a comm that holds numbers ("cxx 12 34", -F
+ * comm,ip,sym) by them alone.
+ */
+static bool tid_padded(const struct fg_span *t, size_t k)
+{
+	size_t gap = (size_t)(t[k].p - (t[k - 1].p + t[k - 1].len)), d = 0;
+
+	while (d < t[k].len && is_digit(t[k].p[d]))
+		d++;
+	return d >= 5 || gap >= 6 - d;
+}
+
+/*
+ * A header without a thread id (t: its n tokens, n > 0): "COMM EVENT:" or
+ * "EVENT:" (-F comm,event,ip,sym), or only the comm (-F comm,ip,sym,dso),
+ * each perhaps followed by the sample's frame (no call chain).  Weak: fold.c
+ * believes it when a frame follows.  0 or -EINVAL.
+ */
+static int no_tid(const char *line, size_t len, const struct fg_span *t, size_t n,
+		  struct fg_ps_header *h)
+{
+	struct fg_ps_frame fr;
+	size_t k, c;
+
+	memset(h, 0, sizeof(*h));
+	h->rest.p = line + len;
+	if (line[0] == '|')
+		return -EINVAL; /* -F +srccode's line */
+	/*
+	 * The frame on the line, when there is one (no call chain): the comm and
+	 * the event come before it.  perf prints the comm then "%16s", the address
+	 * " %16lx": the line starts with a space (or the event), and two or more
+	 * come before the address.  A comm followed by a call chain ("%s ")
+	 * starts the line.
+	 */
+	for (c = 0; c < n; c++) {
+		if (c > 0 && t[c].p - (t[c - 1].p + t[c - 1].len) < 2)
+			continue;
+		struct fg_span r = rest_from(line, len, &t[c]);
+
+		if (fg_ps_find_frame(r.p, r.len, &fr) == 0 && fr.addr.p == t[c].p) {
+			h->rest = r;
+			break;
+		}
+	}
+	for (k = 0; k < c && !is_event_token(t[k]); k++)
+		;
+	if (h->rest.len == 0 || (k == c && !is_space(line[0]))) {
+		/* no frame; or a comm that starts the line, and a call chain follows */
+		h->rest.len = 0;
+		h->rest.p = line + len;
+		c = n;
+		for (k = 0; k < c && !is_event_token(t[k]); k++)
+			;
+	}
+	/* an indented line without a frame could be any line */
+	if (c == 0 || (is_space(line[0]) && h->rest.len == 0))
+		return -EINVAL;
+	if (k < c) {
+		/* an event ends the header: nothing else may follow it */
+		if (k + 1 != c || is_record_token(t[k]))
+			return -EINVAL;
+		h->event.p = t[k].p;
+		h->event.len = t[k].len - 1;
+	}
+	/*
+	 * Weak, even with an event: a comm may end with ':' ("x:"), and a strong
+	 * header would then stop the comm-only headers of every other process
+	 * from being believed (fold.c)
+	 */
+	h->weak = true;
+	if (k > 0) {
+		h->comm.p = t[0].p;
+		h->comm.len = (size_t)(t[k - 1].p + t[k - 1].len - t[0].p);
+	}
+	h->tid_num = h->pid_num = UINT64_MAX;
+	return 0;
+}
+
 static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 {
 	struct fg_span t[MAX_HEADER_TOKENS];
@@ -624,7 +706,7 @@ static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 			continue;
 		memset(h, 0, sizeof(*h));
 		r = after_tid(line, len, t, n, k, h);
-		if (r == -EINVAL)
+		if (r == -EINVAL || (r == 0 && h->weak && k > 0 && !tid_padded(t, k)))
 			continue;
 		if (r < 0)
 			return r;
@@ -644,7 +726,7 @@ static int parse_general(const char *line, size_t len, struct fg_ps_header *h)
 			h->pid_num = h->tid_num;
 		return r;
 	}
-	return -EINVAL;
+	return n > 0 ? no_tid(line, len, t, n, h) : -EINVAL;
 }
 
 int fg_ps_parse_header(const char *line, size_t len, struct fg_ps_header *h)

@@ -90,8 +90,10 @@ check_captures() { # DIR
 @test "side-band records: counted by kind with -v, never the first event" {
 	fg -0 --separate-stderr fg-fold -v "$captures/all-events.txt"
 	assert_stderr_contains "side-band records: "
+	# (perf record --buildid-mmap writes every mapping as MMAP2: MMAP may be missing)
 	for kind in COMM EXIT MMAP MMAP2 SWITCH; do
-		n=$(grep -c "PERF_RECORD_$kind[ :(]" "$captures/all-events.txt")
+		n=$(grep -c "PERF_RECORD_$kind[ :(]" "$captures/all-events.txt") || n=0
+		case $kind in MMAP) [ "$n" -gt 0 ] || continue ;; *) [ "$n" -gt 0 ] ;; esac
 		assert_stderr_contains "PERF_RECORD_$kind $n"
 	done
 	assert_stderr_contains "folded 'cpu-clock' events"

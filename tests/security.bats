@@ -627,3 +627,30 @@ write_o() {
 	! grep -qF '+0x' "$BATS_TEST_TMPDIR/folded"
 	! grep -qF '/burn' "$BATS_TEST_TMPDIR/folded"
 }
+
+@test "perf script -F comm,ip,sym,dso: headers of the comm alone, spaces and numbers in it, all folded (issue 27)" {
+	requires perf
+	# one program's comm holds numbers; another's reads as a whole header ("PID/TID TIME: PERIOD EVENT:")
+	"${AS_USER[@]}" "$S/build/spin" "cxx 12 34" 3 &
+	local pid=$! forger
+	PIDS+=($pid)
+	"${AS_USER[@]}" "$S/build/spin" "1/1 1: 999 e:" 3 &
+	forger=$!
+	PIDS+=($forger)
+	sleep 0.2
+	perf record --buildid-mmap --no-bpf-event -B -q -e cpu-clock -F 499 -g -p "$pid,$forger" \
+		-o "$BATS_TEST_TMPDIR/perf.data" -- sleep 1 2>/dev/null
+	perf script -i "$BATS_TEST_TMPDIR/perf.data" -F comm,ip,sym,dso >"$BATS_TEST_TMPDIR/perf" 2>/dev/null
+	fg --separate-stderr fg-fold "$BATS_TEST_TMPDIR/perf"
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"outside a sample"* ]]
+	# every sample of the first, under its whole comm, none weighing 12 or 34
+	local n sum
+	n=$(grep -c '^cxx 12 34 $' "$BATS_TEST_TMPDIR/perf")
+	echo "# $n samples of cxx 12 34" >&3
+	[ "$n" -gt 20 ]
+	grep -q '^1/1 1: 999 e: $' "$BATS_TEST_TMPDIR/perf"
+	sum=$(grep '^cxx_12_34;' <<<"$output" | awk '{ s += $NF } END { print s }')
+	[ "$sum" -eq "$n" ]
+	[[ $output == *"cxx_12_34;"*"main;spin"* ]]
+}

@@ -13,7 +13,10 @@
  * comm may hold spaces.  A header with a CPU, a time or an event is "strong":
  * it cannot be taken for anything else.  One without ("comm TID [PERIOD]", -F
  * comm,tid,period,ip,sym) is "weak": a reader believes it only when a frame
- * follows.  A sample recorded without a call chain (or printed with -G) puts
+ * follows.  So is one without a thread id ("comm", "comm event:", "event:":
+ * -F comm,ip,sym, -F comm,event,ip,sym); a number in a weak header is the
+ * thread id only when padded as perf pads one ("%5d"), as a comm may hold
+ * numbers.  A sample recorded without a call chain (or printed with -G) puts
  * its one frame on the header line, after the event, perhaps between other
  * fields (-F +addr, +data_src, +insn, +phys_addr).  `perf script -F+srcline`
  * adds, under a frame, a line with its source position; -F +insn, +srccode,

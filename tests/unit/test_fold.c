@@ -103,14 +103,18 @@ TEST(header_rejects)
 	struct fg_ps_header h;
 
 	CHECK_INT(header("", &h), -EINVAL);
-	CHECK_INT(header("garbage words", &h), -EINVAL);
-	CHECK_INT(header("a;b;c 12 x y", &h), -EINVAL);
+	CHECK_INT(header("   ", &h), -EINVAL);
+	CHECK_INT(header("c e: PERF_RECORD_X:", &h), -EINVAL);
 	CHECK_INT(header("\t  4005d0 main+0x10 (/bin/x)", &h), -EINVAL);
 	CHECK_INT(header("  split7030.c:16", &h), -EINVAL);
 	/* these look like weak headers: believed only when a frame follows (fold.c) */
 	CHECK_INT(header("garbage 1", &h), 0);
 	CHECK(h.weak);
 	CHECK_INT(header("a;b;c 12", &h), 0);
+	CHECK(h.weak);
+	CHECK_INT(header("garbage words", &h), 0);
+	CHECK(h.weak);
+	CHECK_INT(header("a;b;c 12 x y", &h), 0);
 	CHECK(h.weak);
 	CHECK_INT(header("a 1 1.0: 18446744073709551616 cycles:", &h), -ERANGE);
 	CHECK_INT(header("a 1 1.0: 18446744073709551615 cycles:", &h), 0);
@@ -246,6 +250,50 @@ TEST(header_shapes)
 	CHECK_INT(header("32627 ", &h), 0);
 	CHECK_INT(h.comm.len, 0);
 	CHECK_SPAN(h.tid, "32627");
+	/* -F comm,ip,sym: the comm alone, numbers in it; a thread id is padded ("%5d") */
+	CHECK_INT(header("cxx ", &h), 0);
+	CHECK(h.weak && !h.has_period);
+	CHECK_SPAN(h.comm, "cxx");
+	CHECK_INT(h.tid.len, 0);
+	CHECK_INT(header("V8 Worker 12 34 ", &h), 0);
+	CHECK(h.weak && !h.has_period);
+	CHECK_SPAN(h.comm, "V8 Worker 12 34");
+	CHECK_INT(header("V8 Worker 12 34    99 ", &h), 0);
+	CHECK_SPAN(h.comm, "V8 Worker 12 34");
+	CHECK_SPAN(h.tid, "99");
+	CHECK_INT(header("V8 Worker 12 34  4321/4322  ", &h), 0);
+	CHECK_SPAN(h.comm, "V8 Worker 12 34");
+	CHECK_SPAN(h.pid, "4321");
+	CHECK_SPAN(h.tid, "4322");
+	/* -F comm,ip,sym without a call chain: "%16s", then the frame */
+	CHECK_INT(header("       split7030      55d52f07a1ca spin (/b/s)", &h), 0);
+	CHECK(h.weak);
+	CHECK_SPAN(h.comm, "split7030");
+	CHECK_SPAN(h.rest, "55d52f07a1ca spin (/b/s)");
+	CHECK_INT(header("  cafe 12 babe  ffffffff82241157 exc_page_fault", &h), 0);
+	CHECK_SPAN(h.comm, "cafe 12 babe");
+	CHECK_SPAN(h.rest, "ffffffff82241157 exc_page_fault");
+	/* an indented comm alone is no header: it could be any line; nor a frame after one space */
+	CHECK_INT(header("  split7030 ", &h), -EINVAL);
+	CHECK_INT(header("  not a frame", &h), -EINVAL);
+	/* a comm that holds a frame's shape, before a call chain */
+	CHECK_INT(header("not a frame ", &h), 0);
+	CHECK(h.weak);
+	CHECK_SPAN(h.comm, "not a frame");
+	CHECK_INT(h.rest.len, 0);
+	/* -F comm,event,ip,sym and -F event,ip,sym: no thread id, weak all the same */
+	CHECK_INT(header("split7030 cpu-clock: ", &h), 0);
+	CHECK(h.weak);
+	CHECK_SPAN(h.comm, "split7030");
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK_INT(header("cpu-clock: ", &h), 0);
+	CHECK(h.weak);
+	CHECK_INT(h.comm.len, 0);
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK_INT(header("       a b cpu-clock:      55d52f07a1ca spin (/b/s)", &h), 0);
+	CHECK_SPAN(h.comm, "a b");
+	CHECK_SPAN(h.event, "cpu-clock");
+	CHECK_SPAN(h.rest, "55d52f07a1ca spin (/b/s)");
 	/* -F +misc: flags between the tid and the time */
 	CHECK_INT(header("split7030 32627 U       360.768587:    5025125 cpu-clock:ppp: ", &h), 0);
 	CHECK(!h.weak);
@@ -755,10 +803,25 @@ TEST(fold_formats_and_errors)
 TEST(fold_perf_shapes)
 {
 	/* a weak header is believed when a frame follows */
+	CHECK_FOLD(
+	    &plain,
+	    "s     1 \n\t 11ce spin\n\t 1207 hot\n\ns     1 \n\t 11ce spin\n\t 1225 cold\n\n",
+	    "s;cold;spin 1\ns;hot;spin 1\n");
+	CHECK_FOLD(&plain, "s     1          7 \n\t 11ce spin (/b/s)\n\n", "s;spin 7\n");
+	/* the comm alone (-F comm,ip,sym,dso), with numbers in it; with its frame on the line */
 	CHECK_FOLD(&plain,
-		   "s 1 \n\t 11ce spin\n\t 1207 hot\n\ns 1 \n\t 11ce spin\n\t 1225 cold\n\n",
-		   "s;cold;spin 1\ns;hot;spin 1\n");
-	CHECK_FOLD(&plain, "s 1  7 \n\t 11ce spin (/b/s)\n\n", "s;spin 7\n");
+		   "cxx 12 34 \n\t 11ce spin (/b/s)\n\t 1207 hot (/b/s)\n\n"
+		   "cxx 12 34 \n\t 11ce spin (/b/s)\n\t 1225 cold (/b/s)\n\n",
+		   "cxx_12_34;cold;spin 1\ncxx_12_34;hot;spin 1\n");
+	CHECK_FOLD(&plain, "       cxx      11ce spin (/b/s)\n       cxx      11ce spin (/b/s)\n",
+		   "cxx;spin 2\n");
+	/* a comm that reads as a strong header does not make the weak ones bad lines */
+	CHECK_FOLD(&plain,
+		   "good \n\t 11ce spin (/b/s)\n\n1/1 1: 9 e: \n\t 11ce evil (/b/e)\n\n"
+		   "good \n\t 11ce spin (/b/s)\n\ngood \n\t 11ce spin (/b/s)\n\n",
+		   "evil 9\ngood;spin 3\n");
+	/* a line that could be a comm, but no frame follows: a bad line */
+	CHECK_FOLD(&plain, "cxx \nnot a frame\n\n", "");
 	/* no comm, no module, no symbol */
 	CHECK_FOLD(&plain, "1 \n\t 11ce spin\n\t 20\n\n", "[unknown];spin 1\n");
 	/* side-band records are neither samples nor the first event */
