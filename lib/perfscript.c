@@ -668,6 +668,12 @@ static int no_tid(const char *line, size_t len, const struct fg_span *t, size_t 
 	/* an indented line without a frame could be any line */
 	if (c == 0 || (is_space(line[0]) && h->rest.len == 0))
 		return -EINVAL;
+	/*
+	 * the comm alone, a call chain after it: perf ends the line with the
+	 * space after "%16s"; a line of text without it is no header
+	 */
+	if (k == c && h->rest.len == 0 && !is_space(line[len - 1]))
+		return -EINVAL;
 	if (k < c) {
 		/* an event ends the header: nothing else may follow it */
 		if (k + 1 != c || is_record_token(t[k]))

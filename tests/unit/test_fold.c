@@ -107,14 +107,17 @@ TEST(header_rejects)
 	CHECK_INT(header("c e: PERF_RECORD_X:", &h), -EINVAL);
 	CHECK_INT(header("\t  4005d0 main+0x10 (/bin/x)", &h), -EINVAL);
 	CHECK_INT(header("  split7030.c:16", &h), -EINVAL);
+	/* text without perf's padding of a tid, or the space after a lone comm: no header */
+	CHECK_INT(header("garbage 1", &h), -EINVAL);
+	CHECK_INT(header("a;b;c 12", &h), -EINVAL);
+	CHECK_INT(header("garbage words", &h), -EINVAL);
+	CHECK_INT(header("a;b;c 12 x y", &h), -EINVAL);
 	/* these look like weak headers: believed only when a frame follows (fold.c) */
-	CHECK_INT(header("garbage 1", &h), 0);
+	CHECK_INT(header("garbage 1 ", &h), 0);
 	CHECK(h.weak);
-	CHECK_INT(header("a;b;c 12", &h), 0);
+	CHECK_INT(header("garbage words ", &h), 0);
 	CHECK(h.weak);
-	CHECK_INT(header("garbage words", &h), 0);
-	CHECK(h.weak);
-	CHECK_INT(header("a;b;c 12 x y", &h), 0);
+	CHECK_INT(header("a;b;c    12", &h), 0);
 	CHECK(h.weak);
 	CHECK_INT(header("a 1 1.0: 18446744073709551616 cycles:", &h), -ERANGE);
 	CHECK_INT(header("a 1 1.0: 18446744073709551615 cycles:", &h), 0);
