@@ -614,6 +614,92 @@ static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 	return true;
 }
 
+/*
+ * A Rust legacy name decoded in f->rust, into *raw and *rlen: quotes dropped
+ * from the raw name first, as from any name; then decoded, so that $u27$ gives
+ * a lifetime's ' that stays, as in inferno: <core::str::Split<'a, P> as
+ * ...>::next.  CLS_KEEPQ when decoded, else 0 (the name left as it is).
+ */
+static unsigned rust_legacy_name(struct fg_fold *f, const char **raw, size_t *rlen)
+{
+	size_t n = 0;
+
+	if (!fg_symname_is_rust_legacy(*raw, *rlen))
+		return 0;
+	fg_buf_reset(&f->rust);
+	fg_buf_grow(&f->rust, *rlen);
+	for (size_t i = 0; i < *rlen; i++)
+		if ((*raw)[i] != '"' && (*raw)[i] != '\'')
+			f->rust.data[n++] = (*raw)[i];
+	f->rust.len = fg_symname_rust_tidy(f->rust.data, n, f->rust.data);
+	f->rust.data[f->rust.len] = '\0';
+	if (!f->rust.len)
+		return 0;
+	*raw = f->rust.data;
+	*rlen = f->rust.len;
+	return CLS_KEEPQ;
+}
+
+/* an unnamed frame: [unknown], or [MODULE] and with --addrs its address, as the perl script
+ * names it */
+static void add_unknown_name(struct fg_fold *f, const struct fg_ps_frame *fr, const char *mod,
+			     size_t mlen)
+{
+	struct fg_buf *b = &f->names;
+	bool known = !span_is(mod, mlen, "[unknown]", 9);
+	const char *base = mod;
+	size_t blen = mlen, off = b->len;
+
+	if (known) {
+		const char *sl = memrchr(mod, '/', mlen);
+
+		if (sl) {
+			base = sl + 1;
+			blen = mlen - (size_t)(base - mod);
+		}
+	}
+	if (!known && !f->o.include_addrs) {
+		fg_buf_add(b, "[unknown]", 9);
+		return;
+	}
+	fg_buf_addch(b, '[');
+	if (known)
+		fg_buf_add(b, base, blen);
+	else
+		fg_buf_add(b, "unknown", 7);
+	if (f->o.include_addrs) {
+		fg_buf_add(b, " <", 2);
+		fg_buf_add(b, fr->addr.p, fr->addr.len);
+		fg_buf_addch(b, '>');
+	}
+	fg_buf_addch(b, ']');
+	/* a module name is no C++ signature: keep its parentheses */
+	for (size_t q = off; q < b->len; q++)
+		if (b->data[q] == ';')
+			b->data[q] = ':';
+}
+
+/* the mark of the name just added at off: inlined (a Java inlining's callee), kernel, JIT */
+static uint8_t frame_annot(const struct fg_fold *f, size_t off, bool inlined, const char *mod,
+			   size_t mlen)
+{
+	const char *nm = f->names.data + off;
+	size_t nl = f->names.len - off;
+
+	if (inlined)
+		return memmem(nm, nl, "_[i]", 4) ? ANNOT_NONE : ANNOT_INLINE;
+	if (f->o.annotate_kernel && fg_ps_module_is_kernel(mod, mlen))
+		return ANNOT_KERNEL;
+	if (f->o.annotate_jit && fg_ps_module_is_jit(mod, mlen))
+		return memmem(nm, nl, "_[j]", 4) ? ANNOT_NONE : ANNOT_JIT;
+	return ANNOT_NONE;
+}
+
+/*
+ * One frame of perf script text to f's stack: its name tidied as the perl script tidies it
+ * (or un-inlined with --inline), a Java inlining "a->b->c" as a frame each, marked with
+ * --kernel and --jit.
+ */
 static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 {
 	const char *raw = fr->sym.p, *mod = fr->module.p;
@@ -640,28 +726,7 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 		return; /* absurdly deep stack: keep what we have */
 	if (f->o.inline_frames && add_inlined(f, fr))
 		return;
-	unsigned keepq = 0;
-	if (fg_symname_is_rust_legacy(raw, rlen)) {
-		/*
-		 * quotes dropped from the raw name first, as from any name; then
-		 * decoded, so that $u27$ gives a lifetime's ' that stays, as in
-		 * inferno: <core::str::Split<'a, P> as ...>::next
-		 */
-		size_t n = 0;
-
-		fg_buf_reset(&f->rust);
-		fg_buf_grow(&f->rust, rlen);
-		for (size_t i = 0; i < rlen; i++)
-			if (raw[i] != '"' && raw[i] != '\'')
-				f->rust.data[n++] = raw[i];
-		f->rust.len = fg_symname_rust_tidy(f->rust.data, n, f->rust.data);
-		f->rust.data[f->rust.len] = '\0';
-		if (f->rust.len) {
-			raw = f->rust.data;
-			rlen = f->rust.len;
-			keepq = CLS_KEEPQ;
-		}
-	}
+	unsigned keepq = rust_legacy_name(f, &raw, &rlen);
 
 	/* "a->b->c": Java inlining, root-most first */
 	const char *p = raw, *end = raw + rlen;
@@ -682,47 +747,13 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 
 	/* pushed leaf-most first: the stack is reversed when folded */
 	for (size_t k = nparts; k-- > 0;) {
-		const char *s = parts[k];
-		size_t n = plen[k];
 		size_t off = f->names.len;
-		uint8_t annot = ANNOT_NONE;
 
-		if (span_is(s, n, "[unknown]", 9)) {
-			struct fg_buf *b = &f->names;
-			bool known = !span_is(mod, mlen, "[unknown]", 9);
-			const char *base = mod;
-			size_t blen = mlen;
-
-			if (known) {
-				const char *sl = memrchr(mod, '/', mlen);
-
-				if (sl) {
-					base = sl + 1;
-					blen = mlen - (size_t)(base - mod);
-				}
-			}
-			if (!known && !f->o.include_addrs) {
-				fg_buf_add(b, "[unknown]", 9);
-			} else {
-				fg_buf_addch(b, '[');
-				if (known)
-					fg_buf_add(b, base, blen);
-				else
-					fg_buf_add(b, "unknown", 7);
-				if (f->o.include_addrs) {
-					fg_buf_add(b, " <", 2);
-					fg_buf_add(b, fr->addr.p, fr->addr.len);
-					fg_buf_addch(b, '>');
-				}
-				fg_buf_addch(b, ']');
-				/* a module name is no C++ signature: keep its parentheses */
-				for (size_t q = off; q < b->len; q++)
-					if (b->data[q] == ';')
-						b->data[q] = ':';
-			}
-		} else {
-			tidy_append(&f->names, s, n, (nparts == 1 ? cls : CLS_TIDY) | keepq);
-		}
+		if (span_is(parts[k], plen[k], "[unknown]", 9))
+			add_unknown_name(f, fr, mod, mlen);
+		else
+			tidy_append(&f->names, parts[k], plen[k],
+				    (nparts == 1 ? cls : CLS_TIDY) | keepq);
 		if (f->java && f->names.len - off > 1 && f->names.data[off] == 'L' &&
 		    memchr(f->names.data + off, '/', f->names.len - off)) {
 			char *nm = f->names.data + off;
@@ -730,24 +761,9 @@ static void add_perf_frame(struct fg_fold *f, const struct fg_ps_frame *fr)
 			memmove(nm, nm + 1, f->names.len - off - 1);
 			fg_buf_truncate(&f->names, f->names.len - 1);
 		}
-		if (k > 0) {
-			const char *nm = f->names.data + off;
-			size_t nl = f->names.len - off;
-
-			if (!memmem(nm, nl, "_[i]", 4))
-				annot = ANNOT_INLINE;
-		} else if (f->o.annotate_kernel && fg_ps_module_is_kernel(mod, mlen)) {
-			annot = ANNOT_KERNEL;
-		} else if (f->o.annotate_jit && fg_ps_module_is_jit(mod, mlen)) {
-			const char *nm = f->names.data + off;
-			size_t nl = f->names.len - off;
-
-			if (!memmem(nm, nl, "_[j]", 4))
-				annot = ANNOT_JIT;
-		}
 		if (f->line_first == SIZE_MAX)
 			f->line_first = f->nframes;
-		push_frame(f, off, annot);
+		push_frame(f, off, frame_annot(f, off, k > 0, mod, mlen));
 	}
 }
 
