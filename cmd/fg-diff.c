@@ -60,6 +60,32 @@ static bool read_profiles(struct fg_diff *d, char **paths)
 	return true;
 }
 
+/* the differential profile to -o FILE (all or nothing) or standard output; false on an error */
+static bool write_profile(struct fg_diff *d, const char *output)
+{
+	struct fg_atomic a;
+	int err, werr;
+
+	if (!output)
+		return fg_diff_write(d, stdout) == 0 && fg_close_stdout() == FG_EXIT_OK;
+	/* all or nothing, through a temporary file renamed at the end */
+	err = fg_atomic_open(&a, output, 0);
+	if (err < 0) {
+		errno = -err;
+		fg_die("cannot open '%s'", output);
+	}
+	/* a write error shows at the commit too, which then replaces nothing */
+	werr = fg_diff_write(d, a.fp);
+	err = fg_atomic_commit(&a);
+	if (err == 0)
+		err = werr;
+	if (err < 0) {
+		fg_warne(-err, "write error");
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct fg_diff_opts o = {.normalize = false};
@@ -105,28 +131,8 @@ int main(int argc, char **argv)
 			 st->bad_lines == 1 ? "" : "s");
 		status = FG_EXIT_FAIL;
 	}
-	if (output) {
-		/* all or nothing, through a temporary file renamed at the end */
-		struct fg_atomic a;
-		int err = fg_atomic_open(&a, output, 0);
-
-		if (err < 0) {
-			errno = -err;
-			fg_die("cannot open '%s'", output);
-		}
-		/* a write error shows at the commit too, which then replaces nothing */
-		int werr = fg_diff_write(d, a.fp);
-
-		err = fg_atomic_commit(&a);
-		if (err == 0)
-			err = werr;
-		if (err < 0) {
-			fg_warne(-err, "write error");
-			status = FG_EXIT_FAIL;
-		}
-	} else if (fg_diff_write(d, stdout) != 0 || fg_close_stdout() != FG_EXIT_OK) {
+	if (!write_profile(d, output))
 		status = FG_EXIT_FAIL;
-	}
 	fg_diff_free(d);
 	return status;
 }

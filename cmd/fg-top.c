@@ -906,89 +906,83 @@ static int run_batch(struct app *a)
 	return fg_close_stdout();
 }
 
-int main(int argc, char **argv)
+/* the options, checked; *batch for -b */
+static void parse_options(struct app *a, bool *batch, int argc, char **argv)
 {
-	struct app a = {
-	    .fo = {.annotate_kernel = true, .annotate_jit = true},
-	    .mode = FG_TOP_WINDOW,
-	    .secs = 10,
-	    .lock = PTHREAD_MUTEX_INITIALIZER,
-	    .fd = STDIN_FILENO,
-	    .name = "<stdin>",
-	    .wake = {-1, -1},
-	};
-	bool batch = false;
-	struct stat st;
-	int c, status;
+	int c;
 	uint64_t u;
 	const char *why;
 
-	fg_set_progname(argv[0]);
-	setlocale(LC_ALL, "");
-	a.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 	while ((c = getopt_long(argc, argv, "bhm:n:V", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			batch = true;
+			*batch = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return fg_close_stdout();
+			exit(fg_close_stdout());
 		case 'm':
 			if (fg_top_mode_parse(optarg) < 0)
 				usage_error(
 				    "unknown mode '%s' (window, accumulate, reset or decay)",
 				    optarg);
-			a.mode = (enum fg_top_mode)fg_top_mode_parse(optarg);
+			a->mode = (enum fg_top_mode)fg_top_mode_parse(optarg);
 			break;
 		case 'n':
 			if (fg_parse_u64(optarg, 1, 3600, &u) != 0)
 				usage_error("invalid number of seconds '%s' (1 to 3600)", optarg);
-			a.secs = (unsigned)u;
+			a->secs = (unsigned)u;
 			break;
 		case 'V':
 			fg_print_version();
-			return fg_close_stdout();
+			exit(fg_close_stdout());
 		default:
-			if (fg_fold_opt(c, optarg, &a.fo, NULL, &why) != 0)
+			if (fg_fold_opt(c, optarg, &a->fo, NULL, &why) != 0)
 				usage_error(why, optarg);
 		}
 	}
 	if (argc - optind > 1)
 		usage_error("too many operands", NULL);
+}
+
+/* the file named, or standard input: a file is a finished profile, a pipe is live */
+static void open_input(struct app *a, int argc, char **argv)
+{
+	struct stat st;
+
 	if (optind < argc && strcmp(argv[optind], "-") != 0) {
-		a.name = argv[optind];
-		a.fd = open(a.name, O_RDONLY | O_CLOEXEC);
-		if (a.fd < 0)
-			fg_die("cannot open '%s'", a.name);
+		a->name = argv[optind];
+		a->fd = open(a->name, O_RDONLY | O_CLOEXEC);
+		if (a->fd < 0)
+			fg_die("cannot open '%s'", a->name);
 	} else if (isatty(STDIN_FILENO)) {
 		usage_error("no input: standard input is a terminal; pipe a profile in or name "
 			    "a file",
 			    NULL);
 	}
 	/* a file is a finished profile; a pipe is live: the clock moves the counts */
-	a.live = fstat(a.fd, &st) != 0 || !S_ISREG(st.st_mode);
+	a->live = fstat(a->fd, &st) != 0 || !S_ISREG(st.st_mode);
 	/* a large pipe: fewer, larger reads (and the writer waits less); as large as allowed */
-	if (a.live && S_ISFIFO(st.st_mode)) {
-		for (int size = 1 << 20; size >= 1 << 16 && fcntl(a.fd, F_SETPIPE_SZ, size) < 0;
+	if (a->live && S_ISFIFO(st.st_mode)) {
+		for (int size = 1 << 20; size >= 1 << 16 && fcntl(a->fd, F_SETPIPE_SZ, size) < 0;
 		     size /= 2)
 			;
-		a.pipe_size = fcntl(a.fd, F_GETPIPE_SZ);
-		if (a.pipe_size < 0)
-			a.pipe_size = 0;
+		a->pipe_size = fcntl(a->fd, F_GETPIPE_SZ);
+		if (a->pipe_size < 0)
+			a->pipe_size = 0;
 	}
-	a.t = fg_top_new(a.secs);
-	a.in = fg_top_feed_new(a.t, &a.fo, a.name, log_msg, &a);
+}
 
-	status = batch ? run_batch(&a) : run_terminal(&a);
-
-	for (size_t i = 0; i < a.nmsgs; i++) {
-		fg_warnx("%s", a.msgs[i]);
-		free(a.msgs[i]);
+/* the messages kept while the screen was drawn, and what the input left out */
+static void report(struct app *a)
+{
+	for (size_t i = 0; i < a->nmsgs; i++) {
+		fg_warnx("%s", a->msgs[i]);
+		free(a->msgs[i]);
 	}
-	if (a.more_msgs)
-		fg_warnx("%llu more messages not shown", (unsigned long long)a.more_msgs);
-	const struct fg_top_feed_stats *fs = fg_top_feed_stats(a.in);
+	if (a->more_msgs)
+		fg_warnx("%llu more messages not shown", (unsigned long long)a->more_msgs);
+	const struct fg_top_feed_stats *fs = fg_top_feed_stats(a->in);
 	if (fs->other_events)
 		fg_warnx("showed only '%s' events; skipped %llu samples of other events "
 			 "(choose with --event-filter)",
@@ -1011,17 +1005,46 @@ int main(int argc, char **argv)
 		fg_warnx("perf lost %llu event%s (%llu PERF_RECORD_LOST record%s in the input)",
 			 (unsigned long long)fs->lost, fs->lost == 1 ? "" : "s",
 			 (unsigned long long)fs->lost_records, fs->lost_records == 1 ? "" : "s");
-	if (a.read_err) {
-		fg_warne(a.read_err, "cannot read '%s'", a.name);
+	if (a->read_err)
+		fg_warne(a->read_err, "cannot read '%s'", a->name);
+}
+
+/* everything released; the input closed */
+static void release(struct app *a)
+{
+	fg_top_view_free(a->v);
+	fg_top_feed_free(a->in);
+	fg_top_free(a->t);
+	free(a->cells);
+	if (a->fd != STDIN_FILENO)
+		close(a->fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct app a = {
+	    .fo = {.annotate_kernel = true, .annotate_jit = true},
+	    .mode = FG_TOP_WINDOW,
+	    .secs = 10,
+	    .lock = PTHREAD_MUTEX_INITIALIZER,
+	    .fd = STDIN_FILENO,
+	    .name = "<stdin>",
+	    .wake = {-1, -1},
+	};
+	bool batch = false;
+	int status;
+
+	fg_set_progname(argv[0]);
+	setlocale(LC_ALL, "");
+	a.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	parse_options(&a, &batch, argc, argv);
+	open_input(&a, argc, argv);
+	a.t = fg_top_new(a.secs);
+	a.in = fg_top_feed_new(a.t, &a.fo, a.name, log_msg, &a);
+	status = batch ? run_batch(&a) : run_terminal(&a);
+	report(&a);
+	if (a.read_err || a.err)
 		status = FG_EXIT_FAIL;
-	}
-	if (a.err)
-		status = FG_EXIT_FAIL;
-	fg_top_view_free(a.v);
-	fg_top_feed_free(a.in);
-	fg_top_free(a.t);
-	free(a.cells);
-	if (a.fd != STDIN_FILENO)
-		close(a.fd);
+	release(&a);
 	return status;
 }
