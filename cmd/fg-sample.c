@@ -131,7 +131,7 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  * A record reaches its buffer a little after its time was taken, and the
  * buffers are read one after another: a tick writes only what is older than
  * this, so that a record read a tick late still goes out in time order (one
- * later still is counted: fg_rq_late).
+ * later still is counted: fg_reorder_late).
  */
 #define ORDER_MARGIN_NS (5 * 1000 * 1000)
 #define CFI_KEEP_NS (10 * 1000000000ull)
@@ -311,7 +311,7 @@ struct run {
 	size_t alinks;
 	uint32_t ringbuf_bytes; /* each CPU's */
 	struct fg_sb *sb;
-	struct fg_rq *q;
+	struct fg_reorder *q;
 	struct fg_rec_writer *w;
 	struct fg_targets *targets; /* the processes whose side-band events are kept */
 	bool filtering;
@@ -637,7 +637,7 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		}
 	}
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
-		fg_rq_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
+		fg_reorder_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
 		return;
 	}
 	/* the snapshot comes before the IPs in the event, after them in the record */
@@ -651,7 +651,7 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 				{&u, sizeof(u)},
 				{(void *)regs, 8 * (size_t)u.nr_regs},
 				{(void *)stack, u.size}};
-	fg_rq_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts, 5);
+	fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts, 5);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
@@ -684,7 +684,7 @@ static void lost_since(struct run *r, uint64_t now, enum fg_stat which, uint32_t
 		if (percpu[i] > seen[i]) {
 			struct fg_rec_lost l = {now, percpu[i] - seen[i], (uint32_t)i, reason};
 
-			fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+			fg_reorder_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
 			seen[i] = percpu[i];
 		}
 	}
@@ -717,7 +717,7 @@ static void check_offline(struct run *r, uint64_t now)
 		struct fg_rec_lost l = {now, 0, (uint32_t)opts.cpus[i], FG_LOST_CPU_OFFLINE};
 
 		fg_warnx("CPU %d went offline: its samples stopped", opts.cpus[i]);
-		fg_rq_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+		fg_reorder_add(r->q, now, FG_REC_LOST, &l, sizeof(l), NULL, 0);
 		r->offline_warned[i] = true;
 	}
 }
@@ -770,7 +770,7 @@ static void prepare(struct run *r)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	libbpf_set_print(libbpf_print);
-	r->q = fg_rq_new();
+	r->q = fg_reorder_new();
 	r->filtering = opts.npids || opts.ntids || opts.command;
 	r->targets = fg_targets_new(opts.command != NULL);
 }
@@ -1506,7 +1506,7 @@ static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t le
 /* Write what is queued up to `upto`: 0 or the writer's -errno. */
 static int write_queued(struct run *r, uint64_t upto)
 {
-	int err = fg_rq_flush(r->q, upto, r->w, keep_record, r);
+	int err = fg_reorder_flush(r->q, upto, r->w, keep_record, r);
 
 	if (r->cfi_worker)
 		fg_cfi_worker_wake(r->cfi_worker);
@@ -1764,7 +1764,7 @@ static void finish(struct run *r)
 		if (r->misses) {
 			struct fg_rec_lost l = {end, r->misses, UINT32_MAX, FG_LOST_BUSY};
 
-			fg_rq_add(r->q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+			fg_reorder_add(r->q, end, FG_REC_LOST, &l, sizeof(l), NULL, 0);
 		}
 		write_queued(r, UINT64_MAX);
 	}
@@ -1772,14 +1772,14 @@ static void finish(struct run *r)
 	memset(sum, 0, sizeof(*sum));
 	sum->start_ns = r->header.start_ns;
 	sum->end_ns = end;
-	sum->samples = fg_rq_written(r->q, FG_REC_SAMPLE);
-	sum->mappings = fg_rq_written(r->q, FG_REC_MAPPING);
+	sum->samples = fg_reorder_written(r->q, FG_REC_SAMPLE);
+	sum->mappings = fg_reorder_written(r->q, FG_REC_MAPPING);
 	sum->lost = stat_total(r, FG_STAT_RINGBUF_FULL, percpu);
 	/* of the samples written, so that none exceeds them (the BPF counts lost ones too) */
-	sum->kstack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_KSTACK_FAILED);
-	sum->ustack_failed = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_FAILED);
-	sum->ustack_cut = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
-	r->nofp = fg_rq_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
+	sum->kstack_failed = fg_reorder_written_with(r->q, FG_SAMPLE_F_KSTACK_FAILED);
+	sum->ustack_failed = fg_reorder_written_with(r->q, FG_SAMPLE_F_USTACK_FAILED);
+	sum->ustack_cut = fg_reorder_written_with(r->q, FG_SAMPLE_F_USTACK_CUT);
+	r->nofp = fg_reorder_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
 	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
 	r->busy_total = stat_total(r, FG_STAT_BUSY, percpu);
 	sum->sideband_lost = fg_sb_lost(r->sb);
@@ -1828,7 +1828,7 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 	}
 	fg_cfi_loader_stats(r->cfi, &st);
 	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
-			   fg_rq_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns,
+			   fg_reorder_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns,
 			   r->header.start_ns ? r->header.start_ns - r->begin_ns : 0);
 	fg_cfi_worker_report(text, &r->cfi_wst);
 }
@@ -1842,7 +1842,7 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 
 	st->offcpu = true;
 	st->wall = opts.wall;
-	st->waits = fg_rq_written_with(r->q, FG_SAMPLE_F_OFFCPU);
+	st->waits = fg_reorder_written_with(r->q, FG_SAMPLE_F_OFFCPU);
 	st->wait_ns = r->off.wait_ns;
 	st->waits_open = r->off.open;
 	st->waits_open_ns = r->off.open_ns;
@@ -1904,7 +1904,7 @@ static void report(struct run *r)
 	report_korc(r, &events);
 	st.events = events.data;
 	st.command_done = r->child_done && r->status == FG_EXIT_OK;
-	st.late = fg_rq_late(r->q);
+	st.late = fg_reorder_late(r->q);
 	fg_sample_summary(&text, &st);
 	if (r->cfi)
 		report_cfi(r, &text);
@@ -1923,7 +1923,7 @@ static int release(struct run *r)
 		fg_warn("write error on '%s'", opts.output);
 		r->status = FG_EXIT_FAIL;
 	}
-	fg_rq_free(r->q);
+	fg_reorder_free(r->q);
 	fg_targets_free(r->targets);
 	free(r->ringbuf_full_seen);
 	free(r->busy_seen);

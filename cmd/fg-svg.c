@@ -109,9 +109,9 @@ static int read_named(const char *path, char **data, size_t *len)
 }
 
 /* --nameattr FILE: per-name attributes, NAME<TAB>key=value<TAB>... a line. */
-static struct fg_hmap *load_nameattr(const char *path)
+static struct fg_hash *load_nameattr(const char *path)
 {
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 	uint64_t line = 0;
 	char *data = NULL;
 	size_t len;
@@ -131,9 +131,9 @@ static struct fg_hmap *load_nameattr(const char *path)
 }
 
 /* --cp: the colours of ./palette.map, when it exists. */
-static struct fg_hmap *load_palette_map(void)
+static struct fg_hash *load_palette_map(void)
 {
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 	uint64_t bad, first;
 	char *data;
 	size_t len;
@@ -143,7 +143,7 @@ static struct fg_hmap *load_palette_map(void)
 		return m;
 	if (err < 0) {
 		fg_warne(-err, "cannot read '%s'", PALETTE_MAP);
-		fg_hmap_free(m);
+		fg_hash_free(m);
 		return NULL;
 	}
 	fg_palette_map_parse(m, data, len, &bad, &first);
@@ -358,7 +358,7 @@ static int release(struct run *r)
 		r->status = FG_EXIT_FAIL;
 	}
 	fg_svg_nameattr_free(r->a.svg.nameattr);
-	fg_hmap_free(r->a.svg.colors);
+	fg_hash_free(r->a.svg.colors);
 	fg_flame_free(r->f);
 	fg_svg_args_release(&r->a);
 	return r->status;

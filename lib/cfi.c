@@ -261,14 +261,14 @@ struct builder {
 	int nsects;
 	struct cie *cies;
 	size_t ncies, cies_alloc;
-	struct fg_hmap *cie_at; /* (section, offset) -> index + 1 */
+	struct fg_hash *cie_at; /* (section, offset) -> index + 1 */
 	struct fde *fdes;
 	size_t nfdes, fdes_alloc;
 	struct row64 *rows;
 	size_t nrows, rows_alloc;
 	struct fg_cfi_rule *rules;
 	size_t nrules, rules_alloc;
-	struct fg_hmap *rule_at; /* rule bytes -> index */
+	struct fg_hash *rule_at; /* rule bytes -> index */
 	struct fg_cfi_stats st;
 	int err;	   /* a bound was hit: -EFBIG */
 	struct prog *prog; /* the interpreter's state, reused for each FDE */
@@ -296,7 +296,7 @@ static uint64_t elf_entry(Elf *elf)
 static uint32_t add_rule(struct builder *b, const struct fg_cfi_rule *r)
 {
 	bool inserted;
-	struct fg_hent *e = fg_hmap_upsert(b->rule_at, r, sizeof(*r), &inserted);
+	struct fg_hash_entry *e = fg_hash_upsert(b->rule_at, r, sizeof(*r), &inserted);
 
 	if (inserted) {
 		if (b->nrules >= FG_CFI_MAX_RULES) {
@@ -838,13 +838,13 @@ static void parse_cie(const struct sect *s, struct rd *r, struct cie *c)
 static long get_cie(struct builder *b, int si, uint64_t off)
 {
 	uint64_t key[2] = {(uint64_t)si, off}, id, next;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	struct rd body;
 	bool inserted, is64;
 	const struct sect *s = &b->sects[si];
 	struct cie c;
 
-	e = fg_hmap_upsert(b->cie_at, key, sizeof(key), &inserted);
+	e = fg_hash_upsert(b->cie_at, key, sizeof(key), &inserted);
 	if (!inserted)
 		return (long)e->val.u - 1;
 	e->val.u = 0;
@@ -861,7 +861,7 @@ static long get_cie(struct builder *b, int si, uint64_t off)
 	FG_ALLOC_GROW(b->cies, b->ncies + 1, b->cies_alloc);
 	b->cies[b->ncies++] = c;
 	/* the hash map may have moved: find the entry again */
-	fg_hmap_get(b->cie_at, key, sizeof(key))->val.u = b->ncies;
+	fg_hash_get(b->cie_at, key, sizeof(key))->val.u = b->ncies;
 	return (long)b->ncies - 1;
 }
 
@@ -976,8 +976,8 @@ static struct fg_cfi *build(struct builder *b)
 	bool any = false, entry;
 
 	memset(&none, 0, sizeof(none));
-	b->cie_at = fg_hmap_new(64);
-	b->rule_at = fg_hmap_new(256);
+	b->cie_at = fg_hash_new(64);
+	b->rule_at = fg_hash_new(256);
 	b->prog = fg_xcalloc(1, sizeof(*b->prog));
 	add_rule(b, &none); /* rules[0] */
 	for (int i = 0; i < b->nsects && !b->err; i++)
@@ -1065,8 +1065,8 @@ static void builder_release(struct builder *b)
 	free(b->fdes);
 	free(b->rows);
 	free(b->rules);
-	fg_hmap_free(b->cie_at);
-	fg_hmap_free(b->rule_at);
+	fg_hash_free(b->cie_at);
+	fg_hash_free(b->rule_at);
 	free(b->prog);
 }
 
@@ -1597,8 +1597,8 @@ static struct fg_cfi_lazy *lazy_new(const struct sect *eh, const struct sect *hd
 	z->b.sects[0] = (struct sect){z->eh, eh->size, eh->vaddr, true};
 	z->b.nsects = 1;
 	z->fdes = fg_xcalloc(count, sizeof(*z->fdes));
-	z->b.cie_at = fg_hmap_new(64);
-	z->b.rule_at = fg_hmap_new(256);
+	z->b.cie_at = fg_hash_new(64);
+	z->b.rule_at = fg_hash_new(256);
 	z->b.prog = fg_xcalloc(1, sizeof(*z->b.prog));
 	memset(&none, 0, sizeof(none));
 	add_rule(&z->b, &none);
@@ -1662,7 +1662,7 @@ struct fg_cfi *fg_cfi_open_lazy(int fd)
 /* --- the cache --- */
 
 struct fg_cfi_cache {
-	struct fg_hmap *m; /* key -> index + 1 into tables, or -errno */
+	struct fg_hash *m; /* key -> index + 1 into tables, or -errno */
 	struct fg_cfi **tables;
 	size_t ntables, alloc;
 };
@@ -1671,7 +1671,7 @@ struct fg_cfi_cache *fg_cfi_cache_new(void)
 {
 	struct fg_cfi_cache *cc = fg_xcalloc(1, sizeof(*cc));
 
-	cc->m = fg_hmap_new(64);
+	cc->m = fg_hash_new(64);
 	return cc;
 }
 
@@ -1682,14 +1682,14 @@ void fg_cfi_cache_free(struct fg_cfi_cache *cc)
 	for (size_t i = 0; i < cc->ntables; i++)
 		fg_cfi_free(cc->tables[i]);
 	free(cc->tables);
-	fg_hmap_free(cc->m);
+	fg_hash_free(cc->m);
 	free(cc);
 }
 
 bool fg_cfi_cache_get(struct fg_cfi_cache *cc, const void *key, size_t len, struct fg_cfi **cfi,
 		      int *err)
 {
-	struct fg_hent *h = fg_hmap_get(cc->m, key, len);
+	struct fg_hash_entry *h = fg_hash_get(cc->m, key, len);
 
 	if (!h)
 		return false;
@@ -1701,7 +1701,7 @@ bool fg_cfi_cache_get(struct fg_cfi_cache *cc, const void *key, size_t len, stru
 void fg_cfi_cache_put(struct fg_cfi_cache *cc, const void *key, size_t len, struct fg_cfi *cfi,
 		      int err)
 {
-	struct fg_hent *h = fg_hmap_upsert(cc->m, key, len, NULL);
+	struct fg_hash_entry *h = fg_hash_upsert(cc->m, key, len, NULL);
 	size_t i;
 
 	if (!cfi) {

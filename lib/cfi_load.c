@@ -64,8 +64,8 @@ struct fg_cfi_loader {
 	char proc[256];
 	struct fg_cfi_load_limits lim;
 	struct fg_cfi_load_ops ops;
-	struct fg_hmap *files; /* identity key -> struct cfile * */
-	struct fg_hmap *procs; /* pid -> struct cproc * */
+	struct fg_hash *files; /* identity key -> struct cfile * */
+	struct fg_hash *procs; /* pid -> struct cproc * */
 	uint32_t *free_slots;
 	size_t nfree;
 	uint32_t *quarantine; /* slots unloaded since the last sync: free after it */
@@ -96,8 +96,8 @@ struct fg_cfi_loader *fg_cfi_loader_new(const char *proc, const struct fg_cfi_lo
 	snprintf(l->proc, sizeof(l->proc), "%s", proc);
 	l->lim = *lim;
 	l->ops = *ops;
-	l->files = fg_hmap_new(0);
-	l->procs = fg_hmap_new(0);
+	l->files = fg_hash_new(0);
+	l->procs = fg_hash_new(0);
 	l->buf = fg_xmalloc(sizeof(*l->buf));
 	return l;
 }
@@ -194,7 +194,7 @@ static void file_free(struct fg_cfi_loader *l, struct cfile *f)
 		l->st.freed++;
 	}
 	/* (looked up again: an insert moves the entries) */
-	fg_hmap_get(l->files, f->key, f->klen)->val.p = NULL;
+	fg_hash_get(l->files, f->key, f->klen)->val.p = NULL;
 	free(f->loads);
 	free(f);
 }
@@ -345,7 +345,7 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 			      const void *image, size_t size)
 {
 	bool inserted;
-	struct fg_hent *e = fg_hmap_upsert(l->files, key, klen, &inserted);
+	struct fg_hash_entry *e = fg_hash_upsert(l->files, key, klen, &inserted);
 	struct cfile *f = e->val.p;
 
 	if (f) {
@@ -482,8 +482,8 @@ static struct cfile *resolve(struct fg_cfi_loader *l, const struct fg_rec_mappin
 
 static struct cproc *proc_get(struct fg_cfi_loader *l, uint32_t pid, bool create)
 {
-	struct fg_hent *e = create ? fg_hmap_upsert(l->procs, &pid, sizeof(pid), NULL)
-				   : fg_hmap_get(l->procs, &pid, sizeof(pid));
+	struct fg_hash_entry *e = create ? fg_hash_upsert(l->procs, &pid, sizeof(pid), NULL)
+					 : fg_hash_get(l->procs, &pid, sizeof(pid));
 	struct cproc *p;
 
 	if (!e)
@@ -616,7 +616,7 @@ static void proc_exit(struct fg_cfi_loader *l, uint32_t pid)
 		p->dirty = false;
 	free(p->maps);
 	free(p);
-	fg_hmap_get(l->procs, &pid, sizeof(pid))->val.p = NULL;
+	fg_hash_get(l->procs, &pid, sizeof(pid))->val.p = NULL;
 }
 
 void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *payload, size_t len)
@@ -783,8 +783,8 @@ size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < fg_hmap_count(l->procs); i++) {
-		struct cproc *p = fg_hmap_at(l->procs, i)->val.p;
+	for (size_t i = 0; i < fg_hash_count(l->procs); i++) {
+		struct cproc *p = fg_hash_at(l->procs, i)->val.p;
 		char dir[300];
 
 		if (!p)
@@ -892,15 +892,15 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < fg_hmap_count(l->procs); i++) {
-		struct cproc *p = fg_hmap_at(l->procs, i)->val.p;
+	for (size_t i = 0; i < fg_hash_count(l->procs); i++) {
+		struct cproc *p = fg_hash_at(l->procs, i)->val.p;
 
 		if (p)
 			proc_exit(l, p->pid);
 	}
 	kept_expire(l, true);
-	fg_hmap_free(l->procs);
-	fg_hmap_free(l->files);
+	fg_hash_free(l->procs);
+	fg_hash_free(l->files);
 	free(l->free_slots);
 	free(l->quarantine);
 	free(l->publish);

@@ -247,8 +247,8 @@ struct fg_debuginfod {
 	pthread_mutex_t mu;
 	pthread_cond_t work;		/* to workers: a request is queued, or stop */
 	pthread_cond_t done_cv;		/* to the owner: a request is done */
-	struct fg_hmap *asked;		/* build-ids asked for (owner's thread only) */
-	struct fg_hmap *sups;		/* supplementary files' build-ids (under mu): SUP_* */
+	struct fg_hash *asked;		/* build-ids asked for (owner's thread only) */
+	struct fg_hash *sups;		/* supplementary files' build-ids (under mu): SUP_* */
 	pthread_cond_t sup_cv;		/* to workers: a supplementary file is fetched */
 	struct req *queue, *queue_tail; /* not started */
 	struct req *done, *done_tail;	/* finished, not collected */
@@ -403,7 +403,7 @@ static bool sup_wanted(struct fg_debuginfod *c, const struct req *r)
 {
 	size_t len;
 	const uint8_t *id = sup_id(r, &len);
-	struct fg_hent *e = id ? fg_hmap_get(c->sups, id, len) : NULL;
+	struct fg_hash_entry *e = id ? fg_hash_get(c->sups, id, len) : NULL;
 
 	return id && (!e || e->val.u == SUP_NONE);
 }
@@ -453,14 +453,14 @@ static void fetch_sup(struct worker *wk, debuginfod_client *dc, const struct req
 	struct fg_debuginfod *c = wk->c;
 	struct req sup = {.res.df.fd = -1};
 	const uint8_t *id = sup_id(r, &sup.len);
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	bool ins;
 
 	if (!id)
 		return;
 	memcpy(sup.id, id, sup.len);
 	pthread_mutex_lock(&c->mu);
-	e = fg_hmap_upsert(c->sups, sup.id, sup.len, &ins);
+	e = fg_hash_upsert(c->sups, sup.id, sup.len, &ins);
 	while (e->val.u == SUP_FETCHING && !c->stop && !budget_spent(c, mono_ms())) {
 		struct timespec ts;
 
@@ -472,7 +472,7 @@ static void fetch_sup(struct worker *wk, debuginfod_client *dc, const struct req
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&c->sup_cv, &c->mu, &ts);
-		e = fg_hmap_get(c->sups, sup.id, sup.len); /* the map may have grown */
+		e = fg_hash_get(c->sups, sup.id, sup.len); /* the map may have grown */
 	}
 	if (e->val.u != SUP_NONE) {
 		pthread_mutex_unlock(&c->mu);
@@ -483,7 +483,7 @@ static void fetch_sup(struct worker *wk, debuginfod_client *dc, const struct req
 	fetch(wk, dc, &sup);
 	fg_debugfile_release(&sup.res.df);
 	pthread_mutex_lock(&c->mu);
-	fg_hmap_get(c->sups, sup.id, sup.len)->val.u = SUP_DONE;
+	fg_hash_get(c->sups, sup.id, sup.len)->val.u = SUP_DONE;
 	if (sup.res.state == FG_DBGI_FOUND)
 		c->st.sup_found++;
 	else
@@ -792,8 +792,8 @@ struct fg_debuginfod *fg_debuginfod_new(const struct fg_debuginfod_opts *o)
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->done_cv, NULL);
 	pthread_cond_init(&c->sup_cv, NULL);
-	c->asked = fg_hmap_new(64);
-	c->sups = fg_hmap_new(16);
+	c->asked = fg_hash_new(64);
+	c->sups = fg_hash_new(16);
 	c->budget_ms = o->budget_ms ? o->budget_ms : FG_DEBUGINFOD_BUDGET_MS;
 	c->st.budget_ms = c->budget_ms;
 	c->max_workers = o->workers ? o->workers : FG_DEBUGINFOD_WORKERS;
@@ -827,14 +827,14 @@ const char *fg_debuginfod_cache_path(const struct fg_debuginfod *c)
 int fg_debuginfod_request(struct fg_debuginfod *c, const uint8_t *id, size_t len, void *tag,
 			  struct fg_debuginfod_result *res)
 {
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	struct req *r;
 	bool inserted;
 	uint64_t now;
 
 	if (!len || len > FG_BUILD_ID_MAX)
 		return -EINVAL;
-	e = fg_hmap_upsert(c->asked, id, len, &inserted);
+	e = fg_hash_upsert(c->asked, id, len, &inserted);
 	if (!inserted)
 		return -EALREADY;
 	e->val.p = NULL;
@@ -1109,8 +1109,8 @@ void fg_debuginfod_free(struct fg_debuginfod *c)
 		fg_debugfile_release(&r->res.df);
 		free(r);
 	}
-	fg_hmap_free(c->asked);
-	fg_hmap_free(c->sups);
+	fg_hash_free(c->asked);
+	fg_hash_free(c->sups);
 	free(c->workers);
 	pthread_cond_destroy(&c->work);
 	pthread_cond_destroy(&c->done_cv);

@@ -21,7 +21,7 @@ struct fg_diff {
 	struct fg_diff_opts o;
 	struct fg_badlines bad;
 	struct fg_diff_stats st;
-	struct fg_hmap *stacks; /* stack -> index into counts */
+	struct fg_hash *stacks; /* stack -> index into counts */
 	double (*counts)[2];
 	size_t acounts;
 	struct fg_buf key;
@@ -76,8 +76,8 @@ static int one_line(struct fg_diff *d, int which, const char *name, uint64_t lin
 	}
 	/* the stack: all before the whitespace before the last count */
 	make_key(d, line, (size_t)(fl.count_text - line) - 1);
-	struct fg_hent *e = fg_hmap_upsert(d->stacks, d->key.data, d->key.len, &ins);
-	size_t i = (size_t)(e - fg_hmap_at(d->stacks, 0));
+	struct fg_hash_entry *e = fg_hash_upsert(d->stacks, d->key.data, d->key.len, &ins);
+	size_t i = (size_t)(e - fg_hash_at(d->stacks, 0));
 	if (ins) {
 		FG_ALLOC_GROW(d->counts, i + 1, d->acounts);
 		d->counts[i][0] = d->counts[i][1] = 0;
@@ -106,9 +106,9 @@ int fg_diff_read(struct fg_diff *d, int which, int fd, const char *name)
 
 int fg_diff_write(struct fg_diff *d, FILE *out)
 {
-	size_t n = fg_hmap_count(d->stacks);
-	struct fg_hent **v = fg_hmap_sorted(d->stacks);
-	struct fg_hent *first = n ? fg_hmap_at(d->stacks, 0) : NULL;
+	size_t n = fg_hash_count(d->stacks);
+	struct fg_hash_entry **v = fg_hash_sorted(d->stacks);
+	struct fg_hash_entry *first = n ? fg_hash_at(d->stacks, 0) : NULL;
 	double scale = 1;
 
 	/* -n: the first profile as if it had the second one's total */
@@ -126,7 +126,7 @@ int fg_diff_write(struct fg_diff *d, FILE *out)
 
 const struct fg_diff_stats *fg_diff_stats(struct fg_diff *d)
 {
-	d->st.stacks = fg_hmap_count(d->stacks);
+	d->st.stacks = fg_hash_count(d->stacks);
 	d->st.bad_lines = d->bad.count;
 	return &d->st;
 }
@@ -138,7 +138,7 @@ struct fg_diff *fg_diff_new(const struct fg_diff_opts *opts, fg_log_fn log, void
 	d->o = *opts;
 	d->bad.log = log;
 	d->bad.ctx = ctx;
-	d->stacks = fg_hmap_new(1024);
+	d->stacks = fg_hash_new(1024);
 	return d;
 }
 
@@ -146,7 +146,7 @@ void fg_diff_free(struct fg_diff *d)
 {
 	if (!d)
 		return;
-	fg_hmap_free(d->stacks);
+	fg_hash_free(d->stacks);
 	free(d->counts);
 	fg_buf_release(&d->key);
 	free(d);

@@ -61,7 +61,7 @@ struct rec {
 struct fg_flame_priv {
 	struct fg_flame_opts opts;
 	size_t ninputs;
-	struct fg_hmap *stacks; /* stack -> rec index + 1 (flame chart: interned stacks only) */
+	struct fg_hash *stacks; /* stack -> rec index + 1 (flame chart: interned stacks only) */
 	struct rec *recs;
 	size_t nrecs, recs_alloc;
 	struct fg_buf rstack, rsfx; /* a reversed line */
@@ -75,7 +75,7 @@ struct fg_flame *fg_flame_new(const struct fg_flame_opts *o)
 	f->priv = fg_xcalloc(1, sizeof(*f->priv));
 	if (o)
 		f->priv->opts = *o;
-	f->priv->stacks = fg_hmap_new(0);
+	f->priv->stacks = fg_hash_new(0);
 	f->maxdelta = 1;
 	return f;
 }
@@ -87,7 +87,7 @@ void fg_flame_free(struct fg_flame *f)
 	for (size_t i = 0; i < f->priv->nrecs; i++)
 		free(f->priv->recs[i].sfx);
 	free(f->priv->recs);
-	fg_hmap_free(f->priv->stacks);
+	fg_hash_free(f->priv->stacks);
 	fg_buf_release(&f->priv->rstack);
 	fg_buf_release(&f->priv->rsfx);
 	free(f->priv);
@@ -170,7 +170,7 @@ static void set_suffix(struct rec *r, const char *sfx, size_t len)
 	r->sfx_len = (uint32_t)len;
 }
 
-static struct rec *new_rec(struct fg_flame_priv *p, const struct fg_hent *e)
+static struct rec *new_rec(struct fg_flame_priv *p, const struct fg_hash_entry *e)
 {
 	struct rec *r;
 
@@ -199,7 +199,7 @@ static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t li
 	const char *stack, *sfx;
 	size_t stack_len, sfx_len;
 	struct fg_folded fl;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	struct rec *r;
 	bool inserted;
 
@@ -246,7 +246,7 @@ static void add_line(struct fg_flame *f, const char *line, size_t n, uint64_t li
 		f->off_base_samples += fl.count;
 		return;
 	}
-	e = fg_hmap_upsert(p->stacks, stack, stack_len, &inserted);
+	e = fg_hash_upsert(p->stacks, stack, stack_len, &inserted);
 	if (p->opts.flamechart) {
 		/* the input order: merge only with the line before */
 		r = p->nrecs ? &p->recs[p->nrecs - 1] : NULL;

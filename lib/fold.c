@@ -112,7 +112,7 @@ struct fg_fold {
 	fg_log_fn log;
 	void *log_ctx;
 	struct fg_fold_stats st;
-	struct fg_hmap *map;
+	struct fg_hash *map;
 	struct fg_count (*counts)[2]; /* the count columns, by entry index */
 	size_t counts_alloc;
 	int err; /* sticky failure of the current input */
@@ -198,7 +198,7 @@ struct fg_fold {
 
 	struct fg_buf rust; /* a Rust name being tidied */
 
-	struct fg_hmap *inl_files; /* --inline: path -> struct inl_file * */
+	struct fg_hash *inl_files; /* --inline: path -> struct inl_file * */
 
 	fg_fold_line_fn hook; /* sample headers and comments, before folding the sample */
 	void *hook_ctx;
@@ -208,7 +208,7 @@ struct fg_fold {
 	 * same frame), by the comm being "java" or not; bounded, so that memory
 	 * does not grow with the input
 	 */
-	struct fg_hmap *fcache[2];
+	struct fg_hash *fcache[2];
 	struct fg_buf fcache_names;
 	struct fg_ps_memo *psmemo; /* the shapes of the sample headers read */
 	struct fparse *fparse[2];  /* FG_FOLD_FRAMES: how each line cached parsed, by entry */
@@ -300,9 +300,9 @@ static int add_counts(struct fg_fold *f, size_t i, const struct fg_count *c1,
 static int add_stack(struct fg_fold *f, const char *key, size_t len, const struct fg_count *c1,
 		     const struct fg_count *c2, uint32_t *id)
 {
-	struct fg_hent *e = fg_hmap_upsert(f->map, key, len, NULL);
+	struct fg_hash_entry *e = fg_hash_upsert(f->map, key, len, NULL);
 
-	*id = (uint32_t)(e - fg_hmap_at(f->map, 0));
+	*id = (uint32_t)(e - fg_hash_at(f->map, 0));
 	return add_counts(f, *id, c1, c2);
 }
 
@@ -434,7 +434,7 @@ static void push_frame(struct fg_fold *f, size_t off, uint8_t annot)
 struct inl_file {
 	struct fg_elfsyms *elf; /* its symbols (or its debug file's); NULL: not ELF */
 	struct fg_dwarf *dwarf; /* its DWARF (or its debug file's); NULL: none */
-	struct fg_hmap *names;	/* function name -> address, made at the first named frame */
+	struct fg_hash *names;	/* function name -> address, made at the first named frame */
 	bool said;		/* a failure was reported */
 };
 
@@ -469,14 +469,14 @@ static void inl_free(struct inl_file *in)
 		return;
 	fg_dwarf_free(in->dwarf);
 	fg_elfsyms_free(in->elf);
-	fg_hmap_free(in->names);
+	fg_hash_free(in->names);
 	free(in);
 }
 
-static void inl_add_name(struct fg_hmap *h, const char *name, size_t len, uint64_t addr)
+static void inl_add_name(struct fg_hash *h, const char *name, size_t len, uint64_t addr)
 {
 	bool ins;
-	struct fg_hent *e = fg_hmap_upsert(h, name, len, &ins);
+	struct fg_hash_entry *e = fg_hash_upsert(h, name, len, &ins);
 
 	if (ins)
 		e->val.u = addr;
@@ -487,7 +487,7 @@ static void inl_add_name(struct fg_hmap *h, const char *name, size_t len, uint64
  * (perf's default), demangled with parameters (perf -v) and without them
  * ("int ns::f<int>": a template function's return type stays)
  */
-static void inl_add_names(struct fg_hmap *h, const char *name, uint64_t addr)
+static void inl_add_names(struct fg_hash *h, const char *name, uint64_t addr)
 {
 	size_t len = strlen(name);
 	const char *at = memchr(name, '@', len); /* "memcpy@@GLIBC_2.14" */
@@ -517,20 +517,20 @@ static void inl_add_names(struct fg_hmap *h, const char *name, uint64_t addr)
 static bool inl_place(struct inl_file *in, const struct fg_ps_frame *fr, bool known, uint64_t *at)
 {
 	const struct fg_elfsyms *e = in->elf;
-	struct fg_hent *s = NULL;
+	struct fg_hash_entry *s = NULL;
 
 	if (known) {
 		if (!in->names) {
-			in->names = fg_hmap_new(e->nsyms + e->naliases);
+			in->names = fg_hash_new(e->nsyms + e->naliases);
 			for (size_t i = 0; i < e->nsyms; i++)
 				inl_add_names(in->names, e->syms[i].name, e->syms[i].addr);
 			for (size_t i = 0; i < e->naliases; i++)
 				inl_add_names(in->names, e->aliases[i].name, e->aliases[i].addr);
 		}
-		s = fg_hmap_get(in->names, fr->sym.p, fr->sym.len);
+		s = fg_hash_get(in->names, fr->sym.p, fr->sym.len);
 		/* "ns::f(int)", as perf -v prints it: the name without its arguments */
 		if (!s)
-			s = fg_hmap_get(in->names, fr->sym.p,
+			s = fg_hash_get(in->names, fr->sym.p,
 					fg_symname_args_start(fr->sym.p, fr->sym.len));
 	}
 	if (s)
@@ -558,7 +558,7 @@ static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 	const char *mod = fr->module.p, *why = NULL;
 	size_t mlen = fr->module.len, first = f->nframes;
 	struct inl_file *in;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	uint64_t at;
 	bool ins;
 	int n = 0;
@@ -567,8 +567,8 @@ static bool add_inlined(struct fg_fold *f, const struct fg_ps_frame *fr)
 	    fg_ps_module_is_kernel(mod, mlen))
 		return false;
 	if (!f->inl_files)
-		f->inl_files = fg_hmap_new(16);
-	e = fg_hmap_upsert(f->inl_files, mod, mlen, &ins);
+		f->inl_files = fg_hash_new(16);
+	e = fg_hash_upsert(f->inl_files, mod, mlen, &ins);
 	if (ins)
 		e->val.p = inl_open(e->key);
 	in = e->val.p;
@@ -1155,7 +1155,8 @@ static void add_srcline(struct fg_fold *f, struct fg_span src)
 }
 
 /* FG_FOLD_FRAMES: the frame of cache entry e (line_id: its number), from the cache's copy */
-static void record_cached(struct fg_fold *f, const struct fg_hent *e, size_t idx, size_t first)
+static void record_cached(struct fg_fold *f, const struct fg_hash_entry *e, size_t idx,
+			  size_t first)
 {
 	const struct fparse *fp = &f->fparse[f->java][idx];
 	struct rawframe *rf;
@@ -1177,13 +1178,13 @@ static void record_cached(struct fg_fold *f, const struct fg_hent *e, size_t idx
 /* a frame line seen before: its frame pushed again, true; else false */
 static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 {
-	struct fg_hmap *c = f->fcache[f->java];
-	struct fg_hent *e;
+	struct fg_hash *c = f->fcache[f->java];
+	struct fg_hash_entry *e;
 
-	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hmap_get(c, line, len)))
+	if (!c || f->names.len > UINT32_MAX / 2 || !(e = fg_hash_get(c, line, len)))
 		return false;
 	if (f->hooks.flags & FG_FOLD_FRAMES) {
-		size_t idx = (size_t)(e - fg_hmap_at(c, 0));
+		size_t idx = (size_t)(e - fg_hash_at(c, 0));
 
 		if (idx >= f->nfparse[f->java])
 			return false; /* cached before the hooks were set: parse it */
@@ -1206,7 +1207,7 @@ static bool cached_frame(struct fg_fold *f, const char *line, size_t len)
 static bool cache_frame(struct fg_fold *f, const char *line, size_t len, size_t before,
 			const struct fg_ps_frame *pf)
 {
-	struct fg_hmap **c = &f->fcache[f->java];
+	struct fg_hash **c = &f->fcache[f->java];
 	int k = f->java;
 
 	if (f->nframes != before + 1 || f->o.inline_frames)
@@ -1216,16 +1217,16 @@ static bool cache_frame(struct fg_fold *f, const char *line, size_t len, size_t 
 	    len >= UINT32_MAX)
 		return false;
 	if (!*c)
-		*c = fg_hmap_new(1024);
-	if (fg_hmap_count(*c) >= FCACHE_MAX_LINES)
+		*c = fg_hash_new(1024);
+	if (fg_hash_count(*c) >= FCACHE_MAX_LINES)
 		return false;
 	uint64_t off = f->fcache_names.len;
 	fg_buf_add(&f->fcache_names, f->names.data + fr->off, fr->len);
-	struct fg_hent *e = fg_hmap_upsert(*c, line, len, NULL);
+	struct fg_hash_entry *e = fg_hash_upsert(*c, line, len, NULL);
 	e->val.u = off << 32 | (uint64_t)fr->len << 8 | fr->annot;
 	if (!(f->hooks.flags & FG_FOLD_FRAMES))
 		return false;
-	size_t idx = (size_t)(e - fg_hmap_at(*c, 0));
+	size_t idx = (size_t)(e - fg_hash_at(*c, 0));
 	if (idx != f->nfparse[k])
 		return false; /* entries cached without their parse: no more from here */
 	FG_ALLOC_GROW(f->fparse[k], idx + 1, f->afparse[k]);
@@ -1556,7 +1557,7 @@ static bool sample_cached(struct fg_fold *f, const struct fg_ps_header *h, const
 			break;
 		f->st.samples++;
 		if (f->hooks.sample) {
-			const struct fg_hent *se = fg_hmap_at(f->map, id);
+			const struct fg_hash_entry *se = fg_hash_at(f->map, id);
 			struct fg_fold_sample s = {
 			    .input = FG_FOLD_PERF,
 			    .lineno = f->sample_lineno,
@@ -2419,9 +2420,9 @@ int fg_fold_read_mem(struct fg_fold *f, const char *data, size_t len, const char
 
 int fg_fold_write(struct fg_fold *f, FILE *out)
 {
-	size_t n = fg_hmap_count(f->map);
-	struct fg_hent **v = fg_hmap_sorted(f->map);
-	struct fg_hent *first = n ? fg_hmap_at(f->map, 0) : NULL;
+	size_t n = fg_hash_count(f->map);
+	struct fg_hash_entry **v = fg_hash_sorted(f->map);
+	struct fg_hash_entry *first = n ? fg_hash_at(f->map, 0) : NULL;
 	char num[112];
 	int err = 0;
 
@@ -2461,7 +2462,7 @@ struct fg_fold *fg_fold_new(const struct fg_fold_opts *opts, fg_log_fn log, void
 		f->o.inline_frames = true;
 	f->log = log;
 	f->log_ctx = ctx;
-	f->map = fg_hmap_new(1024);
+	f->map = fg_hash_new(1024);
 	f->line_first = SIZE_MAX;
 	f->max_line = FG_FOLD_MAX_LINE;
 	if (opts->event_filter) {
@@ -2478,12 +2479,12 @@ void fg_fold_free(struct fg_fold *f)
 {
 	if (!f)
 		return;
-	fg_hmap_free(f->map);
-	for (size_t i = 0; f->inl_files && i < fg_hmap_count(f->inl_files); i++)
-		inl_free(fg_hmap_at(f->inl_files, i)->val.p);
-	fg_hmap_free(f->inl_files);
-	fg_hmap_free(f->fcache[0]);
-	fg_hmap_free(f->fcache[1]);
+	fg_hash_free(f->map);
+	for (size_t i = 0; f->inl_files && i < fg_hash_count(f->inl_files); i++)
+		inl_free(fg_hash_at(f->inl_files, i)->val.p);
+	fg_hash_free(f->inl_files);
+	fg_hash_free(f->fcache[0]);
+	fg_hash_free(f->fcache[1]);
 	fg_buf_release(&f->fcache_names);
 	free(f->psmemo);
 	free(f->fparse[0]);
@@ -2521,8 +2522,8 @@ void fg_fold_set_hooks(struct fg_fold *f, const struct fg_fold_hooks *hooks)
 void fg_fold_clear(struct fg_fold *f)
 {
 	scache_clear(f); /* it holds the table's numbers */
-	fg_hmap_free(f->map);
-	f->map = fg_hmap_new(1024);
+	fg_hash_free(f->map);
+	f->map = fg_hash_new(1024);
 	free(f->counts);
 	f->counts = NULL;
 	f->counts_alloc = 0;
@@ -2530,7 +2531,7 @@ void fg_fold_clear(struct fg_fold *f)
 
 size_t fg_fold_count(const struct fg_fold *f)
 {
-	return fg_hmap_count(f->map);
+	return fg_hash_count(f->map);
 }
 
 const struct fg_fold_stats *fg_fold_stats(const struct fg_fold *f)

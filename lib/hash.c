@@ -67,10 +67,10 @@ struct arena_chunk {
 	char data[];
 };
 
-struct fg_hmap {
+struct fg_hash {
 	uint64_t *slots; /* 0 empty, else (hash high 32 bits) << 32 | (entry index + 1) */
 	size_t mask;
-	struct fg_hent *ents;
+	struct fg_hash_entry *ents;
 	size_t n, alloc;
 	struct arena_chunk *chunks;
 	char *cur;
@@ -78,9 +78,9 @@ struct fg_hmap {
 	size_t arena_bytes;
 };
 
-struct fg_hmap *fg_hmap_new(size_t hint)
+struct fg_hash *fg_hash_new(size_t hint)
 {
-	struct fg_hmap *m = fg_xcalloc(1, sizeof(*m));
+	struct fg_hash *m = fg_xcalloc(1, sizeof(*m));
 	size_t cap = 64;
 
 	while (cap < hint * 2)
@@ -90,7 +90,7 @@ struct fg_hmap *fg_hmap_new(size_t hint)
 	return m;
 }
 
-void fg_hmap_free(struct fg_hmap *m)
+void fg_hash_free(struct fg_hash *m)
 {
 	struct arena_chunk *c, *next;
 
@@ -105,7 +105,7 @@ void fg_hmap_free(struct fg_hmap *m)
 	free(m);
 }
 
-static char *arena_copy(struct fg_hmap *m, const void *key, size_t len)
+static char *arena_copy(struct fg_hash *m, const void *key, size_t len)
 {
 	char *s;
 
@@ -128,7 +128,7 @@ static char *arena_copy(struct fg_hmap *m, const void *key, size_t len)
 	return s;
 }
 
-static void rehash(struct fg_hmap *m)
+static void rehash(struct fg_hash *m)
 {
 	size_t cap = (m->mask + 1) * 2;
 	uint64_t *slots = fg_xcalloc(cap, sizeof(*slots));
@@ -151,8 +151,8 @@ static inline uint32_t hash32(const void *key, size_t len)
 	return (uint32_t)fg_hash_bytes(key, len, 0);
 }
 
-static struct fg_hent *lookup(const struct fg_hmap *m, const void *key, size_t len, uint32_t h,
-			      size_t *slot)
+static struct fg_hash_entry *lookup(const struct fg_hash *m, const void *key, size_t len,
+				    uint32_t h, size_t *slot)
 {
 	size_t j = h & m->mask;
 
@@ -164,7 +164,7 @@ static struct fg_hent *lookup(const struct fg_hmap *m, const void *key, size_t l
 			return NULL;
 		}
 		if ((uint32_t)(s >> 32) == h) {
-			struct fg_hent *e = &m->ents[(uint32_t)s - 1];
+			struct fg_hash_entry *e = &m->ents[(uint32_t)s - 1];
 
 			if (e->len == len && (len == 0 || memcmp(e->key, key, len) == 0))
 				return e;
@@ -172,18 +172,18 @@ static struct fg_hent *lookup(const struct fg_hmap *m, const void *key, size_t l
 	}
 }
 
-struct fg_hent *fg_hmap_get(const struct fg_hmap *m, const void *key, size_t len)
+struct fg_hash_entry *fg_hash_get(const struct fg_hash *m, const void *key, size_t len)
 {
 	size_t slot;
 
 	return lookup(m, key, len, hash32(key, len), &slot);
 }
 
-struct fg_hent *fg_hmap_upsert(struct fg_hmap *m, const void *key, size_t len, bool *inserted)
+struct fg_hash_entry *fg_hash_upsert(struct fg_hash *m, const void *key, size_t len, bool *inserted)
 {
 	uint32_t h = hash32(key, len);
 	size_t slot;
-	struct fg_hent *e = lookup(m, key, len, h, &slot);
+	struct fg_hash_entry *e = lookup(m, key, len, h, &slot);
 
 	if (inserted)
 		*inserted = e == NULL;
@@ -205,17 +205,17 @@ struct fg_hent *fg_hmap_upsert(struct fg_hmap *m, const void *key, size_t len, b
 	return e;
 }
 
-size_t fg_hmap_count(const struct fg_hmap *m)
+size_t fg_hash_count(const struct fg_hash *m)
 {
 	return m->n;
 }
 
-struct fg_hent *fg_hmap_at(const struct fg_hmap *m, size_t i)
+struct fg_hash_entry *fg_hash_at(const struct fg_hash *m, size_t i)
 {
 	return &m->ents[i];
 }
 
-size_t fg_hmap_memory(const struct fg_hmap *m)
+size_t fg_hash_memory(const struct fg_hash *m)
 {
 	return sizeof(*m) + (m->mask + 1) * sizeof(*m->slots) + m->alloc * sizeof(*m->ents) +
 	       m->arena_bytes;
@@ -223,16 +223,16 @@ size_t fg_hmap_memory(const struct fg_hmap *m)
 
 static int cmp_key(const void *a, const void *b)
 {
-	const struct fg_hent *x = *(const struct fg_hent *const *)a;
-	const struct fg_hent *y = *(const struct fg_hent *const *)b;
+	const struct fg_hash_entry *x = *(const struct fg_hash_entry *const *)a;
+	const struct fg_hash_entry *y = *(const struct fg_hash_entry *const *)b;
 	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
 
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-struct fg_hent **fg_hmap_sorted(const struct fg_hmap *m)
+struct fg_hash_entry **fg_hash_sorted(const struct fg_hash *m)
 {
-	struct fg_hent **v = fg_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*v));
+	struct fg_hash_entry **v = fg_xreallocarray(NULL, m->n ? m->n : 1, sizeof(*v));
 
 	for (size_t i = 0; i < m->n; i++)
 		v[i] = &m->ents[i];

@@ -465,7 +465,7 @@ int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 	}
 	memcpy(st->boot_id, data, len);
 	free(data);
-	st->names = fg_hmap_new(64);
+	st->names = fg_hash_new(64);
 	/* a kernel without modules has no /proc/modules */
 	snprintf(path, sizeof(path), "%s/modules", proc);
 	r = fg_read_file(path, 16u << 20, &data, &len);
@@ -489,7 +489,7 @@ int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 			f[n++] = t;
 		if (n < 6)
 			continue;
-		fg_hmap_upsert(st->names, f[0], strlen(f[0]), NULL);
+		fg_hash_upsert(st->names, f[0], strlen(f[0]), NULL);
 		for (int i = 0; i < 6; i++)
 			if (i != 2 && i != 3)
 				h = fg_hash_bytes(f[i], strlen(f[i]) + 1, h);
@@ -503,7 +503,7 @@ int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 
 void fg_kstamp_free(struct fg_kstamp *st)
 {
-	fg_hmap_free(st->names);
+	fg_hash_free(st->names);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -514,7 +514,7 @@ bool fg_kstamp_equal(const struct fg_kstamp *a, const struct fg_kstamp *b)
 
 static bool cached_owner(const struct fg_ksym *s, const struct fg_kstamp *st)
 {
-	return !s->module || fg_hmap_get(st->names, s->module, strlen(s->module)) != NULL;
+	return !s->module || fg_hash_get(st->names, s->module, strlen(s->module)) != NULL;
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -343,7 +343,7 @@ int fg_palette_background(const char *name, const char **top, const char **botto
 	return 0;
 }
 
-void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad,
+void fg_palette_map_parse(struct fg_hash *m, const char *data, size_t len, uint64_t *bad,
 			  uint64_t *first_bad)
 {
 	uint64_t lineno = 0;
@@ -370,20 +370,20 @@ void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint6
 				*first_bad = lineno;
 			continue;
 		}
-		fg_hmap_upsert(m, line, (size_t)(arrow - line), NULL)->val.u = fg_rgb_pack(c);
+		fg_hash_upsert(m, line, (size_t)(arrow - line), NULL)->val.u = fg_rgb_pack(c);
 	}
 }
 
-int fg_palette_map_write(const struct fg_hmap *m, const char *path)
+int fg_palette_map_write(const struct fg_hash *m, const char *path)
 {
-	size_t n = fg_hmap_count(m);
-	struct fg_hent **v;
+	size_t n = fg_hash_count(m);
+	struct fg_hash_entry **v;
 	struct fg_atomic a;
 	int err = fg_atomic_open(&a, path, 0);
 
 	if (err < 0)
 		return err;
-	v = fg_hmap_sorted(m);
+	v = fg_hash_sorted(m);
 	for (size_t i = 0; i < n; i++) {
 		struct fg_rgb c = fg_rgb_unpack(v[i]->val.u);
 

@@ -40,13 +40,13 @@ struct mapping {
 };
 
 struct fg_pprof {
-	struct fg_hmap *strings;   /* index = entry order */
-	struct fg_hmap *functions; /* name -> string index; id = entry order + 1 */
-	struct fg_hmap *mappings;  /* file, NUL, build-id; id = entry order + 1 */
+	struct fg_hash *strings;   /* index = entry order */
+	struct fg_hash *functions; /* name -> string index; id = entry order + 1 */
+	struct fg_hash *mappings;  /* file, NUL, build-id; id = entry order + 1 */
 	struct mapping *maps;
 	size_t amaps;
-	struct fg_hmap *locations; /* struct loc_key + function ids; id = entry order + 1 */
-	struct fg_hmap *samples;   /* struct sample_key + location ids; values by entry */
+	struct fg_hash *locations; /* struct loc_key + function ids; id = entry order + 1 */
+	struct fg_hash *samples;   /* struct sample_key + location ids; values by entry */
 	int64_t (*values)[FG_PPROF_MAX_VALUES];
 	size_t avalues;
 	int64_t totals[FG_PPROF_MAX_VALUES];
@@ -72,12 +72,12 @@ struct fg_pprof *fg_pprof_new(void)
 {
 	struct fg_pprof *p = fg_xcalloc(1, sizeof(*p));
 
-	p->strings = fg_hmap_new(1024);
-	p->functions = fg_hmap_new(1024);
-	p->mappings = fg_hmap_new(64);
-	p->locations = fg_hmap_new(1024);
-	p->samples = fg_hmap_new(1024);
-	fg_hmap_upsert(p->strings, "", 0, NULL); /* string_table[0] is "" */
+	p->strings = fg_hash_new(1024);
+	p->functions = fg_hash_new(1024);
+	p->mappings = fg_hash_new(64);
+	p->locations = fg_hash_new(1024);
+	p->samples = fg_hash_new(1024);
+	fg_hash_upsert(p->strings, "", 0, NULL); /* string_table[0] is "" */
 	return p;
 }
 
@@ -85,11 +85,11 @@ void fg_pprof_free(struct fg_pprof *p)
 {
 	if (!p)
 		return;
-	fg_hmap_free(p->strings);
-	fg_hmap_free(p->functions);
-	fg_hmap_free(p->mappings);
-	fg_hmap_free(p->locations);
-	fg_hmap_free(p->samples);
+	fg_hash_free(p->strings);
+	fg_hash_free(p->functions);
+	fg_hash_free(p->mappings);
+	fg_hash_free(p->locations);
+	fg_hash_free(p->samples);
 	free(p->maps);
 	free(p->values);
 	fg_buf_release(&p->key);
@@ -99,19 +99,19 @@ void fg_pprof_free(struct fg_pprof *p)
 
 static uint32_t intern(struct fg_pprof *p, const char *s, size_t len)
 {
-	struct fg_hent *e = fg_hmap_upsert(p->strings, s ? s : "", s ? len : 0, NULL);
+	struct fg_hash_entry *e = fg_hash_upsert(p->strings, s ? s : "", s ? len : 0, NULL);
 
-	return (uint32_t)(e - fg_hmap_at(p->strings, 0));
+	return (uint32_t)(e - fg_hash_at(p->strings, 0));
 }
 
 static uint32_t function(struct fg_pprof *p, const char *name, size_t len)
 {
 	bool ins;
-	struct fg_hent *e = fg_hmap_upsert(p->functions, name, len, &ins);
+	struct fg_hash_entry *e = fg_hash_upsert(p->functions, name, len, &ins);
 
 	if (ins)
 		e->val.u = intern(p, name, len);
-	return (uint32_t)(e - fg_hmap_at(p->functions, 0)) + 1;
+	return (uint32_t)(e - fg_hash_at(p->functions, 0)) + 1;
 }
 
 static uint32_t mapping(struct fg_pprof *p, const struct fg_pprof_frame *f)
@@ -126,8 +126,8 @@ static uint32_t mapping(struct fg_pprof *p, const struct fg_pprof_frame *f)
 	fg_buf_addch(k, '\0');
 	if (f->build_id)
 		fg_buf_add(k, f->build_id, f->build_id_len);
-	struct fg_hent *e = fg_hmap_upsert(p->mappings, k->data, k->len, &ins);
-	size_t i = (size_t)(e - fg_hmap_at(p->mappings, 0));
+	struct fg_hash_entry *e = fg_hash_upsert(p->mappings, k->data, k->len, &ins);
+	size_t i = (size_t)(e - fg_hash_at(p->mappings, 0));
 	if (ins) {
 		FG_ALLOC_GROW(p->maps, i + 1, p->amaps);
 		p->maps[i] = (struct mapping){
@@ -154,7 +154,7 @@ uint32_t fg_pprof_location(struct fg_pprof *p, const struct fg_pprof_frame *fr, 
 	fg_buf_reset(k);
 	fg_buf_add(k, &lk, sizeof(lk));
 	fg_buf_add(k, ids, nids * sizeof(ids[0]));
-	struct fg_hent *e = fg_hmap_upsert(p->locations, k->data, k->len, &ins);
+	struct fg_hash_entry *e = fg_hash_upsert(p->locations, k->data, k->len, &ins);
 	if (ins && lk.mapping) {
 		struct mapping *m = &p->maps[lk.mapping - 1];
 
@@ -163,7 +163,7 @@ uint32_t fg_pprof_location(struct fg_pprof *p, const struct fg_pprof_frame *fr, 
 		if (nids > 1)
 			m->inlined = true;
 	}
-	return (uint32_t)(e - fg_hmap_at(p->locations, 0)) + 1;
+	return (uint32_t)(e - fg_hash_at(p->locations, 0)) + 1;
 }
 
 int fg_pprof_add_ids(struct fg_pprof *p, const uint32_t *ids, size_t n,
@@ -181,8 +181,8 @@ int fg_pprof_add_ids(struct fg_pprof *p, const uint32_t *ids, size_t n,
 	fg_buf_reset(&p->key);
 	fg_buf_add(&p->key, &sk, sizeof(sk));
 	fg_buf_add(&p->key, ids, n * sizeof(*ids));
-	struct fg_hent *e = fg_hmap_upsert(p->samples, p->key.data, p->key.len, &ins);
-	size_t idx = (size_t)(e - fg_hmap_at(p->samples, 0));
+	struct fg_hash_entry *e = fg_hash_upsert(p->samples, p->key.data, p->key.len, &ins);
+	size_t idx = (size_t)(e - fg_hash_at(p->samples, 0));
 	if (ins) {
 		FG_ALLOC_GROW(p->values, idx + 1, p->avalues);
 		memset(p->values[idx], 0, sizeof(p->values[idx]));
@@ -219,7 +219,7 @@ int fg_pprof_add(struct fg_pprof *p, const struct fg_pprof_sample *s)
 
 size_t fg_pprof_count(const struct fg_pprof *p)
 {
-	return fg_hmap_count(p->samples);
+	return fg_hash_count(p->samples);
 }
 
 const int64_t *fg_pprof_totals(const struct fg_pprof *p)
@@ -231,23 +231,23 @@ const int64_t *fg_pprof_totals(const struct fg_pprof *p)
 
 static void value_type(struct fg_buf *b, unsigned field, uint32_t type, uint32_t unit)
 {
-	size_t m = fg_pb_begin(b, field);
+	size_t m = fg_proto_begin(b, field);
 
-	fg_pb_uint(b, 1, type);
-	fg_pb_uint(b, 2, unit);
-	fg_pb_end(b, m);
+	fg_proto_uint(b, 1, type);
+	fg_proto_uint(b, 2, unit);
+	fg_proto_end(b, m);
 }
 
 static void label(struct fg_buf *b, uint32_t key, uint32_t str, int64_t num, bool is_num)
 {
-	size_t m = fg_pb_begin(b, 3);
+	size_t m = fg_proto_begin(b, 3);
 
-	fg_pb_uint(b, 1, key);
+	fg_proto_uint(b, 1, key);
 	if (is_num)
-		fg_pb_uint(b, 3, (uint64_t)num);
+		fg_proto_uint(b, 3, (uint64_t)num);
 	else
-		fg_pb_uint(b, 2, str);
-	fg_pb_end(b, m);
+		fg_proto_uint(b, 2, str);
+	fg_proto_end(b, m);
 }
 
 static void encode_samples(struct fg_pprof *p, const struct fg_pprof_meta *m, struct fg_buf *b)
@@ -257,8 +257,8 @@ static void encode_samples(struct fg_pprof *p, const struct fg_pprof_meta *m, st
 	uint64_t *ids = NULL, vals[FG_PPROF_MAX_VALUES];
 	size_t aids = 0;
 
-	for (size_t i = 0; i < fg_hmap_count(p->samples); i++) {
-		const struct fg_hent *e = fg_hmap_at(p->samples, i);
+	for (size_t i = 0; i < fg_hash_count(p->samples); i++) {
+		const struct fg_hash_entry *e = fg_hash_at(p->samples, i);
 		struct sample_key sk;
 		size_t n = (e->len - sizeof(sk)) / sizeof(uint32_t);
 
@@ -272,41 +272,41 @@ static void encode_samples(struct fg_pprof *p, const struct fg_pprof_meta *m, st
 		}
 		for (size_t t = 0; t < m->ntypes; t++)
 			vals[t] = (uint64_t)p->values[i][m->column[t]];
-		size_t mark = fg_pb_begin(b, PROFILE_SAMPLE);
-		fg_pb_packed(b, 1, ids, n);
-		fg_pb_packed(b, 2, vals, m->ntypes);
+		size_t mark = fg_proto_begin(b, PROFILE_SAMPLE);
+		fg_proto_packed(b, 1, ids, n);
+		fg_proto_packed(b, 2, vals, m->ntypes);
 		if (sk.has_pid)
 			label(b, k_pid, 0, sk.pid, true);
 		if (sk.has_tid)
 			label(b, k_tid, 0, sk.tid, true);
 		if (sk.comm)
 			label(b, k_comm, sk.comm, 0, false);
-		fg_pb_end(b, mark);
+		fg_proto_end(b, mark);
 	}
 	free(ids);
 }
 
 static void encode_locations(struct fg_pprof *p, struct fg_buf *b)
 {
-	for (size_t i = 0; i < fg_hmap_count(p->locations); i++) {
-		const struct fg_hent *e = fg_hmap_at(p->locations, i);
+	for (size_t i = 0; i < fg_hash_count(p->locations); i++) {
+		const struct fg_hash_entry *e = fg_hash_at(p->locations, i);
 		struct loc_key lk;
 		size_t n = (e->len - sizeof(lk)) / sizeof(uint32_t);
 
 		memcpy(&lk, e->key, sizeof(lk));
-		size_t mark = fg_pb_begin(b, PROFILE_LOCATION);
-		fg_pb_uint(b, 1, i + 1);
-		fg_pb_uint(b, 2, lk.mapping);
-		fg_pb_uint(b, 3, lk.addr);
+		size_t mark = fg_proto_begin(b, PROFILE_LOCATION);
+		fg_proto_uint(b, 1, i + 1);
+		fg_proto_uint(b, 2, lk.mapping);
+		fg_proto_uint(b, 3, lk.addr);
 		for (size_t j = 0; j < n; j++) {
 			uint32_t id;
 
 			memcpy(&id, e->key + sizeof(lk) + j * sizeof(id), sizeof(id));
-			size_t lm = fg_pb_begin(b, 4);
-			fg_pb_uint(b, 1, id);
-			fg_pb_end(b, lm);
+			size_t lm = fg_proto_begin(b, 4);
+			fg_proto_uint(b, 1, id);
+			fg_proto_end(b, lm);
 		}
-		fg_pb_end(b, mark);
+		fg_proto_end(b, mark);
 	}
 }
 
@@ -317,36 +317,36 @@ static void encode_locations(struct fg_pprof *p, struct fg_buf *b)
  */
 static void encode_mappings(struct fg_pprof *p, struct fg_buf *b)
 {
-	for (size_t k = 0; k < 2 * fg_hmap_count(p->mappings); k++) {
-		size_t i = k % fg_hmap_count(p->mappings);
+	for (size_t k = 0; k < 2 * fg_hash_count(p->mappings); k++) {
+		size_t i = k % fg_hash_count(p->mappings);
 		const struct mapping *mp = &p->maps[i];
-		bool pseudo = fg_hmap_at(p->mappings, i)->key[0] == '[';
+		bool pseudo = fg_hash_at(p->mappings, i)->key[0] == '[';
 
-		if (pseudo != (k >= fg_hmap_count(p->mappings)))
+		if (pseudo != (k >= fg_hash_count(p->mappings)))
 			continue;
-		size_t mark = fg_pb_begin(b, PROFILE_MAPPING);
+		size_t mark = fg_proto_begin(b, PROFILE_MAPPING);
 
-		fg_pb_uint(b, 1, i + 1);
+		fg_proto_uint(b, 1, i + 1);
 		/* the whole address space at offset 0: the addresses are the file's own */
-		fg_pb_uint(b, 3, UINT64_MAX);
-		fg_pb_uint(b, 5, mp->file);
-		fg_pb_uint(b, 6, mp->build_id);
-		fg_pb_uint(b, 7, !mp->unnamed);
-		fg_pb_uint(b, 10, mp->inlined);
-		fg_pb_end(b, mark);
+		fg_proto_uint(b, 3, UINT64_MAX);
+		fg_proto_uint(b, 5, mp->file);
+		fg_proto_uint(b, 6, mp->build_id);
+		fg_proto_uint(b, 7, !mp->unnamed);
+		fg_proto_uint(b, 10, mp->inlined);
+		fg_proto_end(b, mark);
 	}
 }
 
 static void encode_functions(struct fg_pprof *p, struct fg_buf *b)
 {
-	for (size_t i = 0; i < fg_hmap_count(p->functions); i++) {
-		uint64_t name = fg_hmap_at(p->functions, i)->val.u;
-		size_t mark = fg_pb_begin(b, PROFILE_FUNCTION);
+	for (size_t i = 0; i < fg_hash_count(p->functions); i++) {
+		uint64_t name = fg_hash_at(p->functions, i)->val.u;
+		size_t mark = fg_proto_begin(b, PROFILE_FUNCTION);
 
-		fg_pb_uint(b, 1, i + 1);
-		fg_pb_uint(b, 2, name);
-		fg_pb_uint(b, 3, name);
-		fg_pb_end(b, mark);
+		fg_proto_uint(b, 1, i + 1);
+		fg_proto_uint(b, 2, name);
+		fg_proto_uint(b, 3, name);
+		fg_proto_end(b, mark);
 	}
 }
 
@@ -379,20 +379,21 @@ void fg_pprof_encode(struct fg_pprof *p, const struct fg_pprof_meta *m, struct f
 	encode_mappings(p, b);
 	encode_locations(p, b);
 	encode_functions(p, b);
-	for (size_t i = 0; i < fg_hmap_count(p->strings); i++) {
-		const struct fg_hent *e = fg_hmap_at(p->strings, i);
+	for (size_t i = 0; i < fg_hash_count(p->strings); i++) {
+		const struct fg_hash_entry *e = fg_hash_at(p->strings, i);
 
-		fg_pb_bytes(b, PROFILE_STRING_TABLE, e->key, e->len);
+		fg_proto_bytes(b, PROFILE_STRING_TABLE, e->key, e->len);
 	}
-	fg_pb_uint(b, PROFILE_TIME_NANOS, (uint64_t)m->time_nanos);
-	fg_pb_uint(b, PROFILE_DURATION_NANOS, (uint64_t)m->duration_nanos);
+	fg_proto_uint(b, PROFILE_TIME_NANOS, (uint64_t)m->time_nanos);
+	fg_proto_uint(b, PROFILE_DURATION_NANOS, (uint64_t)m->duration_nanos);
 	if (m->period_type)
 		value_type(b, PROFILE_PERIOD_TYPE, ptype, punit);
-	fg_pb_uint(b, PROFILE_PERIOD, (uint64_t)m->period);
+	fg_proto_uint(b, PROFILE_PERIOD, (uint64_t)m->period);
 	for (size_t c = 0; c < m->ncomments; c++)
-		fg_pb_uint(b, PROFILE_COMMENT, intern(p, m->comments[c], strlen(m->comments[c])));
+		fg_proto_uint(b, PROFILE_COMMENT,
+			      intern(p, m->comments[c], strlen(m->comments[c])));
 	if (m->default_type < ntypes)
-		fg_pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, types[m->default_type]);
+		fg_proto_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, types[m->default_type]);
 }
 
 int fg_gzip_write(const void *data, size_t len, int level, FILE *out)

@@ -60,7 +60,7 @@ struct fg_pprof_reader {
 	/* from the header comments */
 	struct fg_ps_event_info ev[MAX_EVENTS];
 	size_t nev;
-	struct fg_hmap *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
+	struct fg_hash *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
 	struct fg_buf bid_text;
 
 	bool seen_cpu, seen_off, cpu_ns_missing;
@@ -132,9 +132,9 @@ static int sideband(void *ctx, const struct fg_ps_header *h, const char *line, s
 	if (!path || !(path = memchr(path + 3, ' ', (size_t)(end - path - 3))))
 		return 0;
 	path++;
-	if (path >= end || fg_hmap_count(r->build_ids) >= MAX_BUILD_IDS)
+	if (path >= end || fg_hash_count(r->build_ids) >= MAX_BUILD_IDS)
 		return 0;
-	struct fg_hent *e = fg_hmap_upsert(r->build_ids, path, (size_t)(end - path), NULL);
+	struct fg_hash_entry *e = fg_hash_upsert(r->build_ids, path, (size_t)(end - path), NULL);
 	e->val.u = (uint64_t)r->bid_text.len << 8 | (uint64_t)(gt - lt - 1);
 	fg_buf_add(&r->bid_text, lt + 1, (size_t)(gt - lt - 1));
 	return 0;
@@ -359,8 +359,8 @@ static void perf_locations(struct fg_pprof_reader *r, const struct fg_fold_sampl
 		last->addr = fg_span_hex(fr->ps.addr);
 		last->has_addr = true;
 		if (fr->ps.module.len && !fg_span_eq(fr->ps.module, "[unknown]")) {
-			const struct fg_hent *e =
-			    fg_hmap_get(r->build_ids, fr->ps.module.p, fr->ps.module.len);
+			const struct fg_hash_entry *e =
+			    fg_hash_get(r->build_ids, fr->ps.module.p, fr->ps.module.len);
 
 			last->file = fr->ps.module.p;
 			last->file_len = fr->ps.module.len;
@@ -584,7 +584,7 @@ struct fg_pprof_reader *fg_pprof_reader_new(const struct fg_pprof_reader_opts *o
 	r->serial = 1;
 	r->to_samples = &r->win_samples;
 	r->win.every_ns = opts->every_ns;
-	r->build_ids = fg_hmap_new(64);
+	r->build_ids = fg_hash_new(64);
 	r->st.event = opts->event_filter;
 	return r;
 }
@@ -596,7 +596,7 @@ void fg_pprof_reader_free(struct fg_pprof_reader *r)
 	fg_fold_free(r->f);
 	fg_pprof_free(r->p);
 	fg_pprof_free(r->prev);
-	fg_hmap_free(r->build_ids);
+	fg_hash_free(r->build_ids);
 	fg_buf_release(&r->bid_text);
 	free(r->ids);
 	free(r->pf);

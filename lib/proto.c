@@ -26,7 +26,7 @@ static void put_varint(char *d, uint64_t v)
 	*d = (char)v;
 }
 
-void fg_pb_varint(struct fg_buf *b, uint64_t v)
+void fg_proto_varint(struct fg_buf *b, uint64_t v)
 {
 	size_t n = varint_len(v);
 
@@ -38,25 +38,25 @@ void fg_pb_varint(struct fg_buf *b, uint64_t v)
 
 static void tag(struct fg_buf *b, unsigned field, unsigned wire)
 {
-	fg_pb_varint(b, (uint64_t)field << 3 | wire);
+	fg_proto_varint(b, (uint64_t)field << 3 | wire);
 }
 
-void fg_pb_uint(struct fg_buf *b, unsigned field, uint64_t v)
+void fg_proto_uint(struct fg_buf *b, unsigned field, uint64_t v)
 {
 	if (!v)
 		return;
-	tag(b, field, FG_PB_VARINT);
-	fg_pb_varint(b, v);
+	tag(b, field, FG_PROTO_VARINT);
+	fg_proto_varint(b, v);
 }
 
-void fg_pb_bytes(struct fg_buf *b, unsigned field, const void *data, size_t len)
+void fg_proto_bytes(struct fg_buf *b, unsigned field, const void *data, size_t len)
 {
-	tag(b, field, FG_PB_LEN);
-	fg_pb_varint(b, len);
+	tag(b, field, FG_PROTO_LEN);
+	fg_proto_varint(b, len);
 	fg_buf_add(b, data, len);
 }
 
-void fg_pb_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n)
+void fg_proto_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n)
 {
 	size_t len = 0;
 
@@ -64,8 +64,8 @@ void fg_pb_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++)
 		len += varint_len(v[i]);
-	tag(b, field, FG_PB_LEN);
-	fg_pb_varint(b, len);
+	tag(b, field, FG_PROTO_LEN);
+	fg_proto_varint(b, len);
 	fg_buf_grow(b, len);
 	for (size_t i = 0; i < n; i++) {
 		put_varint(b->data + b->len, v[i]);
@@ -74,13 +74,13 @@ void fg_pb_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n)
 	b->data[b->len] = '\0';
 }
 
-size_t fg_pb_begin(struct fg_buf *b, unsigned field)
+size_t fg_proto_begin(struct fg_buf *b, unsigned field)
 {
-	tag(b, field, FG_PB_LEN);
+	tag(b, field, FG_PROTO_LEN);
 	return b->len;
 }
 
-void fg_pb_end(struct fg_buf *b, size_t mark)
+void fg_proto_end(struct fg_buf *b, size_t mark)
 {
 	size_t body = b->len - mark, n = varint_len(body);
 
@@ -92,7 +92,7 @@ void fg_pb_end(struct fg_buf *b, size_t mark)
 	b->data[b->len] = '\0';
 }
 
-static int get_varint(struct fg_pb_reader *r, uint64_t *v)
+static int get_varint(struct fg_proto_reader *r, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -112,7 +112,7 @@ static int get_varint(struct fg_pb_reader *r, uint64_t *v)
 	return -EINVAL;
 }
 
-int fg_pb_next(struct fg_pb_reader *r, struct fg_pb_field *f)
+int fg_proto_next(struct fg_proto_reader *r, struct fg_proto_field *f)
 {
 	const uint8_t *start = r->p;
 	uint64_t key, v;
@@ -125,13 +125,13 @@ int fg_pb_next(struct fg_pb_reader *r, struct fg_pb_field *f)
 	f->num = (unsigned)(key >> 3);
 	f->wire = (unsigned)(key & 7);
 	switch (f->wire) {
-	case FG_PB_VARINT:
+	case FG_PROTO_VARINT:
 		if (get_varint(r, &f->v) < 0)
 			goto bad;
 		return 1;
-	case FG_PB_I64:
-	case FG_PB_I32: {
-		size_t n = f->wire == FG_PB_I64 ? 8 : 4;
+	case FG_PROTO_I64:
+	case FG_PROTO_I32: {
+		size_t n = f->wire == FG_PROTO_I64 ? 8 : 4;
 
 		if ((size_t)(r->end - r->p) < n)
 			goto bad;
@@ -140,7 +140,7 @@ int fg_pb_next(struct fg_pb_reader *r, struct fg_pb_field *f)
 		r->p += n;
 		return 1;
 	}
-	case FG_PB_LEN:
+	case FG_PROTO_LEN:
 		if (get_varint(r, &v) < 0 || v > (uint64_t)(r->end - r->p))
 			goto bad;
 		f->data = r->p;
@@ -155,16 +155,16 @@ bad:
 	return -EINVAL;
 }
 
-int fg_pb_unpack(const struct fg_pb_field *f, uint64_t **v, size_t *n, size_t *alloc)
+int fg_proto_unpack(const struct fg_proto_field *f, uint64_t **v, size_t *n, size_t *alloc)
 {
-	if (f->wire == FG_PB_VARINT) {
+	if (f->wire == FG_PROTO_VARINT) {
 		FG_ALLOC_GROW(*v, *n + 1, *alloc);
 		(*v)[(*n)++] = f->v;
 		return 0;
 	}
-	if (f->wire != FG_PB_LEN)
+	if (f->wire != FG_PROTO_LEN)
 		return -EINVAL;
-	struct fg_pb_reader r = {f->data, f->data + f->len};
+	struct fg_proto_reader r = {f->data, f->data + f->len};
 	while (r.p < r.end) {
 		uint64_t x;
 

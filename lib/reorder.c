@@ -30,7 +30,7 @@ static size_t ent_size(const struct rq_ent *e)
 	return fg_rec_size(e->len == UINT32_MAX ? 0 : e->len);
 }
 
-struct fg_rq {
+struct fg_reorder {
 	struct rq_ent *ents;
 	size_t n, alloc;
 	/* the records queued, and a spare into which a flush moves those left: both kept */
@@ -43,12 +43,12 @@ struct fg_rq {
 	uint64_t late; /* records queued with a time at or before a flush's */
 };
 
-struct fg_rq *fg_rq_new(void)
+struct fg_reorder *fg_reorder_new(void)
 {
-	return fg_xcalloc(1, sizeof(struct fg_rq));
+	return fg_xcalloc(1, sizeof(struct fg_reorder));
 }
 
-void fg_rq_free(struct fg_rq *q)
+void fg_reorder_free(struct fg_reorder *q)
 {
 	if (!q)
 		return;
@@ -58,22 +58,22 @@ void fg_rq_free(struct fg_rq *q)
 	free(q);
 }
 
-size_t fg_rq_len(const struct fg_rq *q)
+size_t fg_reorder_len(const struct fg_reorder *q)
 {
 	return q->n;
 }
 
-uint64_t fg_rq_written(const struct fg_rq *q, uint32_t type)
+uint64_t fg_reorder_written(const struct fg_reorder *q, uint32_t type)
 {
 	return type <= FG_REC_TYPE_MAX ? q->written[type] : 0;
 }
 
-uint64_t fg_rq_late(const struct fg_rq *q)
+uint64_t fg_reorder_late(const struct fg_reorder *q)
 {
 	return q->late;
 }
 
-uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag)
+uint64_t fg_reorder_written_with(const struct fg_reorder *q, uint32_t flag)
 {
 	int bit = flag ? __builtin_ctz(flag) : 0;
 
@@ -81,7 +81,7 @@ uint64_t fg_rq_written_with(const struct fg_rq *q, uint32_t flag)
 }
 
 /* Count the flags of a sample written (its payload starts with struct fg_rec_sample). */
-static void count_flags(struct fg_rq *q, const void *payload, size_t len)
+static void count_flags(struct fg_reorder *q, const void *payload, size_t len)
 {
 	struct fg_rec_sample smp;
 
@@ -92,7 +92,8 @@ static void count_flags(struct fg_rq *q, const void *payload, size_t len)
 		q->sample_flags[__builtin_ctz(f)]++;
 }
 
-void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iovec *iov, int n)
+void fg_reorder_addv(struct fg_reorder *q, uint64_t time, uint32_t type, const struct iovec *iov,
+		     int n)
 {
 	struct rq_ent *e;
 	size_t len = 0, size;
@@ -120,12 +121,12 @@ void fg_rq_addv(struct fg_rq *q, uint64_t time, uint32_t type, const struct iove
 	q->arena.len += size;
 }
 
-void fg_rq_add(struct fg_rq *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
-	       const void *p2, size_t l2)
+void fg_reorder_add(struct fg_reorder *q, uint64_t time, uint32_t type, const void *p1, size_t l1,
+		    const void *p2, size_t l2)
 {
 	struct iovec iov[2] = {{(void *)p1, l1}, {(void *)p2, l2}};
 
-	fg_rq_addv(q, time, type, iov, 2);
+	fg_reorder_addv(q, time, type, iov, 2);
 }
 
 static int ent_cmp(const void *a, const void *b)
@@ -137,8 +138,8 @@ static int ent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int fg_rq_flush(struct fg_rq *q, uint64_t upto, struct fg_rec_writer *w, fg_rq_keep_fn keep,
-		void *ctx)
+int fg_reorder_flush(struct fg_reorder *q, uint64_t upto, struct fg_rec_writer *w,
+		     fg_reorder_keep_fn keep, void *ctx)
 {
 	size_t i, kept = 0, run = 0, run_len = 0;
 	struct fg_buf tmp;

@@ -80,18 +80,18 @@ int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c)
 }
 
 /* Queue a creds record for pid at `time`, when it can still be read.  1 if queued. */
-static int queue_creds(struct fg_rq *q, const char *proc, uint32_t pid, uint64_t time)
+static int queue_creds(struct fg_reorder *q, const char *proc, uint32_t pid, uint64_t time)
 {
 	struct fg_rec_creds c;
 
 	if (fg_creds_read(proc, pid, &c) < 0)
 		return 0;
 	c.time_ns = time;
-	fg_rq_add(q, time, FG_REC_CREDS, &c, sizeof(c), NULL, 0);
+	fg_reorder_add(q, time, FG_REC_CREDS, &c, sizeof(c), NULL, 0);
 	return 1;
 }
 
-int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
+int fg_maps_snapshot_pid(struct fg_reorder *q, const char *proc, uint32_t pid)
 {
 	static const char anon[] = "//anon";
 	char name[64];
@@ -118,9 +118,10 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 		m.pid = pid;
 		m.tid = pid;
 		if (pm.path_len)
-			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pm.path, pm.path_len + 1);
+			fg_reorder_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), pm.path,
+				       pm.path_len + 1);
 		else
-			fg_rq_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), anon, sizeof(anon));
+			fg_reorder_add(q, 0, FG_REC_MAPPING, &m, sizeof(m), anon, sizeof(anon));
 		n++;
 	}
 	fg_buf_release(&copy);
@@ -129,7 +130,7 @@ int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid)
 	return rc < 0 && rc != -ESRCH ? rc : n;
 }
 
-int fg_maps_snapshot_all(struct fg_rq *q, const char *proc)
+int fg_maps_snapshot_all(struct fg_reorder *q, const char *proc)
 {
 	DIR *d = opendir(proc);
 	struct dirent *de;
@@ -272,7 +273,7 @@ static void copy_comm(char *dst, const char *src, size_t avail)
 
 /* PERF_RECORD_MMAP2: an executable mapping, with its build-id or its inode */
 static int sb_mmap2(const struct perf_event_header *h, const uint8_t *body, size_t blen,
-		    const struct sample_id *id, struct fg_rq *q)
+		    const struct sample_id *id, struct fg_reorder *q)
 {
 	struct {
 		uint32_t pid, tid;
@@ -322,14 +323,14 @@ static int sb_mmap2(const struct perf_event_header *h, const uint8_t *body, size
 	if (nlen == 0 || m.end <= m.start)
 		return 0;
 	char *path = fg_xstrndup(name, nlen);
-	fg_rq_add(q, id->time, FG_REC_MAPPING, &m, sizeof(m), path, nlen + 1);
+	fg_reorder_add(q, id->time, FG_REC_MAPPING, &m, sizeof(m), path, nlen + 1);
 	free(path);
 	return 1;
 }
 
 /* PERF_RECORD_COMM: a thread's new name, and after an exec who the process runs as */
 static int sb_comm(const struct perf_event_header *h, const uint8_t *body, size_t blen,
-		   const struct sample_id *id, struct fg_rq *q)
+		   const struct sample_id *id, struct fg_reorder *q)
 {
 	struct fg_rec_comm r;
 	uint32_t ids[2];
@@ -343,7 +344,7 @@ static int sb_comm(const struct perf_event_header *h, const uint8_t *body, size_
 	r.time_ns = id->time;
 	r.flags = h->misc & PERF_RECORD_MISC_COMM_EXEC ? FG_COMM_F_EXEC : 0;
 	copy_comm(r.comm, (const char *)body + 8, blen - 8);
-	fg_rq_add(q, id->time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
+	fg_reorder_add(q, id->time, FG_REC_COMM, &r, sizeof(r), NULL, 0);
 	/* an exec may change who the process runs as (set-user-ID programs) */
 	if (r.flags & FG_COMM_F_EXEC)
 		return 1 + queue_creds(q, "/proc", r.pid, id->time);
@@ -352,7 +353,7 @@ static int sb_comm(const struct perf_event_header *h, const uint8_t *body, size_
 
 /* PERF_RECORD_FORK and _EXIT: a task begins or ends */
 static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_t blen,
-		   struct fg_rq *q)
+		   struct fg_reorder *q)
 {
 	struct {
 		uint32_t pid, ppid, tid, ptid;
@@ -369,7 +370,7 @@ static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_
 	t.ppid = ev.ppid;
 	t.ptid = ev.ptid;
 	t.time_ns = ev.time;
-	fg_rq_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
+	fg_reorder_add(q, ev.time, type, &t, sizeof(t), NULL, 0);
 	/* a new process: who it runs as, if it is still there */
 	if (type == FG_REC_FORK && t.pid == t.tid && t.pid != t.ppid)
 		return 1 + queue_creds(q, "/proc", t.pid, ev.time);
@@ -378,7 +379,7 @@ static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_
 
 /* PERF_RECORD_LOST: side-band records the kernel could not write, counted */
 static int sb_lost(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *body, size_t blen,
-		   const struct sample_id *id, struct fg_rq *q)
+		   const struct sample_id *id, struct fg_reorder *q)
 {
 	uint64_t v[2];
 	struct fg_rec_lost l;
@@ -392,13 +393,13 @@ static int sb_lost(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *body, size
 	l.count = v[1];
 	l.cpu = (uint32_t)c->cpu;
 	l.reason = FG_LOST_SIDEBAND;
-	fg_rq_add(q, id->time, FG_REC_LOST, &l, sizeof(l), NULL, 0);
+	fg_reorder_add(q, id->time, FG_REC_LOST, &l, sizeof(l), NULL, 0);
 	return 1;
 }
 
 /* One side-band record (whole, in `p`, `size` bytes) to the queue.  1 if queued. */
 static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
-		    struct fg_rq *q)
+		    struct fg_reorder *q)
 {
 	const struct perf_event_header *h = (const void *)p;
 	struct sample_id id;
@@ -423,7 +424,7 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 	return 0;
 }
 
-int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q)
+int fg_sb_drain(struct fg_sb *sb, struct fg_reorder *q)
 {
 	int queued = 0;
 

@@ -403,7 +403,8 @@ static struct fg_rgb frame_color(const struct fg_flame *f, const struct fg_flame
 		return fg_palette_delta(fr->delta, f->maxdelta, o->negate);
 	if (o->colors) {
 		bool inserted;
-		struct fg_hent *e = fg_hmap_upsert(o->colors, fr->name, fr->name_len, &inserted);
+		struct fg_hash_entry *e =
+		    fg_hash_upsert(o->colors, fr->name, fr->name_len, &inserted);
 
 		if (!e->val.u) {
 			struct fg_rgb c =
@@ -510,7 +511,7 @@ static void frame(struct fg_buf *b, struct fg_buf *lab, const struct fg_flame *f
 	double y;
 
 	if (o->nameattr) {
-		struct fg_hent *e = fg_hmap_get(o->nameattr, fr->name, fr->name_len);
+		struct fg_hash_entry *e = fg_hash_get(o->nameattr, fr->name, fr->name_len);
 
 		na = e ? e->val.p : NULL;
 	}
@@ -631,11 +632,11 @@ static bool xml_name(const char *s, size_t n)
 	return true;
 }
 
-int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len)
+int fg_svg_nameattr_line(struct fg_hash *m, const char *line, size_t len)
 {
 	const char *tab = memchr(line, '\t', len), *p, *end = line + len;
 	struct fg_nameattr *na;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 	struct fg_buf attrs = FG_BUF_INIT;
 
 	if (len && line[len - 1] == '\r')
@@ -651,7 +652,7 @@ int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len)
 			return -EINVAL;
 		p = stop + 1;
 	}
-	e = fg_hmap_upsert(m, line, (size_t)(tab - line), NULL);
+	e = fg_hash_upsert(m, line, (size_t)(tab - line), NULL);
 	if (!e->val.p)
 		e->val.p = fg_xcalloc(1, sizeof(struct fg_nameattr));
 	na = e->val.p;
@@ -687,7 +688,7 @@ int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len)
 	return 0;
 }
 
-int fg_svg_nameattr_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad_line)
+int fg_svg_nameattr_parse(struct fg_hash *m, const char *data, size_t len, uint64_t *bad_line)
 {
 	uint64_t lineno = 0;
 	size_t pos = 0;
@@ -706,12 +707,12 @@ int fg_svg_nameattr_parse(struct fg_hmap *m, const char *data, size_t len, uint6
 	return 0;
 }
 
-void fg_svg_nameattr_free(struct fg_hmap *m)
+void fg_svg_nameattr_free(struct fg_hash *m)
 {
 	if (!m)
 		return;
-	for (size_t i = 0; i < fg_hmap_count(m); i++) {
-		struct fg_nameattr *na = fg_hmap_at(m, i)->val.p;
+	for (size_t i = 0; i < fg_hash_count(m); i++) {
+		struct fg_nameattr *na = fg_hash_at(m, i)->val.p;
 
 		if (!na)
 			continue;
@@ -721,5 +722,5 @@ void fg_svg_nameattr_free(struct fg_hmap *m)
 		free(na->attrs);
 		free(na);
 	}
-	fg_hmap_free(m);
+	fg_hash_free(m);
 }

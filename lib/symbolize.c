@@ -233,7 +233,7 @@ struct fg_symbolizer {
 	size_t maps_total;		 /* mappings kept, all processes together */
 	uint64_t jit_bytes, jit_entries; /* read from JIT maps, all together (FG_SYM_JIT_*_MAX) */
 	struct proc *newest, *oldest;
-	struct fg_hmap *dsos; /* identity key -> struct dso * */
+	struct fg_hash *dsos; /* identity key -> struct dso * */
 	struct dso **all_dsos;
 	size_t ndsos, dsos_alloc;
 	struct proc *last_proc;
@@ -310,7 +310,7 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 		s->o.proc_root = "/proc";
 	s->npbuckets = 256;
 	s->pbuckets = fg_xcalloc(s->npbuckets, sizeof(*s->pbuckets));
-	s->dsos = fg_hmap_new(256);
+	s->dsos = fg_hash_new(256);
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
 	s->cache_fd = -1;
 	s->events = fg_rec_evnames_new();
@@ -411,7 +411,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	for (size_t i = 0; i < s->ndsos; i++)
 		dso_free(s->all_dsos[i]);
 	free(s->all_dsos);
-	fg_hmap_free(s->dsos);
+	fg_hash_free(s->dsos);
 	fg_ksyms_free(s->ksyms);
 	if (s->cache_fd >= 0)
 		close(s->cache_fd);
@@ -876,17 +876,17 @@ static struct dso *dso_cached(struct fg_symbolizer *s, const struct map *m)
 {
 	char key[1 + FG_BUILD_ID_MAX + 16];
 	size_t len;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 
 	if (m->build_id_len) {
 		dso_key(key, &len, 'b', m);
-		e = fg_hmap_get(s->dsos, key, len);
+		e = fg_hash_get(s->dsos, key, len);
 		if (e)
 			return e->val.p;
 	}
 	if (m->inode) {
 		dso_key(key, &len, 'i', m);
-		e = fg_hmap_get(s->dsos, key, len);
+		e = fg_hash_get(s->dsos, key, len);
 		if (e)
 			return e->val.p;
 	}
@@ -904,18 +904,18 @@ static void dso_remember(struct fg_symbolizer *s, struct dso *d, const struct ma
 		memcpy(id.build_id, d->elf->build_id, d->elf->build_id_len);
 		id.build_id_len = d->elf->build_id_len;
 		dso_key(key, &len, 'b', &id);
-		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+		fg_hash_upsert(s->dsos, key, len, NULL)->val.p = d;
 	}
 	if (m->inode) {
 		dso_key(key, &len, 'i', m);
-		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+		fg_hash_upsert(s->dsos, key, len, NULL)->val.p = d;
 	} else if (st) {
 		/* the identity of the file opened */
 		id.dev_major = major(st->st_dev);
 		id.dev_minor = minor(st->st_dev);
 		id.inode = st->st_ino;
 		dso_key(key, &len, 'i', &id);
-		fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = d;
+		fg_hash_upsert(s->dsos, key, len, NULL)->val.p = d;
 	}
 	FG_ALLOC_GROW(s->all_dsos, s->ndsos + 1, s->dsos_alloc);
 	s->all_dsos[s->ndsos++] = d;
@@ -1262,14 +1262,14 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 	} else if (elf->build_id_len) {
 		/* perhaps a file already read under another name */
 		struct map id = *m;
-		struct fg_hent *e;
+		struct fg_hash_entry *e;
 		char key[1 + FG_BUILD_ID_MAX + 16];
 		size_t len;
 
 		memcpy(id.build_id, elf->build_id, elf->build_id_len);
 		id.build_id_len = elf->build_id_len;
 		dso_key(key, &len, 'b', &id);
-		e = fg_hmap_get(s->dsos, key, len);
+		e = fg_hash_get(s->dsos, key, len);
 		if (e) {
 			fg_elfsyms_free(elf);
 			m->dso = e->val.p;
@@ -1278,7 +1278,7 @@ static void resolve_map(struct fg_symbolizer *s, struct proc *p, struct map *m)
 			close(fd);
 			if (m->inode) { /* remember this identity too */
 				dso_key(key, &len, 'i', m);
-				fg_hmap_upsert(s->dsos, key, len, NULL)->val.p = m->dso;
+				fg_hash_upsert(s->dsos, key, len, NULL)->val.p = m->dso;
 			}
 			return;
 		}

@@ -9,7 +9,7 @@
 #include "fg/targets.h"
 
 struct fg_targets {
-	struct fg_hmap *tgids;
+	struct fg_hash *tgids;
 	bool follow;
 };
 
@@ -17,7 +17,7 @@ struct fg_targets *fg_targets_new(bool follow)
 {
 	struct fg_targets *t = fg_xcalloc(1, sizeof(*t));
 
-	t->tgids = fg_hmap_new(0);
+	t->tgids = fg_hash_new(0);
 	t->follow = follow;
 	return t;
 }
@@ -26,30 +26,30 @@ void fg_targets_free(struct fg_targets *t)
 {
 	if (!t)
 		return;
-	fg_hmap_free(t->tgids);
+	fg_hash_free(t->tgids);
 	free(t);
 }
 
 void fg_targets_add(struct fg_targets *t, uint32_t tgid)
 {
-	fg_hmap_upsert(t->tgids, &tgid, sizeof(tgid), NULL);
+	fg_hash_upsert(t->tgids, &tgid, sizeof(tgid), NULL);
 }
 
 bool fg_targets_has(const struct fg_targets *t, uint32_t tgid)
 {
-	return fg_hmap_get(t->tgids, &tgid, sizeof(tgid)) != NULL;
+	return fg_hash_get(t->tgids, &tgid, sizeof(tgid)) != NULL;
 }
 
 size_t fg_targets_count(const struct fg_targets *t)
 {
-	return fg_hmap_count(t->tgids);
+	return fg_hash_count(t->tgids);
 }
 
 uint32_t fg_targets_at(const struct fg_targets *t, size_t i)
 {
 	uint32_t tgid;
 
-	memcpy(&tgid, fg_hmap_at(t->tgids, i)->key, sizeof(tgid));
+	memcpy(&tgid, fg_hash_at(t->tgids, i)->key, sizeof(tgid));
 	return tgid;
 }
 

@@ -61,10 +61,10 @@ struct fg_top {
 	double decay; /* factor a second */
 	struct node *nodes;
 	size_t nnodes, anodes;
-	struct fg_hmap *names; /* name -> index in namev */
+	struct fg_hash *names; /* name -> index in namev */
 	struct name *namev;
 	size_t nnames, anames;
-	struct fg_hmap *kids; /* (parent, name) -> node */
+	struct fg_hash *kids; /* (parent, name) -> node */
 	uint32_t *unsorted;   /* nodes with fresh children */
 	size_t nunsorted, aunsorted;
 	uint32_t *touched; /* nodes with samples this second */
@@ -100,8 +100,8 @@ struct fg_top *fg_top_new(unsigned seconds)
 		seconds = 3600;
 	t->secs = seconds;
 	t->decay = exp2(-1.0 / seconds);
-	t->names = fg_hmap_new(1024);
-	t->kids = fg_hmap_new(1024);
+	t->names = fg_hash_new(1024);
+	t->kids = fg_hash_new(1024);
 	t->ring = fg_xcalloc(seconds, sizeof(*t->ring));
 	FG_ALLOC_GROW(t->nodes, 1, t->anodes);
 	t->nodes[0] = (struct node){
@@ -121,8 +121,8 @@ void fg_top_free(struct fg_top *t)
 	free(t->namev);
 	free(t->touched);
 	free(t->unsorted);
-	fg_hmap_free(t->names);
-	fg_hmap_free(t->kids);
+	fg_hash_free(t->names);
+	fg_hash_free(t->kids);
 	free(t);
 }
 
@@ -151,11 +151,11 @@ enum fg_top_kind fg_top_kind(const char *name, size_t len, size_t *stripped)
 static int intern(struct fg_top *t, const char *s, size_t len, uint32_t *out)
 {
 	bool ins;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 
-	if (t->nnames >= MAX_IDS && !fg_hmap_get(t->names, s, len))
+	if (t->nnames >= MAX_IDS && !fg_hash_get(t->names, s, len))
 		return -E2BIG;
-	e = fg_hmap_upsert(t->names, s, len, &ins);
+	e = fg_hash_upsert(t->names, s, len, &ins);
 	if (ins) {
 		struct name *n;
 		size_t stripped;
@@ -186,11 +186,11 @@ static int child(struct fg_top *t, uint32_t parent, uint32_t name, uint32_t *out
 {
 	uint32_t key[2] = {parent, name};
 	bool ins;
-	struct fg_hent *e;
+	struct fg_hash_entry *e;
 
-	if (t->nnodes >= MAX_IDS && !fg_hmap_get(t->kids, key, sizeof(key)))
+	if (t->nnodes >= MAX_IDS && !fg_hash_get(t->kids, key, sizeof(key)))
 		return -E2BIG;
-	e = fg_hmap_upsert(t->kids, key, sizeof(key), &ins);
+	e = fg_hash_upsert(t->kids, key, sizeof(key), &ins);
 	if (ins) {
 		uint32_t id = (uint32_t)t->nnodes;
 		struct node *p;
@@ -387,7 +387,7 @@ const struct fg_top_stats *fg_top_stats(const struct fg_top *t)
 	st->names = t->nnames;
 	st->memory = t->anodes * sizeof(struct node) + t->anames * sizeof(struct name) +
 		     (t->atouched + t->aunsorted) * sizeof(uint32_t) + ring +
-		     fg_hmap_memory(t->names) + fg_hmap_memory(t->kids);
+		     fg_hash_memory(t->names) + fg_hash_memory(t->kids);
 	return st;
 }
 

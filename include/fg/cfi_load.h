@@ -132,7 +132,7 @@ int fg_cfi_loader_rescan_all(struct fg_cfi_loader *l);
 /* Whether fg_cfi_loader_record() does anything with this record. */
 bool fg_cfi_loader_wants(uint32_t type, const void *payload, size_t len);
 /*
- * A record of the stream (type, payload, len as fg_rq_keep_fn has them): a
+ * A record of the stream (type, payload, len as fg_reorder_keep_fn has them): a
  * mapping adds to its process, an exec empties it, a fork copies the
  * parent's, an exit drops it.  Others are ignored.
  */

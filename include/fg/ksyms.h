@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct fg_hmap;
+struct fg_hash;
 
 struct fg_ksym {
 	uint64_t addr;
@@ -56,7 +56,7 @@ bool fg_ksyms_hidden(const struct fg_ksyms *k);
 struct fg_kstamp {
 	char boot_id[40];      /* /proc/sys/kernel/random/boot_id */
 	uint64_t modules;      /* digest of /proc/modules: names, sizes, states, addresses */
-	struct fg_hmap *names; /* the modules' names */
+	struct fg_hash *names; /* the modules' names */
 };
 
 /* The stamp of the running kernel, from `proc` (normally "/proc").  0 or -errno. */

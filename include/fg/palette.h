@@ -58,7 +58,7 @@ struct fg_rgb fg_palette_delta(double delta, double maxdelta, bool negate);
 /* Parse "rgb(R,G,B)" or "#rrggbb".  0 or -EINVAL. */
 int fg_rgb_parse(const char *s, size_t len, struct fg_rgb *out);
 
-/* Colours in an fg_hmap value: packed with a flag so that black is not "unset". */
+/* Colours in an fg_hash value: packed with a flag so that black is not "unset". */
 static inline uint64_t fg_rgb_pack(struct fg_rgb c)
 {
 	return (1u << 24) | ((uint64_t)c.r << 16) | ((uint64_t)c.g << 8) | c.b;
@@ -77,26 +77,26 @@ static inline struct fg_rgb fg_rgb_unpack(uint64_t v)
  */
 int fg_palette_background(const char *name, const char **top, const char **bottom);
 
-struct fg_hmap;
+struct fg_hash;
 
 /*
  * Palette maps, flamegraph.pl's palette.map: "NAME->rgb(R,G,B)" a line, which
  * keeps a name's colour across graphs.  A name may hold "->" itself
- * (operator->): the colour follows the last one.  In memory, an fg_hmap from
+ * (operator->): the colour follows the last one.  In memory, an fg_hash from
  * NAME to fg_rgb_pack'd colour.
  *
  * fg_palette_map_parse adds the lines of data[0, len) to `m` (a later line
  * wins); lines of another form are skipped, counted in *bad, the number of
  * the first in *first_bad (0 when there is none).
  */
-void fg_palette_map_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad,
+void fg_palette_map_parse(struct fg_hash *m, const char *data, size_t len, uint64_t *bad,
 			  uint64_t *first_bad);
 /* Read the palette map `path` into `m`.  0, or -errno (-ENOENT when there is none). */
-int fg_palette_map_read(struct fg_hmap *m, const char *path, uint64_t *bad, uint64_t *first_bad);
+int fg_palette_map_read(struct fg_hash *m, const char *path, uint64_t *bad, uint64_t *first_bad);
 /*
  * Write `m`, sorted by name, to `path`, whole or not at all (fg_atomic: an
  * existing map survives a failed write).  0 or -errno.
  */
-int fg_palette_map_write(const struct fg_hmap *m, const char *path);
+int fg_palette_map_write(const struct fg_hash *m, const char *path);
 
 #endif

@@ -4,18 +4,18 @@
  * (varints and length-delimited fields) and to read it back in the tests.
  *
  * Writing appends to a struct fg_buf.  A nested message is opened with
- * fg_pb_begin() and closed with fg_pb_end(), which puts its length in front of
+ * fg_proto_begin() and closed with fg_proto_end(), which puts its length in front of
  * it; fields at their default value (0, false) are left out, as proto3 does.
  *
- *	size_t m = fg_pb_begin(&b, 4);	// Location, field 4 of Profile
- *	fg_pb_uint(&b, 1, id);
- *	fg_pb_end(&b, m);
+ *	size_t m = fg_proto_begin(&b, 4);	// Location, field 4 of Profile
+ *	fg_proto_uint(&b, 1, id);
+ *	fg_proto_end(&b, m);
  *
  * Reading walks the fields of one message:
  *
- *	struct fg_pb_reader r = { data, data + len };
- *	struct fg_pb_field f;
- *	while ((err = fg_pb_next(&r, &f)) > 0) use(f.num, f.wire, f.v, f.data, f.len);
+ *	struct fg_proto_reader r = { data, data + len };
+ *	struct fg_proto_field f;
+ *	while ((err = fg_proto_next(&r, &f)) > 0) use(f.num, f.wire, f.v, f.data, f.len);
  */
 #ifndef FG_PROTO_H
 #define FG_PROTO_H
@@ -26,28 +26,28 @@
 
 #include "fg/buf.h"
 
-enum { FG_PB_VARINT = 0, FG_PB_I64 = 1, FG_PB_LEN = 2, FG_PB_I32 = 5 };
+enum { FG_PROTO_VARINT = 0, FG_PROTO_I64 = 1, FG_PROTO_LEN = 2, FG_PROTO_I32 = 5 };
 
-void fg_pb_varint(struct fg_buf *b, uint64_t v);
+void fg_proto_varint(struct fg_buf *b, uint64_t v);
 /* A varint field (uint64, int64 as two's complement, bool); nothing when v is 0. */
-void fg_pb_uint(struct fg_buf *b, unsigned field, uint64_t v);
+void fg_proto_uint(struct fg_buf *b, unsigned field, uint64_t v);
 /* A length-delimited field (string, bytes), always written (repeated strings may be empty). */
-void fg_pb_bytes(struct fg_buf *b, unsigned field, const void *data, size_t len);
+void fg_proto_bytes(struct fg_buf *b, unsigned field, const void *data, size_t len);
 /* A packed repeated varint field; nothing when n is 0. */
-void fg_pb_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n);
-/* Open a nested message; returns the mark fg_pb_end() takes. */
-size_t fg_pb_begin(struct fg_buf *b, unsigned field);
-void fg_pb_end(struct fg_buf *b, size_t mark);
+void fg_proto_packed(struct fg_buf *b, unsigned field, const uint64_t *v, size_t n);
+/* Open a nested message; returns the mark fg_proto_end() takes. */
+size_t fg_proto_begin(struct fg_buf *b, unsigned field);
+void fg_proto_end(struct fg_buf *b, size_t mark);
 
-struct fg_pb_reader {
+struct fg_proto_reader {
 	const uint8_t *p, *end;
 };
 
-struct fg_pb_field {
+struct fg_proto_field {
 	unsigned num;	     /* field number */
-	unsigned wire;	     /* FG_PB_* */
-	uint64_t v;	     /* FG_PB_VARINT, FG_PB_I64, FG_PB_I32: the value */
-	const uint8_t *data; /* FG_PB_LEN: the bytes */
+	unsigned wire;	     /* FG_PROTO_* */
+	uint64_t v;	     /* FG_PROTO_VARINT, FG_PROTO_I64, FG_PROTO_I32: the value */
+	const uint8_t *data; /* FG_PROTO_LEN: the bytes */
 	size_t len;
 };
 
@@ -56,9 +56,9 @@ struct fg_pb_field {
  * bytes are not protobuf (a truncated field, a varint over 10 bytes, a group,
  * field number 0); r->p then points where the bad field starts.
  */
-int fg_pb_next(struct fg_pb_reader *r, struct fg_pb_field *f);
+int fg_proto_next(struct fg_proto_reader *r, struct fg_proto_field *f);
 
 /* Read a packed repeated varint field (or one unpacked value) into *v[0..*n). */
-int fg_pb_unpack(const struct fg_pb_field *f, uint64_t **v, size_t *n, size_t *alloc);
+int fg_proto_unpack(const struct fg_proto_field *f, uint64_t **v, size_t *n, size_t *alloc);
 
 #endif

@@ -25,7 +25,7 @@ struct fg_sample_stats {
 	unsigned pages;
 	uint64_t prog_runs, prog_run_ns; /* kernel.bpf_stats_enabled's; 0 runs: no line */
 	uint64_t bad_events;		 /* events from the BPF program dropped as malformed */
-	uint64_t late;	    /* records written after records of a later time (fg_rq_late) */
+	uint64_t late;	    /* records written after records of a later time (fg_reorder_late) */
 	const char *events; /* the tool's lines about its events (-e), before the command's */
 	bool command_done;  /* say how the command ended (sum.command_status) */
 	/* --off-cpu, --wall: waits */

@@ -9,7 +9,7 @@
  *    a dummy software perf event per CPU (as perf record does), with
  *    build-ids where the kernel supplies them.
  *
- * Both queue their records on a struct fg_rq (fg/reorder.h), which puts them
+ * Both queue their records on a struct fg_reorder (fg/reorder.h), which puts them
  * in time order with the samples.
  */
 #ifndef FG_SIDEBAND_H
@@ -38,9 +38,9 @@ int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c);
  * (proc: "/proc" unless testing).  Returns the number of mappings, or -errno
  * (-ENOENT: the process is gone).
  */
-int fg_maps_snapshot_pid(struct fg_rq *q, const char *proc, uint32_t pid);
+int fg_maps_snapshot_pid(struct fg_reorder *q, const char *proc, uint32_t pid);
 /* The same for every process; returns the number of mappings. */
-int fg_maps_snapshot_all(struct fg_rq *q, const char *proc);
+int fg_maps_snapshot_all(struct fg_reorder *q, const char *proc);
 /*
  * The mapping record of a /proc/PID/maps line parsed by fg_procmap_parse()
  * (the snapshot's: FG_MAP_F_SNAPSHOT, time 0; pid and tid left 0).  Its path
@@ -65,7 +65,7 @@ void fg_sb_close(struct fg_sb *sb);
  * of a process and each exec (read from /proc at once: a process already
  * gone has none).  Returns the number of records queued.
  */
-int fg_sb_drain(struct fg_sb *sb, struct fg_rq *q);
+int fg_sb_drain(struct fg_sb *sb, struct fg_reorder *q);
 /* Events the kernel lost (its buffer was full), and queues lost records for them. */
 uint64_t fg_sb_lost(const struct fg_sb *sb);
 

@@ -49,8 +49,8 @@ struct fg_svg_opts {
 	enum fg_palette palette;
 	enum fg_pick pick;
 	uint64_t seed;		  /* for FG_PICK_RANDOM */
-	struct fg_hmap *colors;	  /* --cp: name -> colour (see fg_rgb_pack), grows as used */
-	struct fg_hmap *nameattr; /* name -> struct fg_nameattr * */
+	struct fg_hash *colors;	  /* --cp: name -> colour (see fg_rgb_pack), grows as used */
+	struct fg_hash *nameattr; /* name -> struct fg_nameattr * */
 };
 
 /* Default options: flamegraph.pl's. */
@@ -77,13 +77,13 @@ void fg_svg_escape(struct fg_buf *b, const char *s, size_t n, unsigned flags);
  * Adds to `m` (values are struct fg_nameattr *, freed by fg_svg_nameattr_free).
  * 0, or -EINVAL for a line without a tab or a key that is not an XML name.
  */
-int fg_svg_nameattr_line(struct fg_hmap *m, const char *line, size_t len);
+int fg_svg_nameattr_line(struct fg_hash *m, const char *line, size_t len);
 /*
  * The lines of a --nameattr file, data[0, len), into `m`.  0, or -EINVAL for
  * a line of another form (empty lines pass), whose number is in *bad_line:
  * the lines before it are added.
  */
-int fg_svg_nameattr_parse(struct fg_hmap *m, const char *data, size_t len, uint64_t *bad_line);
-void fg_svg_nameattr_free(struct fg_hmap *m);
+int fg_svg_nameattr_parse(struct fg_hash *m, const char *data, size_t len, uint64_t *bad_line);
+void fg_svg_nameattr_free(struct fg_hash *m);
 
 #endif

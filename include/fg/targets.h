@@ -10,7 +10,7 @@
  *
  *	struct fg_targets *t = fg_targets_new(true);
  *	fg_targets_add(t, pid);
- *	fg_rq_flush(q, upto, w, fg_targets_keep, t);
+ *	fg_reorder_flush(q, upto, w, fg_targets_keep, t);
  *	fg_targets_free(t);
  */
 #ifndef FG_TARGETS_H
@@ -33,7 +33,7 @@ bool fg_targets_has(const struct fg_targets *t, uint32_t tgid);
 size_t fg_targets_count(const struct fg_targets *t);
 uint32_t fg_targets_at(const struct fg_targets *t, size_t i);
 /*
- * Whether to write a record (type, payload of len bytes), as fg_rq_keep_fn
+ * Whether to write a record (type, payload of len bytes), as fg_reorder_keep_fn
  * with `targets` a struct fg_targets: samples and lost records always; a
  * side-band record when its process (the pid it starts with) is followed.
  * A fork of a followed process adds the child first, with `follow`.

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
-	struct fg_hmap *m = fg_hmap_new(0), *again = fg_hmap_new(0), *attrs = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0), *again = fg_hash_new(0), *attrs = fg_hash_new(0);
 	uint64_t bad, first;
 	size_t pos = 0;
 
@@ -35,8 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!f)
 			abort();
-		for (size_t i = 0; i < fg_hmap_count(m); i++) {
-			struct fg_hent *e = fg_hmap_at(m, i);
+		for (size_t i = 0; i < fg_hash_count(m); i++) {
+			struct fg_hash_entry *e = fg_hash_at(m, i);
 			struct fg_rgb c = fg_rgb_unpack(e->val.u);
 
 			if (memchr(e->key, '\n', e->len))
@@ -46,11 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		fclose(f);
 		fg_palette_map_parse(again, out, outlen, &bad, &first);
-		if (bad || fg_hmap_count(again) != fg_hmap_count(m))
+		if (bad || fg_hash_count(again) != fg_hash_count(m))
 			abort();
-		for (size_t i = 0; i < fg_hmap_count(m); i++) {
-			struct fg_hent *e = fg_hmap_at(m, i);
-			struct fg_hent *g = fg_hmap_get(again, e->key, e->len);
+		for (size_t i = 0; i < fg_hash_count(m); i++) {
+			struct fg_hash_entry *e = fg_hash_at(m, i);
+			struct fg_hash_entry *g = fg_hash_get(again, e->key, e->len);
 
 			if (!g || g->val.u != e->val.u)
 				abort();
@@ -64,8 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += n + 1;
 		fg_svg_nameattr_line(attrs, line, n);
 	}
-	for (size_t i = 0; i < fg_hmap_count(attrs); i++) {
-		const struct fg_nameattr *na = fg_hmap_at(attrs, i)->val.p;
+	for (size_t i = 0; i < fg_hash_count(attrs); i++) {
+		const struct fg_nameattr *na = fg_hash_at(attrs, i)->val.p;
 
 		size_t quotes = 0;
 
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	fg_svg_nameattr_free(attrs);
-	fg_hmap_free(again);
-	fg_hmap_free(m);
+	fg_hash_free(again);
+	fg_hash_free(m);
 	return 0;
 }

@@ -26,15 +26,15 @@ struct counts {
 
 /* every field of a message parses; returns the number of fields, or aborts */
 static size_t walk(const uint8_t *p, size_t len,
-		   void (*each)(struct counts *, unsigned, const struct fg_pb_field *),
+		   void (*each)(struct counts *, unsigned, const struct fg_proto_field *),
 		   struct counts *c, unsigned parent)
 {
-	struct fg_pb_reader r = {p, p + len};
-	struct fg_pb_field f;
+	struct fg_proto_reader r = {p, p + len};
+	struct fg_proto_field f;
 	size_t n = 0;
 	int err;
 
-	while ((err = fg_pb_next(&r, &f)) > 0) {
+	while ((err = fg_proto_next(&r, &f)) > 0) {
 		n++;
 		if (each)
 			each(c, parent, &f);
@@ -50,14 +50,14 @@ static void note(uint64_t *max, uint64_t v)
 		*max = v;
 }
 
-static void nested(struct counts *c, unsigned parent, const struct fg_pb_field *f)
+static void nested(struct counts *c, unsigned parent, const struct fg_proto_field *f)
 {
 	uint64_t *v = NULL;
 	size_t n = 0, alloc = 0;
 
 	switch (parent * 100 + f->num) {
 	case 201: /* Sample.location_id */
-		if (fg_pb_unpack(f, &v, &n, &alloc) < 0)
+		if (fg_proto_unpack(f, &v, &n, &alloc) < 0)
 			abort();
 		for (size_t i = 0; i < n; i++)
 			note(&c->max_location, v[i]);
@@ -88,7 +88,7 @@ static void nested(struct counts *c, unsigned parent, const struct fg_pb_field *
 	free(v);
 }
 
-static void top(struct counts *c, unsigned parent, const struct fg_pb_field *f)
+static void top(struct counts *c, unsigned parent, const struct fg_proto_field *f)
 {
 	(void)parent;
 	switch (f->num) {
@@ -136,11 +136,11 @@ static int check(void *ctx, const struct fg_pprof_window *w)
 /* the raw bytes as protobuf: each field inside the input, or a clean refusal */
 static void raw(const uint8_t *data, size_t size)
 {
-	struct fg_pb_reader r = {data, data + size};
-	struct fg_pb_field f;
+	struct fg_proto_reader r = {data, data + size};
+	struct fg_proto_field f;
 
-	while (fg_pb_next(&r, &f) > 0)
-		if (f.wire == FG_PB_LEN && (f.data < data || f.data + f.len > data + size))
+	while (fg_proto_next(&r, &f) > 0)
+		if (f.wire == FG_PROTO_LEN && (f.data < data || f.data + f.len > data + size))
 			abort();
 	if (r.p < data || r.p > data + size)
 		abort();

@@ -80,66 +80,66 @@ TEST(hash_is_stable_and_spreads)
 
 TEST(hmap_counts_and_keeps_order)
 {
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 	char key[32];
 	bool ins;
 
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < 10000; i++) {
 			int n = snprintf(key, sizeof(key), "main;f%d", i);
-			struct fg_hent *e = fg_hmap_upsert(m, key, (size_t)n, &ins);
+			struct fg_hash_entry *e = fg_hash_upsert(m, key, (size_t)n, &ins);
 
 			CHECK(ins == (round == 0));
 			e->val.u += (uint64_t)i;
 		}
 	}
-	CHECK_INT(fg_hmap_count(m), 10000);
+	CHECK_INT(fg_hash_count(m), 10000);
 	for (int i = 0; i < 10000; i++) {
-		struct fg_hent *e = fg_hmap_at(m, (size_t)i);
+		struct fg_hash_entry *e = fg_hash_at(m, (size_t)i);
 
 		snprintf(key, sizeof(key), "main;f%d", i);
 		CHECK_STR(e->key, key);
 		CHECK_INT(e->val.u, 3 * i);
 	}
-	CHECK(fg_hmap_get(m, "main;f77", 8) != NULL);
-	CHECK(fg_hmap_get(m, "main;f77x", 9) == NULL);
-	CHECK(fg_hmap_get(m, "main;f7", 6) == NULL);
-	CHECK(fg_hmap_memory(m) > 10000 * 8);
-	fg_hmap_free(m);
-	fg_hmap_free(NULL);
+	CHECK(fg_hash_get(m, "main;f77", 8) != NULL);
+	CHECK(fg_hash_get(m, "main;f77x", 9) == NULL);
+	CHECK(fg_hash_get(m, "main;f7", 6) == NULL);
+	CHECK(fg_hash_memory(m) > 10000 * 8);
+	fg_hash_free(m);
+	fg_hash_free(NULL);
 }
 
 TEST(hmap_sorted_bytewise)
 {
 	static const char *const keys[] = {"b;a", "a;b;c", "", "a;b", "\xc3\xa9", "a;B", "a b"};
 	static const char *const sorted[] = {"", "a b", "a;B", "a;b", "a;b;c", "b;a", "\xc3\xa9"};
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 
 	for (size_t i = 0; i < FG_ARRAY_SIZE(keys); i++)
-		fg_hmap_upsert(m, keys[i], strlen(keys[i]), NULL)->val.u = i;
-	struct fg_hent **v = fg_hmap_sorted(m);
+		fg_hash_upsert(m, keys[i], strlen(keys[i]), NULL)->val.u = i;
+	struct fg_hash_entry **v = fg_hash_sorted(m);
 	for (size_t i = 0; i < FG_ARRAY_SIZE(sorted); i++)
 		CHECK_STR(v[i]->key, sorted[i]);
 	CHECK_INT(v[0]->val.u, 2); /* the entries themselves */
 	free(v);
-	fg_hmap_free(m);
-	m = fg_hmap_new(0);
-	free(fg_hmap_sorted(m));
-	fg_hmap_free(m);
+	fg_hash_free(m);
+	m = fg_hash_new(0);
+	free(fg_hash_sorted(m));
+	fg_hash_free(m);
 }
 
 TEST(hmap_binary_and_empty_keys)
 {
-	struct fg_hmap *m = fg_hmap_new(4);
+	struct fg_hash *m = fg_hash_new(4);
 
-	fg_hmap_upsert(m, "", 0, NULL)->val.u = 1;
-	fg_hmap_upsert(m, "a\0b", 3, NULL)->val.u = 2;
-	fg_hmap_upsert(m, "a\0c", 3, NULL)->val.u = 3;
-	CHECK_INT(fg_hmap_get(m, "", 0)->val.u, 1);
-	CHECK_INT(fg_hmap_get(m, "a\0b", 3)->val.u, 2);
-	CHECK_INT(fg_hmap_get(m, "a\0c", 3)->val.u, 3);
-	CHECK_INT(fg_hmap_count(m), 3);
-	fg_hmap_free(m);
+	fg_hash_upsert(m, "", 0, NULL)->val.u = 1;
+	fg_hash_upsert(m, "a\0b", 3, NULL)->val.u = 2;
+	fg_hash_upsert(m, "a\0c", 3, NULL)->val.u = 3;
+	CHECK_INT(fg_hash_get(m, "", 0)->val.u, 1);
+	CHECK_INT(fg_hash_get(m, "a\0b", 3)->val.u, 2);
+	CHECK_INT(fg_hash_get(m, "a\0c", 3)->val.u, 3);
+	CHECK_INT(fg_hash_count(m), 3);
+	fg_hash_free(m);
 }
 
 static int pipe_with(const char *data, size_t len)

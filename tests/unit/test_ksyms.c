@@ -202,8 +202,8 @@ TEST(kstamp)
 	fake_proc(dir, "6f1c3a52-0d1e-4b8e-9f3c-1a2b3c4d5e6f", mods);
 	CHECK_INT(fg_kstamp_read(&a, dir), 0);
 	CHECK_STR(a.boot_id, "6f1c3a52-0d1e-4b8e-9f3c-1a2b3c4d5e6f");
-	CHECK(fg_hmap_get(a.names, "nf_tables", 9) != NULL);
-	CHECK(fg_hmap_get(a.names, "x_tables", 8) != NULL);
+	CHECK(fg_hash_get(a.names, "nf_tables", 9) != NULL);
+	CHECK(fg_hash_get(a.names, "x_tables", 8) != NULL);
 	/* references and users change all the time: the stamp does not */
 	fake_proc(dir, "6f1c3a52-0d1e-4b8e-9f3c-1a2b3c4d5e6f",
 		  "nf_tables 352256 9 nft_chain_nat,nft_ct, Live 0xffffffffc0a00000\n"
@@ -222,7 +222,7 @@ TEST(kstamp)
 	fake_proc(dir, "00000000-0d1e-4b8e-9f3c-1a2b3c4d5e6f", NULL);
 	CHECK_INT(fg_kstamp_read(&b, dir), 0);
 	CHECK(!fg_kstamp_equal(&a, &b));
-	CHECK_INT(fg_hmap_count(b.names), 0);
+	CHECK_INT(fg_hash_count(b.names), 0);
 	fg_kstamp_free(&b);
 	fg_kstamp_free(&a);
 	fake_proc(dir, "", mods);

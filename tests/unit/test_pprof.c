@@ -15,35 +15,36 @@
 #include "fg/psheader.h"
 #include "unit.h"
 
-static struct fg_pb_reader reader(const struct fg_buf *b)
+static struct fg_proto_reader reader(const struct fg_buf *b)
 {
-	return (struct fg_pb_reader){(const uint8_t *)b->data, (const uint8_t *)b->data + b->len};
+	return (struct fg_proto_reader){(const uint8_t *)b->data,
+					(const uint8_t *)b->data + b->len};
 }
 
 TEST(varints_round_trip)
 {
 	static const uint64_t v[] = {0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, UINT64_MAX};
 	struct fg_buf b = FG_BUF_INIT;
-	struct fg_pb_reader r;
-	struct fg_pb_field f;
+	struct fg_proto_reader r;
+	struct fg_proto_field f;
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		fg_buf_reset(&b);
-		fg_pb_uint(&b, 1, v[i]);
+		fg_proto_uint(&b, 1, v[i]);
 		if (v[i] == 0) {
 			CHECK_INT(b.len, 0); /* proto3: a default value is left out */
 			continue;
 		}
 		r = reader(&b);
-		CHECK_INT(fg_pb_next(&r, &f), 1);
+		CHECK_INT(fg_proto_next(&r, &f), 1);
 		CHECK_INT(f.num, 1);
-		CHECK_INT(f.wire, FG_PB_VARINT);
+		CHECK_INT(f.wire, FG_PROTO_VARINT);
 		CHECK(f.v == v[i]);
-		CHECK_INT(fg_pb_next(&r, &f), 0);
+		CHECK_INT(fg_proto_next(&r, &f), 0);
 	}
 	/* 300 is "ac 02", the example of protobuf's documentation */
 	fg_buf_reset(&b);
-	fg_pb_varint(&b, 300);
+	fg_proto_varint(&b, 300);
 	CHECK_INT(b.len, 2);
 	CHECK_INT((uint8_t)b.data[0], 0xac);
 	CHECK_INT((uint8_t)b.data[1], 0x02);
@@ -55,32 +56,32 @@ TEST(nested_and_packed)
 	struct fg_buf b = FG_BUF_INIT;
 	uint64_t ids[] = {1, 2, 300}, *got = NULL;
 	size_t n = 0, alloc = 0;
-	struct fg_pb_reader r, in;
-	struct fg_pb_field f, g;
+	struct fg_proto_reader r, in;
+	struct fg_proto_field f, g;
 	char big[200];
 
 	memset(big, 'x', sizeof(big));
-	size_t m = fg_pb_begin(&b, 2);
-	fg_pb_packed(&b, 1, ids, 3);
-	fg_pb_bytes(&b, 6, big, sizeof(big)); /* a body over 127 bytes: a two-byte length */
-	fg_pb_end(&b, m);
-	fg_pb_bytes(&b, 6, "", 0);
+	size_t m = fg_proto_begin(&b, 2);
+	fg_proto_packed(&b, 1, ids, 3);
+	fg_proto_bytes(&b, 6, big, sizeof(big)); /* a body over 127 bytes: a two-byte length */
+	fg_proto_end(&b, m);
+	fg_proto_bytes(&b, 6, "", 0);
 	r = reader(&b);
-	CHECK_INT(fg_pb_next(&r, &f), 1);
+	CHECK_INT(fg_proto_next(&r, &f), 1);
 	CHECK_INT(f.num, 2);
-	CHECK_INT(f.wire, FG_PB_LEN);
-	in = (struct fg_pb_reader){f.data, f.data + f.len};
-	CHECK_INT(fg_pb_next(&in, &g), 1);
-	CHECK_INT(fg_pb_unpack(&g, &got, &n, &alloc), 0);
+	CHECK_INT(f.wire, FG_PROTO_LEN);
+	in = (struct fg_proto_reader){f.data, f.data + f.len};
+	CHECK_INT(fg_proto_next(&in, &g), 1);
+	CHECK_INT(fg_proto_unpack(&g, &got, &n, &alloc), 0);
 	CHECK_INT(n, 3);
 	CHECK(got[0] == 1 && got[1] == 2 && got[2] == 300);
-	CHECK_INT(fg_pb_next(&in, &g), 1);
+	CHECK_INT(fg_proto_next(&in, &g), 1);
 	CHECK_INT(g.len, sizeof(big));
-	CHECK_INT(fg_pb_next(&in, &g), 0);
-	CHECK_INT(fg_pb_next(&r, &f), 1);
+	CHECK_INT(fg_proto_next(&in, &g), 0);
+	CHECK_INT(fg_proto_next(&r, &f), 1);
 	CHECK_INT(f.num, 6);
 	CHECK_INT(f.len, 0);
-	CHECK_INT(fg_pb_next(&r, &f), 0);
+	CHECK_INT(fg_proto_next(&r, &f), 0);
 	free(got);
 	fg_buf_release(&b);
 }
@@ -101,11 +102,11 @@ TEST(malformed_protobuf_is_refused)
 	    {"\x09\x01\x02", 3},				  /* a fixed64 cut short */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct fg_pb_reader r = {(const uint8_t *)bad[i].bytes,
-					 (const uint8_t *)bad[i].bytes + bad[i].len};
-		struct fg_pb_field f;
+		struct fg_proto_reader r = {(const uint8_t *)bad[i].bytes,
+					    (const uint8_t *)bad[i].bytes + bad[i].len};
+		struct fg_proto_field f;
 
-		CHECK_INT(fg_pb_next(&r, &f), -EINVAL);
+		CHECK_INT(fg_proto_next(&r, &f), -EINVAL);
 		CHECK(r.p == (const uint8_t *)bad[i].bytes); /* where the bad field starts */
 	}
 }
@@ -113,11 +114,11 @@ TEST(malformed_protobuf_is_refused)
 /* the number of fields numbered `num` of a message */
 static int count_fields(const struct fg_buf *b, unsigned num)
 {
-	struct fg_pb_reader r = reader(b);
-	struct fg_pb_field f;
+	struct fg_proto_reader r = reader(b);
+	struct fg_proto_field f;
 	int n = 0, err;
 
-	while ((err = fg_pb_next(&r, &f)) > 0)
+	while ((err = fg_proto_next(&r, &f)) > 0)
 		n += f.num == num;
 	return err < 0 ? -1 : n;
 }

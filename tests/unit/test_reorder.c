@@ -34,7 +34,7 @@ static struct fg_rec_writer *new_stream(int *fd)
 
 TEST(queue_orders_by_time_and_keeps_the_rest)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd;
 	struct fg_rec_writer *w = new_stream(&fd);
 	uint64_t times[] = {50, 10, 30, 10, 70, 20};
@@ -43,14 +43,14 @@ TEST(queue_orders_by_time_and_keeps_the_rest)
 	for (uint32_t i = 0; i < 6; i++) {
 		struct fg_rec_task t = {.pid = i, .time_ns = times[i]};
 
-		fg_rq_add(q, times[i], FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+		fg_reorder_add(q, times[i], FG_REC_EXIT, &t, sizeof(t), NULL, 0);
 	}
-	CHECK_INT(fg_rq_flush(q, 40, w, keep_odd_pids, &asked), 0);
-	CHECK_INT(asked, 4);			     /* 10, 10, 20, 30 */
-	CHECK_INT(fg_rq_len(q), 2);		     /* 50 and 70 wait */
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 3); /* pids 1, 3 and 5 */
-	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_len(q), 0);
+	CHECK_INT(fg_reorder_flush(q, 40, w, keep_odd_pids, &asked), 0);
+	CHECK_INT(asked, 4);				  /* 10, 10, 20, 30 */
+	CHECK_INT(fg_reorder_len(q), 2);		  /* 50 and 70 wait */
+	CHECK_INT(fg_reorder_written(q, FG_REC_EXIT), 3); /* pids 1, 3 and 5 */
+	CHECK_INT(fg_reorder_flush(q, UINT64_MAX, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_len(q), 0);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 
 	lseek(fd, 0, SEEK_SET);
@@ -66,60 +66,60 @@ TEST(queue_orders_by_time_and_keeps_the_rest)
 	CHECK_INT(n, 5);
 	fg_rec_reader_free(r);
 	close(fd);
-	fg_rq_free(q);
-	fg_rq_free(NULL);
+	fg_reorder_free(q);
+	fg_reorder_free(NULL);
 }
 
 /* Records queued at or before a flush's time are late: counted, written at the next flush. */
 TEST(late_records_are_counted)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd;
 	struct fg_rec_writer *w = new_stream(&fd);
 	struct fg_rec_task t = {.pid = 1};
 
-	fg_rq_add(q, 30, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* before any flush: in time */
-	CHECK_INT(fg_rq_late(q), 0);
-	CHECK_INT(fg_rq_flush(q, 40, w, NULL, NULL), 0);
-	fg_rq_add(q, 35, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late */
-	fg_rq_add(q, 40, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late: 40 was flushed */
-	fg_rq_add(q, 41, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	CHECK_INT(fg_rq_late(q), 2);
+	fg_reorder_add(q, 30, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* before any flush: in time */
+	CHECK_INT(fg_reorder_late(q), 0);
+	CHECK_INT(fg_reorder_flush(q, 40, w, NULL, NULL), 0);
+	fg_reorder_add(q, 35, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late */
+	fg_reorder_add(q, 40, FG_REC_EXIT, &t, sizeof(t), NULL, 0); /* late: 40 was flushed */
+	fg_reorder_add(q, 41, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	CHECK_INT(fg_reorder_late(q), 2);
 	/* an earlier flush time does not move the mark back */
-	CHECK_INT(fg_rq_flush(q, 20, w, NULL, NULL), 0);
-	fg_rq_add(q, 39, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	CHECK_INT(fg_rq_late(q), 3);
-	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 5);
+	CHECK_INT(fg_reorder_flush(q, 20, w, NULL, NULL), 0);
+	fg_reorder_add(q, 39, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	CHECK_INT(fg_reorder_late(q), 3);
+	CHECK_INT(fg_reorder_flush(q, UINT64_MAX, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_written(q, FG_REC_EXIT), 5);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 /* A sample's payload in two parts, whole on the wire; the flags of the samples written counted. */
 TEST(samples_in_two_parts_and_their_flags)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd;
 	struct fg_rec_writer *w = new_stream(&fd);
 	struct fg_rec_sample s = {.time_ns = 5, .pid = 9, .tid = 9, .weight = 1, .nr_user = 2};
 	uint64_t ips[2] = {0x401000, 0x401100};
 
 	s.flags = FG_SAMPLE_F_USTACK_CUT | FG_SAMPLE_F_USER_MODE;
-	fg_rq_add(q, 5, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips));
+	fg_reorder_add(q, 5, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips));
 	s.flags = FG_SAMPLE_F_USER_MODE;
 	s.time_ns = 7;
-	fg_rq_add(q, 7, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips));
-	fg_rq_add(q, 9, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips)); /* waits */
-	CHECK_INT(fg_rq_flush(q, 8, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_written(q, FG_REC_SAMPLE), 2);
-	CHECK_INT(fg_rq_written(q, FG_REC_TYPE_MAX + 1), 0);
-	CHECK_INT(fg_rq_written_with(q, FG_SAMPLE_F_USER_MODE), 2);
-	CHECK_INT(fg_rq_written_with(q, FG_SAMPLE_F_USTACK_CUT), 1);
-	CHECK_INT(fg_rq_written_with(q, FG_SAMPLE_F_KSTACK_FAILED), 0);
+	fg_reorder_add(q, 7, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips));
+	fg_reorder_add(q, 9, FG_REC_SAMPLE, &s, sizeof(s), ips, sizeof(ips)); /* waits */
+	CHECK_INT(fg_reorder_flush(q, 8, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_written(q, FG_REC_SAMPLE), 2);
+	CHECK_INT(fg_reorder_written(q, FG_REC_TYPE_MAX + 1), 0);
+	CHECK_INT(fg_reorder_written_with(q, FG_SAMPLE_F_USER_MODE), 2);
+	CHECK_INT(fg_reorder_written_with(q, FG_SAMPLE_F_USTACK_CUT), 1);
+	CHECK_INT(fg_reorder_written_with(q, FG_SAMPLE_F_KSTACK_FAILED), 0);
 	/* one bit at a time */
-	CHECK_INT(fg_rq_written_with(q, FG_SAMPLE_F_USER_MODE | FG_SAMPLE_F_USTACK_CUT), 0);
-	CHECK_INT(fg_rq_written_with(q, 0), 0);
+	CHECK_INT(fg_reorder_written_with(q, FG_SAMPLE_F_USER_MODE | FG_SAMPLE_F_USTACK_CUT), 0);
+	CHECK_INT(fg_reorder_written_with(q, 0), 0);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 
 	lseek(fd, 0, SEEK_SET);
@@ -133,29 +133,29 @@ TEST(samples_in_two_parts_and_their_flags)
 	CHECK_INT(fg_rec_next(r, &rec), 0);
 	fg_rec_reader_free(r);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 /* A write error stops the flush, drops what was queued and comes back on every call. */
 TEST(write_errors_are_returned)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_task t = {.pid = 1};
 
 	CHECK(fd >= 0);
-	fg_rq_add(q, 1, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	fg_rq_add(q, 2, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	fg_reorder_add(q, 1, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	fg_reorder_add(q, 2, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
 	/* the writer buffers: only its flush meets the full disk */
-	CHECK_INT(fg_rq_flush(q, 1, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_flush(q, 1, w, NULL, NULL), 0);
 	CHECK_INT(fg_rec_writer_flush(w), -ENOSPC);
-	CHECK_INT(fg_rq_flush(q, 2, w, NULL, NULL), -ENOSPC);
-	CHECK_INT(fg_rq_len(q), 0);
-	CHECK_INT(fg_rq_flush(q, 2, w, NULL, NULL), -ENOSPC);
+	CHECK_INT(fg_reorder_flush(q, 2, w, NULL, NULL), -ENOSPC);
+	CHECK_INT(fg_reorder_len(q), 0);
+	CHECK_INT(fg_reorder_flush(q, 2, w, NULL, NULL), -ENOSPC);
 	fg_rec_writer_free(w);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 /*
@@ -165,7 +165,7 @@ TEST(write_errors_are_returned)
  */
 TEST(large_records_in_place)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd, asked = 0;
 	struct fg_rec_writer *w = new_stream(&fd);
 	static uint8_t big[3][70001];
@@ -178,14 +178,14 @@ TEST(large_records_in_place)
 		struct iovec iov[] = {{&t, sizeof(t)}, {big[i % 3], sizeof(big[0]) - i}};
 
 		/* odd pids and 6 with a tail of over 64 KiB; even ones are filtered out first */
-		fg_rq_addv(q, times[i], FG_REC_EXIT, iov, i % 2 || i == 6 ? 2 : 1);
+		fg_reorder_addv(q, times[i], FG_REC_EXIT, iov, i % 2 || i == 6 ? 2 : 1);
 	}
-	CHECK_INT(fg_rq_flush(q, 45, w, keep_odd_pids, &asked), 0);
+	CHECK_INT(fg_reorder_flush(q, 45, w, keep_odd_pids, &asked), 0);
 	CHECK_INT(asked, 4);
-	CHECK_INT(fg_rq_len(q), 3);
+	CHECK_INT(fg_reorder_len(q), 3);
 	/* those left, moved by the flush: 60 and 70 lie end to end, one run */
-	CHECK_INT(fg_rq_flush(q, UINT64_MAX, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 5);
+	CHECK_INT(fg_reorder_flush(q, UINT64_MAX, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_written(q, FG_REC_EXIT), 5);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 
 	lseek(fd, 0, SEEK_SET);
@@ -210,27 +210,27 @@ TEST(large_records_in_place)
 	CHECK_INT(n, 5);
 	fg_rec_reader_free(r);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 /* A record too large for the stream fails the flush that reaches it, as fg_rec_write does. */
 TEST(oversized_record_is_refused)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd;
 	struct fg_rec_writer *w = new_stream(&fd);
 	struct fg_rec_task t = {.pid = 1};
 	struct iovec iov[] = {{&t, sizeof(t)}, {NULL, FG_REC_MAX_SIZE}};
 
-	fg_rq_add(q, 1, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
-	fg_rq_addv(q, 2, FG_REC_EXIT, iov, 2); /* its bytes are never read */
-	CHECK_INT(fg_rq_flush(q, 1, w, NULL, NULL), 0);
-	CHECK_INT(fg_rq_flush(q, 2, w, NULL, NULL), -EMSGSIZE);
-	CHECK_INT(fg_rq_len(q), 0);
-	CHECK_INT(fg_rq_written(q, FG_REC_EXIT), 1);
+	fg_reorder_add(q, 1, FG_REC_EXIT, &t, sizeof(t), NULL, 0);
+	fg_reorder_addv(q, 2, FG_REC_EXIT, iov, 2); /* its bytes are never read */
+	CHECK_INT(fg_reorder_flush(q, 1, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_flush(q, 2, w, NULL, NULL), -EMSGSIZE);
+	CHECK_INT(fg_reorder_len(q), 0);
+	CHECK_INT(fg_reorder_written(q, FG_REC_EXIT), 1);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 int main(void)

@@ -51,7 +51,7 @@ static int tmpfd(void)
 
 TEST(snapshot_of_this_process)
 {
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd = tmpfd();
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_header h;
@@ -61,7 +61,7 @@ TEST(snapshot_of_this_process)
 	CHECK_INT(fg_maps_snapshot_pid(q, "/proc", 0x7fffffff), -ENOENT);
 	fg_rec_header_init(&h);
 	fg_rec_write_header(w, &h);
-	CHECK_INT(fg_rq_flush(q, 0, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_flush(q, 0, w, NULL, NULL), 0);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 	lseek(fd, 0, SEEK_SET);
 	struct fg_rec_reader *r = fg_rec_reader_new(fd, "snap");
@@ -83,7 +83,7 @@ TEST(snapshot_of_this_process)
 	CHECK(found >= 1);
 	fg_rec_reader_free(r);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 static void put_file(const char *path, const char *text)
@@ -104,7 +104,7 @@ static void put_file(const char *path, const char *text)
 TEST(snapshot_of_a_made_up_proc)
 {
 	char root[] = "/tmp/fg-unit-proc-XXXXXX", dir[64], maps[96], status[96];
-	struct fg_rq *q = fg_rq_new();
+	struct fg_reorder *q = fg_reorder_new();
 	int fd = tmpfd();
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_header h;
@@ -131,7 +131,7 @@ TEST(snapshot_of_a_made_up_proc)
 	CHECK_INT(n, 3);
 	fg_rec_header_init(&h);
 	fg_rec_write_header(w, &h);
-	CHECK_INT(fg_rq_flush(q, 0, w, NULL, NULL), 0);
+	CHECK_INT(fg_reorder_flush(q, 0, w, NULL, NULL), 0);
 	CHECK_INT(fg_rec_writer_free(w), 0);
 	lseek(fd, 0, SEEK_SET);
 	struct fg_rec_reader *r = fg_rec_reader_new(fd, "snap");
@@ -150,7 +150,7 @@ TEST(snapshot_of_a_made_up_proc)
 	CHECK_INT(fg_rec_next(r, &rec), 0);
 	fg_rec_reader_free(r);
 	close(fd);
-	fg_rq_free(q);
+	fg_reorder_free(q);
 }
 
 TEST(creds_from_status)

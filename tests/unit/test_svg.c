@@ -220,18 +220,18 @@ TEST(escape)
 
 TEST(nameattr)
 {
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 	const char *l1 = "f\ttitle=T\tclass=c<\thref=h";
 	struct fg_nameattr *na;
 
 	CHECK_INT(fg_svg_nameattr_line(m, l1, strlen(l1)), 0);
-	na = fg_hmap_get(m, "f", 1)->val.p;
+	na = fg_hash_get(m, "f", 1)->val.p;
 	CHECK_STR(na->title, "T");
 	CHECK_STR(na->href, "h");
 	CHECK_STR(na->attrs, " class=\"c&lt;\"");
 	CHECK_INT(fg_svg_nameattr_line(m, "g", 1), -EINVAL);
 	CHECK_INT(fg_svg_nameattr_line(m, "g\tbad key=1", 11), -EINVAL);
-	CHECK(fg_hmap_get(m, "g", 1) == NULL);
+	CHECK(fg_hash_get(m, "g", 1) == NULL);
 	fg_svg_nameattr_free(m);
 }
 
@@ -344,7 +344,7 @@ TEST(palette_background)
 TEST(palette_map_round_trip)
 {
 	const char *text = "b->rgb(1,2,3)\nop->x->rgb(4,5,6)\nnot a colour\n\na->#0a0b0c\r\n";
-	struct fg_hmap *m = fg_hmap_new(0), *m2 = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0), *m2 = fg_hash_new(0);
 	char dir[] = "/tmp/fg-test-svg-XXXXXX", path[64], *data;
 	uint64_t bad, first;
 	struct fg_rgb c;
@@ -353,8 +353,8 @@ TEST(palette_map_round_trip)
 	fg_palette_map_parse(m, text, strlen(text), &bad, &first);
 	CHECK_INT(bad, 1);
 	CHECK_INT(first, 3);
-	CHECK_INT(fg_hmap_count(m), 3);
-	c = fg_rgb_unpack(fg_hmap_get(m, "op->x", 5)->val.u);
+	CHECK_INT(fg_hash_count(m), 3);
+	c = fg_rgb_unpack(fg_hash_get(m, "op->x", 5)->val.u);
 	CHECK(c.r == 4 && c.g == 5 && c.b == 6);
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/palette.map", dir);
@@ -363,24 +363,24 @@ TEST(palette_map_round_trip)
 	CHECK_STR(data, "a->rgb(10,11,12)\nb->rgb(1,2,3)\nop->x->rgb(4,5,6)\n");
 	fg_palette_map_parse(m2, data, len, &bad, &first);
 	CHECK_INT(bad, 0);
-	CHECK_INT(fg_hmap_count(m2), 3);
+	CHECK_INT(fg_hash_count(m2), 3);
 	free(data);
-	fg_hmap_free(m);
-	fg_hmap_free(m2);
+	fg_hash_free(m);
+	fg_hash_free(m2);
 	unlink(path);
 	rmdir(dir);
 }
 
 TEST(nameattr_parse)
 {
-	struct fg_hmap *m = fg_hmap_new(0);
+	struct fg_hash *m = fg_hash_new(0);
 	const char *text = "f\ttitle=T\n\ng\tclass=c\nbad line\nh\tclass=d\n";
 	uint64_t line = 0;
 
 	CHECK_INT(fg_svg_nameattr_parse(m, text, strlen(text), &line), -EINVAL);
 	CHECK_INT(line, 4);
-	CHECK(fg_hmap_get(m, "g", 1) != NULL);
-	CHECK(fg_hmap_get(m, "h", 1) == NULL);
+	CHECK(fg_hash_get(m, "g", 1) != NULL);
+	CHECK(fg_hash_get(m, "h", 1) == NULL);
 	CHECK_INT(fg_svg_nameattr_parse(m, "x\ty=1", 5, &line), 0);
 	fg_svg_nameattr_free(m);
 }
