@@ -164,7 +164,7 @@ static int window_hook(void *ctx, const char *line, size_t len)
 	uint64_t t = 0, closed, tod, clk;
 
 	if (line[0] == '#') {
-		if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
+		if (fg_psheader_parse_reftime(line, len, &tod, &clk) == 0) {
 			ws->w.have_ref = true;
 			ws->w.ref_offset = (int64_t)(tod - clk);
 		}
@@ -172,7 +172,7 @@ static int window_hook(void *ctx, const char *line, size_t len)
 	}
 	if (fg_ps_parse_header(line, len, &h) == FG_PS_SIDEBAND)
 		return 0; /* a side-band record, not a sample */
-	bool timed = fg_ps_header_time(line, len, &t) == 0;
+	bool timed = fg_psheader_time(line, len, &t) == 0;
 	if (fg_window_next(&ws->w, timed, t, &closed) && fg_fold_count(ws->f))
 		return write_window(ws, closed);
 	return 0;

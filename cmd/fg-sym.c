@@ -360,7 +360,7 @@ static int write_header(struct fg_rec_reader *r)
 
 	if (rc < 0)
 		return rc;
-	struct fg_ps_info info = {
+	struct fg_psheader_info info = {
 	    .host = h->host,
 	    .release = h->release,
 	    .event = "cpu-clock",
@@ -369,7 +369,7 @@ static int write_header(struct fg_rec_reader *r)
 	    .ref_realtime_ns = h->start_realtime_ns,
 	    .ref_clock_ns = h->start_ns,
 	};
-	fg_ps_write_header(stdout, &info); /* a write error shows when stdout is closed */
+	fg_psheader_write(stdout, &info); /* a write error shows when stdout is closed */
 	return 0;
 }
 

@@ -58,7 +58,7 @@ struct fg_pprof_reader {
 	uint64_t clock_period;	    /* the first cpu-clock period seen, for the profile's period */
 
 	/* from the header comments */
-	struct fg_ps_event_info ev[MAX_EVENTS];
+	struct fg_psheader_event ev[MAX_EVENTS];
 	size_t nev;
 	struct fg_hash *build_ids; /* path -> build-id (val: offset << 8 | length in bid_text) */
 	struct fg_buf bid_text;
@@ -102,13 +102,13 @@ static const char *cpu_event(const struct fg_pprof_reader *r)
 static int comment(void *ctx, const char *line, size_t len)
 {
 	struct fg_pprof_reader *r = ctx;
-	struct fg_ps_event_info ei;
+	struct fg_psheader_event ei;
 	uint64_t tod, clk;
 
-	if (fg_ps_parse_event_comment(line, len, &ei) == 0) {
+	if (fg_psheader_parse_event(line, len, &ei) == 0) {
 		if (r->nev < MAX_EVENTS)
 			r->ev[r->nev++] = ei;
-	} else if (fg_ps_parse_reftime_comment(line, len, &tod, &clk) == 0) {
+	} else if (fg_psheader_parse_reftime(line, len, &tod, &clk) == 0) {
 		r->win.have_ref = true;
 		r->win.ref_offset = (int64_t)(tod - clk);
 	}
@@ -157,7 +157,7 @@ static double ns_per_sample(struct fg_pprof_reader *r)
 	size_t base = ev ? fg_ps_event_base_len(ev, strlen(ev)) : 0;
 
 	for (size_t i = 0; ev && i < r->nev; i++) {
-		const struct fg_ps_event_info *e = &r->ev[i];
+		const struct fg_psheader_event *e = &r->ev[i];
 
 		if (strlen(e->name) != base || memcmp(e->name, ev, base))
 			continue;
@@ -451,7 +451,7 @@ static int on_sample(void *ctx, const struct fg_fold_sample *s)
 	}
 	const char *ev = cpu_event(r);
 	bool clock_event = ev && is_clock_event(ev, fg_ps_event_base_len(ev, strlen(ev)));
-	bool has_time = fg_ps_time_ns(h, &t) == 0;
+	bool has_time = fg_psheader_time_ns(h, &t) == 0;
 
 	if (s->extra_event)
 		r->seen_off = true;

@@ -14,7 +14,7 @@ static const char *find(const char *s, size_t n, const char *lit)
 	return p ? p + strlen(lit) : NULL;
 }
 
-int fg_ps_write_header(FILE *out, const struct fg_ps_info *in)
+int fg_psheader_write(FILE *out, const struct fg_psheader_info *in)
 {
 	char date[64] = "";
 
@@ -86,17 +86,17 @@ static int parse_secs(const char **p, const char *end, uint64_t *ns)
 	return 0;
 }
 
-int fg_ps_header_time(const char *line, size_t len, uint64_t *ns)
+int fg_psheader_time(const char *line, size_t len, uint64_t *ns)
 {
 	struct fg_ps_header h;
 	int r = fg_ps_parse_header(line, len, &h);
 
 	if (r != 0 && r != FG_PS_SIDEBAND)
 		return -ENOENT;
-	return fg_ps_time_ns(&h, ns);
+	return fg_psheader_time_ns(&h, ns);
 }
 
-int fg_ps_time_ns(const struct fg_ps_header *h, uint64_t *ns)
+int fg_psheader_time_ns(const struct fg_ps_header *h, uint64_t *ns)
 {
 	const char *p = h->time.p, *end;
 
@@ -119,7 +119,7 @@ static const char *body(const char *line, size_t *len)
 	return line + i;
 }
 
-int fg_ps_parse_event_comment(const char *line, size_t len, struct fg_ps_event_info *e)
+int fg_psheader_parse_event(const char *line, size_t len, struct fg_psheader_event *e)
 {
 	const char *s = body(line, &len), *end, *nm, *comma, *v;
 	size_t n;
@@ -144,8 +144,8 @@ int fg_ps_parse_event_comment(const char *line, size_t len, struct fg_ps_event_i
 	return e->n ? 0 : -EINVAL;
 }
 
-int fg_ps_parse_reftime_comment(const char *line, size_t len, uint64_t *realtime_ns,
-				uint64_t *clock_ns)
+int fg_psheader_parse_reftime(const char *line, size_t len, uint64_t *realtime_ns,
+			      uint64_t *clock_ns)
 {
 	const char *s = body(line, &len), *end, *p;
 

@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct fg_ps_info {
+struct fg_psheader_info {
 	const char *host, *release; /* NULL: not printed */
 	const char *event;	    /* "cpu-clock" */
 	uint64_t freq;		    /* samples a second; 0: not printed */
@@ -35,30 +35,30 @@ struct fg_ps_info {
 };
 
 /* Write the header comments.  0, or -EIO when writing failed. */
-int fg_ps_write_header(FILE *out, const struct fg_ps_info *info);
+int fg_psheader_write(FILE *out, const struct fg_psheader_info *info);
 
 /* What "# event : name = NAME, ..." says of an event's sampling. */
-struct fg_ps_event_info {
+struct fg_psheader_event {
 	char name[64];	/* without modifiers ("cpu-clock", not "cpu-clock:ppp") */
 	bool freq_mode; /* n is samples a second ("freq = 1"); else a fixed period */
 	uint64_t n;
 };
 
 /* Parse a "# event :" comment.  0, or -EINVAL when the line is not one or names no rate. */
-int fg_ps_parse_event_comment(const char *line, size_t len, struct fg_ps_event_info *e);
+int fg_psheader_parse_event(const char *line, size_t len, struct fg_psheader_event *e);
 
 /* Parse a "# reference time:" comment: the wall clock and the samples' clock, ns.  0 or -EINVAL. */
-int fg_ps_parse_reftime_comment(const char *line, size_t len, uint64_t *realtime_ns,
-				uint64_t *clock_ns);
+int fg_psheader_parse_reftime(const char *line, size_t len, uint64_t *realtime_ns,
+			      uint64_t *clock_ns);
 
 /*
  * The time of a sample header line ("comm 12/34 [001] 123.456789: ..."), in
  * nanoseconds: 0 with *ns set, -ENOENT when the line has none.
  */
-int fg_ps_header_time(const char *line, size_t len, uint64_t *ns);
+int fg_psheader_time(const char *line, size_t len, uint64_t *ns);
 
 /* The same for a header line already parsed into *h (its time span). */
 struct fg_ps_header;
-int fg_ps_time_ns(const struct fg_ps_header *h, uint64_t *ns);
+int fg_psheader_time_ns(const struct fg_ps_header *h, uint64_t *ns);
 
 #endif

@@ -207,7 +207,7 @@ TEST(gzip_output_inflates)
 
 TEST(header_comments)
 {
-	struct fg_ps_event_info e;
+	struct fg_psheader_event e;
 	uint64_t tod, clk, ns;
 	const char *ev =
 	    "# event : name = cpu-clock:ppp, , id = { 463, 464 }, type = 1, size = 128, "
@@ -217,58 +217,58 @@ TEST(header_comments)
 	const char *ref = "# reference time: 2026-11-30 14:33:04.860210 = 1796049184.860210 (TOD) "
 			  "= 847.210343509 (monotonic)";
 
-	CHECK_INT(fg_ps_parse_event_comment(ev, strlen(ev), &e), 0);
+	CHECK_INT(fg_psheader_parse_event(ev, strlen(ev), &e), 0);
 	CHECK_STR(e.name, "cpu-clock");
 	CHECK(e.freq_mode);
 	CHECK_INT(e.n, 999);
-	CHECK_INT(fg_ps_parse_event_comment(fixed, strlen(fixed), &e), 0);
+	CHECK_INT(fg_psheader_parse_event(fixed, strlen(fixed), &e), 0);
 	CHECK(!e.freq_mode);
 	CHECK_INT(e.n, 10000);
-	CHECK_INT(fg_ps_parse_event_comment(ref, strlen(ref), &e), -EINVAL);
-	CHECK_INT(fg_ps_parse_reftime_comment(ref, strlen(ref), &tod, &clk), 0);
+	CHECK_INT(fg_psheader_parse_event(ref, strlen(ref), &e), -EINVAL);
+	CHECK_INT(fg_psheader_parse_reftime(ref, strlen(ref), &tod, &clk), 0);
 	CHECK(tod == 1796049184860210000ull);
 	CHECK(clk == 847210343509ull);
-	CHECK_INT(fg_ps_parse_reftime_comment(ev, strlen(ev), &tod, &clk), -EINVAL);
+	CHECK_INT(fg_psheader_parse_reftime(ev, strlen(ev), &tod, &clk), -EINVAL);
 
 	const char *h1 = "leaves 11804/11804 [001]   982.425128:          1 cpu-clock: ";
 	const char *h2 = "a  8395   436.766364:    1001001 cpu-clock:ppp: ";
 	const char *h3 = "perf 12 [000] 1.5: PERF_RECORD_COMM: perf:12/12";
 	const char *h4 = "java 24636/25607 cycles:u: ";
-	CHECK_INT(fg_ps_header_time(h1, strlen(h1), &ns), 0);
+	CHECK_INT(fg_psheader_time(h1, strlen(h1), &ns), 0);
 	CHECK(ns == 982425128000ull);
-	CHECK_INT(fg_ps_header_time(h2, strlen(h2), &ns), 0);
+	CHECK_INT(fg_psheader_time(h2, strlen(h2), &ns), 0);
 	CHECK(ns == 436766364000ull);
-	CHECK_INT(fg_ps_header_time(h3, strlen(h3), &ns), 0);
+	CHECK_INT(fg_psheader_time(h3, strlen(h3), &ns), 0);
 	CHECK(ns == 1500000000ull);
-	CHECK_INT(fg_ps_header_time(h4, strlen(h4), &ns), -ENOENT);
+	CHECK_INT(fg_psheader_time(h4, strlen(h4), &ns), -ENOENT);
 }
 
 TEST(header_comments_round_trip)
 {
-	struct fg_ps_info in = {.host = "h",
-				.release = "6.1",
-				.event = "cpu-clock",
-				.freq = 99,
-				.has_ref = true,
-				.ref_realtime_ns = 1700000000123456000ull,
-				.ref_clock_ns = 5000000001ull};
+	struct fg_psheader_info in = {.host = "h",
+				      .release = "6.1",
+				      .event = "cpu-clock",
+				      .freq = 99,
+				      .has_ref = true,
+				      .ref_realtime_ns = 1700000000123456000ull,
+				      .ref_clock_ns = 5000000001ull};
 	char *out = NULL, *line, *save = NULL;
 	size_t outlen = 0;
 	FILE *mem = open_memstream(&out, &outlen);
-	struct fg_ps_event_info e;
+	struct fg_psheader_event e;
 	uint64_t tod = 0, clk = 0;
 	int events = 0, refs = 0;
 
-	CHECK_INT(fg_ps_write_header(mem, &in), 0);
+	CHECK_INT(fg_psheader_write(mem, &in), 0);
 	fclose(mem);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		CHECK(line[0] == '#');
-		if (fg_ps_parse_event_comment(line, strlen(line), &e) == 0) {
+		if (fg_psheader_parse_event(line, strlen(line), &e) == 0) {
 			CHECK_STR(e.name, "cpu-clock");
 			CHECK(e.freq_mode && e.n == 99);
 			events++;
 		}
-		if (fg_ps_parse_reftime_comment(line, strlen(line), &tod, &clk) == 0)
+		if (fg_psheader_parse_reftime(line, strlen(line), &tod, &clk) == 0)
 			refs++;
 	}
 	CHECK_INT(events, 1);
