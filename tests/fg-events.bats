@@ -9,8 +9,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# sym FILE: fg-sym's text of a capture into FILE.txt
-sym() {
+# sym_text FILE: fg-sym's text of a capture into FILE.txt
+sym_text() {
 	fg-sym "$1" >"$1.txt" 2>"$1.sym-err"
 }
 
@@ -156,7 +156,7 @@ tracepoint:syscalls:sys_exit_write" ]
 	fg --separate-stderr fg-sample -e "uprobe:$WORKLOADS/calls:target" -c 1 -o up.fgr -- "$WORKLOADS/calls" 10000
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"samples by event: probe_calls:target 10000 (each event)"* ]]
-	sym up.fgr
+	sym_text up.fgr
 	[ "$(headers up.fgr.txt calls | grep -c ' probe_calls:target: $')" -eq 10000 ]
 	blocks up.fgr.txt calls >stacks
 	[ "$(grep -c '^target;site_a;main;' stacks)" -eq 7000 ]
@@ -173,7 +173,7 @@ tracepoint:syscalls:sys_exit_write" ]
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -e "uretprobe:$WORKLOADS/calls:target" -o ret.fgr -- "$WORKLOADS/calls" 1000
 	[ "$status" -eq 0 ]
-	sym ret.fgr
+	sym_text ret.fgr
 	[ "$(headers ret.fgr.txt calls | grep -c ' probe_calls:target__return: $')" -eq 1000 ]
 	blocks ret.fgr.txt calls >stacks
 	[ "$(grep -c '^site_a;main;' stacks)" -eq 700 ]
@@ -184,7 +184,7 @@ tracepoint:syscalls:sys_exit_write" ]
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -e "uprobe:$WORKLOADS/calls:target" -c 10 -o c10.fgr -- "$WORKLOADS/calls" 10000
 	[ "$status" -eq 0 ]
-	sym c10.fgr
+	sym_text c10.fgr
 	local n
 	n=$(headers c10.fgr.txt calls | grep -c ' 10 probe_calls:target: $')
 	# counted on each CPU: a move to another CPU may leave a partial count behind
@@ -197,7 +197,7 @@ tracepoint:syscalls:sys_exit_write" ]
 	fg --separate-stderr fg-sample -e "uprobe:$WORKLOADS/calls:site_?" -o glob.fgr -- "$WORKLOADS/calls" 100
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sample: 'uprobe:$WORKLOADS/calls:site_?': 2 events: probe_calls:site_a, probe_calls:site_b"* ]]
-	sym glob.fgr
+	sym_text glob.fgr
 	[ "$(headers glob.fgr.txt calls | grep -c ' probe_calls:site_a: $')" -eq 1 ]
 	[ "$(headers glob.fgr.txt calls | grep -c ' probe_calls:site_b: $')" -eq 1 ]
 }
@@ -251,7 +251,7 @@ tracepoint:syscalls:sys_exit_write" ]
 	perf_count=$(awk -F, '$3 == "page-faults" { print $1 }' stat.csv)
 	fg --separate-stderr fg-sample -e page-faults -o pf.fgr -- "$WORKLOADS/faults" 32
 	[ "$status" -eq 0 ]
-	sym pf.fgr
+	sym_text pf.fgr
 	blocks pf.fgr.txt faults >stacks
 	local total touch
 	total=$(wc -l <stacks)
@@ -303,7 +303,7 @@ stack_shares() {
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 1000
 	[ "$status" -eq 0 ]
-	sym tp.fgr
+	sym_text tp.fgr
 	[ "$(headers tp.fgr.txt writes | grep -c ' syscalls:sys_enter_write: $')" -eq 1000 ]
 	blocks tp.fgr.txt writes >stacks
 	[ "$(wc -l <stacks)" -eq 1000 ]
@@ -349,7 +349,7 @@ stack_shares() {
 	[ "$fell" -le $((walked / 20)) ]
 	[[ $stderr == *"--kernel-unwind check: $walked stacks compared with bpf_get_stack()'s, 0 differ"* ]]
 	# each event's stacks, deep ones among them
-	sym check.fgr
+	sym_text check.fgr
 	for ev in syscalls:sys_enter_write sched:sched_switch sched:sched_wakeup \
 		filemap:mm_filemap_add_to_page_cache; do
 		echo "# $ev: $(grep -c " $ev: \$" check.fgr.txt)" >&3
@@ -381,7 +381,7 @@ stack_shares() {
 	[ "$walked" -ge 1000 ]
 	[ "$fell" -le $((walked / 20)) ]
 	[[ $stderr == *"--kernel-unwind check: $walked stacks compared with bpf_get_stack()'s, 0 differ"* ]]
-	sym perf.fgr
+	sym_text perf.fgr
 	grep -q '^	.* do_syscall_64' perf.fgr.txt
 	grep -q '^	.* asm_exc_page_fault' perf.fgr.txt
 }
@@ -417,7 +417,7 @@ stack_shares() {
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -e context-switches -o cs.fgr -- "$WORKLOADS/switches" 2000
 	[ "$status" -eq 0 ]
-	sym cs.fgr
+	sym_text cs.fgr
 	blocks cs.fgr.txt pinger >ping.stacks
 	blocks cs.fgr.txt ponger >pong.stacks
 	echo "# pinger $(wc -l <ping.stacks), ponger $(wc -l <pong.stacks)" >&3
@@ -454,7 +454,7 @@ stack_shares() {
 	grep -q '^event @[0-9]* id=0 kind=1 config=2 period=1 freq=0 flags=0x0 name=page-faults$' mix.txt
 	grep -q '^event @[0-9]* id=1 kind=1 config=0 period=0 freq=999 flags=0x0 name=cpu-clock$' mix.txt
 	grep -q '^event @[0-9]* id=2 kind=3 .* name=probe_calls:target$' mix.txt
-	sym mix.fgr
+	sym_text mix.fgr
 	[ "$(headers mix.fgr.txt calls | grep -c ' probe_calls:target: $')" -eq 3000 ]
 	[ "$(headers mix.fgr.txt calls | grep -c ' page-faults: $')" -gt 10 ]
 	# fg-fold folds the first event it sees unless told which

@@ -174,8 +174,8 @@ setup() {
 	}
 }
 
-# sym ARGS...: fg-sym in the namespace on the profile, the cache in the test's directory
-sym() {
+# sym_ns ARGS...: fg-sym in the namespace on the profile, the cache in the test's directory
+sym_ns() {
 	fg --separate-stderr in_ns env DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache" \
 		timeout 60 fg-sym "$@" "$D/run.fgr"
 }
@@ -205,19 +205,19 @@ lines() {
 	id=$(cat "$D/buildid")
 	[ -z "$(readelf -SW "$D/bin/prog" | grep -E '\.symtab|\.debug_')" ]
 	[ ! -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]
-	sym --no-debuginfod
+	sym_ns --no-debuginfod
 	[ "$status" -eq 0 ]
 	[ "$(prog_frames)" -ge 30 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	# the summary points at debuginfod, which is off
-	sym
+	sym_ns
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	assert_stderr_contains "frames in files without symbols: install their debug packages, or fetch their debug files with debuginfod (DEBUGINFOD_URLS or --debuginfod URLS)"
 }
 
 @test "fg-sym debuginfod: every frame of the stripped fixture is named, from a real server" {
-	DEBUGINFOD_URLS=$URL sym
+	DEBUGINFOD_URLS=$URL sym_ns
 	[ "$status" -eq 0 ]
 	local n
 	n=$(prog_frames)
@@ -231,38 +231,38 @@ lines() {
 	assert_stderr_contains "debuginfod: 1 debug files fetched, 0 from the cache, 0 not found, 0 timed out"
 	assert_stderr_contains "; $n frames named by them"
 	# the same with --debuginfod, and nothing from the environment
-	sym --debuginfod "$URL"
+	sym_ns --debuginfod "$URL"
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 }
 
 @test "fg-sym debuginfod: the second run is served from the cache, and prints the same" {
-	DEBUGINFOD_URLS=$URL sym
+	DEBUGINFOD_URLS=$URL sym_ns
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/first"
 	assert_stderr_contains "1 debug files fetched, 0 from the cache"
 	# the cache: the user's alone
 	[ "$(stat -c %a "$BATS_TEST_TMPDIR/cache")" = 700 ]
-	DEBUGINFOD_URLS=$URL sym
+	DEBUGINFOD_URLS=$URL sym_ns
 	[ "$status" -eq 0 ]
 	assert_stderr_contains "0 debug files fetched, 1 from the cache, 0 not found, 0 timed out"
 	printf '%s\n' "$output" | diff -u "$BATS_TEST_TMPDIR/first" -
 	# from the cache even with no server at all
-	DEBUGINFOD_URLS=http://127.0.0.1:9 sym
+	DEBUGINFOD_URLS=http://127.0.0.1:9 sym_ns
 	[ "$status" -eq 0 ]
 	assert_stderr_contains "1 from the cache"
 	[ "$(prog_unnamed)" -eq 0 ]
 }
 
 @test "fg-sym debuginfod: --srcline and --inline read the DWARF of the fetched file" {
-	DEBUGINFOD_URLS=$URL sym --srcline
+	DEBUGINFOD_URLS=$URL sym_ns --srcline
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	grep -qE '^  split7030\.c:[0-9]+$' <<<"$output"
 	# every frame of the fixture has its line
 	[ "$(own_frames)" -gt 0 ]
 	[ "$(lines)" -eq "$(own_frames)" ]
-	DEBUGINFOD_URLS=$URL sym --inline
+	DEBUGINFOD_URLS=$URL sym_ns --inline
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	assert_stderr_contains "1 from the cache"
@@ -305,7 +305,7 @@ lines() {
 @test "fg-sym debuginfod: with the server stopped, frames stay unnamed and are counted" {
 	start_server "$BATS_TEST_TMPDIR/srv2" 8012 "$D/srv"
 	stop_bg "$BATS_TEST_TMPDIR/srv2"
-	DEBUGINFOD_URLS=http://127.0.0.1:8012 sym
+	DEBUGINFOD_URLS=http://127.0.0.1:8012 sym_ns
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	assert_stderr_contains "unnamed ($(($(prog_frames) + $(vdso_unnamed))) no symbols,"
@@ -317,7 +317,7 @@ lines() {
 	wait_port 8013
 	local t0 t1
 	t0=$(date +%s%N)
-	DEBUGINFOD_URLS=http://127.0.0.1:8013 sym --debuginfod-budget 1
+	DEBUGINFOD_URLS=http://127.0.0.1:8013 sym_ns --debuginfod-budget 1
 	t1=$(date +%s%N)
 	stop_bg "$BATS_TEST_TMPDIR/silent"
 	echo "# fg-sym took $(((t1 - t0) / 1000000)) ms with a budget of 1 s" >&3
@@ -364,7 +364,7 @@ lines() {
 @test "fg-sym debuginfod: a debug file whose build-id is not the one asked for is refused" {
 	start_bg "$BATS_TEST_TMPDIR/impostor" python3 -c "$IMPOSTOR" 8015 "$D/other/prog.debug"
 	wait_port 8015
-	DEBUGINFOD_URLS=http://127.0.0.1:8015 sym
+	DEBUGINFOD_URLS=http://127.0.0.1:8015 sym_ns
 	stop_bg "$BATS_TEST_TMPDIR/impostor"
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
@@ -380,13 +380,13 @@ lines() {
 	mkdir -p "$BATS_TEST_TMPDIR/cache/$id"
 	chmod 700 "$BATS_TEST_TMPDIR/cache" "$BATS_TEST_TMPDIR/cache/$id"
 	cp "$D/other/prog.debug" "$BATS_TEST_TMPDIR/cache/$id/debuginfo"
-	DEBUGINFOD_URLS=$URL sym
+	DEBUGINFOD_URLS=$URL sym_ns
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	assert_stderr_contains "1 refused (not the build-id asked for)"
 	# evicted: the next run fetches the right one from the server
 	[ ! -e "$BATS_TEST_TMPDIR/cache/$id/debuginfo" ]
-	DEBUGINFOD_URLS=$URL sym
+	DEBUGINFOD_URLS=$URL sym_ns
 	[ "$(prog_unnamed)" -eq 0 ]
 	assert_stderr_contains "debuginfod: 1 debug files fetched, 0 from the cache"
 }
@@ -400,7 +400,7 @@ lines() {
 	sent=$(in_ns curl -s -o /dev/null -w '%{size_download}' "http://127.0.0.1:8019/buildid/00/debuginfo")
 	t0=$(date +%s%N)
 	DEBUGINFOD_URLS=http://127.0.0.1:8019 DEBUGINFOD_MAXSIZE=$((16 << 20)) \
-		sym --debuginfod-budget 5
+		sym_ns --debuginfod-budget 5
 	t1=$(date +%s%N)
 	stop_bg "$BATS_TEST_TMPDIR/bomb"
 	echo "# a reply of $sent bytes; fg-sym took $(((t1 - t0) / 1000000)) ms" >&3
@@ -416,7 +416,7 @@ lines() {
 	id=$(cat "$D/buildid")
 	mkdir -p "$BATS_TEST_TMPDIR/cache/$id"
 	truncate -s 32M "$BATS_TEST_TMPDIR/cache/$id/debuginfo"
-	DEBUGINFOD_URLS=http://127.0.0.1:8019 DEBUGINFOD_MAXSIZE=$((16 << 20)) sym
+	DEBUGINFOD_URLS=http://127.0.0.1:8019 DEBUGINFOD_MAXSIZE=$((16 << 20)) sym_ns
 	assert_stderr_contains "1 refused and evicted (over 16 MiB, or not ELF within bounds)"
 	[ ! -e "$BATS_TEST_TMPDIR/cache/$id/debuginfo" ]
 }
@@ -450,16 +450,16 @@ lines() {
 }
 
 @test "fg-sym debuginfod: as root through sudo, DEBUGINFOD_URLS is not followed unless --debuginfod" {
-	SUDO_USER=nobody DEBUGINFOD_URLS=$URL sym
+	SUDO_USER=nobody DEBUGINFOD_URLS=$URL sym_ns
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	assert_stderr_contains "DEBUGINFOD_URLS ignored: it came through sudo; --debuginfod URLS fetches debug files as root"
 	[ ! -e "$BATS_TEST_TMPDIR/cache" ]
-	SUDO_USER=nobody sym --debuginfod "$URL"
+	SUDO_USER=nobody sym_ns --debuginfod "$URL"
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	# --no-debuginfod wins over the environment, and says nothing of it
-	DEBUGINFOD_URLS=$URL sym --no-debuginfod
+	DEBUGINFOD_URLS=$URL sym_ns --no-debuginfod
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq "$(prog_frames)" ]
 	[[ $stderr != *debuginfod* ]]
@@ -493,7 +493,7 @@ cache_put() {
 	readelf -p .gnu_debugaltlink "$D/srv-dwz/prog.debug" | grep -q fg-test.debug
 	[ ! -e "/usr/lib/debug/.build-id/${dwz:0:2}/${dwz:2}.debug" ]
 	start_server "$BATS_TEST_TMPDIR/srv" 8022 "$D/srv-dwz" "$dwz"
-	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym --srcline
+	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym_ns --srcline
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	# the DWARF was read: every frame of the fixture has its line
@@ -504,7 +504,7 @@ cache_put() {
 	cmp "$BATS_TEST_TMPDIR/cache/$dwz/debuginfo" "$D/other/prog.debug"
 	# the next run finds both in the cache, even with the server gone
 	stop_bg "$BATS_TEST_TMPDIR/srv"
-	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym --srcline
+	DEBUGINFOD_URLS=http://127.0.0.1:8022 sym_ns --srcline
 	[ "$status" -eq 0 ]
 	assert_stderr_contains "0 debug files fetched, 1 from the cache"
 	[ "$(own_frames)" -gt 0 ]
@@ -513,7 +513,7 @@ cache_put() {
 
 @test "fg-sym debuginfod: a dwz file the server lacks leaves the names, without lines, counted" {
 	start_server "$BATS_TEST_TMPDIR/srv" 8023 "$D/srv-nodwz"
-	DEBUGINFOD_URLS=http://127.0.0.1:8023 sym --srcline
+	DEBUGINFOD_URLS=http://127.0.0.1:8023 sym_ns --srcline
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	[ "$(lines)" -eq 0 ]
@@ -528,7 +528,7 @@ cache_put() {
 	# the debug file comes from the server, the dwz file is already in the cache, but wrong
 	cache_put "$dwz" "$D/srv/prog.debug"
 	start_server "$BATS_TEST_TMPDIR/srv" 8024 "$D/srv-dwz" "$dwz"
-	DEBUGINFOD_URLS=http://127.0.0.1:8024 sym --srcline
+	DEBUGINFOD_URLS=http://127.0.0.1:8024 sym_ns --srcline
 	[ "$status" -eq 0 ]
 	[ "$(prog_unnamed)" -eq 0 ]
 	[ "$(lines)" -eq 0 ]
@@ -540,7 +540,7 @@ cache_put() {
 	dwz=$(cat "$D/dwzid")
 	cache_put "$(cat "$D/buildid")" "$D/srv-dwz/prog.debug"
 	start_server "$BATS_TEST_TMPDIR/srv" 8025 "$D/srv-dwz" "$dwz"
-	DEBUGINFOD_URLS=http://127.0.0.1:8025 sym --srcline
+	DEBUGINFOD_URLS=http://127.0.0.1:8025 sym_ns --srcline
 	[ "$status" -eq 0 ]
 	assert_stderr_contains "0 debug files fetched, 1 from the cache"
 	[ "$(own_frames)" -gt 0 ]

@@ -17,8 +17,8 @@ make_stream() {
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 }
 
-# sym ARGS...: fg-sym on in.txt's stream, nothing of this machine's /proc; output and stderr apart
-sym() {
+# sym_stream ARGS...: fg-sym on in.txt's stream, nothing of this machine's /proc; output and stderr apart
+sym_stream() {
 	make_stream
 	fg --separate-stderr fg-sym --kallsyms /dev/null --proc-root "$BATS_TEST_TMPDIR/noproc" "$@" \
 		"$BATS_TEST_TMPDIR/in.fgr"
@@ -53,7 +53,7 @@ jit_chain() {
 
 @test "fg-sym: JIT code without CFI is walked by its frame pointers, and named from its perf map" {
 	jit_chain >"$BATS_TEST_TMPDIR/in.txt"
-	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	sym_stream --symfs "$BATS_TEST_TMPDIR/symfs"
 	[ "${lines[1]}" = "$(printf '\t    7f0000001010 jit_leaf+0x10 (/tmp/perf-4242.map)')" ]
 	[ "${lines[2]}" = "$(printf '\t    7f0000001120 jit_mid+0x20 (/tmp/perf-4242.map)')" ]
 	[ "${lines[3]}" = "$(printf '\t    7f0000001230 jit_outer+0x30 (/tmp/perf-4242.map)')" ]
@@ -61,7 +61,7 @@ jit_chain() {
 	# a frame pointer of zero is the outermost frame
 	[[ $stderr == *"1 stacks unwound: 1 whole, 0 ended early ("*"); 3 frames, 2 through frame pointers,"* ]]
 	# the oracle has no CFI for JIT code: it names the leaf, and says why it stops
-	sym --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder libdw
+	sym_stream --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder libdw
 	[ "${#lines[@]}" -ge 2 ]
 	[ "${lines[1]}" = "$(printf '\t    7f0000001010 jit_leaf+0x10 (/tmp/perf-4242.map)')" ]
 }
@@ -70,10 +70,10 @@ jit_chain() {
 	# the frame-pointer walk of the sampler found a bogus caller; the snapshot says otherwise
 	jit_chain >"$BATS_TEST_TMPDIR/in.txt"
 	sed -i 's/ u=7f0000001010 / u=7f0000001010,7f00000010ff /' "$BATS_TEST_TMPDIR/in.txt"
-	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	sym_stream --symfs "$BATS_TEST_TMPDIR/symfs"
 	[ "${#lines[@]}" -eq 4 ]
 	[[ ${lines[2]} == *" jit_mid+0x20 "* ]]
-	sym --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder none
+	sym_stream --symfs "$BATS_TEST_TMPDIR/symfs" --unwinder none
 	[ "${#lines[@]}" -eq 3 ]
 	[[ ${lines[2]} == *" jit_leaf+0xff "* ]]
 	[[ $stderr == *"fg-sym: 1 stack snapshots not unwound (--unwinder none): their frame-pointer frames are written"* ]]
@@ -82,13 +82,13 @@ jit_chain() {
 
 @test "fg-sym: registers of another kind are not unwound: the frame-pointer frames, counted" {
 	jit_chain " abi=2" >"$BATS_TEST_TMPDIR/in.txt"
-	sym --symfs "$BATS_TEST_TMPDIR/symfs"
+	sym_stream --symfs "$BATS_TEST_TMPDIR/symfs"
 	[ "${#lines[@]}" -eq 2 ]
 	[[ $stderr == *"fg-sym: 1 stack snapshots not unwound: registers of another kind, or without rip or rsp; their frame-pointer frames are written"* ]]
 	# nor without a stack pointer
 	echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon" >"$BATS_TEST_TMPDIR/in.txt"
 	echo "sample pid=4242 u=7f0000001010 regs=ip:7f0000001010,bp:7ffc0010 stack=0" >>"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_stream
 	[[ $stderr == *"1 stack snapshots not unwound"* ]]
 }
 
@@ -96,24 +96,24 @@ jit_chain() {
 	local d=$BATS_TEST_TMPDIR
 	# the frame pointer leads out of the snapshot, upward: too small
 	jit_chain "" "" | sed 's/stack=.*/stack=0,0,7ffc0100,7f0000001120/' >"$d/in.txt"
-	sym --symfs "$d/symfs"
+	sym_stream --symfs "$d/symfs"
 	ended "snapshot too small"
 	# ... and below it: unreadable
 	jit_chain | sed 's/stack=.*/stack=0,0,7ff00000,7f0000001120/' >"$d/in.txt"
-	sym --symfs "$d/symfs"
+	sym_stream --symfs "$d/symfs"
 	ended "unreadable"
 	# nothing of the stack could be copied
 	jit_chain | sed 's/ stack=.*//' >"$d/in.txt"
-	sym --symfs "$d/symfs"
+	sym_stream --symfs "$d/symfs"
 	ended "unreadable"
 	[ "${#lines[@]}" -eq 2 ]
 	# a frame pointer pointing at itself: the stack pointer does not move up
 	jit_chain | sed 's/stack=.*/stack=0,0,7ffc0010,7f0000001120/' >"$d/in.txt"
-	sym --symfs "$d/symfs"
+	sym_stream --symfs "$d/symfs"
 	ended "loop"
 	# a return address in no mapping
 	jit_chain | sed 's/stack=.*/stack=0,0,7ffc0020,5000,0,0/' >"$d/in.txt"
-	sym --symfs "$d/symfs"
+	sym_stream --symfs "$d/symfs"
 	ended "no mapping"
 	[ "${lines[2]}" = "$(printf '\t            5000 [unknown] ([unknown])')" ]
 	# a file that is not there: no file
@@ -121,14 +121,14 @@ jit_chain() {
 		echo "mapping pid=7 start=400000 end=500000 ino=12345 maj=8 min=1 path=/nonexistent/app"
 		echo "sample pid=7 u=400123 regs=ip:400123,sp:7ffc0000,bp:0 stack=0,0"
 	} >"$d/in.txt"
-	sym
+	sym_stream
 	ended "no file"
 	# the legacy vsyscall page: no unwind information
 	{
 		echo "mapping pid=7 start=ffffffffff600000 end=ffffffffff601000 path=[vsyscall]"
 		echo "sample pid=7 u=ffffffffff600400 regs=ip:ffffffffff600400,sp:7ffc0000,bp:0 stack=0,0"
 	} >"$d/in.txt"
-	sym
+	sym_stream
 	ended "no unwind information"
 }
 
@@ -148,7 +148,7 @@ jit_chain() {
 			printf 'sample pid=7 u=%x regs=ip:%x,sp:7ffc0000,bp:0 stack=1,7ffc0100,0\n' \
 				$((BASE + entry + at)) $((BASE + entry + at))
 		} >"$BATS_TEST_TMPDIR/in.txt"
-		sym
+		sym_stream
 		echo "# +$at: ${lines[1]}; ${stderr_lines[1]}" >&3
 		if [ $at -eq 0 ]; then
 			[[ $stderr == *"1 stacks unwound: 1 whole, 0 ended early ("* ]]
@@ -170,7 +170,7 @@ jit_chain() {
 		echo "mapping pid=4242 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
 		echo "sample pid=4242 u=7f0000001010 regs=ip:7f0000001010,sp:7ffc0000,bp:7ffc0000 stack=${stack%,}"
 	} >"$d/in.txt"
-	sym
+	sym_stream
 	ended "too deep"
 	[ "${#lines[@]}" -eq 1025 ]
 }
@@ -187,13 +187,13 @@ jit_chain() {
 			$((0x7fff00000000 + off)) $((0x7fff00000000 + off))
 	}
 	mk "buildid=$id" >"$d/in.txt"
-	sym
+	sym_stream
 	[[ ${lines[1]} == *" __vdso_clock_gettime+0x0 ([vdso])" ]]
 	[ "${lines[2]}" = "$(printf '\t    7f0000001010 [unknown] (//anon)')" ]
 	[[ $stderr == *"1 stacks unwound: 1 whole,"*"2 frames, 0 through frame pointers"* ]]
 	# a vdso recorded under another kernel: neither named nor unwound with this one
 	mk "buildid=0102030405060708090a0b0c0d0e0f1011121314" >"$d/in.txt"
-	sym
+	sym_stream
 	[ "${#lines[@]}" -eq 2 ]
 	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 	[[ $stderr == *"1 file changed"* ]]
@@ -223,11 +223,11 @@ at() {
 	two_programs
 	# what each file says of that address alone
 	{ at 100 "$d/a" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
-	sym
+	sym_stream
 	alpha=${lines[1]}
 	[[ $alpha == *" alpha+0x0 ($d/a)" ]]
 	{ at 100 "$d/b" && echo "sample pid=42 time=200 $SNAP"; } >"$d/in.txt"
-	sym
+	sym_stream
 	beta=${lines[1]}
 	[[ $beta == *" ($d/b)" ]]
 	[ "$beta" != "$alpha" ]
@@ -241,7 +241,7 @@ at() {
 		echo "sample pid=42 time=400 $SNAP"
 		echo "sample pid=42 time=500 $SNAP"
 	} >"$d/in.txt"
-	sym
+	sym_stream
 	[ "${lines[1]}" = "$alpha" ]
 	[ "${lines[3]}" = "$beta" ]
 	[ "${lines[5]}" = "$beta" ]
@@ -256,7 +256,7 @@ at() {
 		echo "sample pid=42 time=250 $SNAP"
 		echo "sample pid=42 time=600 $SNAP"
 	} >"$d/in.txt"
-	sym
+	sym_stream
 	[ "${lines[1]}" = "$alpha" ]
 	[ "${lines[3]}" = "$beta" ]
 	[ "${lines[5]}" = "$alpha" ]
@@ -278,7 +278,7 @@ at() {
 	for f in "$d/a" "$d/stripped"; do
 		[ "$f" = "$d/a" ] || strip -o "$f" "$d/a"
 		{ mapping 42 $BASE "$f" && echo "sample pid=42 u=$pc regs=ip:$pc,sp:7ffc0000,bp:0 stack=$ra,0"; } >"$d/in.txt"
-		sym
+		sym_stream
 		[ "${#lines[@]}" -eq 3 ]
 		one=$output
 		[[ $stderr == *"1 samples, "* ]]
@@ -292,7 +292,7 @@ at() {
 		# three times: the same text, counted three times
 		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
 		sed -n '$p' "$d/in.txt" >>"$d/in.txt"
-		sym
+		sym_stream
 		[ "$output" = "$(printf '%s\n\n%s\n\n%s' "$one" "$one" "$one")" ]
 		if [ "$f" = "$d/a" ]; then
 			[[ $stderr == *"3 samples, 6 frames named, 0 unnamed ("* ]]

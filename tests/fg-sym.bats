@@ -65,8 +65,8 @@ ip() {
 	printf '%x' $(($1 + 0x$a + $4))
 }
 
-# sym ARGS...: fgr-make < $BATS_TEST_TMPDIR/in.txt | fg-sym ARGS, output in $output/$stderr
-sym() {
+# sym_made ARGS...: fgr-make < $BATS_TEST_TMPDIR/in.txt | fg-sym ARGS, output in $output/$stderr
+sym_made() {
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 	fg --separate-stderr fg-sym "$@" "$BATS_TEST_TMPDIR/in.fgr"
 }
@@ -119,7 +119,7 @@ sym() {
 		mapping 42 $BASE "$d/pie"
 		echo "sample pid=42 tid=43 cpu=1 time=1234567891000 comm=fixture u=$(ip $BASE "$d/pie" fixture_static 4),$(ip $BASE "$d/pie" fixture_leaf 9),$(ip $BASE "$d/pie" fixture_middle 0x10)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	local a
 	a=$(nm "$d/pie" | awk '$3 == "fixture_static" { print $1 }')
@@ -138,7 +138,7 @@ sym() {
 		mapping 42 0 "$d/nopie"
 		echo "sample pid=42 u=$(ip 0 "$d/nopie" fixture_leaf 2),$(ip 0 "$d/nopie" main 5)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" fixture_leaf+0x2 ($d/nopie)" ]]
 	[[ ${lines[2]} == *" main+0x5 ($d/nopie)" ]]
@@ -151,7 +151,7 @@ sym() {
 		mapping 42 $((base - 0x200000)) "$d/pie-moved"
 		echo "sample pid=42 u=$(ip $((base - 0x200000)) "$d/pie-moved" fixture_middle 3)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	local a
 	a=$(nm "$d/pie-moved" | awk '$3 == "fixture_middle" { print $1 }')
@@ -164,7 +164,7 @@ sym() {
 		mapping 42 $base "$d/libfixture.so"
 		echo "sample pid=42 u=$(ip $base "$d/libfixture.so" fixture_lib_func 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" fixture_lib_func+0x1 ($d/libfixture.so)" ]]
 }
 
@@ -174,7 +174,7 @@ sym() {
 		mapping 42 $BASE "$d/pie-stripped"
 		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" fixture_static 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie-stripped)" ]]
 	[[ ${lines[2]} == *" [unknown] ($d/pie-stripped)" ]]
@@ -190,7 +190,7 @@ sym() {
 		mapping 43 $BASE "$d/templ"
 		echo "sample pid=43 u=$v"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	local in_templ=${lines[1]}
 	[[ $in_templ == *"($d/templ)" ]]
 	{
@@ -206,7 +206,7 @@ sym() {
 			echo "sample pid=45 time=$((2000 + i)) u=$v"
 		done
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	[ "${lines[3]}" = "${lines[1]}" ]
@@ -223,7 +223,7 @@ sym() {
 			echo "sample pid=44 u=$s,$v"
 		done
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" [unknown] ($d/pie-stripped)" ]]
 	[ "${lines[4]}" = "${lines[1]}" ]
 	[ "${lines[7]}" = "${lines[1]}" ]
@@ -236,7 +236,7 @@ sym() {
 		mapping 42 $BASE "$d/pie-dl"
 		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_static 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" fixture_static+0x1 ($d/pie-dl)" ]]
 }
 
@@ -251,7 +251,7 @@ sym() {
 		mapping 42 $BASE "$d/pie-dl"
 		echo "sample pid=42 u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_static 1)"
 	} >"$d/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" [unknown] ($d/pie-dl)" ]]
 }
 
@@ -262,11 +262,11 @@ sym() {
 		mapping 42 $BASE "$d/nobid"
 		echo "sample pid=42 u=$(ip $BASE "$BATS_FILE_TMPDIR/nobid" fixture_static 1)"
 	} >"$d/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" fixture_static+0x1 ($d/nobid)" ]]
 	# the same name, other contents
 	printf 'x' >>"$d/nobid.debug"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" [unknown] ($d/nobid)" ]]
 }
 
@@ -276,10 +276,10 @@ sym() {
 		mapping 42 $BASE "$d/symfs/bin/fixture" /bin/fixture
 		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_static 2)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --symfs "$d/symfs"
+	sym_made --symfs "$d/symfs"
 	[[ ${lines[1]} == *" fixture_static+0x2 (/bin/fixture)" ]]
 	# without --symfs, /bin/fixture is not that file
-	sym
+	sym_made
 	[[ ${lines[1]} == *" [unknown] (/bin/fixture)" ]]
 	[[ $stderr == *"1 no file"* ]]
 }
@@ -292,10 +292,10 @@ sym() {
 		mapping 42 $BASE "$d/templ"
 		echo "sample pid=42 u=$(ip $BASE "$d/templ" _ZN7fixture6WidgetIlE3runEl 1),$(ip $BASE "$d/templ" "$twice" 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" fixture::Widget<long>::run+0x1 ($d/templ)" ]]
 	[[ ${lines[2]} == *" fixture::twice<int>+0x1 ($d/templ)" ]]
-	sym --no-demangle
+	sym_made --no-demangle
 	[[ ${lines[1]} == *" _ZN7fixture6WidgetIlE3runEl+0x1 ($d/templ)" ]]
 }
 
@@ -305,7 +305,7 @@ sym() {
 		mapping 42 $BASE "$d/pie" | sed 's/ ino=[0-9]* / ino=1 /'
 		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" [unknown] ($d/pie)" ]]
 	[[ $stderr == *"0 frames named, 1 unnamed ("*", 1 file changed,"* ]]
 }
@@ -319,7 +319,7 @@ sym() {
 		mapping 42 $BASE "$d/pie" "$BATS_TEST_TMPDIR/app" | sed "s/ ino=[0-9]* / ino=0 buildid=$id /"
 		echo "sample pid=42 u=$(ip $BASE "$d/pie" fixture_leaf 1),$(ip $BASE "$d/pie" main 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] ($BATS_TEST_TMPDIR/app)" ]]
 	[[ ${lines[2]} == *" [unknown] ($BATS_TEST_TMPDIR/app)" ]]
@@ -327,11 +327,11 @@ sym() {
 	# a --symfs copy is checked by build-id too
 	mkdir -p "$BATS_TEST_TMPDIR/symfs$BATS_TEST_TMPDIR"
 	cp "$d/nobid" "$BATS_TEST_TMPDIR/symfs$BATS_TEST_TMPDIR/app"
-	sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$BATS_TEST_TMPDIR/symfs"
+	sym_made --proc-root "$BATS_TEST_TMPDIR" --symfs "$BATS_TEST_TMPDIR/symfs"
 	[[ $stderr == *"2 file changed,"* ]]
 	# the right build-id names it
 	cp "$d/pie" "$BATS_TEST_TMPDIR/app"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($BATS_TEST_TMPDIR/app)" ]]
 }
 
@@ -361,7 +361,7 @@ sym() {
 		mapping 43 $BASE "$d/pie" | sed "s/ ino=[0-9]* / ino=0 buildid=00112233445566778899aabbccddeeff00112233 /"
 		echo "sample pid=43 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	[[ ${lines[3]} == *" [unknown] ($d/pie)" ]]
 }
@@ -373,7 +373,7 @@ sym() {
 		echo "sample pid=42 k=ffffffff81000105,ffffffffc0a00010 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
 		echo "sample pid=0 comm=swapper k=ffffffff81000305,ffffffff00000000"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --kallsyms "$F/kallsyms"
+	sym_made --kallsyms "$F/kallsyms"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "$(printf '\tffffffff81000105 helper+0x5 ([kernel.kallsyms])')" ]
 	[ "${lines[2]}" = "$(printf '\tffffffffc0a00010 nft_do_chain+0x10 ([nf_tables])')" ]
@@ -386,7 +386,7 @@ sym() {
 @test "fg-sym: hidden kernel addresses give one warning and [unknown] kernel frames" {
 	printf 'sample pid=1 k=ffffffff81000105,ffffffff81000205\nsample pid=1 k=ffffffff81000105\n' \
 		>"$BATS_TEST_TMPDIR/in.txt"
-	sym --kallsyms "$F/kallsyms-hidden"
+	sym_made --kallsyms "$F/kallsyms-hidden"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "$(printf '\tffffffff81000105 [unknown] ([kernel.kallsyms])')" ]
 	[ "$(grep -c 'kptr_restrict' <<<"$stderr")" -eq 1 ]
@@ -396,7 +396,7 @@ sym() {
 @test "fg-sym: a malformed --kallsyms names its line" {
 	printf 'sample pid=1 k=ffffffff81000105\n' >"$BATS_TEST_TMPDIR/in.txt"
 	printf 'ffffffff81000000 T _stext\nthis is not kallsyms\n' >"$BATS_TEST_TMPDIR/ks"
-	sym --kallsyms "$BATS_TEST_TMPDIR/ks"
+	sym_made --kallsyms "$BATS_TEST_TMPDIR/ks"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/ks': malformed line 2; kernel frames stay unnamed"* ]]
 }
@@ -411,7 +411,7 @@ sym() {
 		>"$p/77/maps"
 	echo "sample pid=77 u=$(ip $BASE "$d/pie" fixture_leaf 1)" >"$BATS_TEST_TMPDIR/in.txt"
 	echo "sample pid=78 u=$(ip $BASE "$d/pie" fixture_leaf 1)" >>"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$p"
+	sym_made --proc-root "$p"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	# pid 78 is in neither the stream nor the proc root: gone
@@ -425,7 +425,7 @@ sym() {
 		mapping 42 $BASE "$d/pie"
 		echo "sample pid=42 u=1000"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[ "${lines[1]}" = "$(printf '\t            1000 [unknown] ([unknown])')" ]
 	[[ $stderr == *"1 no mapping"* ]]
 }
@@ -440,7 +440,7 @@ sym() {
 		echo "mapping pid=4243 start=7f0000001000 end=7f0000002000 prot=rwx path=//anon"
 		echo "sample pid=4243 u=7f0000001104"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --symfs "$s" --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --symfs "$s" --proc-root "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "$(printf '\t    7f0000001104 LazyCompile:*run app.js:1+0x4 (/tmp/perf-4242.map)')" ]
 	[ "${lines[2]}" = "$(printf '\t    7f0000001010 jit_outer+0x10 (/tmp/perf-4242.map)')" ]
@@ -457,7 +457,7 @@ sym() {
 		echo "sample pid=42 time=1500 u=$(ip $BASE "$d/pie" fixture_leaf 1)"
 		echo "sample pid=42 time=2500 u=$(ip $BASE "$d/templ" main 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	[[ ${lines[3]} == *" main+0x1 ($d/templ)" ]]
 }
@@ -473,7 +473,7 @@ sym() {
 		mapping 50 $BASE "$d/templ"
 		echo "sample pid=50 u=$(ip $BASE "$d/templ" main 1)"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ ${lines[1]} == *" fixture_leaf+0x1 ($d/pie)" ]]
 	# a sample after the exit record is still named (it may travel late)
 	[[ ${lines[3]} == *" fixture_leaf+0x2 ($d/pie)" ]]
@@ -487,7 +487,7 @@ sym() {
 		echo "mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]"
 		echo "sample pid=42 u=7fff00000000"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ ${lines[1]} == *" ([vdso])" ]]
 	# some function of the vdso, or its first bytes, which belong to no function
 	[[ $stderr == *"1 samples"* ]]
@@ -496,7 +496,7 @@ sym() {
 	off=$(fgr-vdso-sym __vdso_clock_gettime)
 	printf 'mapping pid=42 start=7fff00000000 end=7fff00002000 path=[vdso]\nsample pid=42 u=%x\n' \
 		$((0x7fff00000000 + off + 1)) >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ ${lines[1]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
 }
 
@@ -518,7 +518,7 @@ sym() {
 	readelf -sW "$BATS_TEST_TMPDIR/other" | grep -q ' vdso_own$'
 	[ "$(readelf -n "$BATS_TEST_TMPDIR/other" | awk '/Build ID/ { print $3 }')" != "$id" ]
 	# without it: unnamed, counted
-	sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+	sym_made --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 	[[ ${lines[3]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
@@ -528,7 +528,7 @@ sym() {
 		rm -rf "$sf"
 		mkdir -p "$(dirname "$sf/$place")"
 		cp "$BATS_TEST_TMPDIR/vdso.debug" "$sf/$place"
-		sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+		sym_made --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
 		echo "# $place: ${lines[1]}" >&3
 		[ "$status" -eq 0 ]
 		[[ ${lines[1]} == *" vdso_own+0x2 ([vdso])" ]]
@@ -537,7 +537,7 @@ sym() {
 		[[ $stderr == *" 2 frames named, 0 unnamed "* ]]
 		# another file there (another kernel's vDSO) is not taken for it
 		cp "$BATS_TEST_TMPDIR/other" "$sf/$place"
-		sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
+		sym_made --proc-root "$BATS_TEST_TMPDIR" --symfs "$sf"
 		[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 		[[ $stderr == *" 1 unnamed (1 no symbols,"* ]]
 	done
@@ -598,7 +598,7 @@ sym() {
 	[[ $stderr == *"fg-sym: the sampler lost 3 samples (its ring buffer was full)"* ]]
 	# with its summary: no warning
 	sed -i '/nosummary/d' "$BATS_TEST_TMPDIR/in.txt"
-	sym
+	sym_made
 	[ "$status" -eq 0 ]
 	[[ $stderr != *"incomplete"* ]]
 }
@@ -627,9 +627,9 @@ sym() {
 
 @test "fg-sym: lost samples are reported; -q keeps standard error quiet" {
 	printf 'sample pid=1 u=1000\nlost count=7\n' >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ $stderr == *"fg-sym: the sampler lost 7 samples (its ring buffer was full)"* ]]
-	sym --proc-root "$BATS_TEST_TMPDIR" -q
+	sym_made --proc-root "$BATS_TEST_TMPDIR" -q
 	[ -z "$stderr" ]
 }
 
@@ -646,15 +646,15 @@ sym() {
 		mapping 42 $BASE "$d/pie"
 		printf 'sample pid=42 u=%x,%x\n' $(($BASE + 0x$(nm "$d/pie" | awk '$3 == "fixture_leaf" { print $1 }'))) $(($BASE + 0x$ret))
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --inline
+	sym_made --inline
 	[ "$status" -eq 0 ]
 	[[ ${lines[2]} == *" fixture_inlined (inlined)" ]]
 	[[ ${lines[3]} == *" fixture_middle+0x"*" ($d/pie)" ]]
-	sym --srcline
+	sym_made --srcline
 	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]
 	[[ ${lines[3]} == *" fixture_middle+0x"*" ($d/pie)" ]]
 	[[ ${lines[4]} == "  prog.c:"[0-9]* ]]
-	sym --inline --srcline
+	sym_made --inline --srcline
 	[[ ${lines[3]} == *" fixture_inlined (inlined)" ]]
 	[[ ${lines[4]} == "  prog.c:"[0-9]* ]]
 }
@@ -736,7 +736,7 @@ sym() {
 		echo "mapping pid=43 start=555555554000 end=555555556000 path=$sysf"
 		echo "sample pid=43 u=555555554100"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] (/proc/version)" ]]
 	[[ ${lines[3]} == *" [unknown] ($sysf)" ]]
@@ -759,7 +759,7 @@ sym() {
 		echo "sample pid=42 comm=\\n\\ninj\\t1/1\\x1b[1m u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_leaf 1)"
 		echo "sample pid=42 comm=x\\x201/1\\x201:\\x2099999 u=$(ip $BASE "$BATS_FILE_TMPDIR/pie" fixture_leaf 1)"
 	} >"$d/in.txt"
-	sym --proc-root "$d"
+	sym_made --proc-root "$d"
 	[ "$status" -eq 0 ]
 	# two samples: a header, one frame and a blank line each
 	# two samples: a header, one frame and a blank line each
@@ -781,7 +781,7 @@ sym() {
 
 @test "fg-sym: a backslash is doubled, so that an escape cannot be forged" {
 	echo 'sample pid=1 comm=a\\x0ab u=1000' >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[ "${lines[0]}" = 'a\\x0ab     1/1     [000]     0.000000:          1 cpu-clock: ' ]
 }
 
@@ -794,13 +794,13 @@ sym() {
 		echo "lost count=0 cpu=1 reason=3"
 		echo "lost count=5 reason=77"
 	} >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sym: the sampler lost at least 18446744073709551615 samples (its ring buffer was full), 2 mapping, comm or task events (its perf buffer overflowed), 5 things for reasons this fg-sym does not know"* ]]
 	[[ $stderr == *"fg-sym: 1 CPU went offline during the run: its samples stopped there"* ]]
 	# events lost alone are not samples lost
 	printf 'sample pid=1 u=1000\nlost count=4 reason=2\n' >"$BATS_TEST_TMPDIR/in.txt"
-	sym --proc-root "$BATS_TEST_TMPDIR"
+	sym_made --proc-root "$BATS_TEST_TMPDIR"
 	[[ $stderr == *"fg-sym: the sampler lost 4 mapping, comm or task events (its perf buffer overflowed)"* ]]
 	[[ $stderr != *" samples ("* ]]
 }

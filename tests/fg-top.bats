@@ -40,9 +40,9 @@ start() {
 
 screen() { t capture-pane -p -t top; }
 
-# wait_for REGEX [SECONDS]: until the screen matches (extended regex) and is drawn to its
+# wait_screen REGEX [SECONDS]: until the screen matches (extended regex) and is drawn to its
 # last row (fg-top's status line), else fail showing it
-wait_for() {
+wait_screen() {
 	local end=$((SECONDS + ${2:-10}))
 	while ((SECONDS <= end)); do
 		screen >screen.txt
@@ -88,7 +88,7 @@ fold_numbers() {
 @test "the top view's first lines and percentages are fg-fold's numbers" {
 	fold_numbers "$data/capture.txt" >expected
 	start 100 30 fg-top "$data/capture.txt"
-	wait_for '201 samples of cpu-clock'
+	wait_screen '201 samples of cpu-clock'
 	# the ten first rows: self total kind name
 	sed -n '4,13p' screen.txt | awk '{ print $1, $2, $3, $4 }' >shown
 	cat shown >&3
@@ -103,12 +103,12 @@ fold_numbers() {
 @test "the top view sorts by total with s, and lists the processes" {
 	fold_numbers "$data/capture.txt" | sort -t' ' -k2,2gr | head -n 1 >first
 	start 100 30 fg-top "$data/capture.txt"
-	wait_for '201 samples'
+	wait_screen '201 samples'
 	t send-keys -t top s
-	wait_for '\*Total'
+	wait_screen '\*Total'
 	[ "$(sed -n 4p screen.txt | awk '{ print $1, $2, $3, $4 }')" = "$(cat first)" ]
 	t send-keys -t top 2
-	wait_for 'Share +Process'
+	wait_screen 'Share +Process'
 	grep -qE '^ +[0-9.]+% +split7030$' screen.txt
 	grep -qE '^ +[0-9.]+% +syscalls$' screen.txt
 	[ "$(quit)" = 0 ]
@@ -116,59 +116,59 @@ fold_numbers() {
 
 @test "the flame graph: move, zoom into a frame, search, with the matched share" {
 	start 80 20 fg-top "$data/flame.folded"
-	wait_for '4 folded stacks'
+	wait_screen '4 folded stacks'
 	t send-keys -t top 3
-	wait_for '^all +total 100.0%'
+	wait_screen '^all +total 100.0%'
 	# down to app, main, then its widest child: hot
 	t send-keys -t top j j j
-	wait_for '^hot \[\.\] +total 70\.0% +self 0\.0%'
+	wait_screen '^hot \[\.\] +total 70\.0% +self 0\.0%'
 	t send-keys -t top Enter
-	wait_for '70.0% of zoom|100.0% of zoom'
+	wait_screen '70.0% of zoom|100.0% of zoom'
 	# zoomed: hot spans the width, its children in proportion (spin 60, work 10 of 70)
 	row=$(grep -n '^hot *$' screen.txt | head -n 1 | cut -d: -f1)
 	[ "$(sed -n "$((row + 1))p" screen.txt | grep -o 'spin *' | wc -c)" -ge 68 ]
 	t send-keys -t top / s p i n Enter
-	wait_for 'Matched: 80\.0% \(85\.7% of zoom\)'
+	wait_screen 'Matched: 80\.0% \(85\.7% of zoom\)'
 	# k goes up, towards the root
 	t send-keys -t top k
-	wait_for '^main \[\.\] +total 100\.0%'
+	wait_screen '^main \[\.\] +total 100\.0%'
 	# Esc zooms out to hot's parent
 	t send-keys -t top Escape
-	wait_for 'Matched: 80\.0% \(80\.0% of zoom\)'
+	wait_screen 'Matched: 80\.0% \(80\.0% of zoom\)'
 	t send-keys -t top BSpace BSpace BSpace
-	wait_for 'Matched: 80\.0% +/spin'
+	wait_screen 'Matched: 80\.0% +/spin'
 	[ "$(quit)" = 0 ]
 }
 
 @test "a bad regular expression is said, and the last search stays" {
 	start 80 20 fg-top "$data/flame.folded"
-	wait_for '4 folded stacks'
+	wait_screen '4 folded stacks'
 	t send-keys -t top / '(' Enter
-	wait_for 'bad expression'
+	wait_screen 'bad expression'
 	t send-keys -t top / c o l d Enter
-	wait_for 'Matched: 30\.0%'
+	wait_screen 'Matched: 30\.0%'
 	[ "$(quit)" = 0 ]
 }
 
 @test "a terminal resized to 40 columns: lines fit, names are cut, numbers stay whole" {
 	start 100 24 fg-top "$data/capture.txt"
-	wait_for '201 samples'
+	wait_screen '201 samples'
 	t resize-window -t top -x 40 -y 20
-	wait_for '^.{0,40}$' 5
+	wait_screen '^.{0,40}$' 5
 	sleep 1.2
 	screen >screen.txt
 	cat screen.txt >&3
 	awk 'length($0) > 40 { exit 1 }' screen.txt
 	grep -qE '^ +[0-9.]+% +[0-9.]+% +\[[.kji]\] +__libc_start_call\.\.$' screen.txt
 	t send-keys -t top 3
-	wait_for '^all +total 100\.0%'
+	wait_screen '^all +total 100\.0%'
 	awk 'length($0) > 40 { exit 1 }' screen.txt
 	[ "$(quit)" = 0 ]
 }
 
 @test "a resize storm while input flows: the terminal's signals reach the drawing thread only" {
 	start 100 30 "perf-stream -r 20000 -d 30 -n 3000 2>/dev/null | fg-top"
-	wait_for 'samples/s'
+	wait_screen 'samples/s'
 	top=$(pgrep -P "$(t display -p -t top '#{pane_pid}')" -x fg-top)
 	# ncurses' SIGWINCH handler (and SIGTSTP's, and ours for SIGINT and SIGTERM) ran on
 	# whichever thread the kernel chose, the reader's too, beside doupdate() on the
@@ -202,7 +202,7 @@ fold_numbers() {
 	EOF
 	echo "# $(cat storm.out) resizes" >&3
 	kill -0 "$top"
-	wait_for 'samples/s'
+	wait_screen 'samples/s'
 	[ "$(quit)" = 0 ]
 }
 
@@ -212,7 +212,7 @@ fold_numbers() {
 	# it had read, more than 20 s when that crawled.  (Under ASan, most of the time left
 	# is LeakSanitizer's look at the heap at the exit.)
 	start 100 30 "awk 'BEGIN { for (i = 0; ; i++) printf \"p;f%07d 1\\n\", i % 200000 }' | fg-top"
-	wait_for 'samples/s'
+	wait_screen 'samples/s'
 	sleep 4
 	local begin=$EPOCHREALTIME i
 	t send-keys -t top q
@@ -228,15 +228,15 @@ fold_numbers() {
 
 @test "escape sequences in names show as text and never reach the terminal" {
 	start 100 20 "LANG=C.UTF-8 LC_ALL=C.UTF-8 fg-top '$data/hostile.txt'"
-	wait_for '4 samples'
+	wait_screen '4 samples'
 		grep -qF '\x1b]0:pwned\x07' screen.txt
 	grep -qF 'csi_\u{9b}31m_red\x1b[2J' screen.txt
 	grep -qF 'héllo_日本' screen.txt
 	t send-keys -t top 2
-	wait_for 'Process'
+	wait_screen 'Process'
 	grep -qF '\x1b[2J\x1b]0:pwned_too\x07' screen.txt
 	t send-keys -t top 3 j j
-	wait_for 'total'
+	wait_screen 'total'
 	# the title is not set, the screen was not cleared
 	[ "$(t display -p -t top '#{pane_title}')" != pwned ]
 	[ "$(t display -p -t top '#{pane_title}')" != "pwned too" ]
@@ -245,7 +245,7 @@ fold_numbers() {
 
 @test "outside UTF-8 (LANG=C), bytes above 0x7f show as \\xNN" {
 	start 100 20 "LANG=C LC_ALL=C fg-top '$data/hostile.txt'"
-	wait_for '4 samples'
+	wait_screen '4 samples'
 	grep -qF 'h\xc3\xa9llo_\xe6\x97\xa5\xe6\x9c\xac' screen.txt
 	grep -qF 'csi_\xc2\x9b31m_red\x1b[2J' screen.txt
 	[ "$(quit)" = 0 ]
@@ -253,7 +253,7 @@ fold_numbers() {
 
 @test "bad lines are counted on the screen, and named with their line numbers at the end" {
 	start 100 20 "fg-top '$data/bad.txt' 2>err"
-	wait_for ', 8 bad lines'
+	wait_screen ', 8 bad lines'
 	st=$(quit)
 	[ "$st" = 0 ] || { echo "status $st" >&2; cat err >&2; false; }
 	fg-fold "$data/bad.txt" 2>fold.err >/dev/null
@@ -262,20 +262,20 @@ fold_numbers() {
 
 @test "q exits 0; input that cannot be read is an error after q" {
 	start 80 20 "fg-top '$data/flame.folded'"
-	wait_for '4 folded stacks'
+	wait_screen '4 folded stacks'
 	[ "$(quit)" = 0 ]
 	t kill-server
 	rm -f status
 	printf 'a;b 1 2\n' >diff.folded
 	start 80 20 "fg-top diff.folded 2>err"
-	wait_for 'INPUT FAILED'
+	wait_screen 'INPUT FAILED'
 	[ "$(quit)" = 1 ]
 	grep -q "diff.folded: a differential profile" err
 }
 
 @test "a slow terminal costs frames, not samples" {
 	start 200 60 "perf-stream -r 10000 -d 5 -n 300 2>stream.err | fg-top -m accumulate"
-	wait_for 'samples/s'
+	wait_screen 'samples/s'
 	top=$(pgrep -P "$(t display -p -t top '#{pane_pid}')" -x fg-top)
 	# the flame graph (a whole new screen), then the terminal stops reading for two
 	# seconds: fg-top's drawing blocks in write(2) on the terminal
@@ -289,7 +289,7 @@ fold_numbers() {
 	done
 	kill -CONT "$server"
 	[ "$blocked" = yes ]
-	wait_for 'input ended' 15
+	wait_screen 'input ended' 15
 	# every sample was read, and the stream never waited for the reader as long as the
 	# terminal stopped (a full pipe would have held it for the two seconds)
 	cat stream.err >&3

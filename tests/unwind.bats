@@ -20,8 +20,8 @@ snap() {
 	fgr-snap "$d/s.snap" >"$d/s.fgr"
 }
 
-# sym ARGS...: fg-sym on the snapshots, no kernel symbols; text in $d/out, summary in $d/err
-sym() {
+# sym_snaps ARGS...: fg-sym on the snapshots, no kernel symbols; text in $d/out, summary in $d/err
+sym_snaps() {
 	local d=$BATS_TEST_TMPDIR
 	# (not through `run`, which would drop the last blank line)
 	fg-sym --kallsyms /dev/null "$@" >"$d/out" 2>"$d/err"
@@ -33,9 +33,9 @@ sym() {
 # both ARGS...: the tables and the oracle give the same text, frame for frame
 both() {
 	local d=$BATS_TEST_TMPDIR
-	sym --unwinder libdw "$@"
+	sym_snaps --unwinder libdw "$@"
 	mv "$d/out" "$d/out.libdw"
-	sym "$@"
+	sym_snaps "$@"
 	diff -u "$d/out.libdw" "$d/out"
 }
 
@@ -130,7 +130,7 @@ golden() {
 	# the clang binary under the gcc one's name: its build-id differs
 	xz -dc "$G/fixture-clang-static.xz" >"$d/symfs/fixture-gcc-static"
 	xz -dc "$G/gcc-static.fgr.xz" >"$d/s.fgr"
-	sym --symfs "$d/symfs" --proc-root "$d/noproc" "$d/s.fgr"
+	sym_snaps --symfs "$d/symfs" --proc-root "$d/noproc" "$d/s.fgr"
 	grep -qE ' 0 whole, 44 ended early \(.* 44 no file\)' "$d/err"
 	# each stack is its leaf, unnamed
 	[ "$(grep -c 'fixture-gcc-static)$' "$d/out")" -eq 44 ]
