@@ -43,7 +43,8 @@ static void gather(const char *s, size_t len, void *opaque)
 	size_t room = sizeof(o->buf) - 1 - o->len;
 
 	if (!o->cut) {
-		memcpy(o->buf + o->len, s, len < room ? len : room);
+		if (len) /* the Rust demangler may hand over (NULL, 0) */
+			memcpy(o->buf + o->len, s, len < room ? len : room);
 		o->len += len < room ? len : room;
 		o->cut = len > room || ++o->calls > FG_DEMANGLE_MAX_CALLS;
 		if (!o->cut)
