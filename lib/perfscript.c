@@ -687,6 +687,7 @@ static int no_tid(const char *line, size_t len, const struct fg_span *t, size_t 
 	 * from being believed (fold.c)
 	 */
 	h->weak = true;
+	h->comm.p = line; /* no comm printed: empty, within the line as every span is */
 	if (k > 0) {
 		h->comm.p = t[0].p;
 		h->comm.len = (size_t)(t[k - 1].p + t[k - 1].len - t[0].p);
