@@ -4,7 +4,7 @@
  * read from its memory by lib/python -- the oracle the BPF walk is checked
  * against.  Prints
  *
- *	python 3.12 /root/.pyenv/versions/3.12.1/lib/libpython3.12.so.1.0
+ *	python 3.12 /opt/python/3.12/lib/libpython3.12.so.1.0
  *	thread 4242 python3.12
  *		py::hot:/path/prog.py
  *		py::main:/path/prog.py
