@@ -110,7 +110,8 @@ static const char usage_text[] =
     "                  counted events (-c); with dwarf, one second of the largest samples);\n"
     "                  also sizes the waits' ring (default 64)\n"
     "  -o file         write the records to file (default: standard output, not a terminal)\n"
-    "  -v              show libbpf's messages, and the counters of each CPU at the end\n"
+    "  -v              every count at the end, those of each CPU, libbpf's warnings;\n"
+    "                  -vv also libbpf's debug messages\n"
     "  --list-events [pattern]\n"
     "                  list the events this system offers, or those matching a glob\n"
     "                  (tracepoint:sched:*, uprobe:/usr/bin/bash:read*), and exit\n"
@@ -168,9 +169,9 @@ static noreturn void usage_error(const char *fmt, ...)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!opts.verbose)
+	/* -v: its warnings (among them the verifier's log); -vv: all it says */
+	if (!opts.verbose || (level == LIBBPF_DEBUG && opts.verbose < 2))
 		return 0;
-	(void)level;
 	return vfprintf(stderr, fmt, ap);
 }
 
@@ -1679,7 +1680,7 @@ static uint64_t prog_misses(struct run *r)
 static void report_events(const struct run *r, const struct prog_cost pc[3], struct fg_buf *b)
 {
 	if (!default_event_only()) {
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3 && opts.verbose; i++)
 			if (pc[i].runs)
 				fg_buf_addf(b,
 					    "the BPF program%s ran %" PRIu64 " times, %" PRIu64
@@ -1716,15 +1717,15 @@ static void report_korc(struct run *r, struct fg_buf *b)
 	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
 
 	if (!r->korc.on) {
-		if (r->korc.why_not)
+		if (r->korc.why_not && opts.verbose)
 			fg_buf_addf(b, "kernel stacks: by bpf_get_stack() (%s)\n", r->korc.why_not);
 		return;
 	}
 	walks = stat_total(r, FG_STAT_KORC_WALKS, percpu);
 	text = stat_total(r, FG_STAT_KORC_FB_TEXT, percpu);
 	other = stat_total(r, FG_STAT_KORC_FB_OTHER, percpu);
-	/* with the default event, only when some stack was not unwound so (as the events' lines) */
-	if (default_event_only() && !text && !other && opts.kernel_unwind != FG_KUNWIND_CHECK)
+	/* with -v, or --kernel-unwind check, which asks for it */
+	if (!opts.verbose && opts.kernel_unwind != FG_KUNWIND_CHECK)
 		return;
 	fg_buf_addf(b,
 		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
@@ -1813,11 +1814,10 @@ static void report_per_cpu(struct run *r)
 	}
 }
 
-/* --call-graph cfi: how the walks ended, the tables and the limits hit */
-static void report_cfi(struct run *r, struct fg_buf *text)
+/* --call-graph cfi: the BPF program's counters (enum fg_cfi_stat), summed over the CPUs */
+static void cfi_counters(struct run *r, uint64_t bpf[FG_CFI_STAT_MAX])
 {
-	uint64_t percpu[MAX_CPUS], bpf[FG_CFI_STAT_MAX];
-	struct fg_cfi_load_stats st;
+	uint64_t percpu[MAX_CPUS];
 
 	for (uint32_t k = 0; k < FG_CFI_STAT_MAX; k++) {
 		bpf[k] = 0;
@@ -1826,11 +1826,54 @@ static void report_cfi(struct run *r, struct fg_buf *text)
 			for (int i = 0; i < r->ncpus_possible; i++)
 				bpf[k] += percpu[i];
 	}
+}
+
+/* --call-graph cfi: how the walks ended, the tables and the limits hit */
+static void report_cfi(struct run *r, struct fg_buf *text)
+{
+	uint64_t bpf[FG_CFI_STAT_MAX];
+	struct fg_cfi_load_stats st;
+
 	fg_cfi_loader_stats(r->cfi, &st);
+	if (!opts.verbose) {
+		fg_cfi_load_problems(text, &st, &cfi_limits);
+		return;
+	}
+	cfi_counters(r, bpf);
 	fg_cfi_load_report(text, &st, &cfi_limits, bpf,
 			   fg_reorder_written_with(r->q, FG_SAMPLE_F_CFI_FALLBACK), r->cfi_start_ns,
 			   r->header.start_ns ? r->header.start_ns - r->begin_ns : 0);
 	fg_cfi_worker_report(text, &r->cfi_wst);
+}
+
+/*
+ * The first line's share of whole user stacks, as far as fg-sample can tell: those the
+ * walk followed to the end, and the snapshots that hold the end of the stack (fg-sym
+ * unwinds them, and says how far it got); with frame pointers, the chains not cut short.
+ */
+static void user_stacks(struct run *r, struct fg_sample_stats *st)
+{
+	uint64_t whole = st->snapshot_whole < st->snapshots ? st->snapshot_whole : st->snapshots;
+	uint64_t all, broken, bpf[FG_CFI_STAT_MAX];
+
+	if (opts.kernel_only)
+		return;
+	if (r->cfi) { /* walked in BPF, or a snapshot where no table was in */
+		cfi_counters(r, bpf);
+		st->user_stacks = bpf[FG_CFI_STAT_WALKS] + st->snapshots;
+		st->user_whole = bpf[FG_CFI_STAT_END_STOP] + whole;
+	} else if (opts.snapshot) { /* dwarf: a snapshot each */
+		st->user_stacks = st->snapshots;
+		st->user_whole = whole;
+	} else { /* frame pointers: of the samples not in a kernel thread, those not cut short */
+		all = r->sum.samples - fg_reorder_written_with(r->q, FG_SAMPLE_F_KERNEL_THREAD);
+		broken = r->sum.ustack_failed + r->sum.ustack_cut;
+		st->user_fp = true;
+		st->user_stacks = all;
+		st->user_whole = broken < all ? all - broken : 0;
+	}
+	if (st->user_whole > st->user_stacks)
+		st->user_whole = st->user_stacks;
 }
 
 /* --off-cpu, --wall: what became of the waits, for the end-of-run lines */
@@ -1867,6 +1910,7 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 static void report(struct run *r)
 {
 	struct fg_sample_stats st = {.sum = r->sum,
+				     .verbose = opts.verbose,
 				     .freq = fg_evlist_has_time(&evlist) ? opts.freq : 0,
 				     .ncpus = (unsigned)opts.ncpus,
 				     .nofp = r->nofp,
@@ -1892,6 +1936,7 @@ static void report(struct run *r)
 	st.snapshots = stat_total(r, FG_STAT_SNAPSHOTS, percpu);
 	st.snapshot_bytes = stat_total(r, FG_STAT_SNAPSHOT_BYTES, percpu);
 	st.snapshot_whole = stat_total(r, FG_STAT_SNAPSHOT_WHOLE, percpu);
+	user_stacks(r, &st);
 	/* the programs' own cost, when the kernel counts it (kernel.bpf_stats_enabled=1) */
 	prog_costs(r, pc);
 	if (default_event_only()) {

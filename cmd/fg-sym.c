@@ -62,7 +62,7 @@ static const char usage_text[] =
     "                       (default), by elfutils' libdwfl (slower; to check the\n"
     "                       tables), or not at all (the frame-pointer frames then)\n"
     "  -q, --quiet          no summary on standard error\n"
-    "  -v, --verbose        warn about each file that cannot be read\n"
+    "  -v, --verbose        every count at the end, and a warning for each file not read\n"
     "  -h, --help           print this help\n"
     "  -V, --version        print the version\n";
 
@@ -153,7 +153,7 @@ static void debuginfod_start(struct dbgi *d)
 		fg_warne(errno, "debuginfod off: cache directory '%s'", cache);
 }
 
-static void summary_debuginfod(const struct fg_sym_stats *st, const struct dbgi *d)
+static void summary_debuginfod(const struct fg_sym_stats *st, const struct dbgi *d, bool verbose)
 {
 	struct fg_debuginfod_stats ds;
 	char more[256] = "";
@@ -172,6 +172,9 @@ static void summary_debuginfod(const struct fg_sym_stats *st, const struct dbgi 
 		return;
 	}
 	fg_debuginfod_stats(d->c, &ds);
+	/* by default only when something went wrong */
+	if (!verbose && !ds.timedout && !ds.failed && !ds.unusable && !ds.refused)
+		return;
 	if (ds.refused)
 		snprintf(more, sizeof(more), ", %llu refused (not the build-id asked for)",
 			 (unsigned long long)ds.refused);
@@ -214,12 +217,12 @@ static int wait_input(struct fg_symbolizer *s, struct fg_debuginfod *c, int fd)
 }
 
 /* How the stack snapshots were unwound, and why stacks ended early. */
-static void summary_unwind(const struct fg_sym_stats *st)
+static void summary_unwind(const struct fg_sym_stats *st, bool verbose)
 {
 	const struct fg_unwind_stats *u = &st->unwind;
 	struct fg_buf b = FG_BUF_INIT;
 
-	if (u->stacks) {
+	if (u->stacks && verbose) {
 		for (int i = 0; i < FG_UNWIND_END_COUNT; i++)
 			if (i != FG_UNWIND_END_STOP)
 				fg_buf_addf(&b, "%s%llu %s", b.len ? ", " : "",
@@ -244,8 +247,9 @@ static void summary_unwind(const struct fg_sym_stats *st)
 }
 
 static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,
-		    const struct dbgi *d)
+		    const struct dbgi *d, bool verbose)
 {
+	const struct fg_unwind_stats *u;
 	struct fg_sym_stats st;
 	uint64_t unnamed = 0, nosrc = 0;
 	struct fg_buf b = FG_BUF_INIT;
@@ -253,6 +257,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 	size_t n = 0;
 
 	fg_symbolizer_stats(s, &st);
+	u = &st.unwind;
 	for (int i = 0; i < FG_UNNAMED_COUNT; i++) {
 		unnamed += st.unnamed[i];
 		if (i == FG_UNNAMED_DITIMEOUT && !d->c)
@@ -260,10 +265,22 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%llu %s", i ? ", " : "",
 				      (unsigned long long)st.unnamed[i], fg_unnamed_reasons[i]);
 	}
-	fg_warnx("%llu samples, %llu frames named, %llu unnamed (%s); %llu files read",
-		 (unsigned long long)st.samples, (unsigned long long)st.named,
-		 (unsigned long long)unnamed, why, (unsigned long long)st.files);
-	summary_unwind(&st);
+	if (verbose)
+		fg_warnx("%llu samples, %llu frames named, %llu unnamed (%s); %llu files read",
+			 (unsigned long long)st.samples, (unsigned long long)st.named,
+			 (unsigned long long)unnamed, why, (unsigned long long)st.files);
+	else if (u->stacks)
+		fg_warnx("%llu samples, %llu frames named, %llu unnamed; %llu of %llu snapshots "
+			 "unwound whole",
+			 (unsigned long long)st.samples, (unsigned long long)st.named,
+			 (unsigned long long)unnamed,
+			 (unsigned long long)u->ends[FG_UNWIND_END_STOP],
+			 (unsigned long long)u->stacks);
+	else
+		fg_warnx("%llu samples, %llu frames named, %llu unnamed",
+			 (unsigned long long)st.samples, (unsigned long long)st.named,
+			 (unsigned long long)unnamed);
+	summary_unwind(&st, verbose);
 	fg_warn_names_cut();
 	if (st.refused)
 		fg_warnx("%llu files refused: their ELF headers claim more sections or headers "
@@ -273,7 +290,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		fg_warnx(
 		    "%llu files with an unreadable .gnu_debugdata (MiniDebugInfo); -v names them",
 		    (unsigned long long)st.bad_minidebug);
-	if (dwarf) {
+	if (dwarf && verbose) {
 		n = 0;
 		for (int i = 0; i < FG_NOSRC_COUNT; i++) {
 			nosrc += st.nosrc[i];
@@ -283,7 +300,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 		fg_warnx("%llu named frames without source information (%s)",
 			 (unsigned long long)nosrc, why);
 	}
-	summary_debuginfod(&st, d);
+	summary_debuginfod(&st, d, verbose);
 	if (st.evicted)
 		fg_warnx(
 		    "%llu processes forgotten, those without a recent sample: over %u processes "
@@ -297,7 +314,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 			 FG_SYM_JIT_ENTRIES_MAX);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
-	if (cap->waits_open)
+	if (cap->waits_open && verbose)
 		fg_warnx("%llu of %llu waits were still going on when the run ended: written with "
 			 "their time so far (open=1)",
 			 (unsigned long long)cap->waits_open, (unsigned long long)cap->waits);
@@ -571,7 +588,7 @@ static void finish(struct run *run)
 		run->status = FG_EXIT_FAIL;
 	}
 	if (!run->a.quiet)
-		summary(run->s, &run->cap, o->inline_frames || o->srcline, &run->dbgi);
+		summary(run->s, &run->cap, o->inline_frames || o->srcline, &run->dbgi, o->verbose);
 }
 
 /* the exit status, everything released */

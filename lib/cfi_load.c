@@ -1006,6 +1006,13 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 	if (st->bad_entries)
 		fg_buf_addf(out, "cfi: %" PRIu64 " CIEs and FDEs skipped: corrupt or unsupported\n",
 			    st->bad_entries);
+	fg_cfi_load_problems(out, st, lim);
+}
+
+/* The lines of fg_cfi_load_report() that call for action: limits hit, maps not updated. */
+void fg_cfi_load_problems(struct fg_buf *out, const struct fg_cfi_load_stats *st,
+			  const struct fg_cfi_load_limits *lim)
+{
 	const struct {
 		uint64_t n;
 		const char *what, *opt;
@@ -1024,14 +1031,14 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 				    " (raise with --cfi-max-%s); their samples fell back to "
 				    "snapshots\n",
 				    over[i].n, over[i].what, over[i].limit, over[i].opt);
+	if (st->map_errors)
+		fg_buf_addf(out, "cfi: %" PRIu64 " updates of the BPF maps failed\n",
+			    st->map_errors);
 	if (st->over_maps)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " processes have more than %d executable mappings: "
 			    "samples in the others fell back to snapshots (a fixed bound)\n",
 			    st->over_maps, FG_CFI_PROC_MAPS);
-	if (st->map_errors)
-		fg_buf_addf(out, "cfi: %" PRIu64 " updates of the BPF maps failed\n",
-			    st->map_errors);
 }
 
 /* --- the BPF program's maps --- */

@@ -231,7 +231,7 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 	case 't':
 		return add_id(&o->tids, &o->ntids, &o->atids, arg, "tid", why, len);
 	case 'v':
-		o->verbose = true;
+		o->verbose++;
 		return 0;
 	case FG_SAMPLE_OPT_USER_ONLY:
 		o->user_only = true;

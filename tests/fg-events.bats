@@ -388,11 +388,11 @@ stack_shares() {
 
 @test "--kernel-unwind: orc by default, helper says nothing of it, a bad one is refused" {
 	requires root btf perf_event
-	fg --separate-stderr fg-sample -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	fg --separate-stderr fg-sample -v -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"kernel stacks: 100 unwound with the kernel's ORC tables"* ]]
 	[[ $stderr != *"--kernel-unwind check"* ]]
-	fg --separate-stderr fg-sample --kernel-unwind helper -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	fg --separate-stderr fg-sample -v --kernel-unwind helper -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
 	[ "$status" -eq 0 ]
 	[[ $stderr != *"kernel stacks: "* ]]
 	fgr-dump tp.fgr | grep -c '^sample .* comm=writes ' | grep -qx 100

@@ -52,7 +52,7 @@ waits_stream() {
 
 @test "fg-sym prints waits as perf prints offcpu-time: the ns in the period, the state after the event" {
 	waits_stream
-	fg --separate-stderr fg-sym --kallsyms "$BATS_TEST_TMPDIR/ks" "$BATS_TEST_TMPDIR/w.fgr"
+	fg --separate-stderr fg-sym -v --kallsyms "$BATS_TEST_TMPDIR/ks" "$BATS_TEST_TMPDIR/w.fgr"
 	[ "$status" -eq 0 ]
 	[[ $output == *"w    42/42    [000]     5.000000:          1 cpu-clock: "$'\n'* ]]
 	[[ $output == *"w    42/42    [000]     5.070000:   70000000 offcpu-time: prev_state=S"$'\n'* ]]
@@ -132,7 +132,7 @@ for name, fill in re.findall(r"<title>([^ <]+) \([^<]*</title><rect [^>]*fill=\"
 # offcpu7030 under fg-sample --off-cpu OPTIONS: $OUT, the workload's measures in
 # $BATS_TEST_TMPDIR/measured; $ROUNDS, its arguments (default 100 rounds of 7 and 3 ms)
 run_7030() {
-	fg --separate-stderr fg-sample --off-cpu "$@" -o "$OUT" -- \
+	fg --separate-stderr fg-sample -v --off-cpu "$@" -o "$OUT" -- \
 		sh -c "exec $WORKLOADS/offcpu7030 ${ROUNDS:-100 7 3} >'$BATS_TEST_TMPDIR/measured'"
 	[ "$status" -eq 0 ]
 	echo "# $stderr" >&3
@@ -180,7 +180,7 @@ run_7030() {
 	requires root btf
 	run_7030
 	! kill -0 "$(grep -m1 -o 'pid=[0-9]* ' <(fgr-dump "$OUT" | grep 'comm=offcpu7030') | cut -d= -f2)" 2>/dev/null
-	fg --separate-stderr fg-sym "$OUT"
+	fg --separate-stderr fg-sym -v "$OUT"
 	[ "$status" -eq 0 ]
 	assert_output_contains 'offcpu-time: prev_state=S'
 	assert_output_contains ' wait_long+0x'
@@ -192,11 +192,11 @@ run_7030() {
 
 @test "--off-cpu: a wait still going on at the end is written with its time so far, flagged open" {
 	requires root btf
-	fg --separate-stderr fg-sample --off-cpu -d 1 -o "$OUT" -- sleep 3
+	fg --separate-stderr fg-sample -v --off-cpu -d 1 -o "$OUT" -- sleep 3
 	[ "$status" -eq 0 ]
 	[[ $stderr =~ 1\ of\ them\ still\ going\ on\ at\ the\ end\ \(([0-9.]+)\ s\ so\ far ]]
 	awk -v s="${BASH_REMATCH[1]}" 'BEGIN { exit !(s > 0.8 && s < 1.5) }'
-	fg --separate-stderr fg-sym "$OUT"
+	fg --separate-stderr fg-sym -v "$OUT"
 	[[ $output =~ sleep\ +[0-9/]+\ +\[[0-9]+\]\ +[0-9.]+:\ +([0-9]+)\ offcpu-time:\ prev_state=S\ open=1 ]]
 	[ "${BASH_REMATCH[1]}" -gt 800000000 ] && [ "${BASH_REMATCH[1]}" -lt 1500000000 ]
 	assert_output_contains ' do_nanosleep+0x'
@@ -274,7 +274,7 @@ run_7030() {
 @test "--wall: a half-computing, half-sleeping workload is half CPU, half off-CPU, within 3 points" {
 	requires root btf chrt
 	# first in first out: nothing preempts its compute half, so its measures are its halves
-	fg --separate-stderr fg-sample --wall -F 999 -o "$OUT" -- chrt -f 1 $WORKLOADS/halfsleep 20 50
+	fg --separate-stderr fg-sample -v --wall -F 999 -o "$OUT" -- chrt -f 1 $WORKLOADS/halfsleep 20 50
 	[ "$status" -eq 0 ]
 	fg-sym "$OUT" 2>/dev/null | fg-fold --wall >"$BATS_TEST_TMPDIR/wall.folded"
 	local cpu off ns

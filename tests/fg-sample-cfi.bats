@@ -25,11 +25,11 @@ capture() {
 	shift
 	# shellcheck disable=SC2086 # CFI_OPTS: words
 	local rc=0
-	fg-sample -F 999 --call-graph cfi ${CFI_OPTS:-} -o "$d/$name.fgr" -- "$@" \
+	fg-sample -v -F 999 --call-graph cfi ${CFI_OPTS:-} -o "$d/$name.fgr" -- "$@" \
 		2>"$d/$name.sample" >/dev/null || rc=$?
 	sed 's/^/# /' "$d/$name.sample" >&3
 	[ "$rc" -eq 0 ] || { echo "# fg-sample: exit $rc" >&3; return 1; }
-	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err" || rc=$?
+	fg-sym -v "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err" || rc=$?
 	[ "$rc" -eq 0 ] || { sed 's/^/# fg-sym: /' "$d/$name.err" >&3; return 1; }
 }
 

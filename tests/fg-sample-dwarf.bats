@@ -258,7 +258,7 @@ check_snapshots() {
 
 @test "fg-sample --call-graph dwarf: registers and stack of the main thread and threads" {
 	requires root btf perf_event python3
-	fg --separate-stderr fg-sample -F 299 --call-graph dwarf -o "$OUT" -- env -i "$NOFP" 1.5 "$INFO"
+	fg --separate-stderr fg-sample -v -F 299 --call-graph dwarf -o "$OUT" -- env -i "$NOFP" 1.5 "$INFO"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sample: "*" user stack snapshots, "*" bytes each on average (at most 8192), "*" of them whole stacks (the stack ended first)"* ]]
 	run check_snapshots 8192
@@ -293,10 +293,10 @@ check_snapshots() {
 	echo "# $output" >&3
 	[ "$status" -eq 0 ]
 	# a size that is not a multiple of 8 is rounded up, as perf does; the smallest works
-	fg --separate-stderr fg-sample --call-graph dwarf,1020 -o "$OUT" -- env -i "$NOFP" 0.5 "$INFO"
+	fg --separate-stderr fg-sample -v --call-graph dwarf,1020 -o "$OUT" -- env -i "$NOFP" 0.5 "$INFO"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"(at most 1024)"* ]]
-	fg --separate-stderr fg-sample -F 299 --call-graph dwarf,1 -o "$OUT" -- env -i "$NOFP" 1.5 "$INFO"
+	fg --separate-stderr fg-sample -v -F 299 --call-graph dwarf,1 -o "$OUT" -- env -i "$NOFP" 1.5 "$INFO"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *" bytes each on average (at most 8), "* ]]
 	run check_snapshots 8
@@ -380,10 +380,10 @@ check_snapshots() {
 		open(sys.argv[2], 'wb').write(out)
 		sys.exit(0 if cut > 20 else 1)
 	EOF
-	fg --separate-stderr fg-sym --unwinder none "$OUT"
+	fg --separate-stderr fg-sym -v --unwinder none "$OUT"
 	[ "$status" -eq 0 ]
 	local dwarf=$output dwarf_err=$stderr
-	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/plain.fgr"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/plain.fgr"
 	[ "$status" -eq 0 ]
 	[ "$output" = "$dwarf" ]
 	# the same counts, and the snapshots said to be left alone

@@ -374,11 +374,38 @@ count_comm() {
 	done
 }
 
-@test "fg-sample -v shows the counters of each CPU" {
+@test "fg-sample -v shows every count, the counters of each CPU; -vv libbpf's debug messages" {
 	requires root btf perf_event
 	fg --separate-stderr fg-sample -v -d 0.5 -o "$OUT"
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"fg-sample: CPU 0: samples "*" lost "*" ustack-cut "* ]]
+	[[ $stderr == *"; kernel stacks failed "*"; user stacks failed "*" mappings"$'\n'* ]]
+	[[ $stderr == *"fg-sample: cfi: "*" tables in BPF maps, "* ]]
+	[[ $stderr != *"libbpf: "* ]]
+	fg --separate-stderr fg-sample -vv --call-graph fp -d 0.2 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"libbpf: "* ]]
+}
+
+@test "fg-sample says in one line what it took: samples, lost, the share of whole stacks" {
+	requires root btf perf_event
+	"$WORKLOADS/split7030" 30 &
+	local wl=$!
+	fg --separate-stderr fg-sample -d 0.2 -o /dev/null
+	[ "$status" -eq 0 ]
+	printf '# %s\n' "${stderr_lines[@]}" >&3
+	# (a second line only where something went wrong: on a busy machine, records late)
+	[ "${#stderr_lines[@]}" -le 2 ]
+	[[ ${stderr_lines[0]} =~ ^fg-sample:\ [0-9]+\ samples\ in\ [0-9.]+\ s\ \(.*\),\ lost\ 0\;\ ([0-9]+)\ of\ ([0-9]+)\ user\ stacks\ whole\ \([0-9.]+%\)$ ]]
+	# with frame pointers, the chains not cut short (a chain that ends at code built without
+	# them, as the C library's start below main on Debian, looks like a whole one); of the
+	# samples of one process (no kernel thread), each has a user stack
+	fg --separate-stderr fg-sample --call-graph fp -p "$wl" -d 0.5 -o "$OUT"
+	kill "$wl"
+	wait "$wl" || true
+	[[ ${stderr_lines[0]} =~ \ ([0-9]+)\ user\ stacks\ by\ frame\ pointers,\ ([0-9]+)\ cut\ short$ ]]
+	[ "${BASH_REMATCH[1]}" -eq "$(fgr-dump "$OUT" | grep -c '^sample ')" ]
+	[ "${BASH_REMATCH[2]}" -eq 0 ]
 }
 
 @test "fg-sample -C samples only the CPUs named" {

@@ -177,7 +177,7 @@ setup() {
 # sym_ns ARGS...: fg-sym in the namespace on the profile, the cache in the test's directory
 sym_ns() {
 	fg --separate-stderr in_ns env DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache" \
-		timeout 60 fg-sym "$@" "$D/run.fgr"
+		timeout 60 fg-sym -v "$@" "$D/run.fgr"
 }
 
 # prog_frames: the fixture's frames in $output, and how many are unnamed
@@ -284,7 +284,7 @@ lines() {
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 	fg --separate-stderr in_ns env DEBUGINFOD_URLS=http://127.0.0.1:8016 \
 		DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache" \
-		timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+		timeout 60 fg-sym -v --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" vdso_own+0x2 ([vdso])" ]]
 	[[ ${lines[3]} == *" __vdso_clock_gettime+0x1 ([vdso])" ]]
@@ -295,7 +295,7 @@ lines() {
 	# a server without it: the frame stays unnamed, and that is counted
 	fg --separate-stderr in_ns env DEBUGINFOD_URLS="$URL" \
 		DEBUGINFOD_CACHE_PATH="$BATS_TEST_TMPDIR/cache2" \
-		timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+		timeout 60 fg-sym -v --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] ([vdso])" ]]
 	assert_stderr_contains " 1 unnamed (1 no symbols,"

@@ -152,11 +152,11 @@ altlink() {
 		echo "sample pid=42 u=$(printf '%x' $((BASE + $(addr_of "$d/symfs/bin/prog" fixture_leaf) + 1)))"
 	} >"$d/in.txt"
 	fgr-make "$d/in.txt" >"$d/in.fgr"
-	fg --separate-stderr fg-sym --symfs "$d/symfs" --srcline "$d/in.fgr"
+	fg --separate-stderr fg-sym -v --symfs "$d/symfs" --srcline "$d/in.fgr"
 	assert_named_without_source /bin/prog "no supplementary DWARF file"
 	mkdir -p "$d/symfs/usr/lib/debug/.build-id/${id:0:2}"
 	cp "$d/common.debug" "$d/symfs/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
-	fg --separate-stderr fg-sym --symfs "$d/symfs" --srcline "$d/in.fgr"
+	fg --separate-stderr fg-sym -v --symfs "$d/symfs" --srcline "$d/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" fixture_leaf+0x1 (/bin/prog)" ]]
 	[[ ${lines[2]} == "  prog.c:"[0-9]* ]]

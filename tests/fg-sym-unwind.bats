@@ -20,7 +20,7 @@ make_stream() {
 # sym_stream ARGS...: fg-sym on in.txt's stream, nothing of this machine's /proc; output and stderr apart
 sym_stream() {
 	make_stream
-	fg --separate-stderr fg-sym --kallsyms /dev/null --proc-root "$BATS_TEST_TMPDIR/noproc" "$@" \
+	fg --separate-stderr fg-sym -v --kallsyms /dev/null --proc-root "$BATS_TEST_TMPDIR/noproc" "$@" \
 		"$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 }
@@ -312,7 +312,7 @@ capture() {
 	shift
 	fg-sample -F 999 --call-graph dwarf -o "$d/$name.fgr" -- "$@" 2>"$d/$name.sample" >/dev/null
 	sed 's/^/# /' "$d/$name.sample" >&3
-	fg-sym "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
+	fg-sym -v "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
 	sed 's/^/# /' "$d/$name.err" >&3
 	fg-sym -q --unwinder libdw "$d/$name.fgr" >"$d/$name.libdw"
 	diff -u "$d/$name.libdw" "$d/$name.out" >&2
@@ -366,7 +366,7 @@ f(33)'
 	requires root btf perf_event
 	local d=$BATS_TEST_TMPDIR
 	fg-sample -F 999 --call-graph dwarf -- "$U/fixture-gcc-pie" 100 2>"$d/err" |
-		fg-sym >"$d/out" 2>"$d/sym.err"
+		fg-sym -v >"$d/out" 2>"$d/sym.err"
 	sed 's/^/# /' "$d/sym.err" >&3
 	at_least_whole 99 "$d/out" fixture-gcc-pie
 	# kernel frames come first, then the unwound user frames

@@ -68,7 +68,7 @@ ip() {
 # sym_made ARGS...: fgr-make < $BATS_TEST_TMPDIR/in.txt | fg-sym ARGS, output in $output/$stderr
 sym_made() {
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
-	fg --separate-stderr fg-sym "$@" "$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym -v "$@" "$BATS_TEST_TMPDIR/in.fgr"
 }
 
 @test "fg-sym -h prints the usage on stdout and exits 0" {
@@ -344,7 +344,7 @@ sym_made() {
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 	# (LeakSanitizer cannot run under ptrace)
 	ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 fg --separate-stderr strace -f -e trace=open,openat -o "$BATS_TEST_TMPDIR/trace" \
-		fg-sym --proc-root "$BATS_TEST_TMPDIR" --symfs "$d" "$BATS_TEST_TMPDIR/in.fgr"
+		fg-sym -v --proc-root "$BATS_TEST_TMPDIR" --symfs "$d" "$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] ($d/pie)" ]]
 	[[ $stderr == *"0 frames named, 1 unnamed ("*", 1 no file identity)"* ]]
@@ -550,7 +550,7 @@ sym_made() {
 		echo "sample pid=42 u=555555554100"
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
-	fg --separate-stderr timeout 20 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr timeout 20 fg-sym -v --proc-root "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ ${lines[1]} == *" [unknown] ($BATS_TEST_TMPDIR/fifo)" ]]
 	[[ $stderr == *"1 no file"* ]]

@@ -81,7 +81,7 @@ many_samples() {
 @test "fg-sample on a full disk: exit 1, its summary still printed; fg-sym names what the file holds" {
 	requires root btf perf_event
 	small_disk
-	fg --separate-stderr fg-sample -F 499 -d 2 -o "$SMALL/run.fgr"
+	fg --separate-stderr fg-sample -v -F 499 -d 2 -o "$SMALL/run.fgr"
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"fg-sample: write error: No space left on device"* ]]
 	[[ $stderr == *"fg-sample: '$SMALL/run.fgr' ends there, without its summary record; what was sampled:"* ]]
@@ -131,7 +131,7 @@ many_samples() {
 	"$WORKLOADS/split7030" 3 &
 	local wl=$!
 	# (frame pointers: a one-page ring cannot hold a fallback's snapshot of the default, cfi)
-	fg --separate-stderr fg-sample --call-graph fp -F 20000 -m 1 -d 1 -o "$BATS_TEST_TMPDIR/run.fgr"
+	fg --separate-stderr fg-sample -v --call-graph fp -F 20000 -m 1 -d 1 -o "$BATS_TEST_TMPDIR/run.fgr"
 	kill $wl
 	[ "$status" -eq 0 ]
 	local line samples

@@ -186,7 +186,7 @@ stream() {
 	[ "$stderr" = "${want/"'$evil'"/"'<stdin>'"}" ]
 	# -f: read, but a mapping with neither inode nor build-id opens no file
 	ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 fg --separate-stderr strace -f -e trace=open,openat,stat,newfstatat \
-		-o "$BATS_TEST_TMPDIR/trace" fg-sym -f --proc-root "$BATS_TEST_TMPDIR" "$evil"
+		-o "$BATS_TEST_TMPDIR/trace" fg-sym -v -f --proc-root "$BATS_TEST_TMPDIR" "$evil"
 	[ "$status" -eq 0 ]
 	[[ $output != *TOP_SECRET* ]]
 	[[ ${lines[1]} == *" [unknown] ($S/root/secret)" ]]
@@ -214,7 +214,7 @@ stream() {
 		echo "exit pid=$gone"
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	stream "$BATS_TEST_TMPDIR/in.txt" "$BATS_TEST_TMPDIR/in.fgr"
-	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/in.fgr"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/in.fgr"
 	[ "$status" -eq 0 ]
 	[[ $output != *ROOT_SECRET* ]]
 	[[ ${lines[1]} == *" [unknown] (//anon)" ]]
@@ -316,7 +316,7 @@ stream() {
 	[[ $output == *" spin+0x"*"($app)"* ]]
 	# the user puts an impostor with other names and no build-id in its place
 	as_user sh -c 'rm -f "$1" && cp "$2" "$1"' sh "$app" "$S/build/impostor"
-	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/cap.fgr"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/cap.fgr"
 	[ "$status" -eq 0 ]
 	[[ $output != *impostor* ]]
 	[[ $output != *" spin+0x"* ]]
@@ -324,7 +324,7 @@ stream() {
 	[[ $stderr =~ \ ([1-9][0-9]*)\ file\ changed ]]
 	# and in place, the same inode
 	as_user sh -c 'cat "$2" >"$1"' sh "$app" "$S/build/impostor"
-	fg --separate-stderr fg-sym "$BATS_TEST_TMPDIR/cap.fgr"
+	fg --separate-stderr fg-sym -v "$BATS_TEST_TMPDIR/cap.fgr"
 	[[ $output != *impostor* ]]
 	[[ $stderr =~ \ ([1-9][0-9]*)\ file\ changed ]]
 }
@@ -429,7 +429,7 @@ longest() {
 	done
 	[ "$(du -k "$bomb" | cut -f1)" -lt 100 ]
 	# root profiles the machine while the user runs in the file's code
-	/usr/bin/time -f %M -o "$t/sample.rss" fg-sample -d 2 2>"$t/sample.err" |
+	/usr/bin/time -f %M -o "$t/sample.rss" fg-sample -v -d 2 2>"$t/sample.err" |
 		/usr/bin/time -f %M -o "$t/sym.rss" fg-sym >"$t/perf" 2>"$t/sym.err"
 	local sample_kb sym_kb began
 	sample_kb=$(tail -n 1 "$t/sample.rss")
@@ -587,7 +587,7 @@ write_o() {
 	done
 	stream "$t/in.txt" "$t/in.fgr"
 	start=$SECONDS
-	fg --separate-stderr /usr/bin/time -f 'maxrss %M' fg-sym "$t/in.fgr"
+	fg --separate-stderr /usr/bin/time -f 'maxrss %M' fg-sym -v "$t/in.fgr"
 	[ "$status" -eq 0 ]
 	# 4,194,304 entries at the most: a few hundred MB, not gigabytes, and seconds
 	rss=$(sed -n 's/^maxrss //p' <<<"$stderr")

@@ -30,7 +30,7 @@ run_sym() {
 	} >"$BATS_TEST_TMPDIR/in.txt"
 	fgr-make "$BATS_TEST_TMPDIR/in.txt" >"$BATS_TEST_TMPDIR/in.fgr"
 	# a hang (a blocking open) fails the test instead of stopping the suite
-	fg --separate-stderr timeout 60 fg-sym --proc-root "$BATS_TEST_TMPDIR" "$@" \
+	fg --separate-stderr timeout 60 fg-sym -v --proc-root "$BATS_TEST_TMPDIR" "$@" \
 		"$BATS_TEST_TMPDIR/in.fgr"
 }
 

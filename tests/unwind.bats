@@ -24,7 +24,7 @@ snap() {
 sym_snaps() {
 	local d=$BATS_TEST_TMPDIR
 	# (not through `run`, which would drop the last blank line)
-	fg-sym --kallsyms /dev/null "$@" >"$d/out" 2>"$d/err"
+	fg-sym -v --kallsyms /dev/null "$@" >"$d/out" 2>"$d/err"
 	local rc=$?
 	sed 's/^/# /' "$d/err" >&3
 	return $rc

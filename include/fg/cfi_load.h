@@ -178,11 +178,14 @@ void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m);
  * counters (enum fg_cfi_stat), `fallbacks` the samples written with a
  * snapshot instead, `start_ns` what loading the running processes' tables took,
  * `begin_ns` the whole start-up (from fg-sample's start to sampling's, 0
- * unknown).  Each limit hit names the option that raises it.
+ * unknown) (fg-sample -v).  Each limit hit names the option that raises it.
  */
 void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 			const struct fg_cfi_load_limits *lim, const uint64_t *bpf,
 			uint64_t fallbacks, uint64_t start_ns, uint64_t begin_ns);
+/* Only its lines that call for action (fg-sample without -v): limits hit, maps not updated. */
+void fg_cfi_load_problems(struct fg_buf *out, const struct fg_cfi_load_stats *st,
+			  const struct fg_cfi_load_limits *lim);
 
 /* Bytes the maps hold for a table of `nrows` rows and `nrules` rules. */
 uint64_t fg_cfi_load_table_bytes(uint32_t nrows, uint32_t nrules);

@@ -33,7 +33,8 @@ struct fg_sample_opts {
 	size_t npids, ntids, apids, atids;
 	int cpus[FG_SAMPLE_MAX_CPUS]; /* -C */
 	int ncpus;
-	bool idle, user_only, kernel_only, verbose;
+	bool idle, user_only, kernel_only;
+	unsigned verbose;  /* -v: every count at the end; -vv: libbpf's debug messages too */
 	unsigned depth;	   /* --max-depth */
 	unsigned pages;	   /* -m; 0: by the rate (fg_bpf_ring_pages()) */
 	unsigned snapshot; /* --call-graph dwarf,BYTES (cfi,BYTES: a fallback's); 0 for fp */

@@ -2,7 +2,9 @@
 /*
  * What fg-sample says at the end of a run, on standard error: the samples
  * and what became of their stacks, the snapshots, the losses and how to
- * avoid them, the BPF program's cost, the command's status.  Formatted here
+ * avoid them, the BPF program's cost, the command's status.  By default one
+ * line (samples, lost, the share of whole user stacks) and those that show a
+ * loss or call for action; with -v every counter.  Formatted here
  * as lines (each ending in '\n', without the program's name, which the
  * tool's diagnostics add), so that the wording is one function's.
  */
@@ -17,9 +19,13 @@
 
 struct fg_sample_stats {
 	struct fg_rec_summary sum; /* as written at the end of the stream */
-	unsigned freq, ncpus;	   /* -F (0: no clock sampled) and the CPUs sampled */
-	uint64_t nofp;		   /* samples whose user chain ended without a frame pointer */
-	unsigned snapshot;	   /* --call-graph dwarf's BYTES; 0: no line for snapshots */
+	bool verbose; /* -v: every line; else the first and those that call for action */
+	uint64_t user_stacks, user_whole; /* samples with a user stack, those whole (first line) */
+	bool user_fp; /* --call-graph fp: user_whole is those not cut short (whole up to code
+			 built without frame pointers, which fg-sample cannot tell from the end) */
+	unsigned freq, ncpus; /* -F (0: no clock sampled) and the CPUs sampled */
+	uint64_t nofp;	      /* samples whose user chain ended without a frame pointer */
+	unsigned snapshot;    /* --call-graph dwarf's BYTES; 0: no line for snapshots */
 	uint64_t snapshots, snapshot_bytes, snapshot_whole;
 	uint32_t ring_bytes; /* the ring buffer, and the -m that sized it */
 	unsigned pages;

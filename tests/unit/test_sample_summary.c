@@ -5,9 +5,10 @@
 #include "fg/sample_summary.h"
 #include "unit.h"
 
-TEST(a_plain_run_in_one_line)
+TEST(a_plain_run_with_every_counter)
 {
 	struct fg_sample_stats st = {
+	    .verbose = true,
 	    .sum = {.start_ns = 1000000000,
 		    .end_ns = 3000000000,
 		    .samples = 396,
@@ -36,6 +37,7 @@ TEST(a_plain_run_in_one_line)
 TEST(every_line)
 {
 	struct fg_sample_stats st = {
+	    .verbose = true,
 	    .sum = {.start_ns = 0,
 		    .end_ns = 1000000000,
 		    .samples = 10,
@@ -83,6 +85,7 @@ TEST(every_line)
 TEST(waits)
 {
 	struct fg_sample_stats st = {
+	    .verbose = true,
 	    .sum = {.start_ns = 0,
 		    .end_ns = 2000000000,
 		    .samples = 103,
@@ -140,6 +143,7 @@ TEST(waits)
 TEST(events_without_a_clock)
 {
 	struct fg_sample_stats st = {
+	    .verbose = true,
 	    .sum = {.start_ns = 0, .end_ns = 1000000000, .samples = 10, .command_status = 0},
 	    .ncpus = 2,
 	    .events = "samples by event: page-faults 10 (each event)\n",
@@ -154,9 +158,72 @@ TEST(events_without_a_clock)
 	fg_buf_release(&b);
 }
 
+/* without -v: one line, and only the lines that show a loss or call for action */
+TEST(the_default_is_one_line)
+{
+	struct fg_sample_stats st = {
+	    .sum = {.start_ns = 1000000000,
+		    .end_ns = 3000000000,
+		    .samples = 396,
+		    .ustack_cut = 2,
+		    .mappings = 13,
+		    .command_status = 0},
+	    .freq = 99,
+	    .ncpus = 2,
+	    .nofp = 5,
+	    .user_stacks = 300,
+	    .user_whole = 293,
+	    .snapshot = 8192,
+	    .snapshots = 4,
+	    .prog_runs = 17,
+	    .prog_run_ns = 17 * 900,
+	    .command_done = true,
+	};
+	struct fg_buf b = FG_BUF_INIT;
+
+	fg_sample_summary(&b, &st);
+	CHECK_STR(b.data, "396 samples in 2.00 s (198.0/s; 99 Hz x 2 CPUs), lost 0; 293 of 300 "
+			  "user stacks whole (97.7%)\n");
+	/* frame pointers: the chains cut short (fg-sample cannot tell where one should end) */
+	fg_buf_reset(&b);
+	st.user_fp = true;
+	fg_sample_summary(&b, &st);
+	CHECK_STR(b.data, "396 samples in 2.00 s (198.0/s; 99 Hz x 2 CPUs), lost 0; 300 user "
+			  "stacks by frame pointers, 7 cut short\n");
+	/* no user stack (kernel threads, -k): no share; what went wrong shows */
+	fg_buf_reset(&b);
+	st.user_stacks = st.user_whole = 0;
+	st.sum.lost = 4;
+	st.sum.kstack_failed = 1;
+	st.sum.sideband_lost = 2;
+	st.ring_bytes = 65536;
+	st.pages = 16;
+	st.sum.command_status = 1 << 8;
+	fg_sample_summary(&b, &st);
+	CHECK_STR(b.data, "396 samples in 2.00 s (198.0/s; 99 Hz x 2 CPUs), lost 4; 1 kernel "
+			  "stacks failed; 2 side-band events lost (mappings, exits)\n"
+			  "4 samples lost: the ring buffer of 64 KiB was full; raise -m above 16 "
+			  "(pages per CPU) to keep them\n"
+			  "command exited with status 1\n");
+	/* waits: the losses, not the counts */
+	fg_buf_reset(&b);
+	st = (struct fg_sample_stats){.sum = {.end_ns = 1000000000, .samples = 3},
+				      .ncpus = 1,
+				      .offcpu = true,
+				      .waits = 3,
+				      .waits_short = 9,
+				      .waits_no_start = 2,
+				      .waits_unseen = 1};
+	fg_sample_summary(&b, &st);
+	CHECK_STR(b.data, "3 waits in 1.00 s (1 CPUs)\n"
+			  "1 waits not followed: the kernel had no memory to keep them\n");
+	fg_buf_release(&b);
+}
+
 int main(void)
 {
-	RUN(a_plain_run_in_one_line);
+	RUN(a_plain_run_with_every_counter);
+	RUN(the_default_is_one_line);
 	RUN(every_line);
 	RUN(waits);
 	RUN(events_without_a_clock);
