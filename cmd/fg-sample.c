@@ -311,7 +311,7 @@ struct run {
 	int nlinks;
 	size_t alinks;
 	uint32_t ringbuf_bytes; /* each CPU's */
-	struct fg_sb *sb;
+	struct fg_sideband *sb;
 	struct fg_reorder *q;
 	struct fg_rec_writer *w;
 	struct fg_targets *targets; /* the processes whose side-band events are kept */
@@ -392,7 +392,7 @@ static void cleanup(struct run *r)
 	fg_cfi_loader_free(r->cfi);
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_sample_bpf__destroy(r->skel);
-	fg_sb_close(r->sb);
+	fg_sideband_close(r->sb);
 	r->cfi = NULL;
 	r->links = NULL;
 	r->pfds = NULL;
@@ -507,17 +507,17 @@ static const char *tracefs_dir(bool say)
 	const char *dirs[] = {env, NULL};
 	int err;
 
-	if (fg_tracefs_find(env ? dirs : fg_tracefs_dirs, dir, sizeof(dir)) == 0)
+	if (fg_ev_tracefs_find(env ? dirs : fg_tracefs_dirs, dir, sizeof(dir)) == 0)
 		return dir;
 	if (env)
 		return NULL;
-	err = fg_tracefs_mount(fg_tracefs_dirs[0]);
+	err = fg_ev_tracefs_mount(fg_tracefs_dirs[0]);
 	if (err) {
 		if (say)
 			fg_warne(-err, "cannot mount tracefs on '%s'", fg_tracefs_dirs[0]);
 		return NULL;
 	}
-	return fg_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0 ? dir : NULL;
+	return fg_ev_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0 ? dir : NULL;
 }
 
 static bool need_tracefs(void)
@@ -942,7 +942,8 @@ static void setup_korc(struct run *r)
 			 err ? strerror(-err) : "", err ? ")" : "");
 	if (!err) {
 		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
-	} else if (!(err = fg_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len))) {
+	} else if (!(err =
+			 fg_safeio_read_file("/proc/kallsyms", FG_KSYMS_MAX_BYTES, &data, &len))) {
 		err = fg_korc_syms_parse(data, len, &r->korc.syms);
 		free(data);
 		r->skel->rodata->schedule_addr = r->korc.syms.schedule;
@@ -1234,7 +1235,8 @@ static void open_sideband(struct run *r)
 {
 	int failed_cpu = -1;
 	/* cfi: more room, for the seconds a machine's tables take to build */
-	int err = fg_sb_open(&r->sb, opts.cpus, opts.ncpus, opts.cfi ? 1024 : 128, &failed_cpu);
+	int err =
+	    fg_sideband_open(&r->sb, opts.cpus, opts.ncpus, opts.cfi ? 1024 : 128, &failed_cpu);
 
 	if (err) {
 		char what[96];
@@ -1243,10 +1245,10 @@ static void open_sideband(struct run *r)
 		fail_perf_event(r, err, failed_cpu, false, what);
 	}
 	if (!r->filtering)
-		fg_maps_snapshot_all(r->q, "/proc");
+		fg_sideband_maps_all(r->q, "/proc");
 	else
 		for (size_t i = 0; i < fg_targets_count(r->targets); i++)
-			fg_maps_snapshot_pid(r->q, "/proc", fg_targets_at(r->targets, i));
+			fg_sideband_maps_pid(r->q, "/proc", fg_targets_at(r->targets, i));
 	if (r->cfi) {
 		/* the tables of the processes running, before sampling starts */
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
@@ -1553,7 +1555,7 @@ static void run_loop(struct run *r)
 			last = true;
 		if (r->child_done || stop_signal || targets_gone())
 			last = true;
-		fg_sb_drain(r->sb, r->q);
+		fg_sideband_drain(r->sb, r->q);
 		ring_buffer__consume(r->rb);
 		check_lost(r, cut);
 		check_offline(r, cut);
@@ -1759,7 +1761,7 @@ static void finish(struct run *r)
 		r->epipe = true;
 	} else if (!r->werr) {
 		ring_buffer__consume(r->rb);
-		fg_sb_drain(r->sb, r->q);
+		fg_sideband_drain(r->sb, r->q);
 		check_lost(r, end);
 		open_waits(r, end);
 		if (r->misses) {
@@ -1783,7 +1785,7 @@ static void finish(struct run *r)
 	r->nofp = fg_reorder_written_with(r->q, FG_SAMPLE_F_USTACK_NOFP);
 	sum->filtered = stat_total(r, FG_STAT_FILTERED, percpu);
 	r->busy_total = stat_total(r, FG_STAT_BUSY, percpu);
-	sum->sideband_lost = fg_sb_lost(r->sb);
+	sum->sideband_lost = fg_sideband_lost(r->sb);
 	sum->command_status = r->child_done ? r->child_status : -1;
 	sum->flags = r->child_done ? FG_SUM_F_COMMAND : 0;
 	if (!r->epipe && !r->werr) {

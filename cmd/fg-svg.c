@@ -103,7 +103,7 @@ static int read_named(const char *path, char **data, size_t *len)
 
 	if (fd < 0)
 		return -errno;
-	err = fg_read_all(fd, SMALL_FILE_MAX, data, len);
+	err = fg_safeio_read_all(fd, SMALL_FILE_MAX, data, len);
 	close(fd);
 	return err;
 }

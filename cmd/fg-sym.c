@@ -20,6 +20,7 @@
 #include "fg/atomicfile.h"
 #include "fg/capture.h"
 #include "fg/debugfile.h"
+#include "fg/debuginfod.h"
 #include "fg/diag.h"
 #include "fg/psheader.h"
 #include "fg/record.h"

@@ -375,7 +375,7 @@ static struct cfile *vdso_get(struct fg_cfi_loader *l)
 
 	if (!start)
 		return NULL;
-	if (fg_read_file("/proc/self/maps", 1u << 24, &data, &len) == 0) {
+	if (fg_safeio_read_file("/proc/self/maps", 1u << 24, &data, &len) == 0) {
 		for (char *line = data, *nl; line < data + len; line = nl + 1) {
 			struct fg_procmap pm;
 
@@ -674,7 +674,7 @@ static int scan_one(const struct fg_procmap *pm, void *arg)
 
 	if (!pm->exec || pm->end == pm->start)
 		return 0;
-	fg_maps_record(pm, &m);
+	fg_sideband_maps_record(pm, &m);
 	m.pid = m.tid = pid;
 	m.time_ns = *(uint64_t *)((void **)arg)[2]; /* as they were when read */
 	add_mapping(l, &m, pm->path_len ? pm->path : "//anon");
@@ -690,7 +690,7 @@ int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid)
 	int err;
 
 	snprintf(name, sizeof(name), "%s/%u/maps", l->proc, pid);
-	err = fg_read_file(name, 64u << 20, &data, &len);
+	err = fg_safeio_read_file(name, 64u << 20, &data, &len);
 	if (err)
 		return err;
 	err = fg_procmaps_parse(data, len, scan_one, arg, &bad);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fg/debugfile.h"
+#include "fg/debuginfod.h"
 #include "fg/diag.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
@@ -211,7 +212,7 @@ static struct fg_dwarf *open_alt(const char *path, const void *id, size_t idlen)
 	const void *got;
 	struct fg_dwarf *a;
 	ssize_t n;
-	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL), err;
+	int fd = fg_safeio_open_data(path, FG_ELF_MAX_FILE, NULL), err;
 	Elf *elf;
 
 	if (fd < 0)
@@ -251,7 +252,7 @@ static int try_alt(const char *path, void *arg)
  * then under /), then by its name, under `root`, relative to the directory of
  * the file that names it.  Last, for a debug file fetched from debuginfod,
  * beside it in the cache, where the supplementary file is fetched with it
- * (lib/debugfile.c).
+ * (lib/debuginfod.c).
  */
 static int find_alt(Dwarf *dw, const char *path, const char *root, struct fg_dwarf **alt)
 {
@@ -323,7 +324,7 @@ struct fg_dwarf *fg_dwarf_open_fd(int fd, const char *path, const char *root)
 
 struct fg_dwarf *fg_dwarf_open(const char *path, const char *root)
 {
-	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL);
+	int fd = fg_safeio_open_data(path, FG_ELF_MAX_FILE, NULL);
 	struct fg_dwarf *d;
 
 	if (fd < 0) {

@@ -327,7 +327,7 @@ static int add_software(struct fg_evlist *l, const struct fg_ev_spec *spec, char
 
 /* --- tracefs --- */
 
-int fg_tracefs_find(const char *const *dirs, char *dir, size_t len)
+int fg_ev_tracefs_find(const char *const *dirs, char *dir, size_t len)
 {
 	for (; *dirs; dirs++) {
 		char events[PATH_MAX];
@@ -342,7 +342,7 @@ int fg_tracefs_find(const char *const *dirs, char *dir, size_t len)
 	return -ENOENT;
 }
 
-int fg_tracefs_mount(const char *dir)
+int fg_ev_tracefs_mount(const char *dir)
 {
 	return mount("nodev", dir, "tracefs", 0, NULL) < 0 ? -errno : 0;
 }
@@ -627,7 +627,7 @@ static int open_probe_file(const char *name, const char *arg, const struct fg_ev
 		return say(why, len, -ENOENT, "event '%s': no file '%s'%s", Q(arg, q), Q(name, q2),
 			   strchr(name, '/') ? "" : " in $PATH or the library directories");
 	for (size_t i = 0; i < n && !*e; i++) {
-		int fd = fg_open_regular(c[i], FG_ELF_MAX_FILE, NULL);
+		int fd = fg_safeio_open_regular(c[i], FG_ELF_MAX_FILE, NULL);
 		struct fg_elfsyms *s;
 
 		if (fd < 0) {

@@ -443,7 +443,7 @@ static struct inl_file *inl_open(const char *path)
 	struct inl_file *in = fg_xcalloc(1, sizeof(*in));
 	struct fg_debugfile df = FG_DEBUGFILE_INIT;
 	struct fg_debug_want w;
-	int fd = fg_open_data(path, FG_ELF_MAX_FILE, NULL);
+	int fd = fg_safeio_open_data(path, FG_ELF_MAX_FILE, NULL);
 
 	if (fd < 0 || !(in->elf = fg_elfsyms_open_fd(fd))) {
 		if (fd >= 0)
@@ -451,7 +451,7 @@ static struct inl_file *inl_open(const char *path)
 		return in;
 	}
 	/* the DWARF of its debug file when there is one, else its own */
-	fg_debug_want_init(&w, in->elf, path, "");
+	fg_debugfile_want_init(&w, in->elf, path, "");
 	if (fg_debugfile_find(&w, &df) == 0) {
 		fg_elfsyms_adopt(in->elf, df.elf);
 		in->dwarf = fg_dwarf_open_fd(df.fd, df.path, "");

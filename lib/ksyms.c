@@ -350,7 +350,7 @@ struct fg_ksyms *fg_ksyms_load(const char *path, uint64_t *bad_line)
 
 	if (bad_line)
 		*bad_line = 0;
-	fd = fg_open_regular(path, FG_KSYMS_MAX_BYTES, NULL);
+	fd = fg_safeio_open_regular(path, FG_KSYMS_MAX_BYTES, NULL);
 	if (fd < 0) {
 		errno = -fd;
 		return NULL;
@@ -455,7 +455,7 @@ int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 
 	memset(st, 0, sizeof(*st));
 	snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id", proc);
-	r = fg_read_file(path, 64, &data, &len);
+	r = fg_safeio_read_file(path, 64, &data, &len);
 	if (r < 0)
 		return r;
 	len = strcspn(data, "\n");
@@ -468,7 +468,7 @@ int fg_kstamp_read(struct fg_kstamp *st, const char *proc)
 	st->names = fg_hash_new(64);
 	/* a kernel without modules has no /proc/modules */
 	snprintf(path, sizeof(path), "%s/modules", proc);
-	r = fg_read_file(path, 16u << 20, &data, &len);
+	r = fg_safeio_read_file(path, 16u << 20, &data, &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {

@@ -525,7 +525,7 @@ int fg_py_open(struct fg_py *py, const char *proc, pid_t pid)
 	fd = open(name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	err = fg_read_all(fd, MAPS_MAX, &maps, &len);
+	err = fg_safeio_read_all(fd, MAPS_MAX, &maps, &len);
 	close(fd);
 	if (err)
 		return err;

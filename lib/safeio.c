@@ -14,7 +14,7 @@
 #include "fg/diag.h"
 #include "fg/safeio.h"
 
-int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct stat *st)
+int fg_safeio_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct stat *st)
 {
 	struct stat sb;
 	int fd;
@@ -40,9 +40,9 @@ int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct st
 	return fd;
 }
 
-int fg_open_regular(const char *path, uint64_t max_size, struct stat *st)
+int fg_safeio_open_regular(const char *path, uint64_t max_size, struct stat *st)
 {
-	return fg_open_regular_at(AT_FDCWD, path, max_size, st);
+	return fg_safeio_open_regular_at(AT_FDCWD, path, max_size, st);
 }
 
 /*
@@ -80,14 +80,14 @@ static int check_data(int fd, uint64_t max_size, struct stat *st)
 	return fd;
 }
 
-int fg_open_data(const char *path, uint64_t max_size, struct stat *st)
+int fg_safeio_open_data(const char *path, uint64_t max_size, struct stat *st)
 {
-	int fd = fg_open_regular(path, max_size, NULL);
+	int fd = fg_safeio_open_regular(path, max_size, NULL);
 
 	return fd < 0 ? fd : check_data(fd, max_size, st);
 }
 
-int fg_read_all(int fd, size_t max, char **data, size_t *len)
+int fg_safeio_read_all(int fd, size_t max, char **data, size_t *len)
 {
 	size_t cap = 64 * 1024, n = 0;
 	char *buf;
@@ -125,13 +125,13 @@ int fg_read_all(int fd, size_t max, char **data, size_t *len)
 	return 0;
 }
 
-int fg_read_file(const char *path, size_t max, char **data, size_t *len)
+int fg_safeio_read_file(const char *path, size_t max, char **data, size_t *len)
 {
-	int fd = fg_open_regular(path, 0, NULL), err;
+	int fd = fg_safeio_open_regular(path, 0, NULL), err;
 
 	if (fd < 0)
 		return fd;
-	err = fg_read_all(fd, max, data, len);
+	err = fg_safeio_read_all(fd, max, data, len);
 	close(fd);
 	return err;
 }
@@ -197,7 +197,7 @@ static void close_owned(int fd)
 		close(fd);
 }
 
-int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st)
+int fg_safeio_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st)
 {
 	char comp[NAME_MAX + 1];
 	const char *p = path;
@@ -232,7 +232,8 @@ int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct 
 	return rc;
 }
 
-int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize, uid_t *owner)
+int fg_safeio_private_dir_open(const char *path, bool create, char *bad, size_t badsize,
+			       uid_t *owner)
 {
 	char comp[NAME_MAX + 1];
 	const char *p = path;

@@ -20,7 +20,7 @@
 
 /* --- the /proc snapshot --- */
 
-void fg_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m)
+void fg_sideband_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->start = pm->start;
@@ -49,7 +49,7 @@ static int status_id(const char *text, const char *key, uint32_t *out)
 	return 0;
 }
 
-int fg_creds_parse(const char *status, struct fg_rec_creds *c)
+int fg_sideband_creds_parse(const char *status, struct fg_rec_creds *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (status_id(status, "Uid:", &c->uid) < 0 || status_id(status, "Gid:", &c->gid) < 0)
@@ -57,7 +57,7 @@ int fg_creds_parse(const char *status, struct fg_rec_creds *c)
 	return 0;
 }
 
-int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c)
+int fg_sideband_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c)
 {
 	char name[64], buf[4096];
 	ssize_t n;
@@ -73,7 +73,7 @@ int fg_creds_read(const char *proc, uint32_t pid, struct fg_rec_creds *c)
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
-	if (fg_creds_parse(buf, c) < 0)
+	if (fg_sideband_creds_parse(buf, c) < 0)
 		return n == 0 ? -ESRCH : -EINVAL;
 	c->pid = pid;
 	return 0;
@@ -84,14 +84,14 @@ static int queue_creds(struct fg_reorder *q, const char *proc, uint32_t pid, uin
 {
 	struct fg_rec_creds c;
 
-	if (fg_creds_read(proc, pid, &c) < 0)
+	if (fg_sideband_creds_read(proc, pid, &c) < 0)
 		return 0;
 	c.time_ns = time;
 	fg_reorder_add(q, time, FG_REC_CREDS, &c, sizeof(c), NULL, 0);
 	return 1;
 }
 
-int fg_maps_snapshot_pid(struct fg_reorder *q, const char *proc, uint32_t pid)
+int fg_sideband_maps_pid(struct fg_reorder *q, const char *proc, uint32_t pid)
 {
 	static const char anon[] = "//anon";
 	char name[64];
@@ -114,7 +114,7 @@ int fg_maps_snapshot_pid(struct fg_reorder *q, const char *proc, uint32_t pid)
 		/* a line the kernel would not write, or a mapping no sample can be in */
 		if (fg_procmap_parse(copy.data, len, &pm) < 0 || !pm.exec || pm.end == pm.start)
 			continue;
-		fg_maps_record(&pm, &m);
+		fg_sideband_maps_record(&pm, &m);
 		m.pid = pid;
 		m.tid = pid;
 		if (pm.path_len)
@@ -130,7 +130,7 @@ int fg_maps_snapshot_pid(struct fg_reorder *q, const char *proc, uint32_t pid)
 	return rc < 0 && rc != -ESRCH ? rc : n;
 }
 
-int fg_maps_snapshot_all(struct fg_reorder *q, const char *proc)
+int fg_sideband_maps_all(struct fg_reorder *q, const char *proc)
 {
 	DIR *d = opendir(proc);
 	struct dirent *de;
@@ -147,7 +147,7 @@ int fg_maps_snapshot_all(struct fg_reorder *q, const char *proc)
 		pid = strtoul(de->d_name, &end, 10);
 		if (*end || pid == 0 || pid > UINT32_MAX)
 			continue;
-		int n = fg_maps_snapshot_pid(q, proc, (uint32_t)pid);
+		int n = fg_sideband_maps_pid(q, proc, (uint32_t)pid);
 		if (n > 0)
 			total += n;
 	}
@@ -165,7 +165,7 @@ struct sb_cpu {
 	uint64_t lost;
 };
 
-struct fg_sb {
+struct fg_sideband {
 	struct sb_cpu *cpus;
 	int n;
 	size_t page;
@@ -183,9 +183,10 @@ struct sample_id {
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
-int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, int *failed_cpu)
+int fg_sideband_open(struct fg_sideband **out, const int *cpus, int ncpus, unsigned pages,
+		     int *failed_cpu)
 {
-	struct fg_sb *sb = fg_xcalloc(1, sizeof(*sb));
+	struct fg_sideband *sb = fg_xcalloc(1, sizeof(*sb));
 	struct perf_event_attr attr;
 	int err = 0;
 
@@ -235,14 +236,14 @@ int fg_sb_open(struct fg_sb **out, const int *cpus, int ncpus, unsigned pages, i
 		}
 	}
 	if (err) {
-		fg_sb_close(sb);
+		fg_sideband_close(sb);
 		return err;
 	}
 	*out = sb;
 	return 0;
 }
 
-void fg_sb_close(struct fg_sb *sb)
+void fg_sideband_close(struct fg_sideband *sb)
 {
 	if (!sb)
 		return;
@@ -256,7 +257,7 @@ void fg_sb_close(struct fg_sb *sb)
 	free(sb);
 }
 
-uint64_t fg_sb_lost(const struct fg_sb *sb)
+uint64_t fg_sideband_lost(const struct fg_sideband *sb)
 {
 	return sb->lost;
 }
@@ -378,7 +379,7 @@ static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_
 }
 
 /* PERF_RECORD_LOST: side-band records the kernel could not write, counted */
-static int sb_lost(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *body, size_t blen,
+static int sb_lost(struct fg_sideband *sb, struct sb_cpu *c, const uint8_t *body, size_t blen,
 		   const struct sample_id *id, struct fg_reorder *q)
 {
 	uint64_t v[2];
@@ -398,7 +399,7 @@ static int sb_lost(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *body, size
 }
 
 /* One side-band record (whole, in `p`, `size` bytes) to the queue.  1 if queued. */
-static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
+static int sb_event(struct fg_sideband *sb, struct sb_cpu *c, const uint8_t *p, size_t size,
 		    struct fg_reorder *q)
 {
 	const struct perf_event_header *h = (const void *)p;
@@ -424,7 +425,7 @@ static int sb_event(struct fg_sb *sb, struct sb_cpu *c, const uint8_t *p, size_t
 	return 0;
 }
 
-int fg_sb_drain(struct fg_sb *sb, struct fg_reorder *q)
+int fg_sideband_drain(struct fg_sideband *sb, struct fg_reorder *q)
 {
 	int queued = 0;
 

@@ -16,6 +16,7 @@
 #include "fg/buf.h"
 #include "fg/cfi.h"
 #include "fg/debugfile.h"
+#include "fg/debuginfod.h"
 #include "fg/demangle.h"
 #include "fg/dwarf.h"
 #include "fg/elfsyms.h"
@@ -812,7 +813,7 @@ static void read_procmaps(struct fg_symbolizer *s, struct proc *p)
 	p->procmaps_read = true;
 	p->procmaps_ms = now_ms();
 	snprintf(path, sizeof(path), "%s/%u/maps", s->o.proc_root, p->pid);
-	err = fg_read_file(path, PROCMAPS_MAX, &data, &len);
+	err = fg_safeio_read_file(path, PROCMAPS_MAX, &data, &len);
 	if (err < 0) {
 		if (err == -ENOENT || err == -ESRCH)
 			p->gone = true;
@@ -924,13 +925,13 @@ static void dso_remember(struct fg_symbolizer *s, struct dso *d, const struct ma
 
 /*
  * Open a file that should hold data (an ELF file, a JIT map).  Beyond
- * fg_open_regular's checks: pseudo files that call themselves regular
+ * fg_safeio_open_regular's checks: pseudo files that call themselves regular
  * (procfs, sysfs and the like, where reading can have effects, such as
  * /proc/kmsg) are refused, and so is a file under min_size bytes.
  */
 static int open_data_file(const char *path, off_t min_size, uint64_t max_size, struct stat *st)
 {
-	int fd = fg_open_data(path, max_size, st);
+	int fd = fg_safeio_open_data(path, max_size, st);
 
 	if (fd >= 0 && st->st_size < min_size) {
 		close(fd);
@@ -1054,7 +1055,7 @@ static void read_debug(struct fg_symbolizer *s, struct dso *d, int fd, const cha
 
 	if (!d->elf || (d->elf->kind == FG_ELF_SYMTAB && !dwarf))
 		return;
-	fg_debug_want_init(&w, d->elf, d->path, d->prefix);
+	fg_debugfile_want_init(&w, d->elf, d->path, d->prefix);
 	if (vdso) {
 		/* not a file: its debug file's place is the system's, or under --symfs */
 		w.prefix = s->o.symfs;
@@ -1079,7 +1080,7 @@ static void load_vdso(struct fg_symbolizer *s)
 	size_t len;
 
 	s->vdso_tried = true;
-	if (!base || fg_read_file("/proc/self/maps", PROCMAPS_MAX, &data, &len) < 0)
+	if (!base || fg_safeio_read_file("/proc/self/maps", PROCMAPS_MAX, &data, &len) < 0)
 		return;
 	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct fg_procmap m;
@@ -1191,7 +1192,7 @@ static void read_cfi(struct fg_symbolizer *s, struct dso *d, int fd)
 	d->cfi = fg_cfi_open_lazy(fd);
 	d->cfi_err = d->cfi ? 0 : -errno;
 	if (d->cfi_err == -ENODATA && d->elf) {
-		fg_debug_want_init(&w, d->elf, d->path, d->prefix);
+		fg_debugfile_want_init(&w, d->elf, d->path, d->prefix);
 		if (fg_debugfile_find(&w, &df) == 0) {
 			d->cfi = fg_cfi_open_fd(fd, df.fd);
 			d->cfi_err = d->cfi ? 0 : -errno;
@@ -1363,7 +1364,7 @@ static int proc_status(struct fg_symbolizer *s, uint32_t pid, uint32_t *nspid, u
 	int err;
 
 	snprintf(path, sizeof(path), "%s/%u/status", s->o.proc_root, pid);
-	if ((err = fg_read_file(path, 1 << 20, &data, &len)) < 0)
+	if ((err = fg_safeio_read_file(path, 1 << 20, &data, &len)) < 0)
 		return err;
 	*nspid = 0;
 	line = strstr(data, "\nNSpid:");
@@ -1378,7 +1379,7 @@ static int proc_status(struct fg_symbolizer *s, uint32_t pid, uint32_t *nspid, u
 		if (end)
 			*end = '\n';
 	}
-	err = fg_creds_parse(data, &c);
+	err = fg_sideband_creds_parse(data, &c);
 	*uid = c.uid;
 	free(data);
 	return err;
@@ -1391,7 +1392,7 @@ static int jit_open(const char *base, const char *rel, struct stat *st)
 
 	if (dfd < 0)
 		return -errno;
-	fd = fg_open_data_beneath(dfd, rel, 0, st);
+	fd = fg_safeio_open_data_beneath(dfd, rel, 0, st);
 	close(dfd);
 	return fd;
 }
@@ -1588,7 +1589,7 @@ static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed
 }
 
 /*
- * The directory of the kernel symbol cache (fg_private_dir_open: no link
+ * The directory of the kernel symbol cache (fg_safeio_private_dir_open: no link
  * followed, every directory the user's or root's), opened once, and made
  * when `create`.  A directory refused for safety is said once; any other
  * failure with -v only.  The descriptor, or -1.
@@ -1601,7 +1602,7 @@ static int open_cache_dir(struct fg_symbolizer *s, bool create)
 
 	if (s->cache_fd >= 0 || s->cache_fd == -2 || (create && s->cache_tried))
 		return s->cache_fd >= 0 ? s->cache_fd : -1;
-	fd = fg_private_dir_open(s->o.kallsyms_cache, create, bad, sizeof(bad), &owner);
+	fd = fg_safeio_private_dir_open(s->o.kallsyms_cache, create, bad, sizeof(bad), &owner);
 	if (fd >= 0) {
 		s->cache_fd = fd;
 	} else if (fd == -ENOENT && !create) {

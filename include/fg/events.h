@@ -99,7 +99,7 @@ struct fg_evlist {
 
 /* Where fg_evlist_add() and fg_ev_list() look. */
 struct fg_ev_env {
-	const char *tracefs; /* the tracefs directory (fg_tracefs_find()); NULL: none */
+	const char *tracefs; /* the tracefs directory (fg_ev_tracefs_find()); NULL: none */
 	const char *path;    /* the directories of $PATH, ':'-separated, for a probe's bare name */
 	/* directories of shared libraries, NULL-terminated, for a bare name ("libc"); or NULL */
 	const char *const *libdirs;
@@ -177,8 +177,8 @@ extern const char *const fg_tracefs_dirs[];
  * The first of `dirs` (NULL-terminated) where tracefs is mounted (it holds
  * "events"): 0 with its path in dir, or -ENOENT.
  */
-int fg_tracefs_find(const char *const *dirs, char *dir, size_t len);
+int fg_ev_tracefs_find(const char *const *dirs, char *dir, size_t len);
 /* Mount tracefs on `dir`, as perf does when it is not mounted: 0 or -errno. */
-int fg_tracefs_mount(const char *dir);
+int fg_ev_tracefs_mount(const char *dir);
 
 #endif

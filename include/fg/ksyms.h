@@ -66,7 +66,7 @@ bool fg_kstamp_equal(const struct fg_kstamp *a, const struct fg_kstamp *b);
 
 /*
  * Write the symbols of the kernel and of st's modules to the file `name` in
- * the directory `dirfd` (fg_private_dir_open() opens one that is safe to
+ * the directory `dirfd` (fg_safeio_private_dir_open() opens one that is safe to
  * use), replaced whole through a temporary file, mode 0600: the addresses
  * are secret from other users.  0 or -errno.
  */

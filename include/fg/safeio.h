@@ -21,25 +21,25 @@
  * not regular, -EFBIG when larger than max_size unless max_size is 0).
  * `st` (optional) receives the descriptor's fstat.
  */
-int fg_open_regular(const char *path, uint64_t max_size, struct stat *st);
+int fg_safeio_open_regular(const char *path, uint64_t max_size, struct stat *st);
 /* The same relative to a directory descriptor (openat semantics). */
-int fg_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct stat *st);
+int fg_safeio_open_regular_at(int dirfd, const char *path, uint64_t max_size, struct stat *st);
 /*
- * fg_open_regular for a file that should hold data (an ELF file, a map):
+ * fg_safeio_open_regular for a file that should hold data (an ELF file, a map):
  * pseudo files that call themselves regular (procfs, sysfs and the like, where
  * a read can have effects, such as /proc/kmsg) are refused too (-EINVAL).
  */
-int fg_open_data(const char *path, uint64_t max_size, struct stat *st);
+int fg_safeio_open_data(const char *path, uint64_t max_size, struct stat *st);
 
 /*
- * fg_open_data for a path that others may have built, below the directory
+ * fg_safeio_open_data for a path that others may have built, below the directory
  * `dirfd` (AT_FDCWD, a process root, --symfs): no symbolic link is followed
  * anywhere on the way.  Each directory of `path` (relative; "." and empty
  * components are skipped) is opened with O_NOFOLLOW | O_DIRECTORY, the file
  * itself with O_NOFOLLOW.  -ELOOP when a component is a symbolic link,
- * -EINVAL for an absolute path or "..", else as fg_open_data.
+ * -EINVAL for an absolute path or "..", else as fg_safeio_open_data.
  */
-int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st);
+int fg_safeio_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct stat *st);
 
 /*
  * Open, and create when `create` (each missing directory made with mode
@@ -58,7 +58,8 @@ int fg_open_data_beneath(int dirfd, const char *path, uint64_t max_size, struct 
  * (if not NULL) receives the path up to the component refused and *owner its
  * owner (if not NULL).
  */
-int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize, uid_t *owner);
+int fg_safeio_private_dir_open(const char *path, bool create, char *bad, size_t badsize,
+			       uid_t *owner);
 
 /*
  * Read the whole of `fd` from its current position into a new buffer of at
@@ -66,9 +67,9 @@ int fg_private_dir_open(const char *path, bool create, char *bad, size_t badsize
  * like /proc/kallsyms report size 0, so this reads until the end.  0 or
  * -errno (-EFBIG when the data exceeds `max`).
  */
-int fg_read_all(int fd, size_t max, char **data, size_t *len);
+int fg_safeio_read_all(int fd, size_t max, char **data, size_t *len);
 
-/* fg_open_regular + fg_read_all. */
-int fg_read_file(const char *path, size_t max, char **data, size_t *len);
+/* fg_safeio_open_regular + fg_safeio_read_all. */
+int fg_safeio_read_file(const char *path, size_t max, char **data, size_t *len);
 
 #endif

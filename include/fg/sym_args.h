@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fg/debugfile.h"
+#include "fg/debuginfod.h"
 #include "fg/symbolize.h"
 
 struct fg_sym_args {

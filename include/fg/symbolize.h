@@ -59,7 +59,7 @@ struct fg_sym_opts {
 	 * "kallsyms" in it is read instead of /proc/kallsyms when its stamp is
 	 * the running kernel's, and written after reading it; NULL for none.
 	 * Used only when `kallsyms` is /proc/kallsyms, and only when
-	 * fg_private_dir_open() accepts the directory (no symbolic link on the
+	 * fg_safeio_private_dir_open() accepts the directory (no symbolic link on the
 	 * way, each directory the running user's or root's).
 	 */
 	const char *kallsyms_cache;

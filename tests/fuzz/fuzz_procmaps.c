@@ -22,7 +22,7 @@ static int check(const struct fg_procmap *m, void *arg)
 	if (m->end < m->start || strlen(m->path) != m->path_len ||
 	    m->exec != !!(m->prot & PROT_EXEC) || (m->prot & ~(uint32_t)7))
 		abort();
-	fg_maps_record(m, &r);
+	fg_sideband_maps_record(m, &r);
 	if (r.start != m->start || r.end != m->end || r.ino != m->inode || r.prot != m->prot ||
 	    r.mflags != (m->shared ? MAP_SHARED : MAP_PRIVATE))
 		abort();

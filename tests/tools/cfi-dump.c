@@ -351,10 +351,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	elf_version(EV_CURRENT);
-	fd = fg_open_regular(argv[i], 0, NULL);
+	fd = fg_safeio_open_regular(argv[i], 0, NULL);
 	if (fd < 0)
 		fg_diex("cannot open '%s': %s", argv[i], strerror(-fd));
-	if (i + 1 < argc && (dfd = fg_open_regular(argv[i + 1], 0, NULL)) < 0)
+	if (i + 1 < argc && (dfd = fg_safeio_open_regular(argv[i + 1], 0, NULL)) < 0)
 		fg_diex("cannot open '%s': %s", argv[i + 1], strerror(-dfd));
 	c = fg_cfi_open_fd(fd, dfd);
 	if (!c)

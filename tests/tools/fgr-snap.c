@@ -67,7 +67,7 @@ static int one_map(const struct fg_procmap *pm, void *arg)
 		if (base)
 			e = fg_elfsyms_open_mem((const void *)base, pm->end - pm->start);
 	} else if (path[0] == '/') {
-		int fd = fg_open_regular(path, 0, NULL);
+		int fd = fg_safeio_open_regular(path, 0, NULL);
 
 		if (fd >= 0) {
 			e = fg_elfsyms_open_fd(fd);
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 			"usage: fgr-snap [--comm NAME] [--strip DIR] [--no-vdso] SNAPFILE\n");
 		return 2;
 	}
-	err = fg_read_file(argv[i], 1u << 30, &data, &len);
+	err = fg_safeio_read_file(argv[i], 1u << 30, &data, &len);
 	if (err < 0)
 		fg_diex("cannot read '%s': %s", argv[i], strerror(-err));
 	if (len < sizeof(h))

@@ -507,7 +507,7 @@ int main(int argc, char **argv)
 		return FG_EXIT_USAGE;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	err = fd < 0 ? -errno : fg_read_all(fd, SIZE_MAX / 2, &data, &len);
+	err = fd < 0 ? -errno : fg_safeio_read_all(fd, SIZE_MAX / 2, &data, &len);
 	if (fd >= 0)
 		close(fd);
 	if (err < 0)

@@ -30,7 +30,7 @@ static char *slurp(const char *path)
 	size_t len;
 
 	free(data);
-	if (fg_read_file(path, 4096, &data, &len) < 0)
+	if (fg_safeio_read_file(path, 4096, &data, &len) < 0)
 		data = NULL;
 	return data ? data : "";
 }

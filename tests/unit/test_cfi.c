@@ -324,7 +324,7 @@ __attribute__((noinline)) void unit_cfi_function(void)
 
 TEST(cfi_of_this_program_and_the_vdso)
 {
-	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	int fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	struct fg_elfsyms *e;
 	struct fg_cfi *c;
 	const struct fg_elf_sym *s = NULL;
@@ -438,7 +438,7 @@ TEST(cfi_lazy_lookups_match_the_whole_table)
 		int fd;
 
 		CHECK(mapped_path(tails[t], path, sizeof(path)));
-		fd = fg_open_regular(path, 0, NULL);
+		fd = fg_safeio_open_regular(path, 0, NULL);
 		CHECK(fd >= 0);
 		whole = fg_cfi_open_fd(fd, -1);
 		lazy = fg_cfi_open_lazy(fd);
@@ -478,7 +478,7 @@ TEST(cfi_entry_point_without_cfi_is_the_outermost_frame)
 	int fd;
 
 	CHECK(mapped_path("/ld-linux-x86-64.so.2", path, sizeof(path)));
-	fd = fg_open_regular(path, 0, NULL);
+	fd = fg_safeio_open_regular(path, 0, NULL);
 	CHECK(fd >= 0);
 	entry = entry_of(fd);
 	whole = fg_cfi_open_fd(fd, -1);
@@ -496,7 +496,7 @@ TEST(cfi_entry_point_without_cfi_is_the_outermost_frame)
 	}
 	fg_cfi_free(whole);
 	fg_cfi_free(lazy);
-	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	CHECK(fd >= 0);
 	entry = entry_of(fd);
 	self = fg_cfi_open_fd(fd, -1);
@@ -587,8 +587,8 @@ TEST(cfi_lazy_hostile_header)
 	int fd;
 
 	CHECK(mapped_path("/libc.so.6", path, sizeof(path)));
-	CHECK_INT(fg_read_file(path, 64u << 20, &img, &len), 0);
-	fd = fg_open_regular(path, 0, NULL);
+	CHECK_INT(fg_safeio_read_file(path, 64u << 20, &img, &len), 0);
+	fd = fg_safeio_open_regular(path, 0, NULL);
 	whole = fg_cfi_open_fd(fd, -1);
 	close(fd);
 	CHECK(whole);

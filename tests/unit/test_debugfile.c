@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fg/debugfile.h"
+#include "fg/debuginfod.h"
 #include "fg/elfsyms.h"
 #include "fg/safeio.h"
 #include "unit.h"
@@ -58,7 +59,7 @@ static int sh(const char *fmt, ...)
 
 static struct fg_elfsyms *elf_of(const char *path)
 {
-	int fd = fg_open_regular(path, FG_ELF_MAX_FILE, NULL);
+	int fd = fg_safeio_open_regular(path, FG_ELF_MAX_FILE, NULL);
 	struct fg_elfsyms *e;
 
 	if (fd < 0)
@@ -153,7 +154,7 @@ TEST(found_by_build_id_under_a_prefix)
 	snprintf(path, sizeof(path), "%s/root/usr/lib/debug/.build-id/%s.debug", dir, hex);
 	CHECK(sh("mkdir -p \"$(dirname '%s')\" && cp %s '%s'", path, exe, path) == 0);
 	snprintf(path, sizeof(path), "%s/root", dir);
-	fg_debug_want_init(&w, self, "/usr/bin/prog", path);
+	fg_debugfile_want_init(&w, self, "/usr/bin/prog", path);
 	CHECK_INT(fg_debugfile_find(&w, &df), 0);
 	CHECK(df.fd >= 0 && df.elf && df.path);
 	CHECK(strstr(df.path, "/root/usr/lib/debug/.build-id/") != NULL);
@@ -178,7 +179,7 @@ TEST(another_build_id_is_refused)
 		 exe, other, path) == 0);
 	CHECK(sh("cp '%s' '%s'", other, path) == 0);
 	snprintf(path, sizeof(path), "%s/bad", dir);
-	fg_debug_want_init(&w, self, "/usr/bin/prog", path);
+	fg_debugfile_want_init(&w, self, "/usr/bin/prog", path);
 	CHECK_INT(fg_debugfile_find(&w, &df), -ENOENT);
 	CHECK_INT(df.fd, -1);
 	fd = open(other, O_RDONLY);
@@ -204,7 +205,7 @@ TEST(found_by_debuglink_and_crc_without_build_id)
 		 dbg, exe, bin) == 0);
 	e = elf_of(bin);
 	CHECK(e && e->debuglink && !e->build_id_len);
-	fg_debug_want_init(&w, e, bin, "");
+	fg_debugfile_want_init(&w, e, bin, "");
 	CHECK_INT(fg_debugfile_find(&w, &df), 0);
 	CHECK(strstr(df.path, "/link/.debug/prog.dbg") != NULL);
 	fg_debugfile_release(&df);
@@ -224,7 +225,7 @@ TEST(a_fifo_is_not_opened)
 	snprintf(path, sizeof(path), "%s/fifo/usr/lib/debug/.build-id/%s.debug", dir, hex);
 	CHECK(sh("mkdir -p \"$(dirname '%s')\" && mkfifo '%s'", path, path) == 0);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
-	fg_debug_want_init(&w, self, "/usr/bin/prog", path);
+	fg_debugfile_want_init(&w, self, "/usr/bin/prog", path);
 	CHECK_INT(fg_debugfile_find(&w, &df), -ENOENT);
 }
 

@@ -21,7 +21,7 @@ __attribute__((noinline)) void unit_dwarf_function(void)
 /* unit_dwarf_function's address in this program's file */
 static uint64_t own_address(void)
 {
-	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	int fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	struct fg_elfsyms *e = fd >= 0 ? fg_elfsyms_open_fd(fd) : NULL;
 	uint64_t a = 0;
 
@@ -103,7 +103,7 @@ TEST(dwarf_survives_its_file_truncated)
 	size_t len;
 	int fd, n;
 
-	CHECK(fg_read_file("/proc/self/exe", 256u << 20, &data, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/exe", 256u << 20, &data, &len) == 0);
 	fd = memfd_create("dwarf", MFD_CLOEXEC);
 	CHECK(fd >= 0);
 	CHECK(write(fd, data, len) == (ssize_t)len);
@@ -146,7 +146,7 @@ static bool same_locs(const struct fg_dwarf_loc *x, int nx, const struct fg_dwar
 TEST(dwarf_lookups_remembered)
 {
 	struct fg_dwarf_loc x[FG_DWARF_MAX_INLINE], y[FG_DWARF_MAX_INLINE];
-	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	int fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	struct fg_elfsyms *e = fd >= 0 ? fg_elfsyms_open_fd(fd) : NULL;
 	struct fg_dwarf *d = fg_dwarf_open("/proc/self/exe", "");
 	struct fg_dwarf *other = fg_dwarf_open("/proc/self/exe", "");
@@ -195,7 +195,7 @@ TEST(dwarf_survives_truncation_and_corruption)
 	char *data;
 	size_t len;
 
-	CHECK(fg_read_file("/proc/self/exe", 256u << 20, &data, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/exe", 256u << 20, &data, &len) == 0);
 	for (size_t cut = 0; cut < len; cut += len / 64 + 1) {
 		struct fg_dwarf *d = fg_dwarf_open_mem(data, cut);
 

@@ -54,7 +54,7 @@ static int self_offset(uintptr_t addr, uint64_t *off, char *path, size_t len)
 	char *data;
 	size_t n;
 
-	if (fg_read_file("/proc/self/maps", 1 << 24, &data, &n) < 0)
+	if (fg_safeio_read_file("/proc/self/maps", 1 << 24, &data, &n) < 0)
 		return -1;
 	fg_procmaps_parse(data, n, find_fn, &f, NULL);
 	free(data);
@@ -74,7 +74,7 @@ TEST(elfsyms_names_our_own_function)
 	int fd;
 
 	CHECK(self_offset((uintptr_t)unit_known_function, &off, path, sizeof(path)) == 0);
-	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	CHECK(fd >= 0);
 	e = fg_elfsyms_open_fd(fd);
 	close(fd);
@@ -114,7 +114,7 @@ TEST(elf_named_symbols_finds_data_and_tls)
 	size_t n;
 	int fd;
 
-	fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 	CHECK(fd >= 0);
 	elf = fg_elf_begin_fd(fd);
 	CHECK(elf);
@@ -138,7 +138,7 @@ TEST(elfsyms_names_plt_entries)
 	struct fg_elfsyms *e;
 	const struct fg_elf_sym *close_plt = NULL;
 	size_t named = 0;
-	int fd = fg_open_regular("/proc/self/exe", 0, NULL);
+	int fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
 
 	CHECK(fd >= 0);
 	e = fg_elfsyms_open_fd(fd);
@@ -196,7 +196,7 @@ TEST(elfsyms_names_init_and_fini_of_a_stripped_file)
 	int i;
 
 	/* this program, its .symtab gone as strip(1) leaves it: .dynsym names no _init */
-	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
 	CHECK(section_of(data, len, ".init", &init) > 0);
 	CHECK(section_of(data, len, ".fini", &fini) > 0);
 	e = fg_elfsyms_open_mem(data, len);
@@ -229,7 +229,7 @@ TEST(elfsyms_survives_truncation_and_corruption)
 	size_t len;
 	unsigned seed = 12345;
 
-	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
 	for (size_t cut = 0; cut < len; cut += cut < 4096 ? 61 : 4093) {
 		struct fg_elfsyms *e = fg_elfsyms_open_mem(data, cut);
 
@@ -324,7 +324,7 @@ TEST(elf_precheck_refuses_what_libelf_would_allocate_for)
 	/* our own executable passes, from a descriptor and from memory */
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	CHECK(fd >= 0);
-	CHECK(fg_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/exe", 64u << 20, &data, &len) == 0);
 	CHECK_INT(fg_elf_precheck(fd, NULL, len), 0);
 	CHECK_INT(fg_elf_precheck(-1, data, len), 0);
 	close(fd);
@@ -413,15 +413,15 @@ TEST(safeio_refuses_what_is_not_regular)
 	char *data;
 	size_t len;
 
-	CHECK_INT(fg_open_regular("/dev/null", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_regular("/", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_regular("/nonexistent", 0, NULL), -ENOENT);
-	CHECK_INT(fg_open_regular("/proc/self/exe", 10, NULL), -EFBIG);
+	CHECK_INT(fg_safeio_open_regular("/dev/null", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_regular("/", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_regular("/nonexistent", 0, NULL), -ENOENT);
+	CHECK_INT(fg_safeio_open_regular("/proc/self/exe", 10, NULL), -EFBIG);
 	/* a procfs file reports size 0 but has contents */
-	CHECK_INT(fg_read_file("/proc/self/status", 1 << 20, &data, &len), 0);
+	CHECK_INT(fg_safeio_read_file("/proc/self/status", 1 << 20, &data, &len), 0);
 	CHECK(len > 0 && strlen(data) == len);
 	free(data);
-	CHECK_INT(fg_read_file("/proc/self/status", 10, &data, &len), -EFBIG);
+	CHECK_INT(fg_safeio_read_file("/proc/self/status", 10, &data, &len), -EFBIG);
 }
 
 int main(void)

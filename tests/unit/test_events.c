@@ -305,9 +305,9 @@ TEST(tracefs_lookups)
 	struct fg_evlist l = FG_EVLIST_INIT;
 	char dir[256];
 
-	CHECK_INT(fg_tracefs_find(dirs, dir, sizeof(dir)), 0);
+	CHECK_INT(fg_ev_tracefs_find(dirs, dir, sizeof(dir)), 0);
 	CHECK_STR(dir, tracefs);
-	CHECK_INT(fg_tracefs_find(dirs + 2, dir, sizeof(dir)), -ENOENT);
+	CHECK_INT(fg_ev_tracefs_find(dirs + 2, dir, sizeof(dir)), -ENOENT);
 	CHECK_INT(add(&l, "tracepoint:syscalls:sys_enter_write", &env), 0);
 	CHECK_INT(l.n, 1);
 	CHECK_STR(l.ev[0].name, "syscalls:sys_enter_write");
@@ -391,7 +391,7 @@ static uint64_t self_offset(uintptr_t addr)
 	char *data;
 	size_t n;
 
-	if (fg_read_file("/proc/self/maps", 1 << 24, &data, &n) < 0)
+	if (fg_safeio_read_file("/proc/self/maps", 1 << 24, &data, &n) < 0)
 		return 0;
 	fg_procmaps_parse(data, n, find_fn, &f, NULL);
 	free(data);
@@ -463,7 +463,7 @@ TEST(probes_by_bare_name)
 	char envpath[300];
 
 	CHECK(mkdtemp(dir) && mkdtemp(lib));
-	CHECK_INT(fg_read_file(self, 64u << 20, &data, &n), 0);
+	CHECK_INT(fg_safeio_read_file(self, 64u << 20, &data, &n), 0);
 	snprintf(path, sizeof(path), "%s/myprog", dir);
 	int fd = open(path, O_WRONLY | O_CREAT, 0755);
 	CHECK(fd >= 0 && write(fd, data, n) == (ssize_t)n);

@@ -256,7 +256,7 @@ TEST(ksyms_cache)
 	CHECK_INT(fg_kstamp_read(&st, dir), 0);
 	/* in a private directory, made with its parents; the file 0600 */
 	snprintf(path, sizeof(path), "%s/cache/fg", dir);
-	int dfd = fg_private_dir_open(path, true, NULL, 0, NULL);
+	int dfd = fg_safeio_private_dir_open(path, true, NULL, 0, NULL);
 	CHECK(dfd >= 0);
 	snprintf(path, sizeof(path), "%s/cache/fg/kallsyms", dir);
 	CHECK_INT(fg_ksyms_save(k, &st, dfd, "kallsyms"), 0);

@@ -53,17 +53,17 @@ TEST(beneath_opens_a_plain_path)
 
 	mkdir(in_top("tmp"), 0755);
 	put("tmp/perf-1.map", "1000 10 f\n");
-	fd = fg_open_data_beneath(dfd, "tmp/perf-1.map", 0, &st);
+	fd = fg_safeio_open_data_beneath(dfd, "tmp/perf-1.map", 0, &st);
 	CHECK(fd >= 0);
 	CHECK(read(fd, buf, 4) == 4);
 	CHECK_STR(buf, "1000");
 	CHECK(S_ISREG(st.st_mode));
 	close(fd);
-	fd = fg_open_data_beneath(dfd, "./tmp//perf-1.map", 0, NULL);
+	fd = fg_safeio_open_data_beneath(dfd, "./tmp//perf-1.map", 0, NULL);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp/perf-1.map", 4, NULL), -EFBIG);
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp/none", 0, NULL), -ENOENT);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp/perf-1.map", 4, NULL), -EFBIG);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp/none", 0, NULL), -ENOENT);
 	close(dfd);
 }
 
@@ -75,12 +75,12 @@ TEST(beneath_follows_no_link)
 	CHECK(symlink(in_top("secret"), in_top("tmp/perf-2.map")) == 0);
 	CHECK(symlink("tmp", in_top("ltmp")) == 0);
 	/* the last component, and a directory on the way */
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp/perf-2.map", 0, NULL), -ELOOP);
-	CHECK_INT(fg_open_data_beneath(dfd, "ltmp/perf-1.map", 0, NULL), -ELOOP);
-	CHECK_INT(fg_open_data_beneath(dfd, "../etc/passwd", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp/../secret", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(dfd, "/etc/passwd", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(dfd, "", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp/perf-2.map", 0, NULL), -ELOOP);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "ltmp/perf-1.map", 0, NULL), -ELOOP);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "../etc/passwd", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp/../secret", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "/etc/passwd", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "", 0, NULL), -EINVAL);
 	close(dfd);
 }
 
@@ -89,10 +89,10 @@ TEST(beneath_refuses_what_holds_no_data)
 	int dfd = open(top, O_PATH | O_DIRECTORY), root = open("/", O_PATH | O_DIRECTORY);
 
 	CHECK(mkfifo(in_top("tmp/fifo"), 0600) == 0);
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp/fifo", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(dfd, "tmp", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(root, "proc/version", 0, NULL), -EINVAL);
-	CHECK_INT(fg_open_data_beneath(root, "dev/null", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp/fifo", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(dfd, "tmp", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(root, "proc/version", 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_open_data_beneath(root, "dev/null", 0, NULL), -EINVAL);
 	close(dfd);
 	close(root);
 }
@@ -100,7 +100,7 @@ TEST(beneath_refuses_what_holds_no_data)
 TEST(private_dir_is_made_and_reopened)
 {
 	struct stat st;
-	int fd = fg_private_dir_open(in_top("home/.cache/fg"), true, NULL, 0, NULL);
+	int fd = fg_safeio_private_dir_open(in_top("home/.cache/fg"), true, NULL, 0, NULL);
 
 	CHECK(fd >= 0);
 	CHECK(fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
@@ -110,11 +110,11 @@ TEST(private_dir_is_made_and_reopened)
 	close(f);
 	close(fd);
 	CHECK(stat(in_top("home/.cache"), &st) == 0 && (st.st_mode & 0777) == 0700);
-	fd = fg_private_dir_open(in_top("home/.cache/fg"), false, NULL, 0, NULL);
+	fd = fg_safeio_private_dir_open(in_top("home/.cache/fg"), false, NULL, 0, NULL);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK_INT(fg_private_dir_open(in_top("home/none"), false, NULL, 0, NULL), -ENOENT);
-	CHECK_INT(fg_private_dir_open("relative/fg", true, NULL, 0, NULL), -EINVAL);
+	CHECK_INT(fg_safeio_private_dir_open(in_top("home/none"), false, NULL, 0, NULL), -ENOENT);
+	CHECK_INT(fg_safeio_private_dir_open("relative/fg", true, NULL, 0, NULL), -EINVAL);
 }
 
 TEST(private_dir_refuses_links_and_others)
@@ -125,28 +125,32 @@ TEST(private_dir_refuses_links_and_others)
 	/* a link to a directory elsewhere, at the end or on the way */
 	mkdir(in_top("elsewhere"), 0700);
 	CHECK(symlink(in_top("elsewhere"), in_top("home/.cache/fg2")) == 0);
-	CHECK_INT(fg_private_dir_open(in_top("home/.cache/fg2"), true, bad, sizeof(bad), NULL),
-		  -ELOOP);
+	CHECK_INT(
+	    fg_safeio_private_dir_open(in_top("home/.cache/fg2"), true, bad, sizeof(bad), NULL),
+	    -ELOOP);
 	CHECK_STR(bad, in_top("home/.cache/fg2"));
 	CHECK(symlink(in_top("home/.cache"), in_top("lcache")) == 0);
-	CHECK_INT(fg_private_dir_open(in_top("lcache/fg"), true, bad, sizeof(bad), NULL), -ELOOP);
+	CHECK_INT(fg_safeio_private_dir_open(in_top("lcache/fg"), true, bad, sizeof(bad), NULL),
+		  -ELOOP);
 	CHECK_STR(bad, in_top("lcache"));
 	CHECK(files_in(in_top("elsewhere")) == 0);
 	/* writable by others */
 	mkdir(in_top("home/open"), 0700);
 	chmod(in_top("home/open"), 0777);
-	CHECK_INT(fg_private_dir_open(in_top("home/open"), true, bad, sizeof(bad), NULL), -EPERM);
+	CHECK_INT(fg_safeio_private_dir_open(in_top("home/open"), true, bad, sizeof(bad), NULL),
+		  -EPERM);
 	/* not a directory */
 	put("home/file", "x");
-	CHECK_INT(fg_private_dir_open(in_top("home/file/fg"), true, bad, sizeof(bad), NULL),
+	CHECK_INT(fg_safeio_private_dir_open(in_top("home/file/fg"), true, bad, sizeof(bad), NULL),
 		  -ENOTDIR);
 	if (geteuid() != 0)
 		return;
 	/* another user's directory on the way, as a home reached through sudo -E */
 	mkdir(in_top("alice"), 0700);
 	CHECK(chown(in_top("alice"), 65534, 65534) == 0);
-	CHECK_INT(fg_private_dir_open(in_top("alice/.cache/fg"), true, bad, sizeof(bad), &owner),
-		  -EPERM);
+	CHECK_INT(
+	    fg_safeio_private_dir_open(in_top("alice/.cache/fg"), true, bad, sizeof(bad), &owner),
+	    -EPERM);
 	CHECK_STR(bad, in_top("alice"));
 	CHECK_INT(owner, 65534);
 	CHECK(files_in(in_top("alice")) == 0);

@@ -21,7 +21,7 @@ TEST(maps_records)
 	struct fg_rec_mapping m;
 
 	CHECK_INT(fg_procmap_parse(exec_line, strlen(exec_line), &pm), 0);
-	fg_maps_record(&pm, &m);
+	fg_sideband_maps_record(&pm, &m);
 	CHECK(m.start == 0x55d0c0a00000 && m.end == 0x55d0c0a05000);
 	CHECK_INT(m.pgoff, 0x2000);
 	CHECK_INT(m.maj, 0xfe);
@@ -34,7 +34,7 @@ TEST(maps_records)
 	CHECK_STR(pm.path, "/usr/bin/with space");
 	CHECK(pm.deleted);
 	CHECK_INT(fg_procmap_parse(shared, strlen(shared), &pm), 0);
-	fg_maps_record(&pm, &m);
+	fg_sideband_maps_record(&pm, &m);
 	CHECK_INT(m.prot, 7);
 	CHECK_INT(m.mflags, 1); /* MAP_SHARED */
 }
@@ -55,10 +55,10 @@ TEST(snapshot_of_this_process)
 	int fd = tmpfd();
 	struct fg_rec_writer *w = fg_rec_writer_new(fd);
 	struct fg_rec_header h;
-	int n = fg_maps_snapshot_pid(q, "/proc", (uint32_t)getpid());
+	int n = fg_sideband_maps_pid(q, "/proc", (uint32_t)getpid());
 
 	CHECK(n >= 2); /* this test program and libc at least */
-	CHECK_INT(fg_maps_snapshot_pid(q, "/proc", 0x7fffffff), -ENOENT);
+	CHECK_INT(fg_sideband_maps_pid(q, "/proc", 0x7fffffff), -ENOENT);
 	fg_rec_header_init(&h);
 	fg_rec_write_header(w, &h);
 	CHECK_INT(fg_reorder_flush(q, 0, w, NULL, NULL), 0);
@@ -123,7 +123,7 @@ TEST(snapshot_of_a_made_up_proc)
 		       "not a maps line\n"
 		       "600000-600000 r-xp 00000000 08:01 79   /empty\n"
 		       "7f0000000000-7f0000001000 r-xp 00000000 00:00 0 \n");
-	n = fg_maps_snapshot_pid(q, root, 42);
+	n = fg_sideband_maps_pid(q, root, 42);
 	unlink(maps);
 	unlink(status);
 	rmdir(dir);
@@ -157,22 +157,23 @@ TEST(creds_from_status)
 {
 	struct fg_rec_creds c;
 
-	CHECK_INT(fg_creds_parse("Name:\tx\nUid:\t1000\t1001\t1002\t1003\n"
-				 "Gid:\t100\t101\t102\t103\n",
-				 &c),
+	CHECK_INT(fg_sideband_creds_parse("Name:\tx\nUid:\t1000\t1001\t1002\t1003\n"
+					  "Gid:\t100\t101\t102\t103\n",
+					  &c),
 		  0);
 	CHECK_INT(c.uid, 1001);
 	CHECK_INT(c.gid, 101);
 	/* a "Uid:" inside another line is not the field */
-	CHECK_INT(fg_creds_parse("Name:\tUid: 0 0\nUid:\t7\t8\t8\t8\nGid:\t1\t2\n", &c), 0);
+	CHECK_INT(fg_sideband_creds_parse("Name:\tUid: 0 0\nUid:\t7\t8\t8\t8\nGid:\t1\t2\n", &c),
+		  0);
 	CHECK_INT(c.uid, 8);
-	CHECK_INT(fg_creds_parse("Name:\tUid: 1 2\nGid:\t1\t2\n", &c), -EINVAL);
-	CHECK_INT(fg_creds_parse("Uid:\t1\n", &c), -EINVAL);
-	CHECK_INT(fg_creds_parse("", &c), -EINVAL);
-	CHECK_INT(fg_creds_read("/proc", (uint32_t)getpid(), &c), 0);
+	CHECK_INT(fg_sideband_creds_parse("Name:\tUid: 1 2\nGid:\t1\t2\n", &c), -EINVAL);
+	CHECK_INT(fg_sideband_creds_parse("Uid:\t1\n", &c), -EINVAL);
+	CHECK_INT(fg_sideband_creds_parse("", &c), -EINVAL);
+	CHECK_INT(fg_sideband_creds_read("/proc", (uint32_t)getpid(), &c), 0);
 	CHECK_INT(c.pid, getpid());
 	CHECK_INT(c.uid, geteuid());
-	CHECK_INT(fg_creds_read("/proc", 0x7fffffff, &c), -ENOENT);
+	CHECK_INT(fg_sideband_creds_read("/proc", 0x7fffffff, &c), -ENOENT);
 }
 
 int main(void)

@@ -359,7 +359,7 @@ TEST(palette_map_round_trip)
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/palette.map", dir);
 	CHECK_INT(fg_palette_map_write(m, path), 0);
-	CHECK_INT(fg_read_file(path, 1 << 20, &data, &len), 0);
+	CHECK_INT(fg_safeio_read_file(path, 1 << 20, &data, &len), 0);
 	CHECK_STR(data, "a->rgb(10,11,12)\nb->rgb(1,2,3)\nop->x->rgb(4,5,6)\n");
 	fg_palette_map_parse(m2, data, len, &bad, &first);
 	CHECK_INT(bad, 0);

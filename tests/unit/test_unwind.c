@@ -687,7 +687,7 @@ static int self_find(void *arg, uint64_t pc, struct fg_unwind_map *um)
 			if (strcmp(m->path, "[vdso]") == 0) {
 				m->cfi = fg_cfi_open_mem((const void *)m->start, m->end - m->start);
 			} else {
-				int fd = fg_open_regular(m->path, 0, NULL);
+				int fd = fg_safeio_open_regular(m->path, 0, NULL);
 
 				m->cfi = fd >= 0 ? fg_cfi_open_fd(fd, -1) : NULL;
 				if (fd >= 0)
@@ -744,7 +744,7 @@ TEST(unwind_this_process_as_libdwfl_does)
 	char *text;
 	size_t len;
 
-	CHECK(fg_read_file("/proc/self/maps", 1 << 20, &text, &len) == 0);
+	CHECK(fg_safeio_read_file("/proc/self/maps", 1 << 20, &text, &len) == 0);
 	fg_procmaps_parse(text, len, self_map_fn, NULL, NULL);
 	free(text);
 	size = deeper(&g, 10);
@@ -761,7 +761,7 @@ TEST(unwind_this_process_as_libdwfl_does)
 					       maps[i].end - maps[i].start, maps[i].start);
 			continue;
 		}
-		int fd = fg_open_regular(maps[i].path, 0, NULL);
+		int fd = fg_safeio_open_regular(maps[i].path, 0, NULL);
 		if (fd >= 0) {
 			fg_unwind_dw_map(dw, maps[i].path, fd, maps[i].start, maps[i].end,
 					 maps[i].pgoff);
