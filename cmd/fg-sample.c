@@ -40,6 +40,7 @@
 #include "fg/cpulist.h"
 #include "fg/diag.h"
 #include "fg/events.h"
+#include "fg/hash.h"
 #include "fg/korc.h"
 #include "fg/ksyms.h"
 #include "fg/record.h"
@@ -128,6 +129,8 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  */
 #define CFI_QUEUE_BYTES (4u << 20)
 #define CFI_TICK_NS (20 * 1000 * 1000)
+/* processes asked for at their first samples (cfi_ask), at most, the pids of a machine */
+#define CFI_ASKED_MAX (1u << 22)
 /*
  * A record reaches its buffer a little after its time was taken, and the
  * buffers are read one after another: a tick writes only what is older than
@@ -335,6 +338,12 @@ struct run {
 	struct fg_cfi_loader *cfi; /* --call-graph cfi: the tables in the maps */
 	struct fg_cfi_bpf_maps cfi_maps;
 	struct fg_cfi_worker *cfi_worker; /* the thread that has r->cfi during the run */
+	/*
+	 * System-wide, the tables of a process running at the start are loaded when its
+	 * samples first fall back (the pids asked for, and when), not all before sampling
+	 */
+	bool cfi_lazy;
+	struct fg_hash *cfi_asked;
 	struct fg_cfi_worker_stats cfi_wst;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
@@ -389,6 +398,8 @@ static void cleanup(struct run *r)
 			close(r->ring_fds[i]);
 	free(r->ring_fds);
 	stop_cfi(r);
+	fg_hash_free(r->cfi_asked);
+	r->cfi_asked = NULL;
 	fg_cfi_loader_free(r->cfi);
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_sample_bpf__destroy(r->skel);
@@ -612,6 +623,29 @@ static uint64_t event_weight(uint32_t id)
 	return id < evlist.n && !evlist.ev[id].time_based ? count_period() : 1;
 }
 
+/*
+ * A sample of process pid fell back to a snapshot: when the process ran before the
+ * run and was not read yet, its tables are loaded now (the worker reads its mappings
+ * from /proc).  Once a second at most for a pid (a pid used again, a process whose
+ * code has no table), and for CFI_ASKED_MAX processes at a time.
+ */
+static void cfi_ask(struct run *r, uint32_t pid, uint64_t now)
+{
+	struct fg_hash_entry *e;
+	bool inserted;
+
+	if (!r->cfi_worker)
+		return;
+	e = fg_hash_get(r->cfi_asked, &pid, sizeof(pid));
+	if (e && now - e->val.u < 1000000000u)
+		return;
+	if (!e && fg_hash_count(r->cfi_asked) >= CFI_ASKED_MAX)
+		return;
+	e = fg_hash_upsert(r->cfi_asked, &pid, sizeof(pid), &inserted);
+	e->val.u = now;
+	fg_cfi_worker_load(r->cfi_worker, pid);
+}
+
 /* One sample from the BPF program, into the queue. */
 static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
@@ -625,6 +659,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		return;
 	}
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
+	if ((s.flags & FG_SAMPLE_F_CFI_FALLBACK) && r->cfi_lazy)
+		cfi_ask(r, s.pid, s.time_ns);
 	if (s.flags & FG_SAMPLE_F_OFFCPU) {
 		/* a wait weighs its time off the CPU, and is none of the events' samples */
 		r->off.wait_ns += s.weight;
@@ -1250,14 +1286,17 @@ static void open_sideband(struct run *r)
 		for (size_t i = 0; i < fg_targets_count(r->targets); i++)
 			fg_sideband_maps_pid(r->q, "/proc", fg_targets_at(r->targets, i));
 	if (r->cfi) {
-		/* the tables of the processes running, before sampling starts */
+		/*
+		 * The tables of the processes to sample, before sampling starts; system-wide,
+		 * those a process' samples need, when they first fall back (cfi_ask)
+		 */
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
-		if (!r->filtering)
-			fg_cfi_loader_scan_all(r->cfi);
-		else
-			for (size_t i = 0; i < fg_targets_count(r->targets); i++)
-				fg_cfi_loader_scan(r->cfi, fg_targets_at(r->targets, i));
+		r->cfi_lazy = !r->filtering;
+		if (r->cfi_lazy)
+			r->cfi_asked = fg_hash_new(0);
+		for (size_t i = 0; r->filtering && i < fg_targets_count(r->targets); i++)
+			fg_cfi_loader_scan(r->cfi, fg_targets_at(r->targets, i));
 		fg_cfi_loader_sync(r->cfi);
 		fg_cfi_loader_started(r->cfi);
 		r->cfi_start_ns = now_ns(CLOCK_MONOTONIC) - t0;
@@ -1491,6 +1530,17 @@ static void start_stream(struct run *r)
 	}
 }
 
+/* Whether a record is a mapping of the snapshot taken from /proc at the start. */
+static bool snapshot_mapping(uint32_t type, const void *payload, size_t len)
+{
+	struct fg_rec_mapping m;
+
+	if (type != FG_REC_MAPPING || len < sizeof(m))
+		return false;
+	memcpy(&m, payload, sizeof(m));
+	return m.flags & FG_MAP_F_SNAPSHOT;
+}
+
 /*
  * Which records to write (the targets' only, when filtering); with
  * --call-graph cfi, those written also keep the tables in the maps.
@@ -1501,7 +1551,8 @@ static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t le
 
 	if (r->filtering && !fg_targets_keep(r->targets, type, payload, len))
 		return false;
-	if (r->cfi_worker)
+	/* lazy: the start's snapshot of every process is not loaded, but asked for (cfi_ask) */
+	if (r->cfi_worker && !(r->cfi_lazy && snapshot_mapping(type, payload, len)))
 		fg_cfi_worker_push(r->cfi_worker, type, payload, len);
 	return true;
 }

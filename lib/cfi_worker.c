@@ -36,17 +36,33 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The records of one batch, to the loader (outside the lock). */
-static uint64_t feed(struct fg_cfi_loader *l, const struct fg_buf *b)
+/* in the queue, a process to read from /proc (fg_cfi_worker_load()): not a record type */
+#define LOAD_PID UINT32_MAX
+
+/*
+ * The records of one batch, to the loader (outside the lock); *loads, the processes
+ * read.  Once the run is over (stop), no sample needs a process' tables any more: the
+ * processes asked for are not read.
+ */
+static uint64_t feed(struct fg_cfi_loader *l, const struct fg_buf *b, bool stop, uint64_t *loads)
 {
 	uint64_t n = 0;
 
-	for (size_t at = 0; at + 8 <= b->len; n++) {
-		uint32_t hdr[2];
+	for (size_t at = 0; at + 8 <= b->len;) {
+		uint32_t hdr[2], pid;
 
 		memcpy(hdr, b->data + at, sizeof(hdr));
 		at += sizeof(hdr);
-		fg_cfi_loader_record(l, hdr[0], b->data + at, hdr[1]);
+		if (hdr[0] == LOAD_PID && hdr[1] == sizeof(pid)) {
+			memcpy(&pid, b->data + at, sizeof(pid));
+			if (!stop) {
+				fg_cfi_loader_rescan(l, pid);
+				(*loads)++;
+			}
+		} else {
+			fg_cfi_loader_record(l, hdr[0], b->data + at, hdr[1]);
+			n++;
+		}
 		at += ((size_t)hdr[1] + 7) & ~(size_t)7;
 	}
 	return n;
@@ -56,6 +72,7 @@ static void *run(void *arg)
 {
 	struct fg_cfi_worker *w = arg;
 	struct fg_buf batch = FG_BUF_INIT, swap;
+	uint64_t loads = 0;
 	uint64_t swept = mono_ns();
 
 	pthread_mutex_lock(&w->lock);
@@ -81,7 +98,7 @@ static void *run(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		/* the loader is this thread's alone: the writer queues meanwhile */
-		n = feed(w->l, &batch);
+		n = feed(w->l, &batch, stop, &loads);
 		fg_buf_reset(&batch);
 		if (overflow)
 			fg_cfi_loader_rescan_all(w->l);
@@ -93,6 +110,7 @@ static void *run(void *arg)
 
 		pthread_mutex_lock(&w->lock);
 		w->st.records += n;
+		w->st.loads = loads;
 		w->st.rescans += overflow;
 		w->st.batches++;
 		if (stop && !w->queue.len)
@@ -134,14 +152,13 @@ int fg_cfi_worker_start(struct fg_cfi_worker **out, struct fg_cfi_loader *l, siz
 	return 0;
 }
 
-void fg_cfi_worker_push(struct fg_cfi_worker *w, uint32_t type, const void *payload, size_t len)
+/* Into the queue, or left out and counted when it is full (the worker then reads /proc again). */
+static void enqueue(struct fg_cfi_worker *w, uint32_t type, const void *payload, size_t len)
 {
 	static const char pad[8];
 	uint32_t hdr[2] = {type, (uint32_t)len};
 	size_t need = sizeof(hdr) + ((len + 7) & ~(size_t)7);
 
-	if (!fg_cfi_loader_wants(type, payload, len))
-		return;
 	pthread_mutex_lock(&w->lock);
 	if (len > UINT32_MAX || w->queue.len + need > w->max_bytes) {
 		w->st.dropped++;
@@ -156,6 +173,17 @@ void fg_cfi_worker_push(struct fg_cfi_worker *w, uint32_t type, const void *payl
 	if (w->overflow)
 		pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
+}
+
+void fg_cfi_worker_push(struct fg_cfi_worker *w, uint32_t type, const void *payload, size_t len)
+{
+	if (type != LOAD_PID && fg_cfi_loader_wants(type, payload, len))
+		enqueue(w, type, payload, len);
+}
+
+void fg_cfi_worker_load(struct fg_cfi_worker *w, uint32_t pid)
+{
+	enqueue(w, LOAD_PID, &pid, sizeof(pid));
 }
 
 void fg_cfi_worker_wake(struct fg_cfi_worker *w)
@@ -188,7 +216,8 @@ void fg_cfi_worker_report(struct fg_buf *out, const struct fg_cfi_worker_stats *
 	fg_buf_addf(out,
 		    "cfi: %" PRIu64 " side-band records to the tables' thread in %" PRIu64
 		    " batches (%.1f KiB queued at most); %" PRIu64
-		    " left out, its queue full (every process read again %" PRIu64 " times)\n",
+		    " left out, its queue full (every process read again %" PRIu64
+		    " times); %" PRIu64 " processes loaded at their first sample\n",
 		    st->records, st->batches, (double)st->queued_peak / 1024, st->dropped,
-		    st->rescans);
+		    st->rescans, st->loads);
 }

@@ -202,6 +202,38 @@ f(33)'
 	[ "$(grep -c ' fixlib_work+' "$d/dl.out")" -ge 50 ]
 }
 
+@test "fg-sample --call-graph cfi: system-wide, a process running before the start gets its tables at its first samples" {
+	local d=$BATS_TEST_TMPDIR wl n cfi fell
+	"$U/fixture-gcc-nopie" 2000 >/dev/null &
+	wl=$!
+	wait_until 5 grep -q fixture "/proc/$wl/comm"
+	fg-sample -v -F 999 -d 2 -o "$d/run.fgr" 2>"$d/run.sample" || {
+		kill "$wl"
+		return 1
+	}
+	kill "$wl"
+	wait "$wl" || true
+	sed 's/^/# /' "$d/run.sample" | grep -E 'side-band|user stacks unwound' >&3
+	# not loaded at the start: asked for at its first samples, its later ones walked in BPF
+	[[ $(cat "$d/run.sample") =~ \ ([1-9][0-9]*)\ processes\ loaded\ at\ their\ first\ sample ]]
+	fgr-dump "$d/run.fgr" | grep "^sample .* pid=$wl " >"$d/wl.samples"
+	n=$(wc -l <"$d/wl.samples")
+	cfi=$(python3 -c 'import re, sys
+print(sum(1 for l in open(sys.argv[1]) if int(re.search(r" flags=(0x[0-9a-f]+)", l).group(1), 16) & 0x1000))' "$d/wl.samples")
+	fell=$(python3 -c 'import re, sys
+print(sum(1 for l in open(sys.argv[1]) if int(re.search(r" flags=(0x[0-9a-f]+)", l).group(1), 16) & 0x2000))' "$d/wl.samples")
+	echo "# the workload's samples: $n, walked in BPF $cfi, fell back $fell" >&3
+	[ "$n" -gt 100 ]
+	# (the first ones wait for the tables of the processes asked for before it, on a busy machine)
+	[ "$cfi" -ge $((n / 2)) ]
+	# and every one is whole: the first ones through their snapshots
+	fg-sym "$d/run.fgr" >"$d/run.out" 2>/dev/null
+	at_least_whole 97 "$d/run.out" fixture-gcc-nop || {
+		not_whole "$d/run.out" fixture-gcc-nop | head -40 >&2
+		return 1
+	}
+}
+
 @test "fg-sample --call-graph cfi: processes started one after another get their tables within tens of ms, kept from the one before" {
 	local d=$BATS_TEST_TMPDIR
 	# six python3 processes of 150 ms each, one after the other: each maps the files the

@@ -855,6 +855,9 @@ TEST(slot_freed_and_reused_gets_a_new_gen)
 	free(proc);
 }
 
+/* the worker's own mark of a process to load, which fg_cfi_worker_push() must not take */
+#define LOAD_PID_LOOKALIKE UINT32_MAX
+
 /* The loader in its thread: records queued, fed in batches; a full queue read again from /proc. */
 TEST(worker_feeds_the_loader_and_counts)
 {
@@ -902,6 +905,17 @@ TEST(worker_feeds_the_loader_and_counts)
 					"times)") != NULL);
 		fg_buf_release(&text);
 	}
+	/* a process loaded at its first sample: read from /proc by the worker, its tables in */
+	fg_cfi_loader_free(l);
+	l = new_loader(f, &lim);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) == NULL);
+	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	fg_cfi_worker_load(w, pid);
+	fg_cfi_worker_push(w, LOAD_PID_LOOKALIKE, &pid, sizeof(pid)); /* not a record: ignored */
+	fg_cfi_worker_wake(w);
+	fg_cfi_worker_stop(w, &ws);
+	CHECK(ws.loads == 1 && ws.records == 0 && ws.dropped == 0);
+	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
 	/* nothing pushed: started and stopped, nothing fed */
 	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
 	fg_cfi_worker_stop(w, &ws);
