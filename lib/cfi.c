@@ -269,6 +269,11 @@ struct builder {
 	struct fg_cfi_rule *rules;
 	size_t nrules, rules_alloc;
 	struct fg_hash *rule_at; /* rule bytes -> index */
+	/* the rules met lately, by a hash of their bytes: most rows repeat a few rules */
+	struct rule_memo {
+		struct fg_cfi_rule r;
+		uint32_t idx; /* + 1; 0: empty */
+	} memo[256];
 	struct fg_cfi_stats st;
 	int err;	   /* a bound was hit: -EFBIG */
 	struct prog *prog; /* the interpreter's state, reused for each FDE */
@@ -295,9 +300,18 @@ static uint64_t elf_entry(Elf *elf)
 
 static uint32_t add_rule(struct builder *b, const struct fg_cfi_rule *r)
 {
+	uint64_t w[3] = {0, 0, 0};
+	struct rule_memo *m;
+	struct fg_hash_entry *e;
 	bool inserted;
-	struct fg_hash_entry *e = fg_hash_upsert(b->rule_at, r, sizeof(*r), &inserted);
 
+	_Static_assert(sizeof(*r) <= sizeof(w), "a rule in three words");
+	memcpy(w, r, sizeof(*r));
+	m = &b->memo[((w[0] ^ (w[1] * 0x9e3779b97f4a7c15u) ^ (w[2] << 17)) * 0xff51afd7ed558ccdu) >>
+		     56];
+	if (m->idx && memcmp(&m->r, r, sizeof(*r)) == 0)
+		return m->idx - 1;
+	e = fg_hash_upsert(b->rule_at, r, sizeof(*r), &inserted);
 	if (inserted) {
 		if (b->nrules >= FG_CFI_MAX_RULES) {
 			b->err = -EFBIG;
@@ -307,6 +321,8 @@ static uint32_t add_rule(struct builder *b, const struct fg_cfi_rule *r)
 		b->rules[b->nrules] = *r;
 		e->val.u = b->nrules++;
 	}
+	m->r = *r;
+	m->idx = (uint32_t)e->val.u + 1;
 	return (uint32_t)e->val.u;
 }
 
