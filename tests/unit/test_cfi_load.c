@@ -37,6 +37,7 @@ struct fake {
 	struct fg_cfi_proc procs[PROCS];
 	int nprocs;
 	int loads, unloads;
+	int procs_sent; /* set_proc calls with a process (read across threads: atomic) */
 	/* cfi_inodes */
 	struct fg_cfi_inode_key ikeys[SLOTS];
 	struct fg_cfi_inode inodes[SLOTS];
@@ -90,6 +91,7 @@ static int fake_set_proc(void *arg, uint32_t pid, const struct fg_cfi_proc *p)
 	}
 	f->pids[i] = pid;
 	f->procs[i] = *p;
+	__atomic_add_fetch(&f->procs_sent, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -871,6 +873,7 @@ TEST(worker_feeds_the_loader_and_counts)
 	struct fg_rec_task fork = {child, child, pid, pid, 1}, exit_ = fork;
 	struct fg_rec_task thread = {pid, pid + 1, pid, pid, 1};
 	char sample[64] = {0};
+	int sent;
 
 	lim.max_files = SLOTS;
 	l = new_loader(f, &lim);
@@ -910,9 +913,13 @@ TEST(worker_feeds_the_loader_and_counts)
 	l = new_loader(f, &lim);
 	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) == NULL);
 	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
+	sent = __atomic_load_n(&f->procs_sent, __ATOMIC_ACQUIRE);
 	fg_cfi_worker_load(w, pid);
 	fg_cfi_worker_push(w, LOAD_PID_LOOKALIKE, &pid, sizeof(pid)); /* not a record: ignored */
 	fg_cfi_worker_wake(w);
+	/* (a load still queued when the run ends is dropped: wait for it first) */
+	for (int i = 0; i < 10000 && __atomic_load_n(&f->procs_sent, __ATOMIC_ACQUIRE) == sent; i++)
+		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	fg_cfi_worker_stop(w, &ws);
 	CHECK(ws.loads == 1 && ws.records == 0 && ws.dropped == 0);
 	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
