@@ -17,6 +17,8 @@ OUT ?= build
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# data files: fg-ch's schemas
+DATADIR ?= $(PREFIX)/share/fg
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -74,6 +76,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)
 TOOLS := $(patsubst cmd/%.c,%,$(sort $(wildcard cmd/*.c)))
 TOOL_BINS := $(TOOLS:%=$(OUT)/%)
 SCRIPTS := $(sort $(wildcard scripts/bin/*))
+CH_SCHEMAS := $(sort $(wildcard scripts/ch/*.sql))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -324,9 +327,12 @@ install: build
 	install -m 755 $(TOOL_BINS) $(SCRIPTS) $(DESTDIR)$(BINDIR)
 	$(if $(MAN1),install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1)
 	$(if $(MAN5),install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5)
+	install -d $(DESTDIR)$(DATADIR)/ch
+	install -m 644 $(CH_SCHEMAS) $(DESTDIR)$(DATADIR)/ch
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(TOOLS) $(notdir $(SCRIPTS))) \
+		$(addprefix $(DESTDIR)$(DATADIR)/ch/,$(notdir $(CH_SCHEMAS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 

@@ -14,6 +14,11 @@ load helpers
 	done
 	[ -x "$dest/opt/fg/bin/fg-record" ]
 	[ -f "$dest/opt/fg/share/man/man1/fg-record.1" ]
+	# fg-ch finds its schema installed, beside its bin directory
+	[ -f "$dest/opt/fg/share/fg/ch/schema.sql" ]
+	fg "$dest/opt/fg/bin/fg-ch" --url http://127.0.0.1:1 init
+	[ "$status" -eq 1 ]
+	[[ $output == *"cannot create database fg at http://127.0.0.1:1"* ]]
 	run make -C "$TOP" --no-print-directory OUT="$FG_BUILD" FG_NO_DEPS=1 uninstall DESTDIR="$dest" PREFIX=/opt/fg
 	[ "$status" -eq 0 ]
 	[ -z "$(find "$dest" -type f)" ]

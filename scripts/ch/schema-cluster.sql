@@ -1,0 +1,80 @@
+-- fg-ch's schema for a cluster of a current ClickHouse (21.8 or later): the tables of
+-- schema.sql, replicated on each shard, a Distributed table over them, per-column
+-- codecs and a TTL.  TESTED ON PAPER ONLY: no statement of this file has been run.
+-- What was run is schema.sql, on ClickHouse 18.16 (Debian's, the only release these
+-- machines install), which lacks codecs, TTL and LowCardinality; the differences below
+-- are written from ClickHouse's documentation of those features, and the table layout,
+-- the queries and the inserts are schema.sql's, which tests/fg-ch.bats runs.
+--
+-- Adapt: the cluster name (fleet), the database (fg), the retention (30 days), the
+-- ZooKeeper/Keeper paths.  Run each statement on one node (ON CLUSTER runs it on
+-- all), then point fg-ch at any node: `fg-ch --url https://node:8443 init` is NOT for
+-- a cluster (it runs schema.sql); run this file with clickhouse-client instead:
+--     clickhouse-client --multiquery < schema-cluster.sql
+--
+-- Layout:  stacks_local, samples_local   ReplicatedReplacingMergeTree, on every shard
+--          stacks, samples               Distributed over them: what fg-ch reads and,
+--                                        through the *_in tables' views, writes
+-- Sharding: samples by host (cityHash64(host)), so that a host's windows, and the
+-- idempotence check fg-ch push makes before each insert (host, window, batch), stay
+-- on one shard; stacks by stack_id, so a stack's text is on one shard, once.  A query
+-- of all hosts runs on every shard at once, each over its share of the hosts.
+
+CREATE DATABASE IF NOT EXISTS fg ON CLUSTER fleet;
+
+CREATE TABLE IF NOT EXISTS fg.stacks_local ON CLUSTER fleet (
+    stack_id UInt64,
+    stack String CODEC(ZSTD(3))
+) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/fg/stacks', '{replica}')
+ORDER BY stack_id;
+
+CREATE TABLE IF NOT EXISTS fg.samples_local ON CLUSTER fleet (
+    window_start DateTime CODEC(DoubleDelta, ZSTD(1)),
+    window_seconds UInt32 CODEC(T64, ZSTD(1)),
+    host LowCardinality(String),
+    labels Array(LowCardinality(String)),
+    comm LowCardinality(String),
+    batch LowCardinality(String),
+    stack_id UInt64 CODEC(ZSTD(1)),
+    count UInt64 CODEC(T64, ZSTD(1))
+) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/fg/samples', '{replica}')
+PARTITION BY toDate(window_start)
+ORDER BY (host, window_start, batch, stack_id)
+TTL window_start + INTERVAL 30 DAY;
+
+-- Stacks are kept while any window refers to them; a stack unseen for the retention
+-- is dropped with a TTL on a last-seen column, which schema.sql cannot have.
+ALTER TABLE fg.stacks_local ON CLUSTER fleet
+    ADD COLUMN IF NOT EXISTS last_seen DateTime DEFAULT now(),
+    MODIFY TTL last_seen + INTERVAL 30 DAY;
+
+CREATE TABLE IF NOT EXISTS fg.stacks ON CLUSTER fleet AS fg.stacks_local
+ENGINE = Distributed(fleet, fg, stacks_local, stack_id);
+
+CREATE TABLE IF NOT EXISTS fg.samples ON CLUSTER fleet AS fg.samples_local
+ENGINE = Distributed(fleet, fg, samples_local, cityHash64(host));
+
+-- The insert path of schema.sql, unchanged: fg-ch push inserts into the Null tables,
+-- the views hash the stacks and write into the Distributed tables, which send each
+-- row to its shard.  Inserts into a Distributed table are asynchronous by default;
+-- insert_distributed_sync = 1 (a setting in the URL: ?insert_distributed_sync=1)
+-- makes the idempotence check see a window as soon as its insert returns.
+CREATE TABLE IF NOT EXISTS fg.stacks_in ON CLUSTER fleet (stack String) ENGINE = Null;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS fg.stacks_mv ON CLUSTER fleet TO fg.stacks
+AS SELECT cityHash64(stack) AS stack_id, stack, now() AS last_seen FROM fg.stacks_in;
+
+CREATE TABLE IF NOT EXISTS fg.samples_in ON CLUSTER fleet (
+    window_start UInt32,
+    window_seconds UInt32,
+    host String,
+    labels Array(String),
+    batch String,
+    stack String,
+    count UInt64
+) ENGINE = Null;
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS fg.samples_mv ON CLUSTER fleet TO fg.samples
+AS SELECT toDateTime(window_start) AS window_start, window_seconds, host, labels,
+          splitByChar(';', stack)[1] AS comm, batch, cityHash64(stack) AS stack_id, count
+FROM fg.samples_in;
