@@ -9,7 +9,7 @@ T0=1700000000 # the synthetic streams' start: a multiple of every window length 
 
 setup_file() {
 	export CHDIR=$BATS_FILE_TMPDIR/ch
-	"$TOP/scripts/ch-local" start "$CHDIR" >"$BATS_FILE_TMPDIR/url"
+	CH_LOCAL_USER=fgtest:s3cret "$TOP/scripts/ch-local" start "$CHDIR" >"$BATS_FILE_TMPDIR/url"
 }
 
 teardown_file() {
@@ -59,7 +59,7 @@ push_file() {
 	[ "$status" -eq 2 ]
 }
 
-@test "init is idempotent and makes the schema's tables" {
+@test "init is idempotent, makes the schema's tables, and passes the user and password through" {
 	fg --separate-stderr ch init
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"database $DB ready"* ]]
@@ -69,6 +69,23 @@ push_file() {
 	fg --separate-stderr fg-ch --url http://127.0.0.1:1 init
 	[ "$status" -eq 1 ]
 	[[ $stderr == "fg-ch: cannot create database fg at http://127.0.0.1:1: "* ]]
+	# the user and password as ClickHouse's HTTP interface takes them; never shown
+	local authed=${FG_CH_URL/http:\/\//http://fgtest:s3cret@}
+	fg --separate-stderr fg-ch --url "$authed" --database "$DB" init
+	[ "$status" -eq 0 ]
+	[[ $stderr != *s3cret* ]]
+	fg --separate-stderr fg-ch --url "${authed/s3cret/wrong}" --database "$DB" init
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"Wrong password for user fgtest"* ]]
+	[[ $stderr != *wrong* ]]
+	# and from ~/.netrc, off the command line (a wrong password there shows it is read)
+	printf 'machine 127.0.0.1 login fgtest password wrong\n' >.netrc
+	fg --separate-stderr env HOME="$PWD" fg-ch --database "$DB" init
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"Wrong password for user fgtest"* ]]
+	printf 'machine 127.0.0.1 login fgtest password s3cret\n' >.netrc
+	fg --separate-stderr env HOME="$PWD" fg-ch --database "$DB" init
+	[ "$status" -eq 0 ]
 }
 
 @test "two hosts push live pipelines: each host's totals are fg-fold's, the hosts apart" {
