@@ -282,3 +282,16 @@ first_window_sent() { [ "$(ch query --by-window 2>/dev/null)" = "$T0"$'\t'990 ];
 	[ "$status" -eq 1 ]
 	[[ $stderr == "fg-ch: another fg-ch push uses the spool spool" ]]
 }
+
+@test "a stack whose text is gone is named as missing, its samples kept" {
+	python3 "$STREAM" --start $T0 --seconds 10 --hz 99 >s.perf
+	fg-fold s.perf >s.folded
+	push_file s.perf h
+	curl -sS "$FG_CH_URL/?database=$DB" --data-binary "ALTER TABLE stacks DELETE WHERE stack = '$(head -n 1 s.folded | sed 's/ [0-9]*$//')'"
+	gone() { ! ch query | grep -qF "$(head -n 1 s.folded)"; }
+	wait_until 20 gone
+	ch query >q.folded
+	[ "$(samples_of q.folded)" -eq "$(samples_of s.folded)" ]
+	grep -qE "^\[stack [0-9]+ missing\] $(head -n 1 s.folded | awk '{ print $NF }')\$" q.folded
+	diff <(sed 1d s.folded) <(grep -v '^\[stack' q.folded)
+}
