@@ -172,6 +172,15 @@ push_file() {
 	diff -u d.folded q
 	ch query --host h1 --host h2 >q
 	diff -u <(cat w.folded d.folded | fg-fold) q
+	# options after -- go to fg-fold
+	ch push --host h3 --every 10 --spool spool-h3 -- --pid <w.perf
+	ch query --host h3 >q
+	diff -u <(fg-fold --pid w.perf) q
+	grep -q '^web-4242;main;' q
+	# settings in the URL reach the server
+	fg --separate-stderr fg-ch --url "$FG_CH_URL/?max_result_rows=1&result_overflow_mode=throw" --database "$DB" query
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"Limit for result exceeded"* ]]
 }
 
 @test "a push started while the server is down delivers everything once it is up" {

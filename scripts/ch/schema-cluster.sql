@@ -19,14 +19,30 @@
 -- idempotence check fg-ch push makes before each insert (host, window, batch), stay
 -- on one shard; stacks by stack_id, so a stack's text is on one shard, once.  A query
 -- of all hosts runs on every shard at once, each over its share of the hosts.
+--
+-- Settings fg-ch needs on a cluster, passed as its URL's query parameters (fg-ch adds
+-- its own after them):
+--   insert_distributed_sync=1          a window's insert returns once its shard has it,
+--                                      so the idempotence check sees it
+--   distributed_product_mode=global    fg-ch query names the stacks of the samples it
+--                                      sums with `stack_id IN (SELECT ... FROM samples)`
+--                                      inside a query of `stacks`: both Distributed,
+--                                      which ClickHouse refuses unless told to run the
+--                                      inner one once, on the initiator (GLOBAL IN)
+-- e.g. fg-ch --url 'https://node:8443/?insert_distributed_sync=1&distributed_product_mode=global'
 
 CREATE DATABASE IF NOT EXISTS fg ON CLUSTER fleet;
 
+-- last_seen: when a window last sent the stack.  fg-ch push sends a window's stacks with
+-- each window, so a stack that a row of samples still refers to was seen within the
+-- samples' retention: the two TTLs keep every stack a kept sample names.
 CREATE TABLE IF NOT EXISTS fg.stacks_local ON CLUSTER fleet (
     stack_id UInt64,
-    stack String CODEC(ZSTD(3))
-) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/fg/stacks', '{replica}')
-ORDER BY stack_id;
+    stack String CODEC(ZSTD(3)),
+    last_seen DateTime DEFAULT now() CODEC(DoubleDelta, ZSTD(1))
+) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/fg/stacks', '{replica}', last_seen)
+ORDER BY stack_id
+TTL last_seen + INTERVAL 30 DAY;
 
 CREATE TABLE IF NOT EXISTS fg.samples_local ON CLUSTER fleet (
     window_start DateTime CODEC(DoubleDelta, ZSTD(1)),
@@ -42,12 +58,6 @@ PARTITION BY toDate(window_start)
 ORDER BY (host, window_start, batch, stack_id)
 TTL window_start + INTERVAL 30 DAY;
 
--- Stacks are kept while any window refers to them; a stack unseen for the retention
--- is dropped with a TTL on a last-seen column, which schema.sql cannot have.
-ALTER TABLE fg.stacks_local ON CLUSTER fleet
-    ADD COLUMN IF NOT EXISTS last_seen DateTime DEFAULT now(),
-    MODIFY TTL last_seen + INTERVAL 30 DAY;
-
 CREATE TABLE IF NOT EXISTS fg.stacks ON CLUSTER fleet AS fg.stacks_local
 ENGINE = Distributed(fleet, fg, stacks_local, stack_id);
 
@@ -56,9 +66,7 @@ ENGINE = Distributed(fleet, fg, samples_local, cityHash64(host));
 
 -- The insert path of schema.sql, unchanged: fg-ch push inserts into the Null tables,
 -- the views hash the stacks and write into the Distributed tables, which send each
--- row to its shard.  Inserts into a Distributed table are asynchronous by default;
--- insert_distributed_sync = 1 (a setting in the URL: ?insert_distributed_sync=1)
--- makes the idempotence check see a window as soon as its insert returns.
+-- row to its shard (insert_distributed_sync=1, above).
 CREATE TABLE IF NOT EXISTS fg.stacks_in ON CLUSTER fleet (stack String) ENGINE = Null;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS fg.stacks_mv ON CLUSTER fleet TO fg.stacks
