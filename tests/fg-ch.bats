@@ -64,7 +64,7 @@ push_file() {
 	[ "$status" -eq 0 ]
 	[[ $stderr == *"database $DB ready"* ]]
 	tables=$(curl -sS "$FG_CH_URL" --data-binary "SELECT name FROM system.tables WHERE database = '$DB' ORDER BY name")
-	[ "$tables" = "$(printf '%s\n' samples samples_in samples_mv stacks stacks_in stacks_mv)" ]
+	[ "$tables" = "$(printf '%s\n' samples samples_in samples_mv stacks stacks_in stacks_mv windows)" ]
 	# a server that is not there: a clear message, status 1
 	fg --separate-stderr fg-ch --url http://127.0.0.1:1 init
 	[ "$status" -eq 1 ]

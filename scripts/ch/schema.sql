@@ -19,7 +19,8 @@
 -- prevents) disappear at the next merge.
 --
 -- Sort key: (host, window_start, ...) makes one host's hour a range of the primary
--- index; a day of the whole fleet is a partition.  Partitions are days: ClickHouse
+-- index, and so are the windows a query by label picks in `windows`; a day of the
+-- whole fleet is a partition.  Partitions are days: ClickHouse
 -- 18.16 has no TTL, so retention is
 --   ALTER TABLE samples DROP PARTITION 'YYYY-MM-DD'
 -- (a cron job; `SELECT DISTINCT partition FROM system.parts WHERE table = 'samples'`
@@ -35,7 +36,6 @@ CREATE TABLE IF NOT EXISTS samples (
     window_start DateTime,      -- the window's start (UTC seconds)
     window_seconds UInt32,      -- its length (fg-ch push --every)
     host String,                -- fg-ch push --host
-    labels Array(String),       -- fg-ch push --label K=V..., sorted
     comm String,                -- the stack's root frame: the process name
     batch String,               -- the run of fg-ch push that sent the window
     stack_id UInt64,            -- stacks.stack_id
@@ -43,6 +43,22 @@ CREATE TABLE IF NOT EXISTS samples (
 ) ENGINE = ReplacingMergeTree
 PARTITION BY toDate(window_start)
 ORDER BY (host, window_start, batch, stack_id);
+
+-- One row a window: its labels, kept here rather than on each of its rows of samples,
+-- so that a query by label reads one small row a window and then only the matching
+-- windows' ranges of samples' primary index.  fg-ch push inserts it before the
+-- window's samples; a row sent twice (a retry) is one for the IN that reads it.
+CREATE TABLE IF NOT EXISTS windows (
+    window_start DateTime,
+    window_seconds UInt32,
+    host String,
+    labels Array(String),       -- fg-ch push --label K=V..., sorted
+    batch String,
+    samples UInt64,             -- the window's samples (the sum of its counts)
+    stacks UInt32               -- its distinct stacks (its rows of samples)
+) ENGINE = ReplacingMergeTree
+PARTITION BY toDate(window_start)
+ORDER BY (host, window_start, batch);
 
 -- fg-ch push inserts a window's stacks with their text into the two tables through
 -- these Null tables (which keep nothing); the views hash the text.
@@ -55,13 +71,12 @@ CREATE TABLE IF NOT EXISTS samples_in (
     window_start UInt32,
     window_seconds UInt32,
     host String,
-    labels Array(String),
     batch String,
     stack String,
     count UInt64
 ) ENGINE = Null;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS samples_mv TO samples
-AS SELECT toDateTime(window_start) AS window_start, window_seconds, host, labels,
+AS SELECT toDateTime(window_start) AS window_start, window_seconds, host,
           splitByChar(';', stack)[1] AS comm, batch, cityHash64(stack) AS stack_id, count
 FROM samples_in;
