@@ -12,12 +12,14 @@
 -- a cluster (it runs schema.sql); run this file with clickhouse-client instead:
 --     clickhouse-client --multiquery < schema-cluster.sql
 --
--- Layout:  stacks_local, samples_local   ReplicatedReplacingMergeTree, on every shard
---          stacks, samples               Distributed over them: what fg-ch reads and,
---                                        through the *_in tables' views, writes
--- Sharding: samples by host (cityHash64(host)), so that a host's windows, and the
--- idempotence check fg-ch push makes before each insert (host, window, batch), stay
--- on one shard; stacks by stack_id, so a stack's text is on one shard, once.  A query
+-- Layout:  stacks_local, samples_local,  ReplicatedReplacingMergeTree, on every shard
+--          windows_local
+--          stacks, samples, windows      Distributed over them: what fg-ch reads and
+--                                        writes (samples and stacks through the *_in
+--                                        tables' views)
+-- Sharding: samples and windows by host (cityHash64(host)), so that a host's windows,
+-- and the idempotence check fg-ch push makes before each insert (host, window,
+-- batch), stay on one shard; stacks by stack_id, so a stack's text is on one shard, once.  A query
 -- of all hosts runs on every shard at once, each over its share of the hosts.
 --
 -- Settings fg-ch needs on a cluster, passed as its URL's query parameters (fg-ch adds
@@ -48,7 +50,6 @@ CREATE TABLE IF NOT EXISTS fg.samples_local ON CLUSTER fleet (
     window_start DateTime CODEC(DoubleDelta, ZSTD(1)),
     window_seconds UInt32 CODEC(T64, ZSTD(1)),
     host LowCardinality(String),
-    labels Array(LowCardinality(String)),
     comm LowCardinality(String),
     batch LowCardinality(String),
     stack_id UInt64 CODEC(ZSTD(1)),
@@ -57,6 +58,22 @@ CREATE TABLE IF NOT EXISTS fg.samples_local ON CLUSTER fleet (
 PARTITION BY toDate(window_start)
 ORDER BY (host, window_start, batch, stack_id)
 TTL window_start + INTERVAL 30 DAY;
+
+CREATE TABLE IF NOT EXISTS fg.windows_local ON CLUSTER fleet (
+    window_start DateTime CODEC(DoubleDelta, ZSTD(1)),
+    window_seconds UInt32 CODEC(T64, ZSTD(1)),
+    host LowCardinality(String),
+    labels Array(LowCardinality(String)),
+    batch LowCardinality(String),
+    samples UInt64 CODEC(T64, ZSTD(1)),
+    stacks UInt32 CODEC(T64, ZSTD(1))
+) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/fg/windows', '{replica}')
+PARTITION BY toDate(window_start)
+ORDER BY (host, window_start, batch)
+TTL window_start + INTERVAL 30 DAY;
+
+CREATE TABLE IF NOT EXISTS fg.windows ON CLUSTER fleet AS fg.windows_local
+ENGINE = Distributed(fleet, fg, windows_local, cityHash64(host));
 
 CREATE TABLE IF NOT EXISTS fg.stacks ON CLUSTER fleet AS fg.stacks_local
 ENGINE = Distributed(fleet, fg, stacks_local, stack_id);
@@ -76,13 +93,12 @@ CREATE TABLE IF NOT EXISTS fg.samples_in ON CLUSTER fleet (
     window_start UInt32,
     window_seconds UInt32,
     host String,
-    labels Array(String),
     batch String,
     stack String,
     count UInt64
 ) ENGINE = Null;
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS fg.samples_mv ON CLUSTER fleet TO fg.samples
-AS SELECT toDateTime(window_start) AS window_start, window_seconds, host, labels,
+AS SELECT toDateTime(window_start) AS window_start, window_seconds, host,
           splitByChar(';', stack)[1] AS comm, batch, cityHash64(stack) AS stack_id, count
 FROM fg.samples_in;
