@@ -4,7 +4,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-STREAM=$TOP/tests/tools/perf-stream.py
+STREAM=$TOP/tests/tools/window-stream.py
 T0=1700000000 # the synthetic streams' start: a multiple of every window length used
 
 setup_file() {

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""perf-stream: a deterministic stream of perf script text, as fg-sym writes it, for
-fg-ch's tests and benchmark.
+"""window-stream: a deterministic stream of perf script text, as fg-sym --header
+writes it, for fg-ch's tests and benchmark: samples on a wall clock, to be cut into
+windows.  (tests/tools/perf-stream, fg-top's, writes samples of no particular time,
+paced for a reader's throughput; this one gives the exact samples of each window, a
+stream cut anywhere into pieces, and hostile frame names.)
 
-  perf-stream.py [--start EPOCH] [--seconds N] [--hz HZ] [--seed S] [--comm NAME]
+  window-stream.py [--start EPOCH] [--seconds N] [--hz HZ] [--seed S] [--comm NAME]
                  [--hostile] [--samples A:B] [--pace]
 
 Samples HZ a second for N seconds from EPOCH (wall clock, tied to the samples'
