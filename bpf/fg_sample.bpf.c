@@ -47,6 +47,7 @@ const volatile __u32 snapshot_bytes = 0; /* --call-graph dwarf,BYTES: a multiple
 /* tracepoints and uprobes: a sample every `count_period` events (-c; perf counts the others) */
 const volatile __u64 count_period = 1;
 const volatile bool cpu_filter = false; /* tracepoints and uprobes: only the CPUs in `cpus` (-C) */
+const volatile bool python = false;	/* the Python stacks of the processes in py_procs */
 
 /*
  * Samples go out through a BPF ring buffer of their CPU's, copied from the
@@ -111,7 +112,9 @@ struct {
 /* the copy of the user stack: a snapshot's size, rounded up to a page, and one page of slack */
 #define COPY_CAP (((FG_USTACK_SNAPSHOT_MAX + PAGE - 1) & ~(PAGE - 1)) + PAGE)
 _Static_assert(COPY_CAP >= FG_USTACK_COPY_MAX + PAGE, "the fp walk's copy");
-_Static_assert(COPY_CAP >= FG_USTACK_SNAPSHOT_MAX + 8 * 2 * MAX_STACK_DEPTH, "the IPs after it");
+#define NIPS (2 * MAX_STACK_DEPTH + FG_PY_DEPTH) /* kernel, user and Python frames */
+_Static_assert(COPY_CAP >= FG_USTACK_SNAPSHOT_MAX + 8 * NIPS, "the IPs after it");
+_Static_assert(NIPS <= 512, "the IP index mask in py_step()");
 
 /*
  * Per CPU: the sample being built, and the copy of the user stack's top.  A
@@ -143,6 +146,7 @@ struct ustack_copy {
 	struct fg_korc_state korc;
 	__u32 korc_n;
 	__s32 korc_result;
+	__u8 pyframe[FG_PY_FRAME_READ_MAX]; /* the Python walk's frame, as read */
 	__u8 head[__builtin_offsetof(struct fg_event, ips)];
 	struct fg_event_ustack snap;
 	__u8 data[COPY_CAP];
@@ -490,6 +494,142 @@ done:
 }
 
 /*
+ * --- Python stacks ---
+ *
+ * pid -> struct fg_py_proc, for the processes fg-sample found a CPython in
+ * (lib/python); fg-sample sizes it.  A sample of one of them carries its
+ * thread's Python frames after its user IPs: the code objects, innermost
+ * first, FG_PY_ENTRY on the outermost frame of each C call of the eval loop.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fg_py_proc);
+} py_procs SEC(".maps");
+
+struct py_walk {
+	struct fg_py_proc p;
+	__u64 frame; /* the next frame to read */
+	__u32 slot;  /* the key of the walk's ustack_copy */
+	__u32 at;    /* the index of the first Python frame in ips[] */
+	__u32 n;     /* Python frames found */
+	__u32 flags; /* FG_PYSTACK_F_* */
+};
+
+/* One Python frame: read it (its first bytes, in one read), keep its code object, go to its caller.
+ */
+static long py_step(__u32 i, void *arg)
+{
+	struct py_walk *w = arg;
+	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
+	__u32 size = w->p.frame_read, idx = w->at + w->n;
+	__u64 code, prev;
+	bool entry;
+
+	if (!c || !w->frame)
+		return 1;
+	if (w->n >= FG_PY_DEPTH || idx >= NIPS) {
+		w->flags |= FG_PYSTACK_F_CUT;
+		return 1;
+	}
+	barrier_var(size);
+	size &= FG_PY_FRAME_READ_MAX - 1;
+	if (size < 8 || bpf_probe_read_user(c->pyframe, size, (void *)w->frame) < 0) {
+		w->flags |= FG_PYSTACK_F_FAILED;
+		return 1;
+	}
+	/* the offsets are 8-aligned pointers within the first 64 bytes (fg-sample checks) */
+	prev = *(__u64 *)(c->pyframe + (w->p.frame_previous & 0x38));
+	code = *(__u64 *)(c->pyframe + (w->p.frame_code & 0x38));
+	if (w->p.kind == FG_PY_KIND_CSTACK &&
+	    c->pyframe[w->p.frame_owner & (FG_PY_FRAME_READ_MAX - 1)] == w->p.owner_cstack) {
+		/* the eval loop's own entry frame: the frame before it began the call's run */
+		if (w->n)
+			c->ev.ips[(idx - 1) & 511] |= FG_PY_ENTRY;
+		w->frame = prev;
+		return 0;
+	}
+	if (w->p.kind == FG_PY_KIND_IS_ENTRY)
+		entry = c->pyframe[w->p.frame_is_entry & (FG_PY_FRAME_READ_MAX - 1)] != 0;
+	else
+		entry = w->p.kind == FG_PY_KIND_OBJECTS;
+	barrier_var(idx);
+	c->ev.ips[idx & 511] = (code & ~FG_PY_ENTRY) | (entry ? FG_PY_ENTRY : 0);
+	w->n++;
+	w->frame = prev;
+	return 0;
+}
+
+/*
+ * The Python frames of the current thread, if its process is in py_procs,
+ * into c->ev.ips[at..]: how many.  Its PyThreadState is its slot of
+ * _PyRuntime's autoTSSkey, as pthread_getspecific() finds it from the
+ * thread's struct pthread, which the thread pointer (fs_base) points to.
+ */
+static __always_inline __u32 walk_python(struct task_struct *task, struct ustack_copy *c, __u32 at,
+					 __u32 slot, __u32 pid)
+{
+#ifdef __TARGET_ARCH_x86
+	struct fg_py_proc *p = bpf_map_lookup_elem(&py_procs, &pid);
+	struct py_walk w = {.slot = slot, .at = at};
+	__u64 base = task->thread.fsbase, tstate = 0, frame = 0;
+	__u32 tss[2]; /* Py_tss_t: _is_initialized, _key */
+
+	if (!p)
+		return 0;
+	w.p = *p;
+	if (bpf_probe_read_user(tss, sizeof(tss), (void *)w.p.tss_key) < 0) {
+		count(FG_STAT_PY_FAILED, 1);
+		return 0;
+	}
+	/* the key's slot: specific_1stblock[key], {seq, data}; keys past 32 are not followed */
+	if (!tss[0] || tss[1] >= 32 ||
+	    bpf_probe_read_user(&tstate, sizeof(tstate),
+				(void *)(base + w.p.pthread_specific_off + 16 * tss[1] + 8)) < 0 ||
+	    !tstate) {
+		count(FG_STAT_PY_NO_THREAD, 1);
+		return 0;
+	}
+	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)(tstate + w.p.tstate_frame)) < 0 ||
+	    (w.p.cframe_current_frame >= 0 && frame &&
+	     bpf_probe_read_user(&frame, sizeof(frame),
+				 (void *)(frame + w.p.cframe_current_frame)) < 0)) {
+		count(FG_STAT_PY_FAILED, 1);
+		return 0;
+	}
+	if (!frame) {
+		count(FG_STAT_PY_NO_THREAD, 1);
+		return 0;
+	}
+	w.frame = frame;
+	/* the shims of the C stack are not counted in the depth: twice the steps */
+	bpf_loop(2 * FG_PY_DEPTH, py_step, &w, 0);
+	if (w.frame && w.n >= FG_PY_DEPTH)
+		w.flags |= FG_PYSTACK_F_CUT;
+	if (w.n) {
+		/* the outermost frame began the outermost run */
+		__u32 last = at + w.n - 1;
+
+		barrier_var(last);
+		c->ev.ips[last & 511] |= FG_PY_ENTRY;
+		count(FG_STAT_PY_STACKS, 1);
+		count(FG_STAT_PY_FRAMES, w.n);
+	}
+	if (w.flags & FG_PYSTACK_F_CUT)
+		count(FG_STAT_PY_CUT, 1);
+	if (w.flags & FG_PYSTACK_F_FAILED)
+		count(FG_STAT_PY_FAILED, 1);
+	c->ev.py_flags = w.flags;
+	if (w.n || w.flags)
+		c->ev.flags |= FG_SAMPLE_F_PYSTACK;
+	return w.n;
+#else
+	return 0;
+#endif
+}
+
+/*
  * Send a sample with a snapshot: the fixed part of the event, the registers
  * and the stack bytes, then the IPs, moved to follow the stack bytes.
  */
@@ -502,8 +642,8 @@ static __always_inline long output_snapshot(void *ring, struct ustack_copy *c, _
 	barrier_var(nips);
 	barrier_var(size);
 	size &= 0xfff8;
-	ips_len = (nips & 255) * sizeof(__u64);
-	if (size > FG_USTACK_SNAPSHOT_MAX || ips_len > 8 * 2 * MAX_STACK_DEPTH)
+	ips_len = (nips & 511) * sizeof(__u64);
+	if (size > FG_USTACK_SNAPSHOT_MAX || ips_len > 8 * NIPS)
 		return -1;
 	__builtin_memcpy(c->head, &c->ev, sizeof(c->head));
 	if (ips_len && bpf_probe_read_kernel(c->data + size, ips_len, c->ev.ips) < 0)
@@ -530,7 +670,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	struct ustack_copy *c;
 	struct fg_event *e;
 	void *ring;
-	__u32 nk = 0, nu = 0;
+	__u32 nk = 0, nu = 0, npy = 0;
 	__u64 size;
 	long err;
 
@@ -569,6 +709,8 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	e->pid = pid;
 	e->tid = tid;
 	e->flags = event << FG_SAMPLE_EVENT_SHIFT;
+	e->nr_py = 0;
+	e->py_flags = 0;
 	if (user_mode)
 		e->flags |= FG_SAMPLE_F_USER_MODE;
 	task_comm(e->comm, task);
@@ -600,13 +742,16 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 	else if (user_stacks)
 		nu = walk_user(ctx, user_mode && each, task, c, nk, cpu, true,
 			       cookie & FG_COOKIE_ENTRY);
+	if (python && user_stacks && current_user_task())
+		npy = walk_python(task, c, nk + nu, cpu, pid);
 	e->nr_kernel = nk;
 	e->nr_user = nu;
+	e->nr_py = npy;
 	ring = bpf_map_lookup_elem(&events, &cpu);
 	if (!ring) {
 		err = -1; /* a CPU not sampled (-C): cannot happen, counted as lost */
 	} else if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
-		err = output_snapshot(ring, c, nk + nu);
+		err = output_snapshot(ring, c, nk + nu + npy);
 		if (!err) {
 			count(FG_STAT_SNAPSHOTS, 1);
 			count(FG_STAT_SNAPSHOT_BYTES, c->snap.size);
@@ -615,7 +760,7 @@ static __always_inline int take_sample(void *ctx, __u64 cookie, bool user_mode, 
 				count(FG_STAT_SNAPSHOT_WHOLE, 1);
 		}
 	} else {
-		size = offsetof(struct fg_event, ips) + ((__u64)nk + nu) * sizeof(__u64);
+		size = offsetof(struct fg_event, ips) + ((__u64)nk + nu + npy) * sizeof(__u64);
 		if (size > sizeof(*e))
 			size = sizeof(*e);
 		err = bpf_ringbuf_output(ring, e, size, BPF_RB_NO_WAKEUP);
@@ -829,6 +974,8 @@ static __always_inline void wait_begin(void *ctx, struct task_struct *prev, bool
 	e->cpu = cpu;
 	e->pid = pid;
 	e->tid = tid;
+	e->nr_py = 0;
+	e->py_flags = 0;
 	e->flags = FG_SAMPLE_F_OFFCPU | FG_SAMPLE_F_WEIGHT_NS |
 		   wait_state(preempt, state, prev) << FG_SAMPLE_STATE_SHIFT;
 	/* prev is the task running this program: its comm, its kernel stack, its user memory */

@@ -42,6 +42,7 @@
 #include "fg/events.h"
 #include "fg/hash.h"
 #include "fg/korc.h"
+#include "fg/pyprocs.h"
 #include "fg/ksyms.h"
 #include "fg/record.h"
 #include "fg/reorder.h"
@@ -65,7 +66,7 @@ static const char usage_text[] =
     "                 [--cfi-max-procs n] [--kernel-unwind orc | helper | check]\n"
     "                 [--user-only | --kernel-only]\n"
     "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
-    "                 [--kernel-threads]\n"
+    "                 [--kernel-threads] [--no-python]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "       fg-sample --list-events [pattern]\n"
     "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
@@ -105,6 +106,8 @@ static const char usage_text[] =
     "  --min-block us  leave out waits shorter than this, microseconds (default 1)\n"
     "  --max-block us  leave out waits longer than this, microseconds (default: none)\n"
     "  --kernel-threads  the waits of kernel threads too (left out by default)\n"
+    "  --no-python     no Python frames: by default the samples of CPython 3.8 to 3.13\n"
+    "                  processes carry their Python stacks, named in the records\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
@@ -128,6 +131,8 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  * table no process maps stays loaded for the next that maps its file.
  */
 #define CFI_QUEUE_BYTES (4u << 20)
+/* Python processes whose stacks are walked at once, at most (the rest counted) */
+#define PY_PROCS_MAX 4096
 #define CFI_TICK_NS (20 * 1000 * 1000)
 /* processes asked for at their first samples (cfi_ask), at most, the pids of a machine */
 #define CFI_ASKED_MAX (1u << 22)
@@ -345,6 +350,7 @@ struct run {
 	bool cfi_lazy;
 	struct fg_hash *cfi_asked;
 	struct fg_cfi_worker_stats cfi_wst;
+	struct fg_pyprocs *py; /* the Python processes, their frames' names */
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
 	struct korc {
@@ -402,6 +408,8 @@ static void cleanup(struct run *r)
 	r->cfi_asked = NULL;
 	fg_cfi_loader_free(r->cfi);
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
+	fg_pyprocs_free(r->py);
+	r->py = NULL;
 	fg_sample_bpf__destroy(r->skel);
 	fg_sideband_close(r->sb);
 	r->cfi = NULL;
@@ -651,7 +659,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 {
 	struct fg_rec_sample s;
 	struct fg_rec_ustack u;
-	const void *ips, *regs, *stack;
+	struct fg_rec_pystack py = {0};
+	const void *ips, *regs, *stack, *pyframes = NULL;
 	size_t nips;
 
 	if (fg_bpf_event_sample(data, size, &s, &ips) < 0 || FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
@@ -673,8 +682,21 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 			s.flags |= FG_SAMPLE_F_WEIGHT_NS;
 		}
 	}
+	if ((s.flags & FG_SAMPLE_F_PYSTACK) &&
+	    fg_bpf_event_pystack(data, size, &py, &pyframes) == 0 && r->py && py.nr) {
+		uint64_t frames[FG_PY_DEPTH];
+
+		memcpy(frames, pyframes, 8 * (size_t)py.nr);
+		fg_pyprocs_name(r->py, s.pid, s.time_ns, frames, py.nr);
+	}
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
-		fg_reorder_add(r->q, s.time_ns, FG_REC_SAMPLE, &s, sizeof(s), ips, nips);
+		struct iovec parts[] = {{&s, sizeof(s)},
+					{(void *)ips, nips},
+					{&py, sizeof(py)},
+					{(void *)pyframes, 8 * (size_t)py.nr}};
+
+		fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts,
+				s.flags & FG_SAMPLE_F_PYSTACK ? 4 : 2);
 		return;
 	}
 	/* the snapshot comes before the IPs in the event, after them in the record */
@@ -687,8 +709,11 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 				{(void *)ips, nips},
 				{&u, sizeof(u)},
 				{(void *)regs, 8 * (size_t)u.nr_regs},
-				{(void *)stack, u.size}};
-	fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts, 5);
+				{(void *)stack, u.size},
+				{&py, sizeof(py)},
+				{(void *)pyframes, 8 * (size_t)py.nr}};
+	fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts,
+			s.flags & FG_SAMPLE_F_PYSTACK ? 7 : 5);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */
@@ -1106,6 +1131,33 @@ static void open_rings(struct run *r)
 	}
 }
 
+/* pid's entry of the BPF program's Python processes: set, or with proc NULL deleted */
+static int py_set(void *ctx, uint32_t pid, const struct fg_py_proc *proc)
+{
+	struct run *r = ctx;
+	int fd = bpf_map__fd(r->skel->maps.py_procs);
+
+	if (!proc)
+		return bpf_map_delete_elem(fd, &pid) < 0 ? -errno : 0;
+	return bpf_map_update_elem(fd, &pid, proc, BPF_ANY) < 0 ? -errno : 0;
+}
+
+/* a code object's name, queued just before the sample that named it */
+static void py_emit(void *ctx, uint64_t time_ns, const void *payload, size_t len)
+{
+	struct run *r = ctx;
+
+	fg_reorder_add(r->q, time_ns ? time_ns - 1 : 0, FG_REC_PYCODE, payload, len, NULL, 0);
+}
+
+static void setup_python(struct run *r)
+{
+	struct fg_pyprocs_ops ops = {.set = py_set, .emit = py_emit, .ctx = r};
+
+	if (opts.python)
+		r->py = fg_pyprocs_new("/proc", &ops);
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -1126,6 +1178,8 @@ static void setup_bpf(struct run *r)
 	r->skel->rodata->cfi_check = opts.cfi_check;
 	r->skel->rodata->count_period = count_period();
 	r->skel->rodata->cpu_filter = opts.cpus_given;
+	r->skel->rodata->python = opts.python;
+	bpf_map__set_max_entries(r->skel->maps.py_procs, PY_PROCS_MAX);
 	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
 	bpf_map__set_max_entries(r->skel->maps.cpus, (uint32_t)r->ncpus_possible);
 	bpf_map__set_max_entries(r->skel->maps.evcount, (uint32_t)evlist.n);
@@ -1217,6 +1271,7 @@ static void setup_bpf(struct run *r)
 		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
 		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
 	}
+	setup_python(r);
 	/* the waits', read with the samples' (the program wakes the reader when it is half full) */
 	if (opts.offcpu &&
 	    ring_buffer__add(r->rb, bpf_map__fd(r->skel->maps.wait_events), on_ring_record, r) < 0)
@@ -1285,6 +1340,11 @@ static void open_sideband(struct run *r)
 	else
 		for (size_t i = 0; i < fg_targets_count(r->targets); i++)
 			fg_sideband_maps_pid(r->q, "/proc", fg_targets_at(r->targets, i));
+	/* the Python processes running: their stacks walked from the start */
+	if (r->py && !r->filtering)
+		fg_pyprocs_scan_all(r->py);
+	for (size_t i = 0; r->py && r->filtering && i < fg_targets_count(r->targets); i++)
+		fg_pyprocs_scan(r->py, fg_targets_at(r->targets, i));
 	if (r->cfi) {
 		/*
 		 * The tables of the processes to sample, before sampling starts; system-wide,
@@ -1551,6 +1611,8 @@ static bool keep_record(void *ctx, uint32_t type, const void *payload, size_t le
 
 	if (r->filtering && !fg_targets_keep(r->targets, type, payload, len))
 		return false;
+	if (r->py)
+		fg_pyprocs_record(r->py, type, payload, len);
 	/* lazy: the start's snapshot of every process is not loaded, but asked for (cfi_ask) */
 	if (r->cfi_worker && !(r->cfi_lazy && snapshot_mapping(type, payload, len)))
 		fg_cfi_worker_push(r->cfi_worker, type, payload, len);
@@ -1612,6 +1674,8 @@ static void run_loop(struct run *r)
 		check_offline(r, cut);
 		if (flush(r, last ? UINT64_MAX : cut - ORDER_MARGIN_NS) < 0 || last)
 			break;
+		if (r->py)
+			fg_pyprocs_tick(r->py);
 	}
 }
 
@@ -1959,6 +2023,36 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	}
 }
 
+/* Python: the processes walked, the frames named, what was cut or could not be read */
+static void report_python(struct run *r, struct fg_buf *text)
+{
+	uint64_t percpu[MAX_CPUS], cut, failed;
+	struct fg_pyprocs_stats st;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!r->py)
+		return;
+	fg_pyprocs_stats(r->py, &st);
+	f = open_memstream(&line, &len);
+	if (!f)
+		return;
+	fg_pyprocs_report(f, &st);
+	cut = stat_total(r, FG_STAT_PY_CUT, percpu);
+	failed = stat_total(r, FG_STAT_PY_FAILED, percpu);
+	if (st.procs)
+		fprintf(f,
+			"python: %" PRIu64 " samples with %" PRIu64 " Python frames; %" PRIu64
+			" stacks cut at %d frames, %" PRIu64 " ended by a failed read\n",
+			stat_total(r, FG_STAT_PY_STACKS, percpu),
+			stat_total(r, FG_STAT_PY_FRAMES, percpu), cut, FG_PY_DEPTH, failed);
+	fclose(f);
+	if (line)
+		fg_buf_add(text, line, len);
+	free(line);
+}
+
 /* What the run took, on standard error; nothing when the reader of the records went away. */
 static void report(struct run *r)
 {
@@ -2006,6 +2100,7 @@ static void report(struct run *r)
 	fg_sample_summary(&text, &st);
 	if (r->cfi)
 		report_cfi(r, &text);
+	report_python(r, &text);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		fg_warnx("%.*s", (int)(nl - line), line);
 	fg_warn_names_cut(); /* of the functions -e named by their demangled names */

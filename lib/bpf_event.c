@@ -31,13 +31,14 @@ static int event_parts(const void *data, size_t size, struct fg_event *e, struct
 	if (size < head)
 		return -EINVAL;
 	memcpy(e, data, head);
-	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH)
+	if (e->nr_kernel > MAX_STACK_DEPTH || e->nr_user > MAX_STACK_DEPTH ||
+	    e->nr_py > FG_PY_DEPTH || (e->nr_py && !(e->flags & FG_SAMPLE_F_PYSTACK)))
 		return -EINVAL;
 	/* a CPU sample weighs 1; a wait its nanoseconds, and says so */
 	if (e->flags & FG_SAMPLE_F_OFFCPU ? !(e->flags & FG_SAMPLE_F_WEIGHT_NS)
 					  : e->weight != 1 || (e->flags & FG_SAMPLE_F_WEIGHT_NS))
 		return -EINVAL;
-	nips = (size_t)e->nr_kernel + e->nr_user;
+	nips = (size_t)e->nr_kernel + e->nr_user + e->nr_py;
 	*ips_at = head;
 	if (e->flags & FG_SAMPLE_F_USTACK_SNAPSHOT) {
 		if (size < head + sizeof(*u))
@@ -75,6 +76,23 @@ int fg_bpf_event_sample(const void *data, size_t size, struct fg_rec_sample *s, 
 	return 0;
 }
 
+int fg_bpf_event_pystack(const void *data, size_t size, struct fg_rec_pystack *py,
+			 const void **frames)
+{
+	struct fg_event e;
+	struct fg_event_ustack eu;
+	size_t at;
+
+	if (event_parts(data, size, &e, &eu, &at) < 0)
+		return -EINVAL;
+	if (!(e.flags & FG_SAMPLE_F_PYSTACK))
+		return -ENOENT;
+	py->nr = e.nr_py;
+	py->flags = e.py_flags;
+	*frames = (const uint8_t *)data + at + 8 * ((size_t)e.nr_kernel + e.nr_user);
+	return 0;
+}
+
 int fg_bpf_event_ustack(const void *data, size_t size, struct fg_rec_ustack *u, const void **regs,
 			const void **stack)
 {
@@ -96,6 +114,10 @@ int fg_bpf_event_ustack(const void *data, size_t size, struct fg_rec_ustack *u, 
 
 uint64_t fg_bpf_event_max(unsigned snapshot, unsigned depth)
 {
+	/*
+	 * Python frames (8 * FG_PY_DEPTH bytes more at most) are left out: the
+	 * samples of Python processes only, a ring that cannot take one counts it lost
+	 */
 	return 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + snapshot +
 	       16 * (uint64_t)depth;
 }
@@ -171,6 +193,11 @@ const char *fg_bpf_stat_name(unsigned stat)
 	    [FG_STAT_KORC_FB_OTHER] = "korc-fallback-other",
 	    [FG_STAT_KORC_CHECKED] = "korc-checked",
 	    [FG_STAT_KORC_DIFFER] = "korc-differ",
+	    [FG_STAT_PY_STACKS] = "py-stacks",
+	    [FG_STAT_PY_FRAMES] = "py-frames",
+	    [FG_STAT_PY_CUT] = "py-cut",
+	    [FG_STAT_PY_NO_THREAD] = "py-no-thread",
+	    [FG_STAT_PY_FAILED] = "py-failed",
 	};
 
 	return stat < FG_STAT_MAX && names[stat] ? names[stat] : "unknown";

@@ -39,9 +39,9 @@
 		.runtime_tss_key = tss_key, .interp_threads_head = 8, .tstate_next = 8,            \
 		.tstate_thread_id = 176, .tstate_native_thread_id = -1, .tstate_frame = 24,        \
 		.cframe_current_frame = -1, .frame_previous = 24, .frame_code = 32,                \
-		.frame_owner = -1, .frame_owner_cstack = -1, .code_name = 112,                     \
-		.code_qualname = -1, .code_filename = 104, .code_firstlineno = 40,                 \
-		.code_linetable = 120, UNICODE_38,                                                 \
+		.frame_owner = -1, .frame_owner_cstack = -1, .frame_is_entry = -1,                 \
+		.code_name = 112, .code_qualname = -1, .code_filename = 104,                       \
+		.code_firstlineno = 40, .code_linetable = 120, UNICODE_38,                         \
 	}
 
 /*
@@ -67,6 +67,7 @@ static const struct fg_py_offsets table[] = {
 	.frame_code = 32,
 	.frame_owner = 69,
 	.frame_owner_cstack = -1,
+	.frame_is_entry = 68,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -89,6 +90,7 @@ static const struct fg_py_offsets table[] = {
 	.frame_code = 0,
 	.frame_owner = 70,
 	.frame_owner_cstack = 3,
+	.frame_is_entry = -1,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -111,6 +113,7 @@ static const struct fg_py_offsets table[] = {
 	.frame_code = 0,
 	.frame_owner = 70,
 	.frame_owner_cstack = 3,
+	.frame_is_entry = -1,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -149,6 +152,7 @@ static const struct {
     FIELD("frame.code", frame_code),
     FIELD("frame.owner", frame_owner),
     FIELD("frame.owner_cstack", frame_owner_cstack),
+    FIELD("frame.is_entry", frame_is_entry),
     FIELD("code.name", code_name),
     FIELD("code.qualname", code_qualname),
     FIELD("code.filename", code_filename),
@@ -771,6 +775,12 @@ static int read_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
 		return err;
 	err = fg_py_read_str(py, u64_at(buf, o->code_filename), f->file, sizeof(f->file));
 	return err == -E2BIG ? 0 : err;
+}
+
+int fg_py_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	return read_code(py, code, f);
 }
 
 int fg_py_stack(struct fg_py *py, uint64_t frame, struct fg_py_frame *f, size_t max, size_t *n)

@@ -84,6 +84,8 @@ const char *fg_rec_type_name(uint32_t type)
 		return "creds";
 	case FG_REC_EVENT:
 		return "event";
+	case FG_REC_PYCODE:
+		return "pycode";
 	}
 	return "unknown";
 }
@@ -151,7 +153,54 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 		rec->ustack = u;
 		rec->ustack_regs = (const uint64_t *)(p + need + sizeof(*u));
 		rec->ustack_data = (const uint8_t *)(rec->ustack_regs + u->nr_regs);
+		need = total;
 	}
+	if (s->flags & FG_SAMPLE_F_PYSTACK) {
+		const struct fg_rec_pystack *py = (const void *)(p + need);
+
+		if (plen < need + sizeof(*py))
+			return bad(why, wl, "Python stack flag set but no Python stack");
+		if (py->nr > FG_REC_MAX_FRAMES)
+			return bad(why, wl, "too many Python frames (%" PRIu32 ")", py->nr);
+		if (plen < need + sizeof(*py) + 8 * (size_t)py->nr)
+			return bad(why, wl,
+				   "%" PRIu32 " Python frames need %zu bytes, payload has %zu",
+				   py->nr, need + sizeof(*py) + 8 * (size_t)py->nr, plen);
+		rec->pystack = py;
+		rec->pyframes = (const uint64_t *)(p + need + sizeof(*py));
+	}
+	return 0;
+}
+
+/* a NUL-terminated string of 1 to max bytes at p (len left), without control characters */
+static const char *py_string(const char *p, size_t len, size_t max)
+{
+	const char *nul = memchr(p, '\0', len < max ? len : max);
+
+	if (!nul)
+		return NULL;
+	for (const char *c = p; c < nul; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return NULL;
+	return nul + 1;
+}
+
+static int parse_pycode(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_pycode *c = (const void *)p;
+	const char *name = (const char *)(p + sizeof(*c)), *file, *end = (const char *)p + plen;
+
+	if (plen < sizeof(*c) + 2)
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, sizeof(*c) + 2);
+	file = py_string(name, (size_t)(end - name), FG_REC_PY_NAME_MAX);
+	if (!file || file >= end || !py_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX))
+		return bad(why, wl,
+			   "Python name or file name not NUL-terminated within %u and %u bytes, or "
+			   "with control characters",
+			   FG_REC_PY_NAME_MAX, FG_REC_PY_FILE_MAX);
+	rec->pycode = c;
+	rec->py_name = name;
+	rec->py_file = file;
 	return 0;
 }
 
@@ -262,6 +311,8 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 		return 0;
 	case FG_REC_EVENT:
 		return parse_event(p, plen, rec, why, wl);
+	case FG_REC_PYCODE:
+		return parse_pycode(p, plen, rec, why, wl);
 	default:
 		return 0; /* unknown: the caller skips it */
 	}
@@ -883,8 +934,21 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 		if (rec->ustack)
 			fprintf(f, " snapshot=%" PRIu32 "+%" PRIu32, rec->ustack->nr_regs,
 				rec->ustack->size);
+		if (rec->pystack)
+			fprintf(f, " py_flags=0x%" PRIx32, rec->pystack->flags);
+		for (uint32_t i = 0; rec->pystack && i < rec->pystack->nr; i++)
+			fprintf(f, " py:%" PRIx64, rec->pyframes[i]);
 		break;
 	}
+	case FG_REC_PYCODE:
+		fprintf(f,
+			" time=%" PRIu64 " pid=%" PRIu32 " code=%" PRIx64 " line=%" PRId32 " name=",
+			rec->pycode->time_ns, rec->pycode->pid, rec->pycode->code,
+			rec->pycode->firstlineno);
+		print_name(f, rec->py_name, strlen(rec->py_name));
+		fputs(" file=", f);
+		print_name(f, rec->py_file, strlen(rec->py_file));
+		break;
 	case FG_REC_MAPPING: {
 		const struct fg_rec_mapping *m = rec->mapping;
 

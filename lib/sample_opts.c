@@ -37,6 +37,7 @@ const struct option fg_sample_longopts[] = {
     {"min-block", required_argument, NULL, FG_SAMPLE_OPT_MIN_BLOCK},
     {"max-block", required_argument, NULL, FG_SAMPLE_OPT_MAX_BLOCK},
     {"kernel-threads", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_THREADS},
+    {"no-python", no_argument, NULL, FG_SAMPLE_OPT_NO_PYTHON},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -244,6 +245,9 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 	case FG_SAMPLE_OPT_CFI_CHECK:
 		o->cfi_check = true;
 		return 0;
+	case FG_SAMPLE_OPT_NO_PYTHON:
+		o->no_python = true;
+		return 0;
 	case FG_SAMPLE_OPT_KERNEL_UNWIND:
 		if (!strcmp(arg, "orc"))
 			o->kernel_unwind = FG_KUNWIND_ORC;
@@ -345,6 +349,10 @@ int fg_sample_opts_check(struct fg_sample_opts *o, char **rest, char *why, size_
 				 o->cfi ? "cfi" : "dwarf");
 	if (o->cfi_check && !o->cfi)
 		return fg_refuse(why, len, "--cfi-check needs --call-graph cfi");
+#ifdef __x86_64__
+	/* Python frames: in the user stacks of CPU samples (x86-64: found by fs_base) */
+	o->python = !o->no_python && !o->kernel_only;
+#endif
 	if (rest && rest[0])
 		o->command = rest;
 	if (o->command && (o->npids || o->ntids))

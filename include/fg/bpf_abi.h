@@ -31,6 +31,13 @@
 #define MAX_STACK_DEPTH 127
 #endif
 
+/*
+ * The most Python frames one sample carries (fg-sample's Python walk,
+ * struct fg_py_proc), after its kernel and user IPs; a deeper Python stack
+ * is cut there, counted (FG_STAT_PY_CUT) and flagged (FG_PYSTACK_F_CUT).
+ */
+#define FG_PY_DEPTH 64
+
 /* bytes of user stack the BPF program may copy per sample to walk it */
 #ifndef FG_USTACK_COPY_MAX
 #define FG_USTACK_COPY_MAX 16384
@@ -64,7 +71,9 @@ struct fg_event {
 	__u32 nr_kernel;
 	__u32 nr_user;
 	char comm[TASK_COMM_LEN];
-	__u64 ips[2 * MAX_STACK_DEPTH];
+	__u32 nr_py;	/* Python frames after the user IPs (code objects, FG_PY_ENTRY) */
+	__u32 py_flags; /* FG_PYSTACK_F_* */
+	__u64 ips[2 * MAX_STACK_DEPTH + FG_PY_DEPTH];
 };
 
 /*
@@ -111,6 +120,12 @@ enum fg_stat {
 	FG_STAT_KORC_FB_OTHER, /* the same: a rule not followed, a word that could not be read */
 	FG_STAT_KORC_CHECKED,  /* --kernel-unwind check: stacks taken both ways */
 	FG_STAT_KORC_DIFFER,   /* of those, the ones that differ */
+	/* Python: the stacks of the processes in py_procs (struct fg_py_proc) */
+	FG_STAT_PY_STACKS,    /* samples of those processes with Python frames */
+	FG_STAT_PY_FRAMES,    /* Python frames they carry */
+	FG_STAT_PY_CUT,	      /* Python stacks cut at FG_PY_DEPTH */
+	FG_STAT_PY_NO_THREAD, /* samples of a thread without a thread state, or no frame */
+	FG_STAT_PY_FAILED,    /* a read of the interpreter's memory failed: stack ended there */
 	FG_STAT_MAX
 };
 
@@ -179,6 +194,34 @@ struct fg_ksym_args {
 #define FG_ORC_TYPE_REGS 3
 #define FG_ORC_TYPE_REGS_PARTIAL 4
 
+/*
+ * A Python process, as fg-sample found its interpreter (lib/python,
+ * fg_py_open): the value of the BPF program's py_procs map, keyed by pid.
+ * The program finds the sampled thread's PyThreadState in its glibc
+ * pthread_getspecific() slot of _PyRuntime's autoTSSkey (the thread pointer,
+ * fs_base, is the thread's struct pthread), then follows its frames by
+ * these offsets (-1: no such field in this version).
+ */
+struct fg_py_proc {
+	__u64 tss_key;		    /* &_PyRuntime's Py_tss_t autoTSSkey: {int init; u32 key} */
+	__s32 pthread_specific_off; /* specific_1stblock's offset in glibc's struct pthread */
+	__s16 tstate_frame;	    /* PyThreadState: the frame, or the _PyCFrame (3.11, 3.12) */
+	__s16 cframe_current_frame; /* _PyCFrame.current_frame (3.11, 3.12), else -1 */
+	__s16 frame_previous;	    /* the frame: its caller's */
+	__s16 frame_code;	    /* its code object */
+	__s16 frame_owner;	    /* its owner byte (3.12+: FRAME_OWNED_BY_CSTACK is a shim) */
+	__s16 frame_is_entry;	    /* its is_entry byte (3.11) */
+	__s16 owner_cstack;	    /* FRAME_OWNED_BY_CSTACK (3.12+) */
+	__u16 frame_read;	    /* bytes of a frame read: 8 to FG_PY_FRAME_READ_MAX */
+	__u8 kind;		    /* FG_PY_KIND_* */
+	__u8 minor;		    /* 3.minor, for the reports */
+	__u8 pad[6];
+};
+
+#define FG_PY_FRAME_READ_MAX 128
+#define FG_PY_KIND_OBJECTS 0  /* 3.8-3.10: PyFrameObject, one C call of the eval loop each */
+#define FG_PY_KIND_IS_ENTRY 1 /* 3.11: _PyInterpreterFrame, is_entry ends a C call's run */
+#define FG_PY_KIND_CSTACK 2   /* 3.12+: a frame owned by the C stack ends a run */
 /* values of the `targets` map: what a key matches */
 #define FG_TARGET_PID 1u /* key is a thread group id */
 #define FG_TARGET_TID 2u /* key is a thread id */

@@ -29,6 +29,13 @@
  */
 int fg_bpf_event_sample(const void *data, size_t size, struct fg_rec_sample *s, const void **ips);
 /*
+ * The Python frames of an event with FG_SAMPLE_F_PYSTACK: *py filled, *frames
+ * at its py->nr frames inside `data` (after the IPs).  0, -ENOENT without
+ * them, -EINVAL as above.
+ */
+int fg_bpf_event_pystack(const void *data, size_t size, struct fg_rec_pystack *py,
+			 const void **frames);
+/*
  * The snapshot of an event with FG_SAMPLE_F_USTACK_SNAPSHOT (struct
  * fg_event_ustack) as the record's struct fg_rec_ustack: fills *u and points
  * *regs (u->nr_regs u64s) and *stack (u->size bytes) inside `data`.  0,

@@ -88,6 +88,7 @@ struct fg_py_offsets {
 	int16_t frame_code;		   /* .f_code, .f_executable (3.13) */
 	int16_t frame_owner;		   /* _PyInterpreterFrame.owner, a char (3.11+) */
 	int16_t frame_owner_cstack;	   /* FRAME_OWNED_BY_CSTACK's value (3.12+) */
+	int16_t frame_is_entry;		   /* _PyInterpreterFrame.is_entry, a bool (3.11) */
 	int16_t code_name;		   /* PyCodeObject.co_name */
 	int16_t code_qualname;		   /* .co_qualname (3.11+) */
 	int16_t code_filename;		   /* .co_filename */
@@ -212,6 +213,12 @@ struct fg_py_frame {
  * later frame that cannot be read ends the stack there, counted.
  */
 int fg_py_stack(struct fg_py *py, uint64_t frame, struct fg_py_frame *f, size_t max, size_t *n);
+
+/*
+ * The code object at `code` into *f (its name, file and first line): 0, or
+ * -errno (counted): -EINVAL when it is not a code object.
+ */
+int fg_py_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f);
 
 /*
  * f's name as CPython's perf trampolines name it, py::NAME:FILE, with

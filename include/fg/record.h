@@ -86,7 +86,8 @@ enum fg_rec_type {
 	FG_REC_SUMMARY = 7,
 	FG_REC_CREDS = 8,
 	FG_REC_EVENT = 9,
-	FG_REC_TYPE_MAX = FG_REC_EVENT, /* the last type this reader knows */
+	FG_REC_PYCODE = 10,
+	FG_REC_TYPE_MAX = FG_REC_PYCODE, /* the last type this reader knows */
 };
 
 struct fg_rec_hdr {
@@ -152,6 +153,41 @@ struct fg_rec_ustack {
 	uint32_t pad;
 	/* uint64_t regs[nr_regs]; uint8_t data[size]; padding to 8 */
 };
+
+/*
+ * A sample's Python frames, after its IPs (and its snapshot, if any) when
+ * FG_SAMPLE_F_PYSTACK is set: nr frames, innermost first, each the address
+ * of its code object in the process, FG_PY_ENTRY set on the outermost frame
+ * of each run of frames one C call of the eval loop ran
+ * (_PyEval_EvalFrameDefault).  FG_REC_PYCODE records name them.  Added
+ * after version 1 was fixed: a reader that does not know it ignores the
+ * tail, as for any record.
+ */
+struct fg_rec_pystack {
+	uint32_t nr;	/* at most FG_REC_MAX_FRAMES */
+	uint32_t flags; /* FG_PYSTACK_F_* */
+			/* uint64_t frames[nr]; */
+};
+
+/*
+ * The name of a Python code object of process pid, from time_ns on, as
+ * fg-sample read it from the process's memory while it ran: co_qualname
+ * (co_name before 3.11), then co_filename, each NUL-terminated UTF-8
+ * without control characters, at most FG_REC_PY_NAME_MAX and
+ * FG_REC_PY_FILE_MAX bytes with the NUL.  A later record for the same pid
+ * and address replaces it (the object was freed and another made there).
+ * Added after version 1 was fixed: readers that do not know the type skip it.
+ */
+struct fg_rec_pycode {
+	uint32_t pid;
+	int32_t firstlineno; /* co_firstlineno */
+	uint64_t code;	     /* the code object's address */
+	uint64_t time_ns;
+	/* char name[]; char file[]; */
+};
+
+#define FG_REC_PY_NAME_MAX 256
+#define FG_REC_PY_FILE_MAX 1024
 
 /*
  * An executable mapping of a process.  Followed by the path, NUL-terminated
@@ -318,6 +354,7 @@ struct fg_rec {
 		const struct fg_rec_summary *summary;
 		const struct fg_rec_creds *creds;
 		const struct fg_rec_event *event;
+		const struct fg_rec_pycode *pycode;
 	};
 	/* FG_REC_SAMPLE */
 	const uint64_t *kips;		    /* sample->nr_kernel kernel IPs, leaf first */
@@ -325,10 +362,14 @@ struct fg_rec {
 	const struct fg_rec_ustack *ustack; /* with FG_SAMPLE_F_USTACK_SNAPSHOT, else NULL */
 	const uint64_t *ustack_regs;
 	const uint8_t *ustack_data;
+	const struct fg_rec_pystack *pystack; /* with FG_SAMPLE_F_PYSTACK, else NULL */
+	const uint64_t *pyframes;	      /* pystack->nr, innermost first */
 	/* FG_REC_MAPPING */
 	const char *path;
 	/* FG_REC_EVENT: checked (1 to FG_REC_EVENT_NAME_MAX bytes of [A-Za-z0-9_.:+-]) */
 	const char *event_name;
+	/* FG_REC_PYCODE: checked as the record says */
+	const char *py_name, *py_file;
 };
 
 /* --- reading --- */

@@ -17,6 +17,8 @@
 #define FG_SAMPLE_F_KERNEL_THREAD (1u << 4) /* no user address space */
 #define FG_SAMPLE_F_USER_MODE (1u << 5)	    /* interrupted in user mode */
 #define FG_SAMPLE_F_USTACK_NOFP (1u << 6)   /* user chain ended at a frame without frame pointer */
+/* carries Python frames after its IPs (and snapshot): struct fg_rec_pystack */
+#define FG_SAMPLE_F_PYSTACK (1u << 7)
 #define FG_SAMPLE_F_USTACK_SNAPSHOT (1u << 8) /* carries user registers + stack bytes (dwarf) */
 #define FG_SAMPLE_F_WEIGHT_NS (1u << 9)	      /* weight is nanoseconds, not a count */
 #define FG_SAMPLE_F_OFFCPU (1u << 10)	      /* a wait: weight ns off the CPU (--off-cpu) */
@@ -45,6 +47,15 @@
 #define FG_STATE_IDLE 8		   /* I: an idle kernel thread (uninterruptible, no load) */
 #define FG_STATE_PREEMPTED 9	   /* R+: preempted, runnable all along */
 #define FG_STATE_MAX 9
+
+/*
+ * A Python frame as a sample carries it: its code object's address, with
+ * FG_PY_ENTRY set on the outermost frame of each run that one C call of
+ * the interpreter's eval loop (_PyEval_EvalFrameDefault) runs.
+ */
+#define FG_PY_ENTRY (1ull << 63)
+#define FG_PYSTACK_F_CUT (1u << 0)    /* deeper than the walk's bound: the outer frames left out */
+#define FG_PYSTACK_F_FAILED (1u << 1) /* a read failed: the frames beyond it left out */
 
 /*
  * The top 12 bits of the flags are the sample's event: its number among the

@@ -59,6 +59,8 @@ struct fg_sample_opts {
 	uint64_t min_block_ns; /* --min-block (given in microseconds) */
 	uint64_t max_block_ns; /* --max-block; UINT64_MAX: no limit */
 	bool pages_given;      /* -m was given: it sizes the waits' ring too */
+	bool no_python;	       /* --no-python: no Python frames (fg_sample_opts_check: python) */
+	bool python; /* the Python stacks are walked: not --no-python, user stacks taken */
 };
 
 /*
@@ -105,6 +107,7 @@ enum {
 	FG_SAMPLE_OPT_MIN_BLOCK,
 	FG_SAMPLE_OPT_MAX_BLOCK,
 	FG_SAMPLE_OPT_KERNEL_THREADS,
+	FG_SAMPLE_OPT_NO_PYTHON,
 };
 
 /* '+': the options end at the command */

@@ -90,20 +90,24 @@ int main(void)
 	P("frame.code", offsetof(_PyInterpreterFrame, f_executable));
 	P("frame.owner", offsetof(_PyInterpreterFrame, owner));
 	P("frame.owner_cstack", FRAME_OWNED_BY_CSTACK);
+	P("frame.is_entry", -1);
 #elif PY_VERSION_HEX >= 0x030b0000
 	P("frame.previous", offsetof(_PyInterpreterFrame, previous));
 	P("frame.code", offsetof(_PyInterpreterFrame, f_code));
 	P("frame.owner", offsetof(_PyInterpreterFrame, owner));
 #if PY_VERSION_HEX >= 0x030c0000
 	P("frame.owner_cstack", FRAME_OWNED_BY_CSTACK);
+	P("frame.is_entry", -1);
 #else
 	P("frame.owner_cstack", -1);
+	P("frame.is_entry", offsetof(_PyInterpreterFrame, is_entry));
 #endif
 #else
 	P("frame.previous", offsetof(PyFrameObject, f_back));
 	P("frame.code", offsetof(PyFrameObject, f_code));
 	P("frame.owner", -1);
 	P("frame.owner_cstack", -1);
+	P("frame.is_entry", -1);
 #endif
 	P("code.name", offsetof(PyCodeObject, co_name));
 #if PY_VERSION_HEX >= 0x030b0000
