@@ -79,6 +79,22 @@ TEST(bad_values_say_what)
 		  "invalid kernel unwinder 'fp' (orc, helper or check)");
 }
 
+/* --no-python, and no Python frames without user stacks */
+TEST(python)
+{
+	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT, k = FG_SAMPLE_OPTS_INIT;
+	char why[256], *none[] = {NULL};
+
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_NO_PYTHON, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
+	CHECK(!o.python);
+	CHECK_INT(fg_sample_opt(&k, FG_SAMPLE_OPT_KERNEL_ONLY, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opts_check(&k, none, why, sizeof(why)), 0);
+	CHECK(!k.python);
+	fg_sample_opts_release(&o);
+	fg_sample_opts_release(&k);
+}
+
 TEST(combinations)
 {
 	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT;
@@ -86,6 +102,9 @@ TEST(combinations)
 
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
 	CHECK(o.command == NULL);
+#ifdef __x86_64__
+	CHECK(o.python); /* Python frames by default */
+#endif
 	CHECK_INT(fg_sample_opts_check(&o, cmd, why, sizeof(why)), 0);
 	CHECK(o.command == cmd);
 	fg_sample_opt(&o, 'p', "1", why, sizeof(why));
@@ -325,6 +344,7 @@ int main(void)
 	RUN(values);
 	RUN(bad_values_say_what);
 	RUN(combinations);
+	RUN(python);
 	RUN(call_graph_default);
 	RUN(call_graph_cfi);
 	RUN(offcpu_options);
