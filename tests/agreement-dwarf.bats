@@ -28,7 +28,7 @@ agree() {
 	local comm=$1
 	shift
 	# (-B: Debian's perf 6.1 can crash collecting build-ids on this kernel)
-	fg-sample -F 999 --call-graph dwarf -o fg.fgr -- \
+	fg-sample -F 999 --call-graph dwarf --no-python -o fg.fgr -- \
 		perf record -q -B --no-bpf-event --call-graph dwarf,8192 -F 999 -o perf.data -- "$@" \
 		>/dev/null 2>sample.err
 	echo "# perf.data: $(python3 "$TOP/tests/tools/perf-mmap2-fix.py" perf.data) MMAP2 records fixed" >&3

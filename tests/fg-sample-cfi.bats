@@ -111,7 +111,8 @@ live() {
 @test "fg-sample --call-graph cfi: Debian's python3 reaches _start, unwound in BPF" {
 	local d=$BATS_TEST_TMPDIR py=/usr/bin/python3
 	[ -x "$py" ]
-	CFI_OPTS=--cfi-check capture py "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+	# the eval loop's native frames (--no-python; tests/pyframes.bats has Python's)
+	CFI_OPTS="--cfi-check --no-python" capture py "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
 f(33)'
 	reach_start py python3
 	grep -q ' _PyEval_EvalFrameDefault+' "$d/py.out"
@@ -119,7 +120,7 @@ f(33)'
 	in_bpf py 50
 	agree py >&3
 	# without --cfi-check, a sample unwound in BPF is a few hundred bytes
-	capture py2 "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+	CFI_OPTS=--no-python capture py2 "$py" -c 'def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
 f(33)'
 	grep -q 'cfi: .* tables in BPF maps' "$d/py2.sample"
 	in_bpf py2 50

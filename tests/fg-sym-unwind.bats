@@ -310,7 +310,9 @@ at() {
 capture() {
 	local d=$BATS_TEST_TMPDIR name=$1
 	shift
-	fg-sample -F 999 --call-graph dwarf -o "$d/$name.fgr" -- "$@" 2>"$d/$name.sample" >/dev/null
+	# native frames only: the eval loop's too (--no-python; tests/pyframes.bats has Python's)
+	fg-sample -F 999 --call-graph dwarf --no-python -o "$d/$name.fgr" -- "$@" \
+		2>"$d/$name.sample" >/dev/null
 	sed 's/^/# /' "$d/$name.sample" >&3
 	fg-sym -v "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
 	sed 's/^/# /' "$d/$name.err" >&3
