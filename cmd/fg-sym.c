@@ -30,7 +30,7 @@
 #include "fg/util.h"
 
 static const char usage_text[] =
-    "usage: fg-sym [-fqv] [--header] [--inline] [--srcline] [--no-demangle]\n"
+    "usage: fg-sym [-fqv] [--header] [--inline] [--srcline] [--py-lines] [--no-demangle]\n"
     "              [--kallsyms FILE] [--no-cache] [--proc-root DIR] [--symfs DIR]\n"
     "              [--debuginfod URLS | --no-debuginfod] [--debuginfod-budget SECONDS]\n"
     "              [--unwinder table|libdw|none] [-o FILE] [FILE]\n"
@@ -44,6 +44,8 @@ static const char usage_text[] =
     "                       the sampling frequency, the clock's wall-clock time\n"
     "      --inline         expand inlined functions (DWARF)\n"
     "      --srcline        add the source file and line of each frame (DWARF)\n"
+    "      --py-lines       Python frames: py::NAME:FILE:LINE, the line the function\n"
+    "                       starts at\n"
     "      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
     "      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
     "      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
@@ -82,6 +84,7 @@ static const struct option longopts[] = {
     {"proc-root", required_argument, NULL, FG_SYM_ARG_PROC_ROOT},
     {"quiet", no_argument, NULL, 'q'},
     {"srcline", no_argument, NULL, FG_SYM_ARG_SRCLINE},
+    {"py-lines", no_argument, NULL, FG_SYM_ARG_PY_LINES},
     {"symfs", required_argument, NULL, FG_SYM_ARG_SYMFS},
     {"unwinder", required_argument, NULL, FG_SYM_ARG_UNWINDER},
     {"verbose", no_argument, NULL, 'v'},
@@ -247,6 +250,25 @@ static void summary_unwind(const struct fg_sym_stats *st, bool verbose)
 	fg_buf_release(&b);
 }
 
+/* Python frames: how many, and what could not be named or placed */
+static void summary_python(const struct fg_pysplice_stats *py)
+{
+	if (!py->stacks && !py->not_spliced && !py->names_dropped)
+		return;
+	fg_warnx("%llu samples with %llu Python frames: %llu unnamed (py::[unknown]), %llu "
+		 "stacks cut at the sampler's bound; %llu runs without their eval-loop frame "
+		 "(put outermost), %llu eval-loop frames without a run (kept)",
+		 (unsigned long long)py->stacks, (unsigned long long)py->frames,
+		 (unsigned long long)py->unnamed, (unsigned long long)py->cut,
+		 (unsigned long long)py->runs_unplaced, (unsigned long long)py->evals_unused);
+	if (py->not_spliced || py->names_dropped)
+		fg_warnx("%llu samples' Python frames left out, their eval-loop frames kept (text "
+			 "held for debuginfod); %llu "
+			 "names over the bounds",
+			 (unsigned long long)py->not_spliced,
+			 (unsigned long long)py->names_dropped);
+}
+
 static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,
 		    const struct dbgi *d, bool verbose)
 {
@@ -313,6 +335,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 			 "(fg-sample -p PID)",
 			 (unsigned long long)st.jit_cut, FG_SYM_JIT_BYTES_MAX >> 20,
 			 FG_SYM_JIT_ENTRIES_MAX);
+	summary_python(&st.py);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
 	if (cap->waits_open && verbose)

@@ -78,6 +78,9 @@ int fg_sym_arg(struct fg_sym_args *a, int c, const char *arg, char *why, size_t 
 	case FG_SYM_ARG_SRCLINE:
 		a->sym.srcline = true;
 		return 0;
+	case FG_SYM_ARG_PY_LINES:
+		a->sym.py_lines = true;
+		return 0;
 	case FG_SYM_ARG_SYMFS:
 		a->sym.symfs = arg;
 		return 0;

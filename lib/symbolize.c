@@ -27,6 +27,7 @@
 #include "fg/procmaps.h"
 #include "fg/safeio.h"
 #include "fg/sideband.h"
+#include "fg/pysplice.h"
 #include "fg/symbolize.h"
 #include "fg/unwind_dw.h"
 #include "fg/util.h"
@@ -217,6 +218,7 @@ struct held {
 
 struct fg_symbolizer {
 	struct fg_sym_opts o;
+	struct fg_pysplice *py; /* Python frames: their names, spliced into the stacks */
 	struct fg_big memo_mem;
 	struct memo *memo;   /* MEMO_SLOTS, in memo_mem; NULL when frames vary (--inline) */
 	uint32_t *memo_used; /* the slots ever filled: freed without touching the others */
@@ -315,6 +317,7 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->exited = fg_xcalloc(EXITED_KEEP, sizeof(*s->exited));
 	s->cache_fd = -1;
 	s->events = fg_rec_evnames_new();
+	s->py = fg_pysplice_new(s->o.py_lines);
 	if (!s->o.inline_frames && !s->o.srcline) {
 		/* a slot a frame, by hash: a run touches as many pages as it has frames, at most */
 		fg_big_grow_sparse(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
@@ -404,6 +407,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 {
 	if (!s)
 		return;
+	fg_pysplice_free(s->py);
 	for (struct proc *p = s->newest, *next; p; p = next) {
 		next = p->older;
 		proc_free(p);
@@ -2667,6 +2671,7 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
 		emit(s, &f);
 	}
+	from = b->len;
 	if (nframes >= 0)
 		emit_unwound(s, smp, s->uw_frames, (size_t)nframes);
 	else
@@ -2675,6 +2680,11 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 				  smp->uflags ? smp->uflags[i]
 				  : i == 0    ? FG_UNWIND_F_EXACT
 					      : 0);
+	/* Python frames in place of the eval loop's; not into text still to be filled in */
+	if (smp->npy && s->nholes)
+		fg_pysplice_skip(s->py);
+	else if (smp->npy)
+		fg_pysplice_stack(s->py, b, from, smp->pid, smp->pyframes, smp->npy, smp->pyflags);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */
@@ -2716,6 +2726,9 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .ustack_regs = rec->ustack_regs,
 		    .ustack_data = rec->ustack_data,
 		    .cfi_unwound = sm->flags & FG_SAMPLE_F_USTACK_CFI,
+		    .pyframes = rec->pyframes,
+		    .npy = rec->pystack ? rec->pystack->nr : 0,
+		    .pyflags = rec->pystack ? rec->pystack->flags : 0,
 		};
 		if (sm->flags & FG_SAMPLE_F_OFFCPU) {
 			/* as perf's sched_switch names it, where fg-fold --state finds it */
@@ -2764,6 +2777,9 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 	case FG_REC_EVENT:
 		fg_rec_evnames_add(s->events, rec);
 		break;
+	case FG_REC_PYCODE:
+		fg_pysplice_name(s->py, rec->pycode, rec->py_name, rec->py_file);
+		break;
 	}
 	return 0;
 }
@@ -2771,4 +2787,5 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 void fg_symbolizer_stats(const struct fg_symbolizer *s, struct fg_sym_stats *st)
 {
 	*st = s->st;
+	fg_pysplice_stats(s->py, &st->py);
 }

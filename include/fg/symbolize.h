@@ -33,6 +33,7 @@
 
 #include "fg/diag.h"
 #include "fg/log.h"
+#include "fg/pysplice.h"
 #include "fg/record.h"
 #include "fg/unwind.h"
 
@@ -68,6 +69,7 @@ struct fg_sym_opts {
 	bool no_demangle;
 	bool inline_frames; /* expand inlined functions (DWARF) */
 	bool srcline;	    /* add file:line (DWARF) */
+	bool py_lines;	    /* Python frames: ":LINE", the line each function starts at */
 	bool verbose;	    /* warn about each file that cannot be read */
 	enum fg_sym_unwinder unwinder;
 	/*
@@ -138,6 +140,7 @@ struct fg_sym_stats {
 	uint64_t chains_unkept;
 	/* JIT maps cut short or left unread: over FG_SYM_JIT_BYTES_MAX or FG_SYM_JIT_ENTRIES_MAX */
 	uint64_t jit_cut;
+	struct fg_pysplice_stats py; /* Python frames */
 };
 
 /*
@@ -207,6 +210,10 @@ struct fg_sym_sample {
 	 * their signal trampolines are found in the files' tables (uflags NULL).
 	 */
 	bool cfi_unwound;
+	/* Python frames (fg/pysplice.h): code objects, innermost first, and FG_PYSTACK_F_* */
+	const uint64_t *pyframes;
+	size_t npy;
+	uint32_t pyflags;
 };
 
 /* One named (or unnamed) frame. */

@@ -39,7 +39,9 @@ TEST(values)
 	CHECK_INT(fg_sym_arg(&a, FG_SYM_ARG_INLINE, NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sym_arg(&a, FG_SYM_ARG_SRCLINE, NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sym_arg(&a, FG_SYM_ARG_NO_DEMANGLE, NULL, why, sizeof(why)), 0);
-	CHECK(a.sym.inline_frames && a.sym.srcline && a.sym.no_demangle);
+	CHECK(a.sym.inline_frames && a.sym.srcline && a.sym.no_demangle && !a.sym.py_lines);
+	CHECK_INT(fg_sym_arg(&a, FG_SYM_ARG_PY_LINES, NULL, why, sizeof(why)), 0);
+	CHECK(a.sym.py_lines);
 	CHECK_INT(fg_sym_arg(&a, 'f', NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sym_arg(&a, 'q', NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sym_arg(&a, 'v', NULL, why, sizeof(why)), 0);
