@@ -21,7 +21,7 @@
 /* One process: its interpreter (NULL: not Python, or refused), its names by code object. */
 struct pyp {
 	struct fg_py *py;
-	struct fg_hash *names; /* code address -> checked (ms, high 32 bits) | fingerprint */
+	struct fg_hash *names; /* code address -> struct seen * */
 };
 
 struct fg_pyprocs {
@@ -31,6 +31,7 @@ struct fg_pyprocs {
 	uint32_t pending[FG_PYPROCS_PENDING_MAX];
 	size_t npending;
 	uint64_t nnames; /* cached, all processes */
+	uint64_t tick;	 /* fg_pyprocs_tick()s so far: code objects are checked once in each */
 	struct fg_pyprocs_stats st;
 };
 
@@ -104,6 +105,8 @@ static void pyp_free(struct fg_pyprocs *p, struct pyp *q)
 	}
 	if (q->names) {
 		p->nnames -= fg_hash_count(q->names);
+		for (size_t i = 0; i < fg_hash_count(q->names); i++)
+			free(fg_hash_at(q->names, i)->val.p);
 		fg_hash_free(q->names);
 	}
 	free(q);
@@ -273,6 +276,7 @@ void fg_pyprocs_record(struct fg_pyprocs *p, uint32_t type, const void *payload,
 
 void fg_pyprocs_tick(struct fg_pyprocs *p)
 {
+	p->tick++;
 	for (size_t i = 0; i < p->npending; i++)
 		fg_pyprocs_scan(p, p->pending[i]);
 	p->npending = 0;
@@ -295,11 +299,47 @@ static void emit_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns,
 	p->ops.emit(p->ops.ctx, time_ns, buf, sizeof(c) + nl + fl);
 }
 
-static uint32_t fingerprint(const struct fg_py_frame *f)
-{
-	uint64_t h = fg_hash_bytes(f->name, strlen(f->name), (uint64_t)f->firstlineno);
+/* a code object of a process: its identity when last checked, and in which tick */
+struct seen {
+	uint64_t tick;
+	struct fg_py_code_head head; /* all 0: could not be read */
+};
 
-	return (uint32_t)fg_hash_bytes(f->file, strlen(f->file), h);
+/*
+ * Whether code object `code` of q needs a record now: first seen, or its
+ * identity changed since the last tick's check (freed, another made at its
+ * address).  At most one read of it a tick.
+ */
+static bool needs_name(struct fg_pyprocs *p, struct pyp *q, uint64_t code, bool *fresh)
+{
+	struct fg_hash_entry *e = fg_hash_get(q->names, &code, sizeof(code));
+	struct fg_py_code_head h = {0};
+	struct seen *s;
+
+	*fresh = !e;
+	if (e && ((struct seen *)e->val.p)->tick == p->tick)
+		return false;
+	if (!e && p->nnames >= FG_PYPROCS_NAMES_MAX) {
+		p->st.names_full++;
+		return false;
+	}
+	if (fg_py_code_head(q->py, code, &h) < 0)
+		memset(&h, 0, sizeof(h)); /* gone, or not a code object (counted below) */
+	if (!e) {
+		e = fg_hash_upsert(q->names, &code, sizeof(code), NULL);
+		e->val.p = fg_xcalloc(1, sizeof(struct seen));
+		p->nnames++;
+	}
+	s = e->val.p;
+	s->tick = p->tick;
+	if (!*fresh && (!h.name || !memcmp(&s->head, &h, sizeof(h))))
+		return false; /* the same, or no longer readable: its name stands */
+	s->head = h;
+	if (!h.name) {
+		p->st.name_failed++;
+		return false;
+	}
+	return true;
 }
 
 void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const uint64_t *frames,
@@ -307,7 +347,6 @@ void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const
 {
 	struct fg_hash_entry *pe = fg_hash_get(p->procs, &pid, sizeof(pid));
 	struct pyp *q = pe ? pe->val.p : NULL;
-	uint64_t now_ms = time_ns / 1000000;
 
 	if (!q || !q->py) {
 		p->st.unknown_proc += n;
@@ -315,30 +354,15 @@ void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t code = frames[i] & ~FG_PY_ENTRY;
-		struct fg_hash_entry *e = fg_hash_get(q->names, &code, sizeof(code));
 		struct fg_py_frame f;
-		uint32_t fp;
-		bool fresh = !e;
+		bool fresh;
 
-		if (e && now_ms - (e->val.u >> 32) < FG_PYPROCS_RECHECK_NS / 1000000)
+		if (!needs_name(p, q, code, &fresh))
 			continue;
-		if (!e && p->nnames >= FG_PYPROCS_NAMES_MAX) {
-			p->st.names_full++;
-			continue;
-		}
 		if (fg_py_code(q->py, code, &f) < 0) {
 			p->st.name_failed++;
 			continue;
 		}
-		fp = fingerprint(&f);
-		if (!e) {
-			e = fg_hash_upsert(q->names, &code, sizeof(code), NULL);
-			p->nnames++;
-		} else if ((uint32_t)e->val.u == fp) {
-			e->val.u = now_ms << 32 | fp; /* the same name: checked again later */
-			continue;
-		}
-		e->val.u = now_ms << 32 | fp;
 		emit_name(p, pid, time_ns, &f);
 		if (fresh)
 			p->st.named++;

@@ -753,13 +753,13 @@ int fg_py_read_str(struct fg_py *py, uint64_t addr, char *out, size_t outlen)
 }
 
 /* the code object at `code` into f: 0 or -errno (counted) */
-static int read_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
+int fg_py_code_head(struct fg_py *py, uint64_t code, struct fg_py_code_head *h)
 {
 	const struct fg_py_offsets *o = py->off;
 	const int16_t offs[] = {o->object_type, o->code_name, o->code_qualname, o->code_filename,
 				o->code_firstlineno};
 	unsigned char buf[OBJ_MAX];
-	int err, name = o->code_qualname >= 0 ? o->code_qualname : o->code_name;
+	int err;
 
 	err = rd(py, code, buf, span(offs, FG_ARRAY_SIZE(offs)));
 	if (err)
@@ -768,12 +768,26 @@ static int read_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
 		py->stats.bad_objects++;
 		return -EINVAL;
 	}
+	h->name = u64_at(buf, o->code_qualname >= 0 ? o->code_qualname : o->code_name);
+	h->file = u64_at(buf, o->code_filename);
+	h->firstlineno = (int)u32_at(buf, o->code_firstlineno);
+	return 0;
+}
+
+/* the code object at `code` into f: 0 or -errno (counted) */
+static int read_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
+{
+	struct fg_py_code_head h;
+	int err = fg_py_code_head(py, code, &h);
+
+	if (err)
+		return err;
 	f->code = code;
-	f->firstlineno = (int)u32_at(buf, o->code_firstlineno);
-	err = fg_py_read_str(py, u64_at(buf, name), f->name, sizeof(f->name));
+	f->firstlineno = h.firstlineno;
+	err = fg_py_read_str(py, h.name, f->name, sizeof(f->name));
 	if (err && err != -E2BIG)
 		return err;
-	err = fg_py_read_str(py, u64_at(buf, o->code_filename), f->file, sizeof(f->file));
+	err = fg_py_read_str(py, h.file, f->file, sizeof(f->file));
 	return err == -E2BIG ? 0 : err;
 }
 

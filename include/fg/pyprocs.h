@@ -15,10 +15,13 @@
  *
  * A process is a candidate when it maps a file whose name starts with
  * "python" or "libpython3."; only those are opened (fg_py_open reads their
- * symbols).  Names are cached by (pid, code object) and read again when
- * older than FG_PYPROCS_RECHECK_NS, a record written when they changed (an
- * object freed and another made at its address); a process's cache goes
- * with its exit or exec.  Everything bounded, every failure counted.
+ * symbols).  Names are cached by (pid, code object); a code object's
+ * identity (its name's and file name's objects, its first line: one read)
+ * is checked again at most once a tick when samples show it, and a record
+ * written when it changed (an object freed and another made at its
+ * address), so a name is wrong for a tick (20 to 100 ms) at most.  A
+ * process's cache goes with its exit or exec.  Everything bounded, every
+ * failure counted.
  */
 #ifndef FG_PYPROCS_H
 #define FG_PYPROCS_H
@@ -30,7 +33,6 @@
 
 #include "fg/python.h"
 
-#define FG_PYPROCS_RECHECK_NS (1000ull * 1000 * 1000)
 #define FG_PYPROCS_NAMES_MAX (1u << 20) /* code objects named and cached, all processes */
 #define FG_PYPROCS_PENDING_MAX 4096	/* candidates waiting for the next tick */
 
@@ -73,7 +75,7 @@ void fg_pyprocs_scan_all(struct fg_pyprocs *p);
 void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid);
 /* A record of the stream (mappings, exec, exit): candidates, and processes gone. */
 void fg_pyprocs_record(struct fg_pyprocs *p, uint32_t type, const void *payload, size_t len);
-/* Open the candidates the records made. */
+/* Open the candidates the records made; a new tick begins (code objects checked again). */
 void fg_pyprocs_tick(struct fg_pyprocs *p);
 /* The frames of a sample of pid at time_ns (FG_PY_ENTRY bits ignored): names written as needed. */
 void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const uint64_t *frames,

@@ -221,6 +221,17 @@ int fg_py_stack(struct fg_py *py, uint64_t frame, struct fg_py_frame *f, size_t 
 int fg_py_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f);
 
 /*
+ * A code object's identity, read in one go: its name's and file name's
+ * str objects (their addresses) and its first line.  What changes when the
+ * object is freed and another made at its address: 0, or -errno as above.
+ */
+struct fg_py_code_head {
+	uint64_t name, file;
+	int firstlineno;
+};
+int fg_py_code_head(struct fg_py *py, uint64_t code, struct fg_py_code_head *h);
+
+/*
  * f's name as CPython's perf trampolines name it, py::NAME:FILE, with
  * ":LINE" (the function's first line) after it when `line`; snprintf's result.
  */
