@@ -28,7 +28,10 @@ struct fg_pyprocs {
 	char proc[256];
 	struct fg_pyprocs_ops ops;
 	struct fg_hash *procs; /* pid -> struct pyp * (NULL once gone) */
-	uint32_t pending[FG_PYPROCS_PENDING_MAX];
+	struct pending {
+		uint32_t pid;
+		uint32_t tries; /* ticks it was tried in */
+	} pending[FG_PYPROCS_PENDING_MAX];
 	size_t npending;
 	uint64_t nnames; /* cached, all processes */
 	uint64_t tick;	 /* fg_pyprocs_tick()s so far: code objects are checked once in each */
@@ -137,7 +140,13 @@ static void forget(struct fg_pyprocs *p, uint32_t pid)
 	e->val.p = NULL;
 }
 
-void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid)
+/*
+ * Open process pid, unless known already: 0, or -EAGAIN when it could not be
+ * settled and `last` is false (a process still being loaded: its data not
+ * mapped yet, its interpreter's description of itself not in place), to be
+ * tried again at the next tick.
+ */
+static int scan(struct fg_pyprocs *p, uint32_t pid, bool last)
 {
 	struct fg_hash_entry *e = fg_hash_upsert(p->procs, &pid, sizeof(pid), NULL);
 	struct fg_py_proc bp;
@@ -145,12 +154,17 @@ void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid)
 	int err;
 
 	if (e->val.p)
-		return; /* known: Python or not */
+		return 0; /* known: Python or not */
 	q = fg_xcalloc(1, sizeof(*q));
 	q->py = fg_xmalloc(sizeof(*q->py));
 	err = fg_py_open(q->py, p->proc, (pid_t)pid);
 	if (!err)
 		err = fg_pyprocs_proc_of(q->py, &bp);
+	if (err && err != -ENOENT && err != -ESRCH && !last) {
+		free(q->py);
+		free(q);
+		return -EAGAIN;
+	}
 	if (err == -ENOTSUP || err == -EPROTO) {
 		p->st.unknown++;
 		p->st.unknown_minor = q->py->major == 3 ? q->py->minor : 0;
@@ -159,7 +173,7 @@ void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid)
 		p->st.open_failed++;
 		free(q->py);
 		free(q);
-		return; /* tried again at its next mapping */
+		return 0; /* tried again at its next mapping */
 	}
 	if (!err && p->ops.set(p->ops.ctx, pid, &bp) < 0) {
 		p->st.map_failed++;
@@ -176,6 +190,12 @@ void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid)
 		q->names = fg_hash_new(0);
 	}
 	e->val.p = q;
+	return 0;
+}
+
+void fg_pyprocs_scan(struct fg_pyprocs *p, uint32_t pid)
+{
+	scan(p, pid, true);
 }
 
 /* whether a file of this name may hold an interpreter: python*, libpython3.* */
@@ -241,13 +261,13 @@ static void add_pending(struct fg_pyprocs *p, uint32_t pid)
 	if (e && e->val.p)
 		return;
 	for (size_t i = 0; i < p->npending; i++)
-		if (p->pending[i] == pid)
+		if (p->pending[i].pid == pid)
 			return;
 	if (p->npending == FG_PYPROCS_PENDING_MAX) {
 		p->st.pending_dropped++;
 		return;
 	}
-	p->pending[p->npending++] = pid;
+	p->pending[p->npending++] = (struct pending){.pid = pid};
 }
 
 void fg_pyprocs_record(struct fg_pyprocs *p, uint32_t type, const void *payload, size_t len)
@@ -276,10 +296,17 @@ void fg_pyprocs_record(struct fg_pyprocs *p, uint32_t type, const void *payload,
 
 void fg_pyprocs_tick(struct fg_pyprocs *p)
 {
+	size_t kept = 0;
+
 	p->tick++;
-	for (size_t i = 0; i < p->npending; i++)
-		fg_pyprocs_scan(p, p->pending[i]);
-	p->npending = 0;
+	for (size_t i = 0; i < p->npending; i++) {
+		struct pending c = p->pending[i];
+
+		c.tries++;
+		if (scan(p, c.pid, c.tries >= FG_PYPROCS_TRIES) == -EAGAIN)
+			p->pending[kept++] = c;
+	}
+	p->npending = kept;
 }
 
 /* a code object's name into the stream: its record, written through ops.emit */

@@ -35,6 +35,12 @@
 
 #define FG_PYPROCS_NAMES_MAX (1u << 20) /* code objects named and cached, all processes */
 #define FG_PYPROCS_PENDING_MAX 4096	/* candidates waiting for the next tick */
+/*
+ * Ticks a candidate is tried in before it is settled as not walked: a
+ * process whose mapping record made it one may still be loading (its
+ * interpreter's data not mapped yet)
+ */
+#define FG_PYPROCS_TRIES 10
 
 /* struct fg_py_proc's fields, from what fg_py_open found: 0, or -ENOTSUP for a layout it cannot use
  */
