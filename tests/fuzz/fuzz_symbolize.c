@@ -7,7 +7,8 @@
  * address spaces, the caches and the writer, not the file system.  Samples
  * may carry a user stack snapshot (registers and stack bytes from the
  * input), unwound through anonymous memory (frame pointers), the vdso's
- * table and mappings of no file.
+ * table and mappings of no file.  Samples may carry Python frames too, named
+ * by pycode records of the input or not.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,9 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	const uint8_t *p = data, *end = data + size;
 	struct fg_symbolizer *s;
-	uint64_t ips[16], regs[24];
+	uint64_t ips[16], regs[24], py[8];
 	uint8_t stack[512];
-	uint64_t t = 0, written = 0;
+	uint64_t t = 0, written = 0, pywritten = 0;
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
@@ -50,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t pid = (uint32_t)take(&p, end, 1) % 8 + 100;
 
 		t += take(&p, end, 1);
-		switch (op % 6) {
+		switch (op % 7) {
 		case 0: {
 			static const char *paths[] = {
 			    "/nonexistent/a", "/nonexistent/b", "//anon", "[vdso]",
@@ -86,6 +87,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 4:
 			fg_symbolizer_creds(s, pid, (uint32_t)take(&p, end, 2), 0);
 			break;
+		case 5: {
+			/* a code object's name: one of a few addresses, a name from the input */
+			struct {
+				struct fg_rec_pycode c;
+				char text[24];
+			} r = {.c = {.pid = pid, .code = take(&p, end, 1) % 8 << 4, .time_ns = t}};
+			struct fg_rec rec = {.type = FG_REC_PYCODE, .pycode = &r.c};
+			size_t n = take(&p, end, 1) % 8;
+
+			for (size_t i = 0; i < n; i++)
+				r.text[i] = (char)(take(&p, end, 1) | 0x20);
+			rec.py_name = r.text;
+			rec.py_file = r.text + n;
+			fg_symbolizer_record(s, devnull, &rec);
+			break;
+		}
 		default: {
 			size_t nk = take(&p, end, 1) % 4, nu = take(&p, end, 1) % 12;
 			struct fg_sym_sample smp = {
@@ -102,6 +119,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t i = 0; i < nk + nu; i++)
 				ips[i] = i < nk ? 0xffffffff81000000ull | take(&p, end, 2)
 						: take(&p, end, 3) << 4;
+			if (op & 0x10) {
+				/* Python frames: a few code objects, runs ended by FG_PY_ENTRY */
+				smp.npy = take(&p, end, 1) % 8;
+				for (size_t i = 0; i < smp.npy; i++)
+					py[i] = take(&p, end, 1) % 8 << 4 |
+						(take(&p, end, 1) & 1 ? FG_PY_ENTRY : 0);
+				smp.pyframes = py;
+				pywritten += smp.npy;
+			}
 			struct fg_rec_ustack u = {.abi = 1};
 			struct fg_sym_stats before, after;
 			if (op & 0x40) {
@@ -143,6 +169,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		frames += st.unnamed[i];
 	/* every frame is counted once, named or unnamed for some reason */
 	if (frames != written)
+		abort();
+	/* every Python frame is written once (no debuginfod: none held back) */
+	if (st.py.frames != pywritten || st.py.unnamed > st.py.frames)
 		abort();
 	fg_symbolizer_free(s);
 	return 0;
