@@ -41,6 +41,7 @@
 #include "fg/diag.h"
 #include "fg/events.h"
 #include "fg/hash.h"
+#include "fg/jvmmaps.h"
 #include "fg/korc.h"
 #include "fg/pyprocs.h"
 #include "fg/ksyms.h"
@@ -66,7 +67,7 @@ static const char usage_text[] =
     "                 [--cfi-max-procs n] [--kernel-unwind orc | helper | check]\n"
     "                 [--user-only | --kernel-only]\n"
     "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
-    "                 [--kernel-threads] [--no-python]\n"
+    "                 [--kernel-threads] [--no-python] [--no-jvm-maps]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "       fg-sample --list-events [pattern]\n"
     "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
@@ -108,6 +109,8 @@ static const char usage_text[] =
     "  --kernel-threads  the waits of kernel threads too (left out by default)\n"
     "  --no-python     no Python frames: by default the samples of CPython 3.8 to 3.13\n"
     "                  processes carry their Python stacks, named in the records\n"
+    "  --no-jvm-maps   do not ask the JVMs sampled for their perf maps at the end\n"
+    "                  (jcmd PID Compiler.perfmap, as each one's user)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
@@ -133,6 +136,8 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
 #define CFI_QUEUE_BYTES (4u << 20)
 /* Python processes whose stacks are walked at once, at most (the rest counted) */
 #define PY_PROCS_MAX 4096
+/* the JVMs' jcmd at the end of the run, all together, at most (each starts a JVM) */
+#define JVM_MAPS_MS 15000
 #define CFI_TICK_NS (20 * 1000 * 1000)
 /* processes asked for at their first samples (cfi_ask), at most, the pids of a machine */
 #define CFI_ASKED_MAX (1u << 22)
@@ -350,7 +355,9 @@ struct run {
 	bool cfi_lazy;
 	struct fg_hash *cfi_asked;
 	struct fg_cfi_worker_stats cfi_wst;
-	struct fg_pyprocs *py; /* the Python processes, their frames' names */
+	struct fg_pyprocs *py;	/* the Python processes, their frames' names */
+	struct fg_jvmmaps *jvm; /* the JVMs sampled, asked for their perf maps at the end */
+	struct fg_jvmmaps_stats jvm_st;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
 	struct korc {
@@ -410,6 +417,8 @@ static void cleanup(struct run *r)
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_pyprocs_free(r->py);
 	r->py = NULL;
+	fg_jvmmaps_free(r->jvm);
+	r->jvm = NULL;
 	fg_sample_bpf__destroy(r->skel);
 	fg_sideband_close(r->sb);
 	r->cfi = NULL;
@@ -682,6 +691,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 			s.flags |= FG_SAMPLE_F_WEIGHT_NS;
 		}
 	}
+	if (r->jvm && !(s.flags & FG_SAMPLE_F_KERNEL_THREAD))
+		fg_jvmmaps_seen(r->jvm, s.pid);
 	if ((s.flags & FG_SAMPLE_F_PYSTACK) &&
 	    fg_bpf_event_pystack(data, size, &py, &pyframes) == 0 && r->py && py.nr) {
 		uint64_t frames[FG_PY_DEPTH];
@@ -1156,6 +1167,8 @@ static void setup_python(struct run *r)
 
 	if (opts.python)
 		r->py = fg_pyprocs_new("/proc", &ops);
+	if (!opts.no_jvm_maps && !opts.kernel_only)
+		r->jvm = fg_jvmmaps_new("/proc");
 }
 
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
@@ -1887,6 +1900,9 @@ static void finish(struct run *r)
 		write_queued(r, UINT64_MAX);
 	}
 	stop_cfi(r);
+	/* the JVMs' perf maps, for fg-sym to name their JIT frames */
+	if (r->jvm && !r->epipe)
+		fg_jvmmaps_write(r->jvm, JVM_MAPS_MS, &r->jvm_st);
 	memset(sum, 0, sizeof(*sum));
 	sum->start_ns = r->header.start_ns;
 	sum->end_ns = end;
@@ -2023,8 +2039,8 @@ static void report_offcpu(struct run *r, struct fg_sample_stats *st)
 	}
 }
 
-/* Python: the processes walked, the frames named, what was cut or could not be read */
-static void report_python(struct run *r, struct fg_buf *text)
+/* the JVMs asked for perf maps; Python: the processes walked, the frames named, what was lost */
+static void report_runtimes(struct run *r, struct fg_buf *text)
 {
 	uint64_t percpu[MAX_CPUS], cut, failed;
 	struct fg_pyprocs_stats st;
@@ -2032,6 +2048,14 @@ static void report_python(struct run *r, struct fg_buf *text)
 	size_t len = 0;
 	FILE *f;
 
+	if (r->jvm_st.jvms)
+		fg_buf_addf(text,
+			    "jvm: %" PRIu64
+			    " JVMs asked for their perf maps (jcmd Compiler.perfmap): "
+			    "%" PRIu64 " written, %" PRIu64 " failed, %" PRIu64
+			    " timed out, %" PRIu64 " skipped\n",
+			    r->jvm_st.jvms, r->jvm_st.written, r->jvm_st.failed,
+			    r->jvm_st.timed_out, r->jvm_st.skipped);
 	if (!r->py)
 		return;
 	fg_pyprocs_stats(r->py, &st);
@@ -2100,7 +2124,7 @@ static void report(struct run *r)
 	fg_sample_summary(&text, &st);
 	if (r->cfi)
 		report_cfi(r, &text);
-	report_python(r, &text);
+	report_runtimes(r, &text);
 	for (char *line = text.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1)
 		fg_warnx("%.*s", (int)(nl - line), line);
 	fg_warn_names_cut(); /* of the functions -e named by their demangled names */

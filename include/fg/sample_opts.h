@@ -60,7 +60,9 @@ struct fg_sample_opts {
 	uint64_t max_block_ns; /* --max-block; UINT64_MAX: no limit */
 	bool pages_given;      /* -m was given: it sizes the waits' ring too */
 	bool no_python;	       /* --no-python: no Python frames (fg_sample_opts_check: python) */
-	bool python; /* the Python stacks are walked: not --no-python, user stacks taken */
+	bool python;	  /* the Python stacks are walked: not --no-python, user stacks taken */
+	bool no_jvm_maps; /* --no-jvm-maps: the JVMs sampled not asked for their perf maps at the
+			     end */
 };
 
 /*
@@ -108,6 +110,7 @@ enum {
 	FG_SAMPLE_OPT_MAX_BLOCK,
 	FG_SAMPLE_OPT_KERNEL_THREADS,
 	FG_SAMPLE_OPT_NO_PYTHON,
+	FG_SAMPLE_OPT_NO_JVM_MAPS,
 };
 
 /* '+': the options end at the command */

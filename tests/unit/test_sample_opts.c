@@ -79,15 +79,17 @@ TEST(bad_values_say_what)
 		  "invalid kernel unwinder 'fp' (orc, helper or check)");
 }
 
-/* --no-python, and no Python frames without user stacks */
+/* --no-python, --no-jvm-maps, and no Python frames without user stacks */
 TEST(python)
 {
 	struct fg_sample_opts o = FG_SAMPLE_OPTS_INIT, k = FG_SAMPLE_OPTS_INIT;
 	char why[256], *none[] = {NULL};
 
+	CHECK(!o.no_jvm_maps);
 	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_NO_PYTHON, NULL, why, sizeof(why)), 0);
+	CHECK_INT(fg_sample_opt(&o, FG_SAMPLE_OPT_NO_JVM_MAPS, NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sample_opts_check(&o, none, why, sizeof(why)), 0);
-	CHECK(!o.python);
+	CHECK(!o.python && o.no_jvm_maps);
 	CHECK_INT(fg_sample_opt(&k, FG_SAMPLE_OPT_KERNEL_ONLY, NULL, why, sizeof(why)), 0);
 	CHECK_INT(fg_sample_opts_check(&k, none, why, sizeof(why)), 0);
 	CHECK(!k.python);
