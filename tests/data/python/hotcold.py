@@ -12,9 +12,11 @@ import threading
 
 
 def spin(n):
+    # the same work each step: x stays a one-digit int (a growing sum would make
+    # hot's later steps dearer than cold's, and the split more than 70/30)
     x = 0
     for i in range(n):
-        x += i * i
+        x = (x + i * i) & 0xFFFF
     return x
 
 
