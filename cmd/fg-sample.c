@@ -2048,7 +2048,9 @@ static void report_runtimes(struct run *r, struct fg_buf *text)
 	size_t len = 0;
 	FILE *f;
 
-	if (r->jvm_st.jvms)
+	/* by default, only when a JVM's map could not be had */
+	if (r->jvm_st.jvms &&
+	    (opts.verbose || r->jvm_st.failed || r->jvm_st.timed_out || r->jvm_st.skipped))
 		fg_buf_addf(text,
 			    "jvm: %" PRIu64
 			    " JVMs asked for their perf maps (jcmd Compiler.perfmap): "
@@ -2062,10 +2064,10 @@ static void report_runtimes(struct run *r, struct fg_buf *text)
 	f = open_memstream(&line, &len);
 	if (!f)
 		return;
-	fg_pyprocs_report(f, &st);
+	fg_pyprocs_report(f, &st, opts.verbose);
 	cut = stat_total(r, FG_STAT_PY_CUT, percpu);
 	failed = stat_total(r, FG_STAT_PY_FAILED, percpu);
-	if (st.procs)
+	if (st.procs && (opts.verbose || cut))
 		fprintf(f,
 			"python: %" PRIu64 " samples with %" PRIu64 " Python frames; %" PRIu64
 			" stacks cut at %d frames, %" PRIu64 " ended by a failed read\n",

@@ -251,16 +251,16 @@ static void summary_unwind(const struct fg_sym_stats *st, bool verbose)
 }
 
 /* Python frames: how many, and what could not be named or placed */
-static void summary_python(const struct fg_pysplice_stats *py)
+static void summary_python(const struct fg_pysplice_stats *py, bool verbose)
 {
-	if (!py->stacks && !py->not_spliced && !py->names_dropped)
-		return;
-	fg_warnx("%llu samples with %llu Python frames: %llu unnamed (py::[unknown]), %llu "
-		 "stacks cut at the sampler's bound; %llu runs without their eval-loop frame "
-		 "(put outermost), %llu eval-loop frames without a run (kept)",
-		 (unsigned long long)py->stacks, (unsigned long long)py->frames,
-		 (unsigned long long)py->unnamed, (unsigned long long)py->cut,
-		 (unsigned long long)py->runs_unplaced, (unsigned long long)py->evals_unused);
+	if (verbose && (py->stacks || py->not_spliced || py->names_dropped))
+		fg_warnx(
+		    "%llu samples with %llu Python frames: %llu unnamed (py::[unknown]), %llu "
+		    "stacks cut at the sampler's bound; %llu runs without their eval-loop frame "
+		    "(put outermost), %llu eval-loop frames without a run (kept)",
+		    (unsigned long long)py->stacks, (unsigned long long)py->frames,
+		    (unsigned long long)py->unnamed, (unsigned long long)py->cut,
+		    (unsigned long long)py->runs_unplaced, (unsigned long long)py->evals_unused);
 	if (py->not_spliced || py->names_dropped)
 		fg_warnx("%llu samples' Python frames left out, their eval-loop frames kept (text "
 			 "held for debuginfod); %llu "
@@ -335,7 +335,7 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 			 "(fg-sample -p PID)",
 			 (unsigned long long)st.jit_cut, FG_SYM_JIT_BYTES_MAX >> 20,
 			 FG_SYM_JIT_ENTRIES_MAX);
-	summary_python(&st.py);
+	summary_python(&st.py, verbose);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);
 	if (cap->waits_open && verbose)

@@ -412,9 +412,9 @@ void fg_pyprocs_stats(const struct fg_pyprocs *p, struct fg_pyprocs_stats *st)
 	}
 }
 
-void fg_pyprocs_report(FILE *f, const struct fg_pyprocs_stats *st)
+void fg_pyprocs_report(FILE *f, const struct fg_pyprocs_stats *st, bool verbose)
 {
-	if (st->procs) {
+	if (st->procs && verbose) {
 		fprintf(f, "python: %" PRIu64 " processes walked (", st->procs);
 		for (unsigned m = 0, first = 1; m < 16; m++) {
 			if (!st->by_minor[m])

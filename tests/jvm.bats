@@ -29,7 +29,7 @@ jvm() {
 @test "a JVM sampled writes its perf map at the end: its JIT frames are named" {
 	local d=$BATS_TEST_TMPDIR
 	jvm
-	fg fg-sample -F 999 -d 3 -p "$PID" -o "$d/j.fgr"
+	fg fg-sample -v -F 999 -d 3 -p "$PID" -o "$d/j.fgr"
 	[ "$status" -eq 0 ]
 	assert_output_contains "jvm: 1 JVMs asked for their perf maps (jcmd Compiler.perfmap): 1 written, 0 failed"
 	test -s "/tmp/perf-$PID.map"

@@ -22,7 +22,7 @@ setup() {
 # fold NAME: fg-sym's text of NAME.fgr (named now, the process gone), folded, into NAME.fold
 fold() {
 	local d=$BATS_TEST_TMPDIR
-	fg-sym ${SYM_OPTS:-} "$d/$1.fgr" 2>"$d/$1.symerr" >"$d/$1.txt"
+	fg-sym -v ${SYM_OPTS:-} "$d/$1.fgr" 2>"$d/$1.symerr" >"$d/$1.txt"
 	sed 's/^/# /' "$d/$1.symerr" | grep -i python >&3 || true
 	fg-fold <"$d/$1.txt" >"$d/$1.fold"
 }
@@ -146,7 +146,7 @@ count() {
 	local PY d=$BATS_TEST_TMPDIR
 	PY=$(python_bin 3.12) || true
 	[ -n "$PY" ] || skip "no python 3.12 here"
-	fg fg-sample -F 4999 -o "$d/exits.fgr" -- sh -c \
+	fg fg-sample -v -F 4999 -o "$d/exits.fgr" -- sh -c \
 		"for i in 1 2 3 4 5 6; do '$PY' '$PROG' exit 0.1 >/dev/null; done"
 	[ "$status" -eq 0 ]
 	grep -q '^fg-sample: python: [1-9][0-9]* processes walked' <<<"$output"

@@ -87,7 +87,10 @@ void fg_pyprocs_tick(struct fg_pyprocs *p);
 void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const uint64_t *frames,
 		     size_t n);
 void fg_pyprocs_stats(const struct fg_pyprocs *p, struct fg_pyprocs_stats *st);
-/* The stats as lines of fg-sample's report ("python: ..."), to f; nothing when nothing happened. */
-void fg_pyprocs_report(FILE *f, const struct fg_pyprocs_stats *st);
+/*
+ * The stats as lines of fg-sample's report ("python: ..."), to f; nothing when nothing
+ * happened.  Without verbose (fg-sample -v), only what was not walked or not known.
+ */
+void fg_pyprocs_report(FILE *f, const struct fg_pyprocs_stats *st, bool verbose);
 
 #endif
