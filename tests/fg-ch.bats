@@ -9,7 +9,8 @@ T0=1700000000 # the synthetic streams' start: a multiple of every window length 
 
 setup_file() {
 	export CHDIR=$BATS_FILE_TMPDIR/ch
-	CH_LOCAL_USER=fgtest:s3cret "$TOP/scripts/ch-local" start "$CHDIR" >"$BATS_FILE_TMPDIR/url"
+	CH_LOCAL_USER=fgtest:s3cret CH_LOCAL_TLS=1 "$TOP/scripts/ch-local" start "$CHDIR" \
+		>"$BATS_FILE_TMPDIR/url"
 }
 
 teardown_file() {
@@ -86,6 +87,31 @@ push_file() {
 	printf 'machine 127.0.0.1 login fgtest password s3cret\n' >.netrc
 	fg --separate-stderr env HOME="$PWD" fg-ch --database "$DB" init
 	[ "$status" -eq 0 ]
+}
+
+@test "TLS: https:// with the server's certificate as curl takes it; one it cannot check is refused" {
+	local https
+	https=$(cat "$CHDIR/https_url")
+	python3 "$STREAM" --start $T0 --seconds 20 --hz 50 >s.perf
+	fg-fold s.perf >expected.folded
+	# curl's own setting for the authority: the test server's certificate is its own
+	export CURL_CA_BUNDLE=$CHDIR/tls/cert.pem
+	fg --separate-stderr fg-ch --url "$https" --database "$DB" push --host h --every 10 \
+		--spool spool-h <s.perf
+	[ "$status" -eq 0 ]
+	fg --separate-stderr fg-ch --url "$https" --database "$DB" query --host h
+	[ "$status" -eq 0 ]
+	diff -u expected.folded <(printf '%s\n' "$output")
+	# what went over HTTPS is what plain HTTP reads back
+	ch query --host h >plain.folded
+	diff -u expected.folded plain.folded
+	# a certificate no authority it trusts signed: refused, in one line
+	unset CURL_CA_BUNDLE
+	fg --separate-stderr env CURL_CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt \
+		fg-ch --url "$https" --database "$DB" query --host h
+	[ "$status" -eq 1 ]
+	[[ $stderr == "fg-ch: "*"SSL certificate problem"* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
 }
 
 @test "two hosts push live pipelines: each host's totals are fg-fold's, the hosts apart" {
