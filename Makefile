@@ -70,6 +70,9 @@ $(OUT)/cmd/fg-top.o: TOOL_CFLAGS = $(NCURSES_CFLAGS)
 $(OUT)/fg-top: TOOL_LIBS = $(NCURSES_LIBS) -pthread
 # of its own; fg-sample has one too, where --call-graph cfi's tables are built (lib/cfi_worker)
 $(OUT)/fg-sample: TOOL_LIBS = -pthread
+# fg-serve answers HTTP with libmicrohttpd (threads of its own), only it links it
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+$(OUT)/fg-serve: TOOL_LIBS = $(MHD_LIBS) -pthread
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(OUT)/%.o)
@@ -281,7 +284,8 @@ check-asan: deps
 
 FUZZ_CFLAGS := $(DEPFLAGS) -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Iinclude -I$(OUT) $(PKG_CFLAGS) \
 	-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -DFG_FUZZING
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o)
+# (not fg-serve's HTTP side: only fg-serve links libmicrohttpd)
+FUZZ_LIB_OBJS := $(filter-out $(FUZZ_OUT)/lib/serve_http.o,$(LIB_SRCS:%.c=$(FUZZ_OUT)/%.o))
 
 $(FUZZ_OUT)/lib/%.o: lib/%.c | $(FUZZ_OUT)/lib
 	$(call msg,CC,$@)

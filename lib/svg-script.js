@@ -352,6 +352,25 @@
 		scriptMs: performance.now() - started,
 		matched: function () { return matchedEl.textContent; },
 		zoomed: function () { return zoomed; },
+		// a frame by the names from the root down (fg-serve carries its zoom so)
+		path: function (i) {
+			var p = [];
+			for (; i > 0; i = par[i])
+				p.unshift(name(i));
+			return p;
+		},
+		at: function (p) {
+			var i = 0, j, k;
+			for (k = 0; k < p.length; k++) {
+				for (j = i + 1; j < n && par[j] >= i; j++)
+					if (par[j] === i && name(j) === p[k])
+						break;
+				if (j >= n || par[j] !== i)
+					return i;
+				i = j;
+			}
+			return i;
+		},
 		find: function (s) {
 			for (var i = 0; i < n; i++)
 				if (name(i) === s)

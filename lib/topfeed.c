@@ -314,3 +314,30 @@ const struct fg_top_feed_stats *fg_top_feed_stats(const struct fg_top_feed *in)
 	st->input = fs->input;
 	return st;
 }
+
+void fg_top_feed_report(const struct fg_top_feed *in)
+{
+	const struct fg_top_feed_stats *fs = fg_top_feed_stats(in);
+	if (fs->other_events)
+		fg_warnx("showed only '%s' events; skipped %llu samples of other events "
+			 "(choose with --event-filter)",
+			 fs->event, (unsigned long long)fs->other_events);
+	if (fs->bad_lines)
+		fg_warnx("skipped %llu unrecognized line%s", (unsigned long long)fs->bad_lines,
+			 fs->bad_lines == 1 ? "" : "s");
+	if (fs->refused || fs->damaged)
+		fg_warnx(
+		    "left out %llu sample%s or line%s (a count past 2^64-1, or a line too long)",
+		    (unsigned long long)(fs->refused + fs->damaged),
+		    fs->refused + fs->damaged == 1 ? "" : "s",
+		    fs->refused + fs->damaged == 1 ? "" : "s");
+	if (fs->sideband || fs->extra_lines)
+		fg_warnx(
+		    "skipped %llu side-band record%s and %llu line%s perf script adds to samples",
+		    (unsigned long long)fs->sideband, fs->sideband == 1 ? "" : "s",
+		    (unsigned long long)fs->extra_lines, fs->extra_lines == 1 ? "" : "s");
+	if (fs->lost_records)
+		fg_warnx("perf lost %llu event%s (%llu PERF_RECORD_LOST record%s in the input)",
+			 (unsigned long long)fs->lost, fs->lost == 1 ? "" : "s",
+			 (unsigned long long)fs->lost_records, fs->lost_records == 1 ? "" : "s");
+}

@@ -87,5 +87,10 @@ int fg_top_feed_finish(struct fg_top_feed *in);
  */
 void fg_top_feed_stop(struct fg_top_feed *in);
 const struct fg_top_feed_stats *fg_top_feed_stats(const struct fg_top_feed *in);
+/*
+ * What the input left out or skipped (other events, bad lines, refused
+ * counts, side-band records, perf's losses), a line each on standard error.
+ */
+void fg_top_feed_report(const struct fg_top_feed *in);
 
 #endif
