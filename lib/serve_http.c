@@ -182,13 +182,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	const char *tok = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
 
-	(void)version;
 	(void)upload;
-	(void)con_cls;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	/* the headers: answer once the request is whole, so the connection may be kept */
+	if (!*con_cls) {
+		*con_cls = h;
+		return MHD_YES;
+	}
 	if (*upload_size)
 		return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body here\n");
+	if (!host && strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "HTTP/1.1 needs a Host header\n");
 	if (!host_ok(h->a, host))
 		return send_text(c, MHD_HTTP_FORBIDDEN, "this server answers to its own address\n");
 	if (h->a->token && !token_ok(h->a->token, tok))
