@@ -252,9 +252,8 @@ void fg_serve_status(struct fg_serve *s, struct fg_serve_status *st)
 	pthread_mutex_lock(&s->lock);
 	*st = s->st;
 	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_lock(&s->draw_lock);
-	st->renders = s->renders;
-	pthread_mutex_unlock(&s->draw_lock);
+	/* not under draw_lock: a status never waits for a drawing */
+	st->renders = __atomic_load_n(&s->renders, __ATOMIC_RELAXED);
 }
 
 /* --- drawing --- */
@@ -506,7 +505,7 @@ int fg_serve_render(struct fg_serve *s, const struct fg_serve_query *q, char **b
 		if (!err) {
 			slot->q = *q;
 			slot->version = version;
-			s->renders++;
+			__atomic_add_fetch(&s->renders, 1, __ATOMIC_RELAXED);
 		}
 	}
 	if (!err) {

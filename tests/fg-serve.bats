@@ -39,6 +39,7 @@ generate() {
 # serve [OPTIONS]: fg-serve on a free port of 127.0.0.1 reading ./in; its address in $URL,
 # its port in $PORT
 serve() {
+	: >serve.err # (a FIFO without a writer holds fg-serve before it writes there)
 	fg-serve -l 127.0.0.1:0 "$@" <in 2>serve.err &
 	SERVE=$!
 	PIDS+=("$SERVE")
@@ -160,6 +161,8 @@ samples() { get /status | sed 's/.*"samples":\([0-9]*\).*/\1/'; }
 	get '/status?token=s3cret-T0k' | grep -q samples
 	get '/?token=s3cret-T0k' | grep -q "get('token')"
 	stop
+	rm in
+	generate
 	FG_SERVE_TOKEN=fromenv serve
 	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/status")" = 403 ]
 	get '/status?token=fromenv' | grep -q samples
