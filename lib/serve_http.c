@@ -24,6 +24,7 @@ struct fg_serve_http {
 	uint16_t port;
 	char *page;
 	size_t page_len;
+	uint64_t answered, refused; /* requests: 2xx, and the others (atomic) */
 };
 
 int fg_serve_http_listen(const struct fg_serve_args *a, uint16_t *port)
@@ -58,8 +59,8 @@ void fg_serve_http_url(const struct fg_serve_args *a, uint16_t port, char *buf, 
 
 /* --- requests --- */
 
-static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, char *body, size_t len,
-				 const char *type, const char *disposition)
+static enum MHD_Result send_body(struct fg_serve_http *h, struct MHD_Connection *c, unsigned status,
+				 char *body, size_t len, const char *type, const char *disposition)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ok;
@@ -75,14 +76,16 @@ static enum MHD_Result send_body(struct MHD_Connection *c, unsigned status, char
 	MHD_add_response_header(r, "X-Frame-Options", "SAMEORIGIN");
 	if (disposition)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disposition);
+	__atomic_add_fetch(status / 100 == 2 ? &h->answered : &h->refused, 1, __ATOMIC_RELAXED);
 	ok = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ok;
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *msg)
+static enum MHD_Result send_text(struct fg_serve_http *h, struct MHD_Connection *c, unsigned status,
+				 const char *msg)
 {
-	return send_body(c, status, fg_xstrdup(msg), strlen(msg), "text/plain; charset=utf-8",
+	return send_body(h, c, status, fg_xstrdup(msg), strlen(msg), "text/plain; charset=utf-8",
 			 NULL);
 }
 
@@ -149,14 +152,15 @@ static enum MHD_Result send_view(struct fg_serve_http *h, struct MHD_Connection 
 	int err;
 
 	if (!query_of(c, h->a, &q, &why))
-		return send_text(c, MHD_HTTP_BAD_REQUEST, why);
+		return send_text(h, c, MHD_HTTP_BAD_REQUEST, why);
 	err = fg_serve_render(h->s, &q, &body, &len, &type);
 	if (err < 0)
-		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
+		return send_text(h, c, MHD_HTTP_INTERNAL_SERVER_ERROR, strerror(-err));
 	dl = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "download");
 	snprintf(disp, sizeof(disp), "attachment; filename=\"fg-%s%s.%s\"", vname[q.view],
 		 q.inverted && format == FG_SERVE_SVG ? "-icicle" : "", ext[format]);
-	return send_body(c, MHD_HTTP_OK, body, len, type, dl && strcmp(dl, "1") == 0 ? disp : NULL);
+	return send_body(h, c, MHD_HTTP_OK, body, len, type,
+			 dl && strcmp(dl, "1") == 0 ? disp : NULL);
 }
 
 static enum MHD_Result send_status(struct fg_serve_http *h, struct MHD_Connection *c)
@@ -171,7 +175,7 @@ static enum MHD_Result send_status(struct fg_serve_http *h, struct MHD_Connectio
 		    (unsigned long long)st.samples, (unsigned long long)st.ticks,
 		    st.eof ? "true" : "false", st.err ? "true" : "false",
 		    (unsigned long long)st.renders);
-	return send_body(c, MHD_HTTP_OK, b.data, b.len, "application/json", NULL);
+	return send_body(h, c, MHD_HTTP_OK, b.data, b.len, "application/json", NULL);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -184,22 +188,23 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 	(void)upload;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-		return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+		return send_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	/* the headers: answer once the request is whole, so the connection may be kept */
 	if (!*con_cls) {
 		*con_cls = h;
 		return MHD_YES;
 	}
 	if (*upload_size)
-		return send_text(c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body here\n");
+		return send_text(h, c, MHD_HTTP_CONTENT_TOO_LARGE, "no request body here\n");
 	if (!host && strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
-		return send_text(c, MHD_HTTP_BAD_REQUEST, "HTTP/1.1 needs a Host header\n");
+		return send_text(h, c, MHD_HTTP_BAD_REQUEST, "HTTP/1.1 needs a Host header\n");
 	if (!host_ok(h->a, host))
-		return send_text(c, MHD_HTTP_FORBIDDEN, "this server answers to its own address\n");
+		return send_text(h, c, MHD_HTTP_FORBIDDEN,
+				 "this server answers to its own address\n");
 	if (h->a->token && !token_ok(h->a->token, tok))
-		return send_text(c, MHD_HTTP_FORBIDDEN, "a token is needed: ?token=...\n");
+		return send_text(h, c, MHD_HTTP_FORBIDDEN, "a token is needed: ?token=...\n");
 	if (strcmp(url, "/") == 0)
-		return send_body(c, MHD_HTTP_OK, fg_xstrdup(h->page), h->page_len,
+		return send_body(h, c, MHD_HTTP_OK, fg_xstrdup(h->page), h->page_len,
 				 "text/html; charset=utf-8", NULL);
 	if (strcmp(url, "/flame.svg") == 0)
 		return send_view(h, c, FG_SERVE_SVG);
@@ -209,7 +214,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return send_view(h, c, FG_SERVE_PPROF);
 	if (strcmp(url, "/status") == 0)
 		return send_status(h, c);
-	return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	return send_text(h, c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 
 struct fg_serve_http *fg_serve_http_start(struct fg_serve *s, const struct fg_serve_args *a, int fd,
@@ -242,6 +247,8 @@ void fg_serve_http_stop(struct fg_serve_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
+	fg_warnx("answered %llu requests, refused %llu (bad method, forbidden, unknown)",
+		 (unsigned long long)h->answered, (unsigned long long)h->refused);
 	free(h->page);
 	free(h);
 }

@@ -149,6 +149,7 @@ samples() { get /status | sed 's/.*"samples":\([0-9]*\).*/\1/'; }
 	printf 'app;main;f 3\napp;main;g 1\n' | diff - out
 	stop
 	grep -q 'fg-serve: skipped 1 unrecognized line' serve.err
+	grep -qx 'fg-serve: answered 2 requests, refused 0 (bad method, forbidden, unknown)' serve.err
 }
 
 @test "a token is required when set, from --token or FG_SERVE_TOKEN; the page passes it on" {
@@ -192,6 +193,7 @@ samples() { get /status | sed 's/.*"samples":\([0-9]*\).*/\1/'; }
 	echo "# fg-serve's RSS: $rss kB" >&3
 	[ "$rss" -lt 400000 ]
 	stop
+	grep -Eq 'fg-serve: answered [0-9]+ requests, refused ([4-9]|[1-9][0-9]+) ' serve.err
 }
 
 @test "hostile frame names are escaped in the SVG and the page" {

@@ -43,6 +43,7 @@ void fg_serve_http_url(const struct fg_serve_args *a, uint16_t port, char *buf, 
 /* Serve on listening socket `fd` (taken).  NULL when the library could not start. */
 struct fg_serve_http *fg_serve_http_start(struct fg_serve *s, const struct fg_serve_args *a, int fd,
 					  uint16_t port);
+/* Stop serving; say on standard error how many requests were answered and refused. */
 void fg_serve_http_stop(struct fg_serve_http *h);
 
 #endif
