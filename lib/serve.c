@@ -511,6 +511,7 @@ int fg_serve_render(struct fg_serve *s, const struct fg_serve_query *q, char **b
 	if (!err) {
 		*body = fg_xmalloc(slot->len + 1);
 		memcpy(*body, slot->body, slot->len);
+		(*body)[slot->len] = '\0';
 		*len = slot->len;
 	}
 	pthread_mutex_unlock(&s->draw_lock);

@@ -68,7 +68,7 @@ int fg_serve_start(struct fg_serve *s, int fd);
 /*
  * The view `q` names: an SVG, folded text (two counts a line for the
  * differential view) or a gzipped pprof profile (of the last window for the
- * differential view), into *body (malloc'd, *len bytes) with its content type.
+ * differential view), into *body (malloc'd, *len bytes and a NUL) with its content type.
  * 0 or -errno.
  */
 int fg_serve_render(struct fg_serve *s, const struct fg_serve_query *q, char **body, size_t *len,
