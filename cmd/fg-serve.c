@@ -22,8 +22,8 @@
 
 static const char usage_text[] =
     "usage: fg-serve [-l ADDR:PORT] [--public] [--token TOKEN] [-i SECONDS] [-w SECONDS]\n"
-    "                [--title TEXT] [--colors PALETTE] [--pid | --tid] [--event-filter EVENT]\n"
-    "                [--samples] [--input perf|folded|bpftrace] [FILE]\n"
+    "                [--title TEXT] [--colors PALETTE] [--minwidth N[%]] [--pid | --tid]\n"
+    "                [--event-filter EVENT] [--samples] [--input perf|folded|bpftrace] [FILE]\n"
     "       fg-serve -h | -V\n"
     "\n"
     "Serve the flame graph of perf script text (fg-sym's or perf's), folded stacks or\n"
@@ -38,6 +38,8 @@ static const char usage_text[] =
     "  -w, --window SECONDS    the last window's length (default 10)\n"
     "  --title TEXT            the page's title (default \"fg-serve\")\n"
     "  --colors PALETTE        the first palette: hot (default), java, io, ...\n"
+    "  --minwidth N[%]         leave out frames narrower than N pixels (of 1200), or N%\n"
+    "                          of the total (default 0.5)\n"
     "  --pid                   processes as comm-PID\n"
     "  --tid                   processes as comm-PID/TID\n"
     "  --event-filter EVENT    show only samples of EVENT (default: the first event seen)\n"
@@ -53,6 +55,7 @@ static const struct option longopts[] = {
     {"input", required_argument, NULL, FG_FOLD_OPT_INPUT},
     {"interval", required_argument, NULL, 'i'},
     {"listen", required_argument, NULL, 'l'},
+    {"minwidth", required_argument, NULL, FG_SERVE_ARG_MINWIDTH},
     {"pid", no_argument, NULL, FG_FOLD_OPT_PID},
     {"public", no_argument, NULL, FG_SERVE_ARG_PUBLIC},
     {"samples", no_argument, NULL, FG_FOLD_OPT_SAMPLES},
@@ -93,8 +96,9 @@ int main(int argc, char **argv)
 	if ((sfd = fg_serve_http_listen(&a, &port)) < 0)
 		fg_diex("cannot listen on %s:%u: %s", a.host, a.port, strerror(-sfd));
 	fg_serve_http_url(&a, port, url, sizeof(url));
-	struct fg_serve_opts so = {a.fold, a.window, a.title,
-				   optind < argc ? argv[optind] : "<stdin>", url};
+	struct fg_serve_opts so = {
+	    a.fold, a.window,	a.title,       optind < argc ? argv[optind] : "<stdin>",
+	    url,    a.minwidth, a.minwidth_pct};
 	struct fg_serve *s = fg_serve_new(&so);
 	struct fg_serve_http *h = fg_serve_http_start(s, &a, sfd, port);
 	if (!h || fg_serve_start(s, fd) < 0)

@@ -414,8 +414,10 @@ static int to_svg(struct fg_serve *s, const struct fg_serve_query *q, const char
 		err = fg_svg_write_message(out, &so, message ? message : "No samples yet.");
 	} else {
 		so.timemax = f->total;
-		/* fg-svg's default --minwidth: a tenth of a pixel at the layout width */
-		fg_flame_build(f, 0.1 / ((so.width - 20) / so.timemax));
+		/* --minwidth, as fg-svg's */
+		fg_flame_build(f, s->o.minwidth_pct
+				      ? so.timemax * s->o.minwidth / 100
+				      : s->o.minwidth / ((so.width - 20) / so.timemax));
 		int64_t n = fg_svg_write(out, f, &so);
 		err = n < 0 ? (int)n : 0;
 	}

@@ -19,6 +19,7 @@ void fg_serve_args_init(struct fg_serve_args *a)
 	    .interval = 2,
 	    .window = 10,
 	    .palette = FG_PAL_HOT,
+	    .minwidth = 0.5,
 	};
 	fg_serve_args_listen(a, "127.0.0.1:8080", why, sizeof(why));
 }
@@ -127,6 +128,19 @@ int fg_serve_arg(struct fg_serve_args *a, int c, const char *arg, char *why, siz
 			return fg_refuse(why, len, "invalid palette '%s'", arg);
 		a->palette = (enum fg_palette)p;
 		return 0;
+	case FG_SERVE_ARG_MINWIDTH: {
+		char num[64];
+		size_t n = strlen(arg);
+		bool pct = n && arg[n - 1] == '%';
+
+		if (n - pct >= sizeof(num) ||
+		    (memcpy(num, arg, n - pct), num[n - pct] = '\0',
+		     fg_parse_double(num, 0, pct ? 100 : 1200, &a->minwidth) != 0))
+			return fg_refuse(why, len, "invalid minimum width '%s' (pixels, or N%%)",
+					 arg);
+		a->minwidth_pct = pct;
+		return 0;
+	}
 	case FG_FOLD_OPT_EVERY:
 		return -ENOENT;
 	default:

@@ -39,6 +39,8 @@ struct fg_serve_opts {
 	const char *title;	  /* NULL: "fg-serve" */
 	const char *input_name;	  /* for messages ("<stdin>") */
 	const char *url;	  /* where it is served, for the message at the input's end */
+	double minwidth;	  /* frames narrower are left out: pixels of a 1200-pixel graph */
+	bool minwidth_pct;	  /* ... or per cent of the total */
 };
 
 enum fg_serve_view { FG_SERVE_WHOLE, FG_SERVE_WINDOW, FG_SERVE_DIFF };

@@ -44,6 +44,8 @@ struct fg_serve_args {
 	unsigned window;	 /* -w: the last window, in seconds (default 10) */
 	const char *title;	 /* --title; NULL: "fg-serve" */
 	enum fg_palette palette; /* --colors: the page's first palette */
+	double minwidth;	 /* --minwidth: frames narrower are left out (default 0.5) */
+	bool minwidth_pct;	 /* ... per cent of the total, else pixels of a 1200-pixel graph */
 	const char *input;	 /* FILE; NULL: standard input */
 };
 
@@ -54,9 +56,10 @@ enum {
 	FG_SERVE_ARG_TOKEN,
 	FG_SERVE_ARG_TITLE,
 	FG_SERVE_ARG_COLORS,
+	FG_SERVE_ARG_MINWIDTH,
 };
 
-/* The defaults: 127.0.0.1:8080, -i 2, -w 10, the hot palette, fg-top's folding. */
+/* The defaults: 127.0.0.1:8080, -i 2, -w 10, the hot palette, --minwidth 0.5, fg-top's folding. */
 void fg_serve_args_init(struct fg_serve_args *a);
 /*
  * Option `c` with its argument into *a: -l, -i, -w, FG_SERVE_ARG_* and

@@ -58,6 +58,11 @@ TEST(defaults)
 	CHECK(a.loopback && !a.public_ok && !a.token);
 	CHECK(a.interval == 2 && a.window == 10);
 	CHECK_INT(a.palette, FG_PAL_HOT);
+	CHECK(a.minwidth == 0.5 && !a.minwidth_pct);
+	CHECK_INT(fg_serve_arg(&a, FG_SERVE_ARG_MINWIDTH, "2%", why, sizeof(why)), 0);
+	CHECK(a.minwidth == 2 && a.minwidth_pct);
+	CHECK_INT(fg_serve_arg(&a, FG_SERVE_ARG_MINWIDTH, "0", why, sizeof(why)), 0);
+	CHECK(a.minwidth == 0 && !a.minwidth_pct);
 	CHECK(a.fold.annotate_kernel && a.fold.annotate_jit);
 }
 
@@ -106,6 +111,12 @@ TEST(bad_values_say_what)
 	CHECK_STR(refused('w', "0"), "invalid window '0' (1 to 3600 seconds)");
 	CHECK_STR(refused('w', "1.5"), "invalid window '1.5' (1 to 3600 seconds)");
 	CHECK_STR(refused(FG_SERVE_ARG_COLORS, "pink"), "invalid palette 'pink'");
+	CHECK_STR(refused(FG_SERVE_ARG_MINWIDTH, "x"), "invalid minimum width 'x' (pixels, or N%)");
+	CHECK_STR(refused(FG_SERVE_ARG_MINWIDTH, "%"), "invalid minimum width '%' (pixels, or N%)");
+	CHECK_STR(refused(FG_SERVE_ARG_MINWIDTH, "101%"),
+		  "invalid minimum width '101%' (pixels, or N%)");
+	CHECK_STR(refused(FG_SERVE_ARG_MINWIDTH, "-1"),
+		  "invalid minimum width '-1' (pixels, or N%)");
 	CHECK_STR(refused(FG_FOLD_OPT_INPUT, "xml"),
 		  "unknown input format 'xml' (perf, folded or bpftrace)");
 }
