@@ -32,16 +32,20 @@
 	.unicode_compact_data = 56, .unicode_kind_shift = 2, .unicode_compact_bit = 5,             \
 	.unicode_ascii_bit = 6
 
+/* PyBytesObject (co_linetable, co_lnotab): its size, its bytes */
+#define BYTES .bytes_size = 16, .bytes_data = 32
+
 /* 3.8 to 3.10: PyFrameObject, co_name, and a tid only in glibc's struct pthread */
-#define FRAME_OBJECTS(minor_, tss_key)                                                             \
+#define FRAME_OBJECTS(minor_, tss_key, lasti)                                                      \
 	{                                                                                          \
 		.major = 3, .minor = minor_, .runtime_interpreters_head = 32,                      \
 		.runtime_tss_key = tss_key, .interp_threads_head = 8, .tstate_next = 8,            \
 		.tstate_thread_id = 176, .tstate_native_thread_id = -1, .tstate_frame = 24,        \
 		.cframe_current_frame = -1, .frame_previous = 24, .frame_code = 32,                \
 		.frame_owner = -1, .frame_owner_cstack = -1, .frame_is_entry = -1,                 \
-		.code_name = 112, .code_qualname = -1, .code_filename = 104,                       \
-		.code_firstlineno = 40, .code_linetable = 120, UNICODE_38,                         \
+		.frame_instr = lasti, .code_code = -1, BYTES, .code_name = 112,                    \
+		.code_qualname = -1, .code_filename = 104, .code_firstlineno = 40,                 \
+		.code_linetable = 120, UNICODE_38,                                                 \
 	}
 
 /*
@@ -49,9 +53,9 @@
  * tests/python.bats checks this table against every installed version).
  */
 static const struct fg_py_offsets table[] = {
-    FRAME_OBJECTS(8, 1396),
-    FRAME_OBJECTS(9, 588),
-    FRAME_OBJECTS(10, 588),
+    FRAME_OBJECTS(8, 1396, 104),
+    FRAME_OBJECTS(9, 588, 104),
+    FRAME_OBJECTS(10, 588, 96),
     {
 	.major = 3,
 	.minor = 11,
@@ -68,6 +72,9 @@ static const struct fg_py_offsets table[] = {
 	.frame_owner = 69,
 	.frame_owner_cstack = -1,
 	.frame_is_entry = 68,
+	.frame_instr = 56,
+	.code_code = 184,
+	BYTES,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -91,6 +98,9 @@ static const struct fg_py_offsets table[] = {
 	.frame_owner = 70,
 	.frame_owner_cstack = 3,
 	.frame_is_entry = -1,
+	.frame_instr = 56,
+	.code_code = 192,
+	BYTES,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -114,6 +124,9 @@ static const struct fg_py_offsets table[] = {
 	.frame_owner = 70,
 	.frame_owner_cstack = 3,
 	.frame_is_entry = -1,
+	.frame_instr = 56,
+	.code_code = 200,
+	BYTES,
 	.code_name = 120,
 	.code_qualname = 128,
 	.code_filename = 112,
@@ -153,6 +166,10 @@ static const struct {
     FIELD("frame.owner", frame_owner),
     FIELD("frame.owner_cstack", frame_owner_cstack),
     FIELD("frame.is_entry", frame_is_entry),
+    FIELD("frame.instr", frame_instr),
+    FIELD("code.code", code_code),
+    FIELD("bytes.size", bytes_size),
+    FIELD("bytes.data", bytes_data),
     FIELD("code.name", code_name),
     FIELD("code.qualname", code_qualname),
     FIELD("code.filename", code_filename),
@@ -330,11 +347,13 @@ static const struct {
     {224 + 8, TABLE(frame_previous)}, /* interpreter_frame, at 224 */
     {224 + 16, TABLE(frame_code)},
     {224 + 40, TABLE(frame_owner)},
+    {224 + 24, TABLE(frame_instr)},
     {272 + 8, TABLE(code_filename)}, /* code_object, at 272 */
     {272 + 16, TABLE(code_name)},
     {272 + 24, TABLE(code_qualname)},
     {272 + 32, TABLE(code_linetable)},
     {272 + 40, TABLE(code_firstlineno)},
+    {272 + 72, TABLE(code_code)},
     {352 + 8, TABLE(object_type)},   /* pyobject, at 352 */
     {536 + 8, TABLE(unicode_state)}, /* unicode_object, at 536 */
     {536 + 16, TABLE(unicode_length)},
@@ -467,7 +486,15 @@ static int open_mapped(const char *proc, pid_t pid, const struct pick *p)
 	return fd >= 0 ? fd : -errno;
 }
 
-enum { SYM_RUNTIME, SYM_VERSION, SYM_CODE_TYPE, SYM_UNICODE_TYPE, SYM_TSS_TSTATE, NSYMS };
+enum {
+	SYM_RUNTIME,
+	SYM_VERSION,
+	SYM_CODE_TYPE,
+	SYM_UNICODE_TYPE,
+	SYM_BYTES_TYPE,
+	SYM_TSS_TSTATE,
+	NSYMS
+};
 
 /* the file's symbols and load bias into py: 0, -ENOENT when it has no _PyRuntime */
 static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
@@ -479,6 +506,7 @@ static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
 	    [SYM_VERSION] = {.name = "Py_Version"},
 	    [SYM_CODE_TYPE] = {.name = "PyCode_Type"},
 	    [SYM_UNICODE_TYPE] = {.name = "PyUnicode_Type"},
+	    [SYM_BYTES_TYPE] = {.name = "PyBytes_Type"},
 	    [SYM_TSS_TSTATE] = {.name = "_Py_tss_tstate"},
 	};
 	uint64_t first;
@@ -499,6 +527,7 @@ static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
 		py->code_type = v[SYM_CODE_TYPE].found ? v[SYM_CODE_TYPE].value + py->bias : 0;
 		py->unicode_type =
 		    v[SYM_UNICODE_TYPE].found ? v[SYM_UNICODE_TYPE].value + py->bias : 0;
+		py->bytes_type = v[SYM_BYTES_TYPE].found ? v[SYM_BYTES_TYPE].value + py->bias : 0;
 		py->has_tss_tstate = v[SYM_TSS_TSTATE].found;
 		py->tss_tstate = v[SYM_TSS_TSTATE].value;
 		if (v[SYM_VERSION].found && rd(py, v[SYM_VERSION].value + py->bias,
@@ -789,6 +818,36 @@ static int read_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)
 		return err;
 	err = fg_py_read_str(py, h.file, f->file, sizeof(f->file));
 	return err == -E2BIG ? 0 : err;
+}
+
+int fg_py_linetable(struct fg_py *py, uint64_t code, uint8_t *buf, size_t max, size_t *len)
+{
+	const struct fg_py_offsets *o = py->off;
+	unsigned char hdr[OBJ_MAX];
+	uint64_t tab;
+	int64_t size;
+	int err;
+
+	*len = 0;
+	err = rd(py, code + (uint64_t)o->code_linetable, &tab, sizeof(tab));
+	if (err)
+		return err;
+	err = rd(py, tab, hdr, (size_t)o->bytes_data);
+	if (err)
+		return err;
+	size = (int64_t)u64_at(hdr, o->bytes_size);
+	if ((py->bytes_type && u64_at(hdr, o->object_type) != py->bytes_type) || size < 0) {
+		py->stats.bad_objects++;
+		return -EINVAL;
+	}
+	if ((uint64_t)size > max) {
+		py->stats.tables_cut++;
+		return -E2BIG;
+	}
+	if (size && (err = rd(py, tab + (uint64_t)o->bytes_data, buf, (size_t)size)) < 0)
+		return err;
+	*len = (size_t)size;
+	return 0;
 }
 
 int fg_py_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f)

@@ -89,14 +89,18 @@ struct fg_py_offsets {
 	int16_t frame_owner;		   /* _PyInterpreterFrame.owner, a char (3.11+) */
 	int16_t frame_owner_cstack;	   /* FRAME_OWNED_BY_CSTACK's value (3.12+) */
 	int16_t frame_is_entry;		   /* _PyInterpreterFrame.is_entry, a bool (3.11) */
-	int16_t code_name;		   /* PyCodeObject.co_name */
-	int16_t code_qualname;		   /* .co_qualname (3.11+) */
-	int16_t code_filename;		   /* .co_filename */
-	int16_t code_firstlineno;	   /* .co_firstlineno, an int */
-	int16_t code_linetable;		   /* .co_linetable (.co_lnotab <3.10) */
-	int16_t object_type;		   /* PyObject.ob_type */
-	int16_t unicode_length;		   /* PyASCIIObject.length, in characters */
-	int16_t unicode_state;		   /* .state, a 32-bit bit-field */
+	int16_t frame_instr;   /* .f_lasti (<3.11, an int), .prev_instr (3.11, 3.12), .instr_ptr */
+	int16_t code_code;     /* PyCodeObject.co_code_adaptive: the bytecode (3.11+) */
+	int16_t bytes_size;    /* PyBytesObject's ob_size */
+	int16_t bytes_data;    /* its ob_sval */
+	int16_t code_name;     /* PyCodeObject.co_name */
+	int16_t code_qualname; /* .co_qualname (3.11+) */
+	int16_t code_filename; /* .co_filename */
+	int16_t code_firstlineno;     /* .co_firstlineno, an int */
+	int16_t code_linetable;	      /* .co_linetable (.co_lnotab <3.10) */
+	int16_t object_type;	      /* PyObject.ob_type */
+	int16_t unicode_length;	      /* PyASCIIObject.length, in characters */
+	int16_t unicode_state;	      /* .state, a 32-bit bit-field */
 	int16_t unicode_ascii_data;   /* sizeof(PyASCIIObject): a compact ASCII string's data */
 	int16_t unicode_compact_data; /* sizeof(PyCompactUnicodeObject): other compact data */
 	int16_t unicode_kind_shift;   /* state's kind (1, 2, 4 bytes a character), 3 bits */
@@ -122,6 +126,7 @@ struct fg_py_stats {
 	uint64_t names_cut;    /* a name longer than its buffer, cut */
 	uint64_t depth_limit;  /* a stack deeper than the caller's bound, cut */
 	uint64_t thread_limit; /* more thread states than the caller's bound, or a loop */
+	uint64_t tables_cut;   /* a line table longer than the caller's bound, not read */
 };
 
 /*
@@ -140,6 +145,7 @@ struct fg_py {
 	uint64_t runtime;      /* &_PyRuntime */
 	uint64_t code_type;    /* &PyCode_Type, 0 when unknown (then not checked) */
 	uint64_t unicode_type; /* &PyUnicode_Type, the same */
+	uint64_t bytes_type;   /* &PyBytes_Type, the same */
 	bool has_tss_tstate;   /* the file names _Py_tss_tstate (3.12+, in .symtab) */
 	uint64_t tss_tstate;   /* its offset in the file's TLS block */
 	const struct fg_py_offsets *off;
@@ -219,6 +225,14 @@ int fg_py_stack(struct fg_py *py, uint64_t frame, struct fg_py_frame *f, size_t 
  * -errno (counted): -EINVAL when it is not a code object.
  */
 int fg_py_code(struct fg_py *py, uint64_t code, struct fg_py_frame *f);
+
+/*
+ * The line table of the code object at `code` (co_lnotab before 3.10,
+ * co_linetable from it: fg/pyline.h decodes it) into buf[0..max): 0 with
+ * *len set; -E2BIG when longer than max (not read, counted in
+ * stats.tables_cut); -EINVAL when not a bytes object; the read's -errno.
+ */
+int fg_py_linetable(struct fg_py *py, uint64_t code, uint8_t *buf, size_t max, size_t *len);
 
 /*
  * A code object's identity, read in one go: its name's and file name's

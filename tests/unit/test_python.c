@@ -131,11 +131,13 @@ static void put_debug_offsets(const struct fg_py_offsets *o)
 	put64(RUNTIME + 224 + 8, (uint64_t)o->frame_previous);
 	put64(RUNTIME + 224 + 16, (uint64_t)o->frame_code);
 	put64(RUNTIME + 224 + 40, (uint64_t)o->frame_owner);
+	put64(RUNTIME + 224 + 24, (uint64_t)o->frame_instr);
 	put64(RUNTIME + 272 + 8, (uint64_t)o->code_filename);
 	put64(RUNTIME + 272 + 16, (uint64_t)o->code_name);
 	put64(RUNTIME + 272 + 24, (uint64_t)o->code_qualname);
 	put64(RUNTIME + 272 + 32, (uint64_t)o->code_linetable);
 	put64(RUNTIME + 272 + 40, (uint64_t)o->code_firstlineno);
+	put64(RUNTIME + 272 + 72, (uint64_t)o->code_code);
 	put64(RUNTIME + 352 + 8, (uint64_t)o->object_type);
 	put64(RUNTIME + 536 + 8, (uint64_t)o->unicode_state);
 	put64(RUNTIME + 536 + 16, (uint64_t)o->unicode_length);
@@ -451,6 +453,42 @@ TEST(python_finds_a_thread_state_by_its_tss_slot)
 	CHECK(craft(&py, 12) && py.pthread_specific_off > 0);
 }
 
+/* a code object's line table: read within the caller's bound, its type checked, a longer one
+ * counted */
+TEST(python_reads_line_tables)
+{
+	struct fg_py py;
+	const struct fg_py_offsets *o;
+	uint8_t buf[16];
+	size_t len = 99;
+	const uint64_t tab = 0x50000;
+
+	for (unsigned minor = 8; minor <= 13; minor++) {
+		CHECK((o = craft(&py, minor)) != NULL);
+		py.bytes_type = 0x70200;
+		put64(CODES + (uint64_t)o->code_linetable, tab);
+		put64(tab + (uint64_t)o->object_type, 0x70200);
+		put64(tab + (uint64_t)o->bytes_size, 5);
+		put(tab + (uint64_t)o->bytes_data, "\x81\x12\x82\x13\xf8", 5);
+		CHECK_INT(fg_py_linetable(&py, CODES, buf, sizeof(buf), &len), 0);
+		CHECK_INT(len, 5);
+		CHECK(!memcmp(buf, "\x81\x12\x82\x13\xf8", 5));
+		/* longer than the bound: not read, counted */
+		CHECK_INT(fg_py_linetable(&py, CODES, buf, 4, &len), -E2BIG);
+		CHECK_INT(py.stats.tables_cut, 1);
+		/* a negative size, or another type: not a table */
+		put64(tab + (uint64_t)o->bytes_size, (uint64_t)-1);
+		CHECK_INT(fg_py_linetable(&py, CODES, buf, sizeof(buf), &len), -EINVAL);
+		put64(tab + (uint64_t)o->bytes_size, 5);
+		put64(tab + (uint64_t)o->object_type, UNICODE_TYPE);
+		CHECK_INT(fg_py_linetable(&py, CODES, buf, sizeof(buf), &len), -EINVAL);
+		/* a wild pointer: the read's error */
+		put64(CODES + (uint64_t)o->code_linetable, 0x7fff0000);
+		CHECK(fg_py_linetable(&py, CODES, buf, sizeof(buf), &len) < 0 && len == 0);
+		fg_py_release(&py);
+	}
+}
+
 int main(void)
 {
 	RUN(python_table_knows_38_to_313_and_nothing_else);
@@ -461,5 +499,6 @@ int main(void)
 	RUN(python_refuses_what_is_not_a_str_or_code);
 	RUN(python_survives_loops_holes_and_exits);
 	RUN(python_finds_a_thread_state_by_its_tss_slot);
+	RUN(python_reads_line_tables);
 	return unit_done();
 }

@@ -47,6 +47,8 @@ _Static_assert(offsetof(_Py_DebugOffsets, runtime_state) == 24, "runtime_state")
 _Static_assert(offsetof(_Py_DebugOffsets, interpreter_state) == 48, "interpreter_state");
 _Static_assert(offsetof(_Py_DebugOffsets, thread_state) == 152, "thread_state");
 _Static_assert(offsetof(_Py_DebugOffsets, interpreter_frame) == 224, "interpreter_frame");
+_Static_assert(offsetof(_Py_DebugOffsets, interpreter_frame.instr_ptr) == 224 + 24, "instr_ptr");
+_Static_assert(offsetof(_Py_DebugOffsets, code_object.co_code_adaptive) == 272 + 72, "co_code");
 _Static_assert(offsetof(_Py_DebugOffsets, code_object) == 272, "code_object");
 _Static_assert(offsetof(_Py_DebugOffsets, pyobject) == 352, "pyobject");
 _Static_assert(offsetof(_Py_DebugOffsets, unicode_object) == 536, "unicode_object");
@@ -109,6 +111,20 @@ int main(void)
 	P("frame.owner_cstack", -1);
 	P("frame.is_entry", -1);
 #endif
+#if PY_VERSION_HEX >= 0x030d0000
+	P("frame.instr", offsetof(_PyInterpreterFrame, instr_ptr));
+#elif PY_VERSION_HEX >= 0x030b0000
+	P("frame.instr", offsetof(_PyInterpreterFrame, prev_instr));
+#else
+	P("frame.instr", offsetof(PyFrameObject, f_lasti));
+#endif
+#if PY_VERSION_HEX >= 0x030b0000
+	P("code.code", offsetof(PyCodeObject, co_code_adaptive));
+#else
+	P("code.code", -1);
+#endif
+	P("bytes.size", offsetof(PyVarObject, ob_size));
+	P("bytes.data", offsetof(PyBytesObject, ob_sval));
 	P("code.name", offsetof(PyCodeObject, co_name));
 #if PY_VERSION_HEX >= 0x030b0000
 	P("code.qualname", offsetof(PyCodeObject, co_qualname));
