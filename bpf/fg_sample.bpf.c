@@ -517,6 +517,35 @@ struct py_walk {
 	__u32 flags; /* FG_PYSTACK_F_* */
 };
 
+/*
+ * A frame's instruction (f_lasti, or prev_instr/instr_ptr in its code
+ * object's bytecode), as the event carries it in the frame's bits 47 to 62:
+ * code units from the start, plus one; 0 when not known or out of range.
+ */
+static __always_inline __u64 py_instr(const struct py_walk *w, const __u8 *f, __u64 code)
+{
+	__u64 units = 0;
+
+	if (code > FG_PY_CODE_MASK)
+		return 0;
+	if (w->p.instr_kind == FG_PY_INSTR_POINTER) {
+		__u64 ip = *(const __u64 *)(f + (w->p.frame_instr & 0x78));
+		__u64 start = code + (__u64)(__s64)w->p.code_code;
+
+		if (ip >= start && (ip - start) / 2 < FG_PY_INSTR_MASK)
+			units = (ip - start) / 2 + 1;
+	} else if (w->p.instr_kind != FG_PY_INSTR_NONE) {
+		__s32 lasti = *(const __s32 *)(f + (w->p.frame_instr & 0x7c));
+		__u64 u = (__u32)lasti;
+
+		if (w->p.instr_kind == FG_PY_INSTR_LASTI_BYTES)
+			u >>= 1;
+		if (lasti >= 0 && u < FG_PY_INSTR_MASK)
+			units = u + 1;
+	}
+	return units << FG_PY_INSTR_SHIFT;
+}
+
 /* One Python frame: read it (its first bytes, in one read), keep its code object, go to its caller.
  */
 static long py_step(__u32 i, void *arg)
@@ -555,7 +584,8 @@ static long py_step(__u32 i, void *arg)
 	else
 		entry = w->p.kind == FG_PY_KIND_OBJECTS;
 	barrier_var(idx);
-	c->ev.ips[idx & 511] = (code & ~FG_PY_ENTRY) | (entry ? FG_PY_ENTRY : 0);
+	c->ev.ips[idx & 511] =
+	    (code & ~FG_PY_ENTRY) | py_instr(w, c->pyframe, code) | (entry ? FG_PY_ENTRY : 0);
 	w->n++;
 	w->frame = prev;
 	return 0;

@@ -670,6 +670,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	struct fg_rec_ustack u;
 	struct fg_rec_pystack py = {0};
 	const void *ips, *regs, *stack, *pyframes = NULL;
+	uint64_t frames[FG_PY_DEPTH];
+	uint32_t offsets[FG_PY_DEPTH + 1] = {0}; /* and a zero to pad an odd count to 8 */
 	size_t nips;
 
 	if (fg_bpf_event_sample(data, size, &s, &ips) < 0 || FG_SAMPLE_EVENT(s.flags) >= evlist.n) {
@@ -694,20 +696,23 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	if (r->jvm && !(s.flags & FG_SAMPLE_F_KERNEL_THREAD))
 		fg_jvmmaps_seen(r->jvm, s.pid);
 	if ((s.flags & FG_SAMPLE_F_PYSTACK) &&
-	    fg_bpf_event_pystack(data, size, &py, &pyframes) == 0 && r->py && py.nr) {
-		uint64_t frames[FG_PY_DEPTH];
-
-		memcpy(frames, pyframes, 8 * (size_t)py.nr);
-		fg_pyprocs_name(r->py, s.pid, s.time_ns, frames, py.nr);
+	    fg_bpf_event_pystack(data, size, &py, &pyframes) == 0) {
+		/* each frame's instruction out of its code object's address, into offsets */
+		fg_bpf_event_pyoffsets(pyframes, py.nr, frames, offsets);
+		pyframes = frames;
+		py.flags |= FG_PYSTACK_F_OFFSETS;
+		if (r->py && py.nr)
+			fg_pyprocs_name(r->py, s.pid, s.time_ns, frames, py.nr);
 	}
 	if (!(s.flags & FG_SAMPLE_F_USTACK_SNAPSHOT)) {
 		struct iovec parts[] = {{&s, sizeof(s)},
 					{(void *)ips, nips},
 					{&py, sizeof(py)},
-					{(void *)pyframes, 8 * (size_t)py.nr}};
+					{(void *)pyframes, 8 * (size_t)py.nr},
+					{offsets, 8 * (((size_t)py.nr + 1) / 2)}};
 
 		fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts,
-				s.flags & FG_SAMPLE_F_PYSTACK ? 4 : 2);
+				s.flags & FG_SAMPLE_F_PYSTACK ? 5 : 2);
 		return;
 	}
 	/* the snapshot comes before the IPs in the event, after them in the record */
@@ -722,9 +727,10 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 				{(void *)regs, 8 * (size_t)u.nr_regs},
 				{(void *)stack, u.size},
 				{&py, sizeof(py)},
-				{(void *)pyframes, 8 * (size_t)py.nr}};
+				{(void *)pyframes, 8 * (size_t)py.nr},
+				{offsets, 8 * (((size_t)py.nr + 1) / 2)}};
 	fg_reorder_addv(r->q, s.time_ns, FG_REC_SAMPLE, parts,
-			s.flags & FG_SAMPLE_F_PYSTACK ? 7 : 5);
+			s.flags & FG_SAMPLE_F_PYSTACK ? 8 : 5);
 }
 
 /* a record from the ring buffer (the BPF program counts the samples it could not put there) */

@@ -44,8 +44,8 @@ static const char usage_text[] =
     "                       the sampling frequency, the clock's wall-clock time\n"
     "      --inline         expand inlined functions (DWARF)\n"
     "      --srcline        add the source file and line of each frame (DWARF)\n"
-    "      --py-lines       Python frames: py::NAME:FILE:LINE, the line the function\n"
-    "                       starts at\n"
+    "      --py-lines       Python frames: py::NAME:FILE:LINE, the line each frame\n"
+    "                       is running\n"
     "      --no-demangle    keep C++ and Rust names as they are in the symbol table\n"
     "      --kallsyms FILE  kernel symbols from FILE instead of /proc/kallsyms\n"
     "      --no-cache       neither read nor write the cache of /proc/kallsyms\n"
@@ -267,6 +267,15 @@ static void summary_python(const struct fg_pysplice_stats *py, bool verbose)
 			 "names over the bounds",
 			 (unsigned long long)py->not_spliced,
 			 (unsigned long long)py->names_dropped);
+	if (py->lines_no_offset || py->lines_no_table || py->lines_not_found)
+		fg_warnx("--py-lines: %llu Python frames given their function's first line: %llu "
+			 "without their instruction (an older capture), %llu without a line table, "
+			 "%llu with no line there",
+			 (unsigned long long)(py->lines_no_offset + py->lines_no_table +
+					      py->lines_not_found),
+			 (unsigned long long)py->lines_no_offset,
+			 (unsigned long long)py->lines_no_table,
+			 (unsigned long long)py->lines_not_found);
 }
 
 static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,

@@ -93,6 +93,18 @@ int fg_bpf_event_pystack(const void *data, size_t size, struct fg_rec_pystack *p
 	return 0;
 }
 
+void fg_bpf_event_pyoffsets(const void *frames, uint32_t n, uint64_t *out, uint32_t *offsets)
+{
+	for (uint32_t i = 0; i < n && i < FG_PY_DEPTH; i++) {
+		uint64_t f, units;
+
+		memcpy(&f, (const uint8_t *)frames + 8 * (size_t)i, sizeof(f));
+		units = f >> FG_PY_INSTR_SHIFT & FG_PY_INSTR_MASK;
+		out[i] = (f & FG_PY_CODE_MASK) | (f & FG_PY_ENTRY);
+		offsets[i] = units ? (uint32_t)(units - 1) * 2 : FG_PY_NO_OFFSET;
+	}
+}
+
 int fg_bpf_event_ustack(const void *data, size_t size, struct fg_rec_ustack *u, const void **regs,
 			const void **stack)
 {

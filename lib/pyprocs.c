@@ -11,6 +11,7 @@
 #include "fg/bpf_abi.h"
 #include "fg/diag.h"
 #include "fg/hash.h"
+#include "fg/pyline.h"
 #include "fg/pyprocs.h"
 #include "fg/record.h"
 #include "fg/safeio.h"
@@ -36,6 +37,9 @@ struct fg_pyprocs {
 	uint64_t nnames; /* cached, all processes */
 	uint64_t tick;	 /* fg_pyprocs_tick()s so far: code objects are checked once in each */
 	struct fg_pyprocs_stats st;
+	/* a pycode record being made: its head, names, and line table */
+	uint8_t rec[sizeof(struct fg_rec_pycode) + FG_PY_NAME_MAX + FG_PY_FILE_MAX +
+		    sizeof(struct fg_rec_pyline) + FG_REC_PY_TABLE_MAX];
 };
 
 int fg_pyprocs_proc_of(const struct fg_py *py, struct fg_py_proc *out)
@@ -44,6 +48,8 @@ int fg_pyprocs_proc_of(const struct fg_py *py, struct fg_py_proc *out)
 	int read = 0;
 
 	memset(out, 0, sizeof(*out));
+	out->frame_instr = -1;
+	out->code_code = -1;
 	if (!o || py->pthread_specific_off < 0 || o->runtime_tss_key < 4)
 		return -ENOTSUP;
 	/* the BPF walk reads the two pointers within the first 64 bytes of a frame, 8-aligned */
@@ -55,6 +61,17 @@ int fg_pyprocs_proc_of(const struct fg_py *py, struct fg_py_proc *out)
 		read = o->frame_owner + 1;
 	if (o->frame_is_entry >= read)
 		read = o->frame_is_entry + 1;
+	/* the instruction: an int (f_lasti) 4-aligned, a pointer 8-aligned, in the same read */
+	if (o->frame_instr >= 0 && o->frame_instr % (o->code_code >= 0 ? 8 : 4) == 0 &&
+	    o->frame_instr + (o->code_code >= 0 ? 8 : 4) <= FG_PY_FRAME_READ_MAX - 8) {
+		out->frame_instr = o->frame_instr;
+		out->code_code = o->code_code;
+		out->instr_kind = o->code_code >= 0 ? FG_PY_INSTR_POINTER
+				  : py->minor >= 10 ? FG_PY_INSTR_LASTI_UNITS
+						    : FG_PY_INSTR_LASTI_BYTES;
+		if (o->frame_instr + (o->code_code >= 0 ? 8 : 4) > read)
+			read = o->frame_instr + (o->code_code >= 0 ? 8 : 4);
+	}
 	read = (read + 7) & ~7;
 	if (read > FG_PY_FRAME_READ_MAX - 1)
 		return -ENOTSUP;
@@ -103,6 +120,7 @@ static void pyp_free(struct fg_pyprocs *p, struct pyp *q)
 		a->names_cut += b->names_cut;
 		a->depth_limit += b->depth_limit;
 		a->thread_limit += b->thread_limit;
+		a->tables_cut += b->tables_cut;
 		fg_py_release(q->py);
 		free(q->py);
 	}
@@ -309,13 +327,17 @@ void fg_pyprocs_tick(struct fg_pyprocs *p)
 	p->npending = kept;
 }
 
-/* a code object's name into the stream: its record, written through ops.emit */
-static void emit_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns,
+/*
+ * A code object's name into the stream: its record, written through ops.emit,
+ * with its line table when it can be read (its lack counted).
+ */
+static void emit_name(struct fg_pyprocs *p, struct fg_py *py, uint32_t pid, uint64_t time_ns,
 		      const struct fg_py_frame *f)
 {
 	struct fg_rec_pycode c = {.pid = pid, .firstlineno = f->firstlineno, .code = f->code};
-	size_t nl = strlen(f->name) + 1, fl = strlen(f->file) + 1;
-	char buf[sizeof(c) + FG_PY_NAME_MAX + FG_PY_FILE_MAX];
+	size_t nl = strlen(f->name) + 1, fl = strlen(f->file) + 1, at, tlen;
+	struct fg_rec_pyline t = {.format = (uint8_t)fg_pyline_format(py->major, py->minor)};
+	uint8_t *buf = p->rec;
 
 	_Static_assert(FG_PY_NAME_MAX <= FG_REC_PY_NAME_MAX && FG_PY_FILE_MAX <= FG_REC_PY_FILE_MAX,
 		       "names fit the record's bounds");
@@ -323,7 +345,16 @@ static void emit_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns,
 	memcpy(buf, &c, sizeof(c));
 	memcpy(buf + sizeof(c), f->name, nl);
 	memcpy(buf + sizeof(c) + nl, f->file, fl);
-	p->ops.emit(p->ops.ctx, time_ns, buf, sizeof(c) + nl + fl);
+	at = sizeof(c) + nl + fl;
+	if (t.format != FG_PYLINE_NONE &&
+	    fg_py_linetable(py, f->code, buf + at + sizeof(t), FG_REC_PY_TABLE_MAX, &tlen) == 0) {
+		t.len = (uint32_t)tlen;
+		memcpy(buf + at, &t, sizeof(t));
+		at += sizeof(t) + tlen;
+	} else {
+		p->st.no_table++;
+	}
+	p->ops.emit(p->ops.ctx, time_ns, buf, at);
 }
 
 /* a code object of a process: its identity when last checked, and in which tick */
@@ -390,7 +421,7 @@ void fg_pyprocs_name(struct fg_pyprocs *p, uint32_t pid, uint64_t time_ns, const
 			p->st.name_failed++;
 			continue;
 		}
-		emit_name(p, pid, time_ns, &f);
+		emit_name(p, q->py, pid, time_ns, &f);
 		if (fresh)
 			p->st.named++;
 		else
@@ -408,6 +439,7 @@ void fg_pyprocs_stats(const struct fg_pyprocs *p, struct fg_pyprocs_stats *st)
 			st->reads.read_errors += q->py->stats.read_errors;
 			st->reads.bad_objects += q->py->stats.bad_objects;
 			st->reads.names_cut += q->py->stats.names_cut;
+			st->reads.tables_cut += q->py->stats.tables_cut;
 		}
 	}
 }
@@ -431,6 +463,11 @@ void fg_pyprocs_report(FILE *f, const struct fg_pyprocs_stats *st, bool verbose)
 			fprintf(f, ", %" PRIu64 " frames over the names' bound", st->names_full);
 		if (st->reads.names_cut)
 			fprintf(f, ", %" PRIu64 " names cut", st->reads.names_cut);
+		if (st->no_table)
+			fprintf(f,
+				", %" PRIu64 " without their line table (%" PRIu64
+				" over its bound)",
+				st->no_table, st->reads.tables_cut);
 		fputs("\n", f);
 	}
 	if (st->unknown) {

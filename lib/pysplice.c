@@ -7,13 +7,21 @@
 #include "fg/diag.h"
 #include "fg/escape.h"
 #include "fg/hash.h"
+#include "fg/pyline.h"
 #include "fg/pysplice.h"
 
-/* A code object's name: "NAME:FILE" and its first line. */
+/* A code object's name: "NAME:FILE", its first line, and its line table (after the text). */
 struct pyname {
 	int32_t line;
+	uint32_t tlen;	/* bytes of the table, 0: none */
+	uint8_t format; /* enum fg_pyline_format */
 	char text[];
 };
+
+static const uint8_t *table_of(const struct pyname *n)
+{
+	return (const uint8_t *)n->text + strlen(n->text) + 1;
+}
 
 struct fg_pysplice {
 	bool lines;
@@ -50,30 +58,39 @@ void fg_pysplice_free(struct fg_pysplice *p)
 }
 
 void fg_pysplice_name(struct fg_pysplice *p, const struct fg_rec_pycode *c, const char *name,
-		      const char *file)
+		      const char *file, const uint8_t *table, uint32_t tlen, uint8_t format)
 {
 	struct key k = {.pid = c->pid, .code = c->code & ~FG_PY_ENTRY};
 	size_t nl = strlen(name), fl = strlen(file);
 	struct fg_hash_entry *e = fg_hash_get(p->names, &k, sizeof(k));
 	struct pyname *n;
 
+	if (!table)
+		tlen = 0;
 	if ((!e && fg_hash_count(p->names) >= FG_PYSPLICE_NAMES_MAX) ||
-	    p->bytes + nl + fl > FG_PYSPLICE_BYTES_MAX) {
+	    p->bytes + nl + fl + tlen > FG_PYSPLICE_BYTES_MAX) {
 		p->st.names_dropped++;
 		return;
 	}
-	n = fg_xmalloc(sizeof(*n) + nl + fl + 2);
+	n = fg_xmalloc(sizeof(*n) + nl + fl + 2 + tlen);
 	n->line = c->firstlineno;
+	n->tlen = tlen;
+	n->format = format;
 	memcpy(n->text, name, nl);
 	n->text[nl] = ':';
 	memcpy(n->text + nl + 1, file, fl + 1);
+	if (tlen)
+		memcpy(n->text + nl + fl + 2, table, tlen);
 	if (!e)
 		e = fg_hash_upsert(p->names, &k, sizeof(k), NULL);
-	if (e->val.p)
-		p->bytes -= strlen(((struct pyname *)e->val.p)->text);
+	if (e->val.p) {
+		const struct pyname *old = e->val.p;
+
+		p->bytes -= strlen(old->text) + old->tlen;
+	}
 	free(e->val.p); /* a later record replaces it: another object at the address */
 	e->val.p = n;
-	p->bytes += nl + fl + 1;
+	p->bytes += nl + fl + 1 + tlen;
 }
 
 /* the end of the frame's text that starts at s[at] (a '\t'): the next line starting with one */
@@ -118,9 +135,30 @@ static void module_of(const char *s, size_t len, const char **m, size_t *ml)
 	}
 }
 
+/* the line frame n runs, its instruction at byte `off` of its bytecode: else its first, counted */
+static int32_t line_of(struct fg_pysplice *p, const struct pyname *n, uint32_t off)
+{
+	size_t bad;
+	int line;
+
+	if (off == FG_PY_NO_OFFSET) {
+		p->st.lines_no_offset++;
+		return n->line;
+	}
+	if (!n->tlen) {
+		p->st.lines_no_table++;
+		return n->line;
+	}
+	if (fg_pyline_line(n->format, table_of(n), n->tlen, n->line, off, &line, &bad) < 0) {
+		p->st.lines_not_found++;
+		return n->line;
+	}
+	return line;
+}
+
 /* one Python frame's line */
 static void add_frame(struct fg_pysplice *p, struct fg_buf *b, uint32_t pid, uint64_t frame,
-		      const char *mod, size_t ml)
+		      uint32_t off, const char *mod, size_t ml)
 {
 	struct key k = {.pid = pid, .code = frame & ~FG_PY_ENTRY};
 	struct fg_hash_entry *e = fg_hash_get(p->names, &k, sizeof(k));
@@ -130,7 +168,7 @@ static void add_frame(struct fg_pysplice *p, struct fg_buf *b, uint32_t pid, uin
 	if (n) {
 		fg_buf_add_escaped(b, n->text, strlen(n->text), 0);
 		if (p->lines)
-			fg_buf_addf(b, ":%" PRId32, n->line);
+			fg_buf_addf(b, ":%" PRId32, line_of(p, n, off));
 	} else {
 		fg_buf_add(b, "[unknown]", 9);
 		p->st.unnamed++;
@@ -141,8 +179,19 @@ static void add_frame(struct fg_pysplice *p, struct fg_buf *b, uint32_t pid, uin
 	p->st.frames++;
 }
 
+/* frame i's instruction offset, from the record's unaligned array, or FG_PY_NO_OFFSET */
+static uint32_t offset_at(const uint8_t *offsets, size_t i)
+{
+	uint32_t off;
+
+	if (!offsets)
+		return FG_PY_NO_OFFSET;
+	memcpy(&off, offsets + 4 * i, sizeof(off));
+	return off;
+}
+
 void fg_pysplice_stack(struct fg_pysplice *p, struct fg_buf *b, size_t from, uint32_t pid,
-		       const uint64_t *frames, size_t n, uint32_t flags)
+		       const uint64_t *frames, const uint8_t *offsets, size_t n, uint32_t flags)
 {
 	const char *s, *mod = "(python)";
 	size_t len, i = 0, ml = 8;
@@ -166,7 +215,7 @@ void fg_pysplice_stack(struct fg_pysplice *p, struct fg_buf *b, size_t from, uin
 		if (eval && i < n) {
 			/* this call's run: up to and with its entry frame */
 			do
-				add_frame(p, b, pid, frames[i], mod, ml);
+				add_frame(p, b, pid, frames[i], offset_at(offsets, i), mod, ml);
 			while (!(frames[i++] & FG_PY_ENTRY) && i < n);
 		} else {
 			p->st.evals_unused += eval;
@@ -178,7 +227,7 @@ void fg_pysplice_stack(struct fg_pysplice *p, struct fg_buf *b, size_t from, uin
 	if (i < n) {
 		p->st.runs_unplaced++;
 		for (; i < n; i++)
-			add_frame(p, b, pid, frames[i], mod, ml);
+			add_frame(p, b, pid, frames[i], offset_at(offsets, i), mod, ml);
 	}
 }
 

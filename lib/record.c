@@ -168,6 +168,16 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 				   py->nr, need + sizeof(*py) + 8 * (size_t)py->nr, plen);
 		rec->pystack = py;
 		rec->pyframes = (const uint64_t *)(p + need + sizeof(*py));
+		if (py->flags & FG_PYSTACK_F_OFFSETS) {
+			size_t at = need + sizeof(*py) + 8 * (size_t)py->nr;
+
+			if (plen < at + 4 * (size_t)py->nr)
+				return bad(why, wl,
+					   "%" PRIu32
+					   " Python offsets need %zu bytes, payload has %zu",
+					   py->nr, at + 4 * (size_t)py->nr, plen);
+			rec->pyoffsets = p + at;
+		}
 	}
 	return 0;
 }
@@ -183,6 +193,25 @@ static const char *py_string(const char *p, size_t len, size_t max)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return NULL;
 	return nul + 1;
+}
+
+/* a pycode record's line table, after its file name at `at` (less than 8 bytes left: padding) */
+static int parse_pyline(const uint8_t *p, size_t plen, const uint8_t *at, struct fg_rec *rec,
+			char *why, size_t wl)
+{
+	size_t left = plen - (size_t)(at - p);
+	struct fg_rec_pyline t;
+
+	if (left < sizeof(t))
+		return 0;
+	memcpy(&t, at, sizeof(t));
+	if (t.len > FG_REC_PY_TABLE_MAX || t.len > left - sizeof(t) || t.format < 1 || t.format > 3)
+		return bad(why, wl, "Python line table of %" PRIu32 " bytes, format %u, in %zu",
+			   t.len, t.format, left - sizeof(t));
+	rec->py_table = at + sizeof(t);
+	rec->py_table_len = t.len;
+	rec->py_table_format = t.format;
+	return 0;
 }
 
 static int parse_pycode(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
@@ -201,7 +230,9 @@ static int parse_pycode(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 	rec->pycode = c;
 	rec->py_name = name;
 	rec->py_file = file;
-	return 0;
+	return parse_pyline(
+	    p, plen, (const uint8_t *)py_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX),
+	    rec, why, wl);
 }
 
 static int parse_mapping(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
@@ -936,8 +967,16 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 				rec->ustack->size);
 		if (rec->pystack)
 			fprintf(f, " py_flags=0x%" PRIx32, rec->pystack->flags);
-		for (uint32_t i = 0; rec->pystack && i < rec->pystack->nr; i++)
+		for (uint32_t i = 0; rec->pystack && i < rec->pystack->nr; i++) {
+			uint32_t off;
+
 			fprintf(f, " py:%" PRIx64, rec->pyframes[i]);
+			if (!rec->pyoffsets)
+				continue;
+			memcpy(&off, rec->pyoffsets + 4 * (size_t)i, sizeof(off));
+			if (off != FG_PY_NO_OFFSET)
+				fprintf(f, "@%" PRIu32, off);
+		}
 		break;
 	}
 	case FG_REC_PYCODE:
@@ -948,6 +987,8 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 		print_name(f, rec->py_name, strlen(rec->py_name));
 		fputs(" file=", f);
 		print_name(f, rec->py_file, strlen(rec->py_file));
+		if (rec->py_table)
+			fprintf(f, " table=%u/%" PRIu32, rec->py_table_format, rec->py_table_len);
 		break;
 	case FG_REC_MAPPING: {
 		const struct fg_rec_mapping *m = rec->mapping;

@@ -2684,7 +2684,8 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 	if (smp->npy && s->nholes)
 		fg_pysplice_skip(s->py);
 	else if (smp->npy)
-		fg_pysplice_stack(s->py, b, from, smp->pid, smp->pyframes, smp->npy, smp->pyflags);
+		fg_pysplice_stack(s->py, b, from, smp->pid, smp->pyframes, smp->pyoffsets, smp->npy,
+				  smp->pyflags);
 	fg_buf_addch(b, '\n');
 	if (s->held || s->nholes) {
 		/* behind a held sample, or waiting for a debug file itself */
@@ -2727,6 +2728,7 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		    .ustack_data = rec->ustack_data,
 		    .cfi_unwound = sm->flags & FG_SAMPLE_F_USTACK_CFI,
 		    .pyframes = rec->pyframes,
+		    .pyoffsets = rec->pyoffsets,
 		    .npy = rec->pystack ? rec->pystack->nr : 0,
 		    .pyflags = rec->pystack ? rec->pystack->flags : 0,
 		};
@@ -2778,7 +2780,8 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 		fg_rec_evnames_add(s->events, rec);
 		break;
 	case FG_REC_PYCODE:
-		fg_pysplice_name(s->py, rec->pycode, rec->py_name, rec->py_file);
+		fg_pysplice_name(s->py, rec->pycode, rec->py_name, rec->py_file, rec->py_table,
+				 rec->py_table_len, rec->py_table_format);
 		break;
 	}
 	return 0;

@@ -8,7 +8,7 @@
 # main() calls hot() and cold() 70/30: the split is found within 3 points,
 # more than 80% of the samples carry main, the capture is named after the
 # process exited, for a process started by fg-sample and for one running
-# before it.  Then zlib under the method that called it, threads, asyncio, C
+# before it; with --py-lines, the line each frame runs.  Then zlib under the method that called it, threads, asyncio, C
 # calling back into Python, processes exiting while sampled, a version the
 # table does not know (3.7), and --no-python.
 bats_require_minimum_version 1.5.0
@@ -181,9 +181,27 @@ count() {
 	[ "$(count off ';_PyEval_EvalFrameDefault')" -ge 50 ]
 }
 
-@test "fg-sym --py-lines: the line each function starts at" {
-	SYM_OPTS=--py-lines sampled 3.12 lines
-	local line
-	line=$(grep -n '^def main' "$PROG" | cut -d: -f1)
-	[ "$(count lines ";py::main:[^;]*hotcold\\.py:$line;")" -ge 50 ]
+# running_lines 3.X|debian: with --py-lines, > 90% of lineloop's samples name the line of its
+# loop, and main's frame above it the line that calls it
+running_lines() {
+	local which=$1 name=lines-$1 loop call all on called
+	SYM_OPTS=--py-lines sampled "$which" "$name" lines
+	loop=$(grep -n "lineloop's line" "$PROG" | cut -d: -f1)
+	call=$(grep -n "lineloop's call" "$PROG" | cut -d: -f1)
+	all=$(count "$name" ';py::lineloop:[^;]*hotcold\.py:[0-9]+( |;)')
+	on=$(count "$name" ";py::lineloop:[^;]*hotcold\.py:$loop( |;)")
+	called=$(count "$name" ";py::other:[^;]*hotcold\\.py:$call;([^;]*;)*py::lineloop:")
+	echo "# $which: $on of $all samples in lineloop on line $loop, $called called from line $call" >&3
+	[ "$all" -ge 100 ] && [ $((100 * on)) -gt $((90 * all)) ] &&
+		[ $((100 * called)) -gt $((90 * all)) ]
+	# every frame given its running line: none fell back to its first
+	! grep -q 'given their function.s first line' "$BATS_TEST_TMPDIR/$name.symerr"
 }
+
+@test "fg-sym --py-lines: the line each frame runs, under 3.8" { running_lines 3.8; }
+@test "fg-sym --py-lines: the line each frame runs, under 3.9" { running_lines 3.9; }
+@test "fg-sym --py-lines: the line each frame runs, under 3.10" { running_lines 3.10; }
+@test "fg-sym --py-lines: the line each frame runs, under 3.11" { running_lines 3.11; }
+@test "fg-sym --py-lines: the line each frame runs, under 3.12" { running_lines 3.12; }
+@test "fg-sym --py-lines: the line each frame runs, under 3.13" { running_lines 3.13; }
+@test "fg-sym --py-lines: the line each frame runs, under Debian's python3" { running_lines debian; }

@@ -215,13 +215,20 @@ struct fg_py_proc {
 	__u16 frame_read;	    /* bytes of a frame read: 8 to FG_PY_FRAME_READ_MAX */
 	__u8 kind;		    /* FG_PY_KIND_* */
 	__u8 minor;		    /* 3.minor, for the reports */
-	__u8 pad[6];
+	__s16 frame_instr;	    /* the frame's instruction: f_lasti, prev_instr, instr_ptr */
+	__s16 code_code;	    /* PyCodeObject.co_code_adaptive (3.11+) */
+	__u8 instr_kind;	    /* FG_PY_INSTR_* */
+	__u8 pad;
 };
 
 #define FG_PY_FRAME_READ_MAX 128
-#define FG_PY_KIND_OBJECTS 0  /* 3.8-3.10: PyFrameObject, one C call of the eval loop each */
-#define FG_PY_KIND_IS_ENTRY 1 /* 3.11: _PyInterpreterFrame, is_entry ends a C call's run */
-#define FG_PY_KIND_CSTACK 2   /* 3.12+: a frame owned by the C stack ends a run */
+#define FG_PY_KIND_OBJECTS 0	  /* 3.8-3.10: PyFrameObject, one C call of the eval loop each */
+#define FG_PY_KIND_IS_ENTRY 1	  /* 3.11: _PyInterpreterFrame, is_entry ends a C call's run */
+#define FG_PY_KIND_CSTACK 2	  /* 3.12+: a frame owned by the C stack ends a run */
+#define FG_PY_INSTR_NONE 0	  /* the instruction not read */
+#define FG_PY_INSTR_LASTI_BYTES 1 /* f_lasti, an int: bytes (3.8, 3.9) */
+#define FG_PY_INSTR_LASTI_UNITS 2 /* f_lasti: code units of 2 bytes (3.10) */
+#define FG_PY_INSTR_POINTER 3	  /* a pointer into co_code_adaptive (3.11+) */
 /* values of the `targets` map: what a key matches */
 #define FG_TARGET_PID 1u /* key is a thread group id */
 #define FG_TARGET_TID 2u /* key is a thread id */

@@ -36,6 +36,13 @@ int fg_bpf_event_sample(const void *data, size_t size, struct fg_rec_sample *s, 
 int fg_bpf_event_pystack(const void *data, size_t size, struct fg_rec_pystack *py,
 			 const void **frames);
 /*
+ * The n (at most FG_PY_DEPTH) frames at `frames` as the record carries
+ * them: out[i] the code object's address (and FG_PY_ENTRY), offsets[i] its
+ * instruction's byte offset in its bytecode, FG_PY_NO_OFFSET when the
+ * event has none (bits FG_PY_INSTR_SHIFT on, fg/sample_flags.h).
+ */
+void fg_bpf_event_pyoffsets(const void *frames, uint32_t n, uint64_t *out, uint32_t *offsets);
+/*
  * The snapshot of an event with FG_SAMPLE_F_USTACK_SNAPSHOT (struct
  * fg_event_ustack) as the record's struct fg_rec_ustack: fills *u and points
  * *regs (u->nr_regs u64s) and *stack (u->size bytes) inside `data`.  0,

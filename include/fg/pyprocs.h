@@ -67,6 +67,7 @@ struct fg_pyprocs_stats {
 	uint64_t named;		  /* code objects named (records written) */
 	uint64_t renamed;	  /* names that changed at an address, written again */
 	uint64_t name_failed;	  /* code objects that could not be read (process gone, bad) */
+	uint64_t no_table;	  /* of those named, without their line table (cut, unreadable) */
 	uint64_t names_full;	  /* frames not named: FG_PYPROCS_NAMES_MAX reached */
 	uint64_t unknown_proc;	  /* frames of a process not (or no longer) known */
 	struct fg_py_stats reads; /* the readers', all processes together */

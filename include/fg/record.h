@@ -161,13 +161,18 @@ struct fg_rec_ustack {
  * of each run of frames one C call of the eval loop ran
  * (_PyEval_EvalFrameDefault).  FG_REC_PYCODE records name them.  Added
  * after version 1 was fixed: a reader that does not know it ignores the
- * tail, as for any record.
+ * tail, as for any record.  With FG_PYSTACK_F_OFFSETS (added later still;
+ * older readers ignore it, this reader reads streams without it), the
+ * frames are followed by each frame's instruction: its byte offset in its
+ * code object's bytecode (f_lasti, or prev_instr/instr_ptr from the start
+ * of co_code_adaptive), FG_PY_NO_OFFSET when not known; padded to 8.
  */
 struct fg_rec_pystack {
 	uint32_t nr;	/* at most FG_REC_MAX_FRAMES */
 	uint32_t flags; /* FG_PYSTACK_F_* */
-			/* uint64_t frames[nr]; */
+			/* uint64_t frames[nr]; with FG_PYSTACK_F_OFFSETS: uint32_t offsets[nr]; */
 };
+#define FG_PY_NO_OFFSET UINT32_MAX
 
 /*
  * The name of a Python code object of process pid, from time_ns on, as
@@ -177,6 +182,11 @@ struct fg_rec_pystack {
  * FG_REC_PY_FILE_MAX bytes with the NUL.  A later record for the same pid
  * and address replaces it (the object was freed and another made there).
  * Added after version 1 was fixed: readers that do not know the type skip it.
+ * Added later still, and ignored by older readers: after the file name, its
+ * line table (struct fg_rec_pyline, then len bytes: co_lnotab or
+ * co_linetable as the process held it), when it could be read and was at
+ * most FG_REC_PY_TABLE_MAX bytes; the payload's padding (under 8 bytes)
+ * is not one.
  */
 struct fg_rec_pycode {
 	uint32_t pid;
@@ -186,6 +196,14 @@ struct fg_rec_pycode {
 	/* char name[]; char file[]; */
 };
 
+struct fg_rec_pyline {
+	uint32_t len;	/* bytes of the table, at most FG_REC_PY_TABLE_MAX */
+	uint8_t format; /* enum fg_pyline_format (fg/pyline.h): 1 co_lnotab, 2 3.10's, 3 3.11+'s */
+	uint8_t pad[3];
+	/* uint8_t table[len]; */
+};
+
+#define FG_REC_PY_TABLE_MAX 65536
 #define FG_REC_PY_NAME_MAX 256
 #define FG_REC_PY_FILE_MAX 1024
 
@@ -364,12 +382,16 @@ struct fg_rec {
 	const uint8_t *ustack_data;
 	const struct fg_rec_pystack *pystack; /* with FG_SAMPLE_F_PYSTACK, else NULL */
 	const uint64_t *pyframes;	      /* pystack->nr, innermost first */
+	const uint8_t *pyoffsets; /* pystack->nr uint32_t (unaligned), or NULL: not in the record */
 	/* FG_REC_MAPPING */
 	const char *path;
 	/* FG_REC_EVENT: checked (1 to FG_REC_EVENT_NAME_MAX bytes of [A-Za-z0-9_.:+-]) */
 	const char *event_name;
 	/* FG_REC_PYCODE: checked as the record says */
 	const char *py_name, *py_file;
+	const uint8_t *py_table; /* the line table, or NULL: none in the record */
+	uint32_t py_table_len;
+	uint8_t py_table_format;
 };
 
 /* --- reading --- */

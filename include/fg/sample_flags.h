@@ -56,6 +56,18 @@
 #define FG_PY_ENTRY (1ull << 63)
 #define FG_PYSTACK_F_CUT (1u << 0)    /* deeper than the walk's bound: the outer frames left out */
 #define FG_PYSTACK_F_FAILED (1u << 1) /* a read failed: the frames beyond it left out */
+/* the record: each frame's instruction offset follows the frames (struct fg_rec_pystack) */
+#define FG_PYSTACK_F_OFFSETS (1u << 2)
+/*
+ * In the BPF program's event only: a frame's instruction, in code units (2
+ * bytes) from the start of its bytecode, plus one (0: not known), in bits
+ * 47 to 62 of the frame (user addresses lie below 1 << 47; a code object
+ * above, or an instruction past 65534 units, carries none).  fg-sample
+ * moves it to the record's offsets.
+ */
+#define FG_PY_INSTR_SHIFT 47
+#define FG_PY_INSTR_MASK 0xffffull
+#define FG_PY_CODE_MASK ((1ull << FG_PY_INSTR_SHIFT) - 1)
 
 /*
  * The top 12 bits of the flags are the sample's event: its number among the

@@ -69,7 +69,7 @@ struct fg_sym_opts {
 	bool no_demangle;
 	bool inline_frames; /* expand inlined functions (DWARF) */
 	bool srcline;	    /* add file:line (DWARF) */
-	bool py_lines;	    /* Python frames: ":LINE", the line each function starts at */
+	bool py_lines;	    /* Python frames: ":LINE", the line each frame runs */
 	bool verbose;	    /* warn about each file that cannot be read */
 	enum fg_sym_unwinder unwinder;
 	/*
@@ -212,6 +212,7 @@ struct fg_sym_sample {
 	bool cfi_unwound;
 	/* Python frames (fg/pysplice.h): code objects, innermost first, and FG_PYSTACK_F_* */
 	const uint64_t *pyframes;
+	const uint8_t *pyoffsets; /* npy uint32_t, unaligned: their instructions, or NULL */
 	size_t npy;
 	uint32_t pyflags;
 };

@@ -251,11 +251,31 @@ TEST(ring_sizes)
 	CHECK_STR(fg_bpf_stat_name(FG_STAT_MAX), "unknown");
 }
 
+/* each Python frame's instruction out of the event's frame: the code object, and a byte offset */
+TEST(python_instructions_out_of_the_frames)
+{
+	const uint64_t code = 0x7f1234567890ull;
+	uint64_t in[4] = {code | 11ull << FG_PY_INSTR_SHIFT, code | FG_PY_ENTRY,
+			  code | FG_PY_INSTR_MASK << FG_PY_INSTR_SHIFT | FG_PY_ENTRY,
+			  code | 1ull << FG_PY_INSTR_SHIFT},
+		 out[4];
+	uint32_t off[4];
+
+	fg_bpf_event_pyoffsets(in, 4, out, off);
+	CHECK(out[0] == code && out[1] == (code | FG_PY_ENTRY));
+	CHECK(out[2] == (code | FG_PY_ENTRY) && out[3] == code);
+	CHECK_INT(off[0], 20); /* units plus one: 10 units, 20 bytes */
+	CHECK_INT(off[1], FG_PY_NO_OFFSET);
+	CHECK_INT(off[2], 2 * (FG_PY_INSTR_MASK - 1));
+	CHECK_INT(off[3], 0);
+}
+
 int main(void)
 {
 	RUN(sample_from_a_bpf_event);
 	RUN(wait_events);
 	RUN(snapshot_events_and_records);
 	RUN(ring_sizes);
+	RUN(python_instructions_out_of_the_frames);
 	return unit_done();
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fg/bpf_abi.h"
+#include "fg/pyline.h"
 #include "fg/pyprocs.h"
 #include "fg/pysplice.h"
 #include "unit.h"
@@ -20,7 +21,7 @@ static void name(struct fg_pysplice *p, uint32_t pid, uint64_t code, const char 
 {
 	struct fg_rec_pycode c = {.pid = pid, .firstlineno = line, .code = code};
 
-	fg_pysplice_name(p, &c, n, f);
+	fg_pysplice_name(p, &c, n, f, NULL, 0, 0);
 }
 
 /* the text of a stack spliced: the frames' symbols only, one a line */
@@ -33,7 +34,7 @@ static char *spliced(struct fg_pysplice *p, const char *text, uint32_t pid, cons
 	fg_buf_addstr(&b, "header\n");
 	from = b.len;
 	fg_buf_addstr(&b, text);
-	fg_pysplice_stack(p, &b, from, pid, fr, n, 0);
+	fg_pysplice_stack(p, &b, from, pid, fr, NULL, n, 0);
 	return fg_buf_detach(&b, NULL);
 }
 
@@ -117,12 +118,48 @@ TEST(only_the_eval_loop)
 	fg_pysplice_free(p);
 }
 
+/* with lines: the line each frame runs, from its instruction and its table; else its first */
+TEST(running_lines)
+{
+	struct fg_pysplice *p = fg_pysplice_new(true);
+	/* 3.11+: units 0-1 line 10 (short form), unit 2 line 12, unit 3 none */
+	static const uint8_t table[] = {0x80 | 1, 0x12, 0x80 | 12 << 3, 3, 9, 0x80 | 15 << 3};
+	struct fg_rec_pycode c = {.pid = 7, .firstlineno = 10, .code = 0x100};
+	struct fg_rec_pycode d = {.pid = 7, .firstlineno = 20, .code = 0x200};
+	uint64_t fr[] = {0x100, 0x100, 0x100, 0x100, 0x200 | FG_PY_ENTRY};
+	uint32_t off[] = {4, 2, 6, FG_PY_NO_OFFSET, 0};
+	struct fg_pysplice_stats st;
+	struct fg_buf b = FG_BUF_INIT;
+	char *out;
+
+	fg_pysplice_name(p, &c, "f", "/a.py", table, sizeof(table), FG_PYLINE_LOCATIONS);
+	fg_pysplice_name(p, &d, "g", "/b.py", NULL, 0, 0);
+	fg_buf_addstr(&b, "header\n" EVAL);
+	fg_pysplice_stack(p, &b, 7, 7, fr, (const uint8_t *)off, 5, 0);
+	out = fg_buf_detach(&b, NULL);
+	CHECK_STR(out, "header\n"
+		       "\t             100 py::f:/a.py:12 (/usr/bin/python3.11)\n"
+		       "\t             100 py::f:/a.py:10 (/usr/bin/python3.11)\n"
+		       "\t             100 py::f:/a.py:10 (/usr/bin/python3.11)\n"
+		       "\t             100 py::f:/a.py:10 (/usr/bin/python3.11)\n"
+		       "\t             200 py::g:/b.py:20 (/usr/bin/python3.11)\n");
+	free(out);
+	fg_pysplice_stats(p, &st);
+	CHECK_INT(st.lines_not_found, 1);
+	CHECK_INT(st.lines_no_offset, 1);
+	CHECK_INT(st.lines_no_table, 1);
+	fg_pysplice_free(p);
+}
+
 /* the BPF walk's layout of each version: the frame read covers every field it reads */
 TEST(layouts_for_the_bpf_walk)
 {
 	static const unsigned minors[] = {8, 9, 10, 11, 12, 13};
 	static const uint8_t kinds[] = {FG_PY_KIND_OBJECTS,  FG_PY_KIND_OBJECTS, FG_PY_KIND_OBJECTS,
 					FG_PY_KIND_IS_ENTRY, FG_PY_KIND_CSTACK,	 FG_PY_KIND_CSTACK};
+	static const uint8_t instrs[] = {FG_PY_INSTR_LASTI_BYTES, FG_PY_INSTR_LASTI_BYTES,
+					 FG_PY_INSTR_LASTI_UNITS, FG_PY_INSTR_POINTER,
+					 FG_PY_INSTR_POINTER,	  FG_PY_INSTR_POINTER};
 
 	for (size_t i = 0; i < sizeof(minors) / sizeof(minors[0]); i++) {
 		struct fg_py py = {.major = 3,
@@ -139,6 +176,10 @@ TEST(layouts_for_the_bpf_walk)
 		CHECK(bp.frame_read >= bp.frame_previous + 8 && bp.frame_read >= bp.frame_code + 8);
 		CHECK(bp.frame_read > bp.frame_owner && bp.frame_read > bp.frame_is_entry);
 		CHECK(bp.frame_read < FG_PY_FRAME_READ_MAX && bp.frame_read % 8 == 0);
+		/* the instruction, in the same read: f_lasti before 3.11, a pointer after */
+		CHECK_INT(bp.instr_kind, instrs[i]);
+		CHECK(bp.frame_read >= bp.frame_instr + (minors[i] >= 11 ? 8 : 4));
+		CHECK_INT(bp.code_code, py.off->code_code);
 	}
 	/* glibc's slots not found: nothing to walk */
 	struct fg_py none = {.major = 3, .minor = 12, .pthread_specific_off = -1};
@@ -153,6 +194,7 @@ int main(void)
 	RUN(runs_take_their_eval_frames);
 	RUN(what_does_not_fit_is_counted);
 	RUN(only_the_eval_loop);
+	RUN(running_lines);
 	RUN(layouts_for_the_bpf_walk);
 	return unit_done();
 }

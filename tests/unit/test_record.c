@@ -407,6 +407,81 @@ TEST(bad_records)
 #undef RESET
 }
 
+/* a record of `type` with payload[0..len) built in buf (8-aligned, zero-padded): its size */
+static size_t build(uint64_t *buf, uint32_t type, const void *payload, size_t len)
+{
+	struct fg_rec_hdr h = {.type = type, .size = (uint32_t)(8 + (len + 7) / 8 * 8)};
+
+	memset(buf, 0, h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy((uint8_t *)buf + 8, payload, len);
+	return h.size;
+}
+
+/* the Python tails: each frame's instruction after the frames, a line table after the names */
+TEST(python_offsets_and_line_tables)
+{
+	static uint64_t buf[256];
+	uint8_t p[1024] = {0};
+	struct fg_rec_sample s = {.nr_user = 1, .flags = FG_SAMPLE_F_PYSTACK};
+	struct fg_rec_pystack py = {.nr = 3, .flags = FG_PYSTACK_F_OFFSETS};
+	uint64_t fr[3] = {0x1000, 0x2000, 0x3000 | FG_PY_ENTRY}, ip = 0x401136;
+	uint32_t off[3] = {4, FG_PY_NO_OFFSET, 10};
+	struct fg_rec_pycode c = {.pid = 1, .firstlineno = 5, .code = 0x1000};
+	struct fg_rec_pyline t = {.len = 3, .format = 3};
+	struct fg_rec rec;
+	char why[256];
+	size_t at = 0, n;
+	uint32_t o;
+
+	memcpy(p, &s, sizeof(s));
+	at = sizeof(s);
+	memcpy(p + at, &ip, 8);
+	memcpy(p + at + 8, &py, sizeof(py));
+	memcpy(p + at + 8 + sizeof(py), fr, sizeof(fr));
+	memcpy(p + at + 8 + sizeof(py) + sizeof(fr), off, sizeof(off));
+	n = build(buf, FG_REC_SAMPLE, p, at + 8 + sizeof(py) + sizeof(fr) + sizeof(off));
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), 0);
+	CHECK(rec.pyoffsets != NULL);
+	memcpy(&o, rec.pyoffsets + 8, 4);
+	CHECK_INT(o, 10);
+	/* the offsets cut short: refused, said */
+	n = build(buf, FG_REC_SAMPLE, p, at + 8 + sizeof(py) + sizeof(fr) + 4);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "3 Python offsets need") != NULL);
+	/* without the flag (a capture of before), no offsets */
+	py.flags = 0;
+	memcpy(p + at + 8, &py, sizeof(py));
+	n = build(buf, FG_REC_SAMPLE, p, at + 8 + sizeof(py) + sizeof(fr));
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), 0);
+	CHECK(rec.pystack && rec.pystack->nr == 3 && !rec.pyoffsets);
+
+	/* a pycode record with its table, and one without (the padding is not one) */
+	memcpy(p, &c, sizeof(c));
+	memcpy(p + sizeof(c), "f\0/a.py", 8);
+	at = sizeof(c) + 8;
+	n = build(buf, FG_REC_PYCODE, p, at);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), 0);
+	CHECK(rec.py_table == NULL);
+	memcpy(p + at, &t, sizeof(t));
+	memcpy(p + at + sizeof(t), "\x81\x12\xf8", 3);
+	n = build(buf, FG_REC_PYCODE, p, at + sizeof(t) + 3);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), 0);
+	CHECK(rec.py_table && rec.py_table_len == 3 && rec.py_table_format == 3);
+	CHECK(!memcmp(rec.py_table, "\x81\x12\xf8", 3));
+	/* a table longer than the record, or of no format known: refused */
+	t.len = 100;
+	memcpy(p + at, &t, sizeof(t));
+	n = build(buf, FG_REC_PYCODE, p, at + sizeof(t) + 3);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "Python line table of 100 bytes") != NULL);
+	t.len = 3;
+	t.format = 9;
+	memcpy(p + at, &t, sizeof(t));
+	n = build(buf, FG_REC_PYCODE, p, at + sizeof(t) + 3);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -864,6 +939,7 @@ int main(void)
 	RUN(truncated_sample_names_its_offset);
 	RUN(bad_headers);
 	RUN(bad_records);
+	RUN(python_offsets_and_line_tables);
 	RUN(streams_without_waiting);
 	RUN(big_records_and_snapshots);
 	RUN(write_errors_are_reported_and_sticky);

@@ -6,6 +6,7 @@
 #   zlib       Packer.pack compresses with zlib: native frames under a method
 #   asyncio    coroutines: a task runs crunch(), which main awaits
 #   callback   C calls back into Python: libc's qsort compares through cmp()
+#   lines      lineloop(), whose work is all on one line (fg-sym --py-lines)
 #   exit N     hot() and cold() for N seconds, then exit
 import sys
 import threading
@@ -82,6 +83,12 @@ def callback():
         libc.qsort(arr, 64, ctypes.sizeof(ctypes.c_int), compare)
 
 
+def lineloop(n):
+    x = 0
+    for i in range(n): x = (x + i * i) & 0xFFFF  # noqa: E701 -- lineloop's line
+    return x
+
+
 def other(mode):
     if mode == "zlib":
         p = Packer()
@@ -94,11 +101,15 @@ def other(mode):
         asyncio.run(amain())
     if mode == "callback":
         callback()
+    if mode == "lines":
+        print("ready", flush=True)
+        while True:
+            lineloop(100000)  # lineloop's call
 
 
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
-    if mode in ("zlib", "asyncio", "callback"):
+    if mode in ("zlib", "asyncio", "callback", "lines"):
         other(mode)
     end = None
     if mode == "exit":
