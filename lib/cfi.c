@@ -31,6 +31,7 @@ const char *const fg_cfi_why_names[FG_CFI_WHY_COUNT] = {
     [FG_CFI_WHY_CFA_REG] = "CFA register",
     [FG_CFI_WHY_RA_RULE] = "return address rule",
     [FG_CFI_WHY_RA_COLUMN] = "return address column",
+    [FG_CFI_WHY_ARCH] = "signal frame of arm64",
     [FG_CFI_WHY_RANGE] = "offset out of range",
     [FG_CFI_WHY_OP] = "CFA instruction",
     [FG_CFI_WHY_STATE] = "remember/restore state",
@@ -64,6 +65,7 @@ enum {
 	CFA_val_offset = 0x14,
 	CFA_val_offset_sf = 0x15,
 	CFA_val_expression = 0x16,
+	CFA_AARCH64_negate_ra_state = 0x2d, /* SPARC's DW_CFA_GNU_window_save */
 	CFA_GNU_args_size = 0x2e,
 	CFA_GNU_negative_offset_extended = 0x2f,
 	OP_deref = 0x06,
@@ -221,6 +223,7 @@ struct cie {
 	uint64_t code_align;
 	int64_t data_align;
 	uint64_t ra_reg;
+	uint8_t arch; /* enum fg_cfi_arch: how its register numbers read */
 	const uint8_t *ins, *ins_end;
 };
 
@@ -245,6 +248,7 @@ struct state {
 	uint8_t plt_mask, plt_min;
 	int64_t cfa_off;
 	struct reg_rule rbp, rbx, ra;
+	bool ra_signed; /* arm64: DW_CFA_AARCH64_negate_ra_state toggled it on */
 };
 
 #define CFA_BAD 0xff
@@ -278,6 +282,7 @@ struct builder {
 	int err;	   /* a bound was hit: -EFBIG */
 	struct prog *prog; /* the interpreter's state, reused for each FDE */
 	uint64_t entry;	   /* the ELF entry point (0: none), the outermost frame */
+	uint8_t arch;	   /* enum fg_cfi_arch */
 };
 
 /*
@@ -354,27 +359,48 @@ static bool fits16(int64_t v)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
+/*
+ * The slot (include/fg/cfi_step.h) of DWARF register `reg` of an `arch` table,
+ * FG_CFI_NREGS when it has none: x86-64's are their own numbers; arm64's sp
+ * (31), x29 (29) and x30 (30) take the slots of rsp, rbp and rbx.
+ */
+static unsigned slot_of(uint8_t arch, uint64_t reg)
+{
+	if (arch == FG_CFI_ARCH_ARM64)
+		return reg == 31   ? FG_CFI_A64_SP
+		       : reg == 29 ? FG_CFI_A64_FP
+		       : reg == 30 ? FG_CFI_A64_LR
+				   : FG_CFI_NREGS;
+	return reg < FG_CFI_NREGS ? (unsigned)reg : FG_CFI_NREGS;
+}
+
 /* The row's rule from the state of the program. */
 static uint32_t state_rule(struct builder *b, const struct cie *c, const struct state *s,
 			   uint8_t why)
 {
 	struct fg_cfi_rule r;
+	bool arm64 = c->arch == FG_CFI_ARCH_ARM64;
+	unsigned slot = slot_of(c->arch, s->cfa_reg);
 
 	memset(&r, 0, sizeof(r));
 	r.kind = FG_CFI_NORMAL;
-	if (!why && c->ra_reg != FG_CFI_RIP)
+	if (!why && c->ra_reg != (arm64 ? 30 : FG_CFI_RIP))
 		why = FG_CFI_WHY_RA_COLUMN;
+	if (!why && c->signal && arm64)
+		why = FG_CFI_WHY_ARCH;
 	if (!why && c->signal) {
 		r.kind = FG_CFI_SIGNAL;
 		goto out;
 	}
 	if (!why && s->cfa != CFA_BAD) {
-		if (s->cfa_reg >= FG_CFI_NREGS)
+		if (slot >= FG_CFI_NREGS)
 			why = FG_CFI_WHY_CFA_REG;
 		else if (s->cfa_off < INT32_MIN || s->cfa_off > INT32_MAX)
 			why = FG_CFI_WHY_RANGE;
+		else if (arm64 && s->cfa == FG_CFI_CFA_PLT)
+			why = FG_CFI_WHY_CFA_EXPR; /* x86-64's PLT expression */
 		r.cfa = s->cfa;
-		r.cfa_reg = s->cfa_reg;
+		r.cfa_reg = (uint8_t)slot;
 		r.cfa_off = (int32_t)s->cfa_off;
 		if (s->cfa == FG_CFI_CFA_PLT) {
 			r.arg0 = s->plt_mask;
@@ -390,7 +416,8 @@ static uint32_t state_rule(struct builder *b, const struct cie *c, const struct 
 	}
 	if (!why && s->cfa == CFA_BAD)
 		why = s->cfa_why;
-	if (!why && (s->ra.how != FG_CFI_AT_CFA))
+	/* arm64: the return address may still be in x30 (a leaf, a prologue) */
+	if (!why && s->ra.how != FG_CFI_AT_CFA && !(arm64 && s->ra.how == FG_CFI_SAME))
 		why = FG_CFI_WHY_RA_RULE;
 	if (!why && !fits16(s->ra.off))
 		why = FG_CFI_WHY_RANGE;
@@ -400,16 +427,26 @@ static uint32_t state_rule(struct builder *b, const struct cie *c, const struct 
 		r.arg0 = why;
 		goto out;
 	}
-	r.ra = FG_CFI_AT_CFA;
-	r.ra_off = (int16_t)s->ra.off;
+	r.ra = s->ra.how;
+	r.ra_off = r.ra == FG_CFI_AT_CFA ? (int16_t)s->ra.off : 0;
+	if (arm64 && s->ra_signed)
+		r.flags |= FG_CFI_RULE_F_PAC;
 	r.rbp = s->rbp.how;
 	if (r.rbp == FG_CFI_AT_CFA || r.rbp == FG_CFI_VAL_CFA || r.rbp == FG_CFI_AT_REG) {
-		if (fits16(s->rbp.off)) {
+		unsigned at = r.rbp == FG_CFI_AT_REG ? slot_of(c->arch, s->rbp.reg) : 0;
+
+		if (fits16(s->rbp.off) && at < FG_CFI_NREGS) {
 			r.rbp_off = (int16_t)s->rbp.off;
-			r.rbp_reg = r.rbp == FG_CFI_AT_REG ? s->rbp.reg : 0;
+			r.rbp_reg = (uint8_t)at;
 		} else {
 			r.rbp = FG_CFI_LOST;
 		}
+	}
+	if (arm64) {
+		/* x30, the link register, in rbx's slot: the caller's is the return address */
+		r.rbx = r.ra;
+		r.rbx_off = r.ra_off;
+		goto out;
 	}
 	/* rbx: only at or as the CFA plus an offset (a "bregN" expression is not held) */
 	r.rbx = s->rbx.how == FG_CFI_AT_REG ? FG_CFI_LOST : s->rbx.how;
@@ -483,7 +520,7 @@ static void reg_expression(struct reg_rule *rr, const uint8_t *p, uint64_t len)
 	uint8_t op = (uint8_t)rd_n(&r, 1);
 
 	rr->how = FG_CFI_LOST;
-	if (r.bad || op < OP_breg0 || op > OP_breg31 || op - OP_breg0 >= FG_CFI_NREGS)
+	if (r.bad || op < OP_breg0 || op > OP_breg31)
 		return;
 	rr->off = rd_sleb(&r);
 	if (r.bad || r.p != r.end)
@@ -510,11 +547,14 @@ static struct reg_rule *reg_of(struct state *s, const struct cie *c, uint64_t re
 {
 	if (reg == c->ra_reg)
 		return &s->ra;
-	if (reg == FG_CFI_RBP)
+	switch (slot_of(c->arch, reg)) {
+	case FG_CFI_RBP:
 		return &s->rbp;
-	if (reg == FG_CFI_RBX)
-		return &s->rbx;
-	return NULL;
+	case FG_CFI_RBX: /* (arm64's x30 is its return address column) */
+		return c->arch == FG_CFI_ARCH_X86_64 ? &s->rbx : NULL;
+	default:
+		return NULL;
+	}
 }
 
 struct prog {
@@ -709,6 +749,13 @@ static bool cfa_interpret(struct prog *g, const uint8_t *p, const uint8_t *end)
 		case CFA_GNU_args_size:
 			rd_uleb(&r);
 			break;
+		case CFA_AARCH64_negate_ra_state:
+			/* pointer authentication: the return address is signed from here on
+			 * (or no longer), a state remember/restore keeps */
+			if (c->arch != FG_CFI_ARCH_ARM64)
+				goto bad;
+			s->ra_signed = !s->ra_signed;
+			break;
 		default:
 			goto bad;
 		}
@@ -869,6 +916,7 @@ static long get_cie(struct builder *b, int si, uint64_t off)
 	if (s->eh ? id != 0 : id != (is64 ? ~(uint64_t)0 : 0xffffffffu))
 		return -1;
 	parse_cie(s, &body, &c);
+	c.arch = b->arch;
 	b->st.cies++;
 	if (c.bad) {
 		b->st.bad_entries++;
@@ -1088,13 +1136,22 @@ static void builder_release(struct builder *b)
 
 /* --- ELF --- */
 
-static bool elf_ok(Elf *elf)
+/* The machine of an ELF file whose CFI can be read (enum fg_cfi_arch), -1 for another. */
+static int elf_arch(Elf *elf)
 {
 	GElf_Ehdr eh;
 
-	return elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) &&
-	       eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
-	       eh.e_machine == EM_X86_64;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return -1;
+	return eh.e_machine == EM_X86_64    ? FG_CFI_ARCH_X86_64
+	       : eh.e_machine == EM_AARCH64 ? FG_CFI_ARCH_ARM64
+					    : -1;
+}
+
+static bool elf_ok(Elf *elf)
+{
+	return elf_arch(elf) >= 0;
 }
 
 /* The bytes of a section, decompressed when needed; false when absent, bad or too large. */
@@ -1221,11 +1278,12 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 	int r;
 
 	once_init();
-	if (!elf || !elf_ok(elf) || (debug && !elf_ok(debug))) {
+	if (!elf || !elf_ok(elf) || (debug && elf_arch(debug) != elf_arch(elf))) {
 		errno = ENOEXEC;
 		return NULL;
 	}
 	memset(&b, 0, sizeof(b));
+	b.arch = (uint8_t)elf_arch(elf);
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.nloads = fg_elf_loads(elf, &tmp.loads);
 	r = find_section(elf, ".eh_frame", &b.sects[b.nsects]);
@@ -1262,6 +1320,7 @@ struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug)
 	}
 	c->loads = tmp.loads;
 	c->nloads = tmp.nloads;
+	c->arch = b.arch;
 	c->shared = gelf_getehdr(elf, &eh) && eh.e_type == ET_DYN;
 	return c;
 }
@@ -1654,6 +1713,7 @@ struct fg_cfi *fg_cfi_from_elf_lazy(struct Elf *elf)
 	c->nrules = 1;
 	c->nloads = fg_elf_loads(elf, &c->loads);
 	c->shared = gelf_getehdr(elf, &ehdr) && ehdr.e_type == ET_DYN;
+	c->arch = z->b.arch = (uint8_t)elf_arch(elf);
 	z->entry = elf_entry(elf);
 	c->lazy = z;
 	return c;

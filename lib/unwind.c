@@ -101,7 +101,7 @@ static const struct fg_cfi_rule *lookup(struct fg_unwind_cache *c, const struct 
  * *tag, or find's -errno; after a miss in the cache by space, when the
  * caller gives one (find_rule).
  */
-static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look,
+static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look, uint32_t arch,
 			  const struct fg_cfi_rule **rule, uint64_t *tag)
 {
 	struct fg_unwind_map m;
@@ -116,6 +116,9 @@ static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look,
 	err = ops->find(ops->arg, look, &m);
 	if (err)
 		return err;
+	/* a file of another machine than the registers' (an x86-64 file in an arm64 snapshot) */
+	if (m.cfi && m.cfi->arch != arch)
+		return -ENODATA;
 	*tag = m.tag;
 	if (!e) {
 		*rule = m.cfi ? lookup(ops->cache, m.cfi, look - m.bias) : NULL;
@@ -131,7 +134,8 @@ static int find_rule_slow(const struct fg_unwind_ops *ops, uint64_t look,
 
 /* The same, through the cache by space when there is one. */
 static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_cache *by_space,
-			    uint64_t look, const struct fg_cfi_rule **rule, uint64_t *tag)
+			    uint64_t look, uint32_t arch, const struct fg_cfi_rule **rule,
+			    uint64_t *tag)
 {
 	if (by_space) {
 		const struct fg_unwind_cached *e = slot_of(by_space, *ops->space, look);
@@ -142,7 +146,7 @@ static inline int find_rule(const struct fg_unwind_ops *ops, struct fg_unwind_ca
 			return 0;
 		}
 	}
-	return find_rule_slow(ops, look, rule, tag);
+	return find_rule_slow(ops, look, arch, rule, tag);
 }
 
 /*
@@ -265,6 +269,23 @@ static bool replay(const struct fg_unwind_trail *t, const struct snap *s,
 	return true;
 }
 
+/* the rule of arm64 code without CFI, at an exact pc */
+static const struct fg_cfi_rule arm64_in_lr = {
+    .kind = FG_CFI_NORMAL, .cfa = FG_CFI_CFA_REG, .cfa_reg = FG_CFI_A64_SP, .ra = FG_CFI_SAME};
+
+/*
+ * A step that left the stack pointer where it was: an arm64 leaf (or a
+ * prologue before it allocates), whose return address is still in x30 and
+ * whose CFA is sp itself.  Once a walk; a second would go round in circles.
+ */
+static inline bool leaf_step(const struct fg_cfi_rule *rule, bool *same_sp)
+{
+	if (*same_sp || !rule || rule->kind != FG_CFI_NORMAL || rule->ra != FG_CFI_SAME)
+		return false;
+	*same_sp = true;
+	return true;
+}
+
 static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const struct snap *sp_,
 		   struct trail_walk *w, struct fg_unwind_frame *frames, size_t max,
 		   enum fg_unwind_end *end)
@@ -272,6 +293,7 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 	const struct snap s = *sp_;
 	struct fg_unwind_cache *by_space = ops->space ? ops->cache : NULL;
 	uint32_t flags = FG_UNWIND_F_EXACT;
+	bool same_sp = false;
 	size_t n = 0;
 
 	for (;;) {
@@ -285,7 +307,7 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 			return n;
 		}
 		look = (flags & FG_UNWIND_F_EXACT) || !pc ? pc : pc - 1;
-		err = pc ? find_rule(ops, by_space, look, &rule, &tag) : -ENOENT;
+		err = pc ? find_rule(ops, by_space, look, g.arch, &rule, &tag) : -ENOENT;
 		if (err == -ENOENT && n && !pc) {
 			/* a return address of zero: no frame there */
 			*end = FG_UNWIND_END_NOMAP;
@@ -302,6 +324,13 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 		}
 		if (rule && rule->kind != FG_CFI_NONE) {
 			res = fg_cfi_step(rule, &g, &s);
+			flags = 0;
+		} else if (g.arch == FG_CFI_ARCH_ARM64 && (flags & FG_UNWIND_F_EXACT) &&
+			   (g.valid & FG_CFI_BIT(FG_CFI_A64_LR))) {
+			/* arm64 code without CFI at an exact pc (a PLT stub, a leaf in assembly):
+			 * its return address is still in x30, its frame not made yet */
+			res = fg_cfi_step(&arm64_in_lr, &g, &s);
+			rule = &arm64_in_lr;
 			flags = 0;
 		} else if ((g.valid & FG_CFI_BIT(FG_CFI_RBP)) && !g.r[FG_CFI_RBP]) {
 			/* a frame pointer of zero: the outermost frame, or not known */
@@ -335,7 +364,8 @@ static size_t walk(const struct fg_unwind_ops *ops, struct fg_cfi_regs g, const 
 		} else if (res != FG_CFI_OK) {
 			*end = end_of(res);
 			return n;
-		} else if (g.r[FG_CFI_RSP] <= rsp) {
+		} else if (g.r[FG_CFI_RSP] < rsp ||
+			   (g.r[FG_CFI_RSP] == rsp && !leaf_step(rule, &same_sp))) {
 			*end = FG_UNWIND_END_LOOP;
 			return n;
 		}
@@ -423,6 +453,34 @@ static const unsigned char perf_to_dwarf[64] = {
 };
 #undef NONE
 
+/* arm64's perf_regs (x0-x30, sp, pc: 0-32): those the slots hold, x29, x30, sp and pc */
+static int regs_from_arm64(uint64_t mask, const uint64_t *regs, uint32_t nregs,
+			   struct fg_cfi_regs *out)
+{
+	static const struct {
+		unsigned perf, slot;
+	} keep[] = {{FG_REG_ARM64_X29, FG_CFI_A64_FP},
+		    {FG_REG_ARM64_LR, FG_CFI_A64_LR},
+		    {FG_REG_ARM64_SP, FG_CFI_A64_SP},
+		    {FG_REG_ARM64_PC, FG_CFI_A64_PC}};
+
+	out->arch = FG_CFI_ARCH_ARM64;
+	if ((uint32_t)__builtin_popcountll(mask) != nregs || mask >> FG_REG_ARM64_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		uint64_t bit = 1ull << keep[i].perf;
+
+		if (!(mask & bit))
+			continue;
+		/* its index in regs[]: the bits of the mask below it */
+		out->r[keep[i].slot] = regs[__builtin_popcountll(mask & (bit - 1))];
+		out->valid |= FG_CFI_BIT(keep[i].slot);
+	}
+	if (!(out->valid & FG_CFI_BIT(FG_CFI_A64_PC)) || !(out->valid & FG_CFI_BIT(FG_CFI_A64_SP)))
+		return -EINVAL;
+	return 0;
+}
+
 int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, uint32_t nregs,
 			     struct fg_cfi_regs *out)
 {
@@ -436,11 +494,13 @@ int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, 
 			out->r[perf_to_dwarf[i]] = regs[i];
 		memcpy(&out->r[8], &regs[12], 8 * sizeof(*regs));
 		out->valid = (1u << FG_CFI_NREGS) - 1;
-		out->pad = 0;
+		out->arch = FG_CFI_ARCH_X86_64;
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	if (abi != 1)
+	if (abi == FG_USTACK_ABI_ARM64)
+		return regs_from_arm64(mask, regs, nregs, out);
+	if (abi != FG_USTACK_ABI_X86_64)
 		return -EINVAL;
 	/* one register a bit of the mask, in bit order */
 	for (; left && k < nregs; left &= left - 1, k++) {

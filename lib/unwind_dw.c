@@ -84,10 +84,30 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	return false;
 }
 
+/* arm64: the slots' registers as its DWARF numbers them (x29, x30, sp), the pc apart */
+static bool set_arm64_registers(Dwfl_Thread *thread, const struct fg_cfi_regs *g)
+{
+	static const struct {
+		int slot, dwarf;
+	} regs[] = {{FG_CFI_A64_FP, 29}, {FG_CFI_A64_LR, 30}, {FG_CFI_A64_SP, 31}};
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		Dwarf_Word v = g->r[regs[i].slot];
+
+		if ((g->valid & FG_CFI_BIT(regs[i].slot)) &&
+		    !dwfl_thread_state_registers(thread, regs[i].dwarf, 1, &v))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, g->r[FG_CFI_A64_PC]);
+	return true;
+}
+
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct fg_unwind_dw *u = arg;
 
+	if (u->regs->arch == FG_CFI_ARCH_ARM64)
+		return set_arm64_registers(thread, u->regs);
 	for (int i = 0; i < FG_CFI_NREGS; i++) {
 		Dwarf_Word v = u->regs->r[i];
 

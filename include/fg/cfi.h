@@ -4,7 +4,7 @@
  * (.eh_frame, found by its section or through PT_GNU_EH_FRAME's
  * .eh_frame_hdr, and .debug_frame, of the file itself or of its separate
  * debug file) compiled into sorted rows of deduplicated rules, the layout of
- * include/fg/cfi_step.h.  x86-64 only.
+ * include/fg/cfi_step.h.  x86-64 and arm64 (AArch64) files.
  *
  * The CFA programs are interpreted here, one whole FDE at a time: each
  * advance of the location closes a row, so the table's row boundaries are
@@ -69,6 +69,7 @@ struct fg_cfi {
 	struct fg_elf_load *loads; /* the PT_LOAD segments, to place file offsets */
 	size_t nloads;
 	bool shared;		  /* ET_DYN */
+	uint8_t arch;		  /* enum fg_cfi_arch: the file's machine */
 	struct fg_cfi_lazy *lazy; /* fg_cfi_open_lazy's: rows compiled on demand */
 };
 
@@ -77,7 +78,7 @@ struct Elf;
  * Build the table of an ELF file opened with libelf, and of its separate
  * debug file `debug` (NULL for none; only its .debug_frame is read).  Where
  * both describe an address, .eh_frame wins.  NULL with errno set: ENOEXEC
- * (not ELF, or not x86-64), ENODATA (no CFI at all: use frame pointers),
+ * (not ELF, or neither x86-64 nor arm64), ENODATA (no CFI at all: use frame pointers),
  * EFBIG (over a bound above).
  */
 struct fg_cfi *fg_cfi_from_elf(struct Elf *elf, struct Elf *debug);

@@ -16,9 +16,12 @@
  *			them by index.  rules[0] is always FG_CFI_NONE (no
  *			information: a gap between functions).
  *
- * x86-64 only.  Registers are numbered as DWARF numbers them: 0 rax, 1 rdx,
- * 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 the return
- * address (rip).
+ * x86-64 and arm64.  Registers are numbered as x86-64's DWARF numbers them:
+ * 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16
+ * the return address (rip).  An arm64 table (lib/cfi compiles its DWARF
+ * numbers so) holds its registers in the slots of the same roles: sp in rsp's
+ * (7), the frame pointer x29 in rbp's (6), the pc in rip's (16), and the link
+ * register x30 in rbx's (3); a register set says which (fg_cfi_regs.arch).
  *
  * Memory is read through FG_CFI_READ(ctx, addr, &val), which returns 0 or one
  * of FG_CFI_END_TRUNCATED (past the end of a stack snapshot) and
@@ -38,6 +41,24 @@
 #define FG_CFI_RBP 6
 #define FG_CFI_RSP 7
 #define FG_CFI_RIP 16
+/* arm64's registers in those slots */
+#define FG_CFI_A64_LR FG_CFI_RBX
+#define FG_CFI_A64_FP FG_CFI_RBP
+#define FG_CFI_A64_SP FG_CFI_RSP
+#define FG_CFI_A64_PC FG_CFI_RIP
+
+/* The machine a register set and a table are of. */
+enum fg_cfi_arch {
+	FG_CFI_ARCH_X86_64 = 0,
+	FG_CFI_ARCH_ARM64 = 1,
+};
+
+/*
+ * arm64's pointer authentication signs return addresses saved on the stack in
+ * their top bits; a user address has its bits 48-63 clear (48-bit virtual
+ * addresses, what Linux gives user space unless it asks for more).
+ */
+#define FG_CFI_PAC_MASK 0x0000ffffffffffffull
 
 /* What a row says. */
 enum fg_cfi_kind {
@@ -84,6 +105,7 @@ enum fg_cfi_why {
 	FG_CFI_WHY_RANGE,     /* an offset too large for the row's fields */
 	FG_CFI_WHY_OP,	      /* an unknown or malformed CFA instruction */
 	FG_CFI_WHY_STATE,     /* DW_CFA_restore_state without remember, or too deep */
+	FG_CFI_WHY_ARCH,      /* a rule this machine's step does not take (an arm64 signal frame) */
 	FG_CFI_WHY_COUNT,
 };
 
@@ -97,23 +119,27 @@ struct fg_cfi_rule {
 	__u8 cfa;     /* enum fg_cfi_cfa */
 	__u8 cfa_reg; /* the register the CFA is computed from */
 	__u8 rbp;     /* enum fg_cfi_save: the caller's rbp */
-	__u8 ra;      /* enum fg_cfi_save: the return address (FG_CFI_AT_CFA in a NORMAL row) */
+	__u8 ra;      /* enum fg_cfi_save: the return address (FG_CFI_AT_CFA in a NORMAL row;
+			 arm64: or FG_CFI_SAME, still in the link register) */
 	__u8 rbp_reg; /* with rbp FG_CFI_AT_REG: the register */
 	__u8 arg0;    /* FG_CFI_CFA_PLT: the mask; FG_CFI_INVALID: enum fg_cfi_why */
 	__u8 arg1;    /* FG_CFI_CFA_PLT: the threshold */
 	__s32 cfa_off;
 	__s16 rbp_off;
 	__s16 ra_off;
-	__u8 rbx; /* enum fg_cfi_save: the caller's rbx (not FG_CFI_AT_REG) */
-	__u8 pad; /* zero */
+	__u8 rbx;   /* enum fg_cfi_save: the caller's rbx (arm64: x30), not FG_CFI_AT_REG */
+	__u8 flags; /* FG_CFI_RULE_F_* */
 	__s16 rbx_off;
 };
+
+/* the return address was signed (arm64's DW_CFA_AARCH64_negate_ra_state): strip it */
+#define FG_CFI_RULE_F_PAC (1u << 0)
 
 /* A register set: r[i] is known when bit i of valid is set. */
 struct fg_cfi_regs {
 	__u64 r[FG_CFI_NREGS];
 	__u32 valid;
-	__u32 pad;
+	__u32 arch; /* enum fg_cfi_arch: which registers the slots hold */
 };
 
 /* Results of a step: FG_CFI_OK* go on, the others end the walk. */
@@ -164,7 +190,7 @@ FG_CFI_INLINE int fg_cfi_step_signal(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 		return FG_CFI_END_NOREG;
 	uc = g->r[FG_CFI_RSP] + FG_CFI_UC_GREGS;
 	n.valid = 0;
-	n.pad = 0;
+	n.arch = g->arch;
 	for (i = 0; i < FG_CFI_NREGS; i++) {
 		e = FG_CFI_READ(ctx, uc + 8 * (__u64)i, &n.r[fg_cfi_uc_order[i]]);
 		if (e)
@@ -248,11 +274,20 @@ FG_CFI_INLINE int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g
 	default:
 		return FG_CFI_END_INVALID;
 	}
-	if (r->ra != FG_CFI_AT_CFA)
+	if (r->ra == FG_CFI_AT_CFA) {
+		e = FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->ra_off, &ra);
+		if (e)
+			return e;
+	} else if (r->ra == FG_CFI_SAME) {
+		/* arm64: not saved yet (a leaf, a prologue), in the link register */
+		if (!(g->valid & FG_CFI_BIT(FG_CFI_A64_LR)))
+			return FG_CFI_END_NOREG;
+		ra = g->r[FG_CFI_A64_LR];
+	} else {
 		return FG_CFI_END_INVALID;
-	e = FG_CFI_READ(ctx, cfa + (__u64)(__s64)r->ra_off, &ra);
-	if (e)
-		return e;
+	}
+	if (r->flags & FG_CFI_RULE_F_PAC)
+		ra &= FG_CFI_PAC_MASK;
 	known_rbp = fg_cfi_restore(r->rbp, r->rbp_off, r->rbp_reg, FG_CFI_RBP, g, cfa, &rbp, ctx);
 	known_rbx = fg_cfi_restore(r->rbx, r->rbx_off, FG_CFI_NREGS, FG_CFI_RBX, g, cfa, &rbx, ctx);
 	g->r[FG_CFI_RIP] = ra;
@@ -268,6 +303,7 @@ FG_CFI_INLINE int fg_cfi_step(const struct fg_cfi_rule *r, struct fg_cfi_regs *g
 /*
  * A frame-pointer step, for code without unwind information (JIT code):
  * the caller's rbp at rbp, its return address at rbp + 8, its rsp rbp + 16.
+ * arm64's frame record is the same pair, x29 and x30, at x29.
  */
 FG_CFI_INLINE int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 {
@@ -283,6 +319,8 @@ FG_CFI_INLINE int fg_cfi_step_fp(struct fg_cfi_regs *g, FG_CFI_CTX *ctx)
 	e = FG_CFI_READ(ctx, fp + 8, &ra);
 	if (e)
 		return e;
+	if (g->arch == FG_CFI_ARCH_ARM64) /* arm64's frame record {x29, x30}: x30 maybe signed */
+		ra &= FG_CFI_PAC_MASK;
 	g->r[FG_CFI_RIP] = ra;
 	g->r[FG_CFI_RSP] = fp + 16;
 	g->r[FG_CFI_RBP] = nfp;

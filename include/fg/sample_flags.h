@@ -116,4 +116,17 @@ enum fg_reg_x86 {
 #define FG_USTACK_REGS_X86_64 0xff0fffull /* every one but ds, es, fs, gs */
 #define FG_USTACK_NR_REGS 20		  /* the bits of FG_USTACK_REGS_X86_64 */
 
+/*
+ * arm64's, in its perf_regs numbering (PERF_REG_ARM64_*): x0-x30 are 0-30 (x29
+ * the frame pointer, x30 the link register), sp 31, pc 32.  Snapshots of arm64
+ * processes carry abi FG_USTACK_ABI_ARM64; fg-sym unwinds them on any machine.
+ */
+#define FG_REG_ARM64_X29 29
+#define FG_REG_ARM64_LR 30
+#define FG_REG_ARM64_SP 31
+#define FG_REG_ARM64_PC 32
+#define FG_REG_ARM64_MAX 33
+#define FG_USTACK_ABI_ARM64 2u		    /* fg_rec_ustack.abi: the registers above */
+#define FG_USTACK_REGS_ARM64 0x1ffffffffull /* x0-x30, sp, pc */
+
 #endif

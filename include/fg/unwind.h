@@ -160,9 +160,11 @@ size_t fg_unwind(const struct fg_unwind_ops *ops, const struct fg_cfi_regs *regs
 
 /*
  * Registers of a snapshot record (struct fg_rec_ustack: `abi` 1 is the x86-64
- * perf_regs order; regs[] holds those of `mask`, in bit order) as DWARF
- * numbers them.  0, or -EINVAL when the abi is unknown, nregs does not match
- * the mask, or rip or rsp is missing.
+ * perf_regs order, 2 arm64's; regs[] holds those of `mask`, in bit order) in
+ * the slots of include/fg/cfi_step.h, out->arch saying whose.  A walk uses
+ * the tables of files of that machine only.  0, or -EINVAL when the abi is
+ * unknown, nregs does not match the mask, or the pc or the stack pointer is
+ * missing.
  */
 int fg_unwind_regs_from_perf(uint32_t abi, uint64_t mask, const uint64_t *regs, uint32_t nregs,
 			     struct fg_cfi_regs *out);
