@@ -5,6 +5,8 @@
 #   make deps            install the Debian packages the build and the tests need (scripts/deps/)
 #   make test            the quick tier: build, then the unit tests and every test that needs no
 #                        live BPF (a few minutes)
+#   make ARCH=arm64      cross-build everything for arm64 into build/arm64/ (on x86-64)
+#   make check-arm64     that build's tests under qemu-user (installs scripts/deps/arm64/)
 #   make check           install missing packages, build, run every test (also under ASan+UBSan,
 #                        plus a short run of every fuzz target and the man page lint)
 #   make install         PREFIX=/usr/local DESTDIR=
@@ -28,7 +30,30 @@ SAN ?=
 FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 10
 NPROC := $(shell nproc 2>/dev/null || echo 2)
-ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/;s/mips.*/mips/;s/riscv64/riscv/;s/loongarch64/loongarch/')
+HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/;s/mips.*/mips/;s/riscv64/riscv/;s/loongarch64/loongarch/')
+ARCH ?= $(HOST_ARCH)
+
+# make ARCH=arm64 on another machine: a cross build into build/arm64/ with Debian's
+# aarch64-linux-gnu compilers, against Debian's arm64 libraries (multiarch), the BPF object
+# against bpf/arm64/vmlinux.h.xz (scripts/gen-vmlinux-arm64 says where it comes from);
+# make check-arm64 runs its tests under qemu-user.  scripts/deps/arm64.txt lists the packages.
+ifeq ($(ARCH)-$(filter arm64,$(HOST_ARCH)),arm64-)
+CROSS := aarch64-linux-gnu-
+ifeq ($(origin OUT),file)
+OUT := build/arm64
+endif
+ifeq ($(origin CC),default)
+CC := $(CROSS)gcc
+endif
+AR := $(CROSS)ar
+CROSS_CLANG := --target=aarch64-linux-gnu
+# (make 4.3 passes no exported variable to $(shell): given on each command line)
+PKG_ENV := PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+VMLINUX_H ?= bpf/arm64/vmlinux.h.xz
+QEMU ?= qemu-aarch64-static -L /usr/aarch64-linux-gnu
+else
+AR ?= ar
+endif
 
 # the kernel's BTF, for vmlinux.h; VMLINUX_H=FILE uses a header supplied instead
 VMLINUX_BTF ?= $(firstword $(wildcard /sys/kernel/btf/vmlinux /boot/vmlinux-$(shell uname -r)))
@@ -52,8 +77,8 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 endif
 
 PKGS := libbpf libelf libdw zlib liblzma
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -llzma)
+PKG_CFLAGS := $(shell $(PKG_ENV) pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_ENV) pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -ldw -lelf -lz -llzma)
 
 # each object also writes the headers it read to a .d file beside it, which make reads back
 # (below): a header's change rebuilds what includes it, and only that
@@ -64,8 +89,8 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 # each tool links only the libraries it uses
 LDLIBS_ALL := -Wl,--as-needed $(PKG_LIBS) -liberty -lm $(LDLIBS)
 # and a tool's own: only fg-top draws on a terminal (ncurses) and has a second thread
-NCURSES_CFLAGS := $(shell pkg-config --cflags ncursesw 2>/dev/null)
-NCURSES_LIBS := $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+NCURSES_CFLAGS := $(shell $(PKG_ENV) pkg-config --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS := $(shell $(PKG_ENV) pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 $(OUT)/cmd/fg-top.o: TOOL_CFLAGS = $(NCURSES_CFLAGS)
 $(OUT)/fg-top: TOOL_LIBS = $(NCURSES_LIBS) -pthread
 # of its own; fg-sample has one too, where --call-graph cfi's tables are built (lib/cfi_worker)
@@ -94,9 +119,14 @@ WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
 WORKLOAD_BINS := $(WORKLOAD_SRCS:tests/workloads/%.c=$(OUT)/workloads/%)
 # the unwinding fixtures (see below)
 UNWIND_CCS := gcc clang
-UNWIND_BINS := $(foreach c,$(UNWIND_CCS),$(foreach k,pie nopie static,$(OUT)/unwind/fixture-$(c)-$(k))) \
-	$(foreach v,a b,$(OUT)/unwind/swap-$(v) $(OUT)/unwind/libswap-$(v).so) \
+UNWIND_gcc := $(CROSS)gcc
+UNWIND_clang := clang $(CROSS_CLANG)
+UNWIND_BINS := $(foreach c,$(UNWIND_CCS),$(foreach k,pie nopie static,$(OUT)/unwind/fixture-$(c)-$(k)))
+# (the swap fixtures are x86-64 assembly)
+ifeq ($(ARCH),x86)
+UNWIND_BINS += $(foreach v,a b,$(OUT)/unwind/swap-$(v) $(OUT)/unwind/libswap-$(v).so) \
 	$(OUT)/unwind/swap-run $(OUT)/unwind/swap-dl
+endif
 BPF_SRCS := $(sort $(wildcard bpf/*.bpf.c))
 SKELS := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 MAN1 := $(sort $(wildcard man/*.1))
@@ -105,7 +135,7 @@ MAN5 := $(sort $(wildcard man/*.5))
 -include $(wildcard $(OUT)/*.d $(OUT)/lib/*.d $(OUT)/cmd/*.d $(OUT)/tests/*.d \
 	$(OUT)/tests/tools/*.d $(FUZZ_OUT)/*.d $(FUZZ_OUT)/lib/*.d)
 
-.PHONY: demo all build deps check test unit bats check-asan fuzz fuzz-smoke man-lint format format-check install uninstall \
+.PHONY: demo all build deps check check-arm64 test unit bats check-asan fuzz fuzz-smoke man-lint format format-check install uninstall \
 	clean bench
 .DELETE_ON_ERROR:
 .SECONDARY:
@@ -119,7 +149,7 @@ build: $(TOOL_BINS) $(UNIT_BINS) $(WORKLOAD_BINS) $(TESTTOOL_BINS) $(UNWIND_BINS
 # them, and `make check` and `make demo` call it, then build in a new make that sees them
 BUILD_GOALS := all build install unit bats test bench
 ifneq ($(filter $(BUILD_GOALS),$(or $(MAKECMDGOALS),all)),)
-ifneq ($(shell CC='$(CC)' CLANG='$(CLANG)' BPFTOOL='$(BPFTOOL)' scripts/check-deps >&2; echo $$?),0)
+ifneq ($(shell $(PKG_ENV) CC='$(CC)' CLANG='$(CLANG)' BPFTOOL='$(BPFTOOL)' scripts/check-deps >&2; echo $$?),0)
 $(error the build's dependencies are missing (above); 'make deps' installs them)
 endif
 endif
@@ -138,7 +168,7 @@ $(OUT)/lib/%.o: lib/%.c | $(OUT)/lib
 
 $(OUT)/libfg.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUT)/cmd/%.o: cmd/%.c | $(OUT)/cmd
 	$(call msg,CC,$@)
@@ -171,6 +201,15 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 # only fg-sample includes a skeleton
 $(OUT)/cmd/fg-sample.o: $(SKELS)
 
+# the BPF objects linked as libbpf links them (bpftool gen object): a cross build's check that
+# they hold together, where they cannot be loaded
+$(OUT)/%.bpf.linked.o: $(OUT)/%.bpf.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $<
+ifneq ($(CROSS),)
+build: $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.bpf.linked.o)
+endif
+
 # --- tests ---
 
 $(OUT)/tests/%: tests/unit/%.c $(OUT)/libfg.a | $(OUT)/tests
@@ -195,22 +234,22 @@ UNWIND_DEPS := $(UNWIND_SRCS) tests/unwind/snap.h tests/unwind/fixlib.h
 $(OUT)/unwind/libfixlib-%.so: tests/unwind/fixlib.c tests/unwind/fixlib.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$* $(UNWIND_CFLAGS) -fPIC -shared -Wl,-soname,libfixlib-$*.so $< -o $@
+	$(Q)$(UNWIND_$*) $(UNWIND_CFLAGS) -fPIC -shared -Wl,-soname,libfixlib-$*.so $< -o $@
 
 $(OUT)/unwind/fixture-%-pie: $(UNWIND_DEPS) $(OUT)/unwind/libfixlib-%.so
 	$(call msg,CC,$@)
-	$(Q)$* $(UNWIND_CFLAGS) -fPIE -pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
+	$(Q)$(UNWIND_$*) $(UNWIND_CFLAGS) -fPIE -pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
 		-Wl,-rpath,'$$ORIGIN' -pthread -o $@
 
 $(OUT)/unwind/fixture-%-nopie: $(UNWIND_DEPS) $(OUT)/unwind/libfixlib-%.so
 	$(call msg,CC,$@)
-	$(Q)$* $(UNWIND_CFLAGS) -fno-pie -no-pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
+	$(Q)$(UNWIND_$*) $(UNWIND_CFLAGS) -fno-pie -no-pie $(UNWIND_SRCS) -L$(@D) -l:libfixlib-$*.so \
 		-Wl,-rpath,'$$ORIGIN' -pthread -o $@
 
 $(OUT)/unwind/fixture-%-static: $(UNWIND_DEPS) tests/unwind/fixlib.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$* $(UNWIND_CFLAGS) -static $(UNWIND_SRCS) tests/unwind/fixlib.c -pthread -o $@
+	$(Q)$(UNWIND_$*) $(UNWIND_CFLAGS) -static $(UNWIND_SRCS) tests/unwind/fixlib.c -pthread -o $@
 
 # the swap fixtures (tests/unwind/swap.S): the same code at the same addresses but for
 # swap_hot's frame, 0x20 bytes in the a build and 0x40 in the b one; static programs (and
@@ -275,6 +314,16 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) OUT=$(OUT)-asan SAN=1 CC=$(CLANG) build
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
 	$(Q)tests/run all $(OUT) $(OUT)-asan $(FUZZ_OUT) $(SMOKE_SECONDS)
+
+# on another machine than arm64: make ARCH=arm64's build (with the BPF objects linked by bpftool
+# gen object, as the skeleton's loader would), then its unit tests and bats suites under
+# qemu-user (tests/run arm64 says which, and why some are left out); fg-sym of this machine's build
+# names the arm64 captures
+check-arm64:
+	$(Q)scripts/install-deps arm64
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) build
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) ARCH=arm64 build
+	$(Q)tests/run arm64 $(OUT) $(OUT)/arm64
 
 check-asan: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) OUT=$(OUT)-asan SAN=1 CC=$(CLANG) build

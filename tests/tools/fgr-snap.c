@@ -6,8 +6,9 @@
  * /proc/self/maps of a fixture run) into a record stream (fg-record(5)), as
  * fg-sample --call-graph dwarf writes it: mapping records for the executable
  * mappings (with the files' build-ids), then one sample record a snapshot
- * with FG_SAMPLE_F_USTACK_SNAPSHOT and struct fg_rec_ustack (abi 1, the
- * x86-64 perf_regs order).  The leaf's pc is the sample's one user IP.
+ * with FG_SAMPLE_F_USTACK_SNAPSHOT and struct fg_rec_ustack (abi and registers
+ * as the snapshot file says: 1, x86-64's perf_regs, or 2, arm64's, when the
+ * fixture ran under qemu-aarch64).  The leaf's pc is the sample's one user IP.
  *
  * --strip DIR: mapping paths under DIR/ become /REST (golden files that are
  * unwound later against a copy of the files, with --symfs).
@@ -48,6 +49,8 @@ static int one_map(const struct fg_procmap *pm, void *arg)
 
 	if (!pm->exec)
 		return 0;
+	if (!path[0]) /* anonymous code (qemu-user's signal trampoline), as the kernel names it */
+		path = "//anon";
 	memset(&m, 0, sizeof(m));
 	m.pid = m.tid = c->pid;
 	m.start = pm->start;
@@ -126,7 +129,9 @@ int main(int argc, char **argv)
 	memcpy(&h, data, sizeof(h));
 	ssize = snap_slot_size(h.data_max);
 	if (memcmp(h.magic, SNAP_MAGIC, 8) != 0 || h.data_max > (1u << 20) ||
-	    h.maps_len > len - sizeof(h) || (len - sizeof(h) - h.maps_len) / ssize < h.nslots)
+	    h.nregs > SNAP_MAX_REGS || (uint32_t)__builtin_popcountll(h.regs_mask) != h.nregs ||
+	    h.sp_at >= h.nregs || h.pc_at >= h.nregs || h.maps_len > len - sizeof(h) ||
+	    (len - sizeof(h) - h.maps_len) / ssize < h.nslots)
 		fg_diex("'%s': not a snapshot file, or truncated", argv[i]);
 	maps = fg_xmalloc(h.maps_len + 1);
 	memcpy(maps, data + sizeof(h), h.maps_len);
@@ -144,14 +149,14 @@ int main(int argc, char **argv)
 	if (fg_procmaps_parse(maps, h.maps_len, one_map, &c, NULL) < 0)
 		fg_diex("'%s': malformed maps", argv[i]);
 	for (uint32_t k = 0; k < h.nslots; k++) {
-		size_t plen;
+		size_t plen, rlen;
 		uint8_t *p;
 		struct fg_rec_sample smp;
 		struct fg_rec_ustack u;
 		uint64_t ip;
 
 		memcpy(s, data + sizeof(h) + h.maps_len + (size_t)k * ssize, ssize);
-		ip = s->regs[8];
+		ip = s->regs[h.pc_at];
 		if (!s->ready || s->size > h.data_max) {
 			left_out++;
 			continue;
@@ -169,18 +174,19 @@ int main(int argc, char **argv)
 		smp.nr_user = 1;
 		snprintf(smp.comm, sizeof(smp.comm), "%s", comm);
 		memset(&u, 0, sizeof(u));
-		u.abi = 1;
-		u.nr_regs = SNAP_NREGS;
-		u.regs_mask = SNAP_REGS_MASK;
-		u.sp = s->regs[7];
+		u.abi = h.abi;
+		u.nr_regs = h.nregs;
+		u.regs_mask = h.regs_mask;
+		u.sp = s->regs[h.sp_at];
 		u.size = s->size;
-		plen = sizeof(smp) + 8 + sizeof(u) + sizeof(s->regs) + s->size;
+		rlen = (size_t)h.nregs * 8;
+		plen = sizeof(smp) + 8 + sizeof(u) + rlen + s->size;
 		p = fg_xcalloc(1, plen);
 		memcpy(p, &smp, sizeof(smp));
 		memcpy(p + sizeof(smp), &ip, 8);
 		memcpy(p + sizeof(smp) + 8, &u, sizeof(u));
-		memcpy(p + sizeof(smp) + 8 + sizeof(u), s->regs, sizeof(s->regs));
-		memcpy(p + sizeof(smp) + 8 + sizeof(u) + sizeof(s->regs), s->data, s->size);
+		memcpy(p + sizeof(smp) + 8 + sizeof(u), s->regs, rlen);
+		memcpy(p + sizeof(smp) + 8 + sizeof(u) + rlen, s->data, s->size);
 		fg_rec_write(c.w, FG_REC_SAMPLE, p, plen);
 		written++;
 		free(p);

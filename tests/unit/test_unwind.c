@@ -13,6 +13,7 @@
 #include "fg/unwind.h"
 #include "fg/unwind_dw.h"
 #include "unit.h"
+#include "../unwind/snap.h"
 
 /* --- the step function on a fake stack --- */
 
@@ -712,16 +713,22 @@ static uint8_t snap_data[16384];
 __attribute__((noinline)) static size_t snapshot(struct fg_cfi_regs *g)
 {
 	uint64_t ip, sp, bp;
-	struct iovec local = {snap_data, sizeof(snap_data)}, remote;
-	ssize_t n;
 
+#if defined(__aarch64__)
+	uint64_t lr;
+
+	__asm__ volatile("adr %0, .\n\tmov %1, sp\n\tmov %2, x29\n\tmov %3, x30"
+			 : "=r"(ip), "=r"(sp), "=r"(bp), "=r"(lr));
+	regs_at(g, ip, sp, bp);
+	g->r[FG_CFI_A64_LR] = lr;
+	g->valid |= FG_CFI_BIT(FG_CFI_A64_LR);
+	g->arch = FG_CFI_ARCH_ARM64;
+#else
 	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
 			 : "=r"(ip), "=r"(sp), "=r"(bp));
 	regs_at(g, ip, sp, bp);
-	remote.iov_base = (void *)(uintptr_t)sp;
-	remote.iov_len = sizeof(snap_data);
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	return n > 0 ? (size_t)n : 0;
+#endif
+	return snap_copy(snap_data, sp, sizeof(snap_data));
 }
 
 __attribute__((noinline)) static size_t deeper(struct fg_cfi_regs *g, int n)

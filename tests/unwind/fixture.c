@@ -13,7 +13,8 @@
  *	signal   a signal handler busy on the interrupted stack
  *	plt      a hot loop of calls through the PLT
  *	realign  alloca, a VLA and an over-aligned local (stack realignment)
- *	drap     busy inside a realigning prologue, where the CFA is r10 (gcc's DRAP)
+ *	drap     busy inside a realigning prologue, where the CFA is r10 (gcc's DRAP;
+ *	         x86-64 only)
  *	threads  two threads busy in their own calls
  *	vdso     clock_gettime() in a loop: the time goes to the kernel's vdso
  *	gap      busy under a function without CFI that zeroed rbp, the x86-64
@@ -187,6 +188,7 @@ NOINL static void mode_realign(void)
 	with_alloca(200 + (int)(sink & 31));
 }
 
+#if defined(__x86_64__)
 /*
  * --- drap ---
  * gcc's prologue of a function that realigns its stack keeps the CFA in r10
@@ -217,6 +219,7 @@ NOINL static void mode_drap(void)
 	drap_spin(200000);
 	sink++; /* no tail call: mode_drap stays a frame */
 }
+#endif
 
 /*
  * --- gap ---
@@ -225,6 +228,19 @@ NOINL static void mode_drap(void)
  * there, at the outermost frame.
  */
 void gap_call(void (*fn)(void));
+#if defined(__aarch64__)
+/* the same on arm64: x29 0, the AAPCS64 mark of the outermost frame record */
+__asm__(".text\n"
+	".p2align 4\n"
+	".type gap_call, %function\n"
+	"gap_call:\n"
+	"	stp x29, x30, [sp, #-16]!\n"
+	"	mov x29, #0\n"
+	"	blr x0\n"
+	"	ldp x29, x30, [sp], #16\n"
+	"	ret\n"
+	".size gap_call, .-gap_call\n");
+#else
 __asm__(".text\n"
 	".p2align 4\n"
 	".type gap_call, @function\n"
@@ -235,6 +251,7 @@ __asm__(".text\n"
 	"	pop %rbp\n"
 	"	ret\n"
 	".size gap_call, .-gap_call\n");
+#endif
 
 NOINL static void gap_body(void)
 {
@@ -287,11 +304,12 @@ static const struct {
 	void (*fn)(void);
 	int named; /* run only when named: its stacks do not reach _start */
 } modes[] = {
-    {"recurse", mode_recurse, 0}, {"qsort", mode_qsort, 0},
-    {"lib", mode_lib, 0},	  {"signal", mode_signal, 0},
-    {"plt", mode_plt, 0},	  {"realign", mode_realign, 0},
-    {"drap", mode_drap, 0},	  {"threads", mode_threads_run, 0},
-    {"vdso", mode_vdso, 0},	  {"gap", mode_gap, 1},
+    {"recurse", mode_recurse, 0},     {"qsort", mode_qsort, 0}, {"lib", mode_lib, 0},
+    {"signal", mode_signal, 0},	      {"plt", mode_plt, 0},	{"realign", mode_realign, 0},
+#if defined(__x86_64__)
+    {"drap", mode_drap, 0},
+#endif
+    {"threads", mode_threads_run, 0}, {"vdso", mode_vdso, 0},	{"gap", mode_gap, 1},
 };
 
 NOINL static void run_mode(int i)

@@ -4,14 +4,15 @@
  * too, where LD_PRELOAD cannot reach): with FG_SNAP_OUT=FILE in the
  * environment, SIGPROF (setitimer ITIMER_PROF, every FG_SNAP_US microseconds
  * of CPU, default 1000) copies the interrupted registers and up to
- * FG_SNAP_SIZE bytes (default 8192) of the stack from rsp up into a
+ * FG_SNAP_SIZE bytes (default 8192) of the stack from the stack pointer up into a
  * preallocated slot, as fg-sample --call-graph dwarf does in the kernel.
- * process_vm_readv() copies the stack: it stops at the first page that cannot
- * be read (the stack's end) instead of faulting.  At exit the slots and
+ * snap_copy() copies the stack: it stops at the first page that cannot be read
+ * (the stack's end) instead of faulting.  At exit the slots and
  * /proc/self/maps go to FILE; tests/tools/fgr-snap turns that into a record
  * stream.  Only async-signal-safe calls in the handler.
  *
- * FILE: "FGSNAP01", u32 nslots, u32 maps_len, u32 data_max, u32 dropped, then
+ * FILE: "FGSNAP02", u32 nslots, u32 maps_len, u32 data_max, u32 dropped, then the
+ * registers' kind (struct snap_file_hdr: abi, nregs, regs_mask, sp_at, pc_at), then
  * maps_len bytes of /proc/self/maps, then nslots struct snap_slot.
  */
 #define _GNU_SOURCE
@@ -38,12 +39,9 @@ static const char *out_path;
 static void on_prof(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
-	const greg_t *g = uc->uc_mcontext.gregs;
 	unsigned i = __atomic_fetch_add(&next_slot, 1, __ATOMIC_RELAXED);
 	struct snap_slot *s;
 	struct timespec ts;
-	struct iovec local, remote;
-	ssize_t n;
 	int saved = errno_save();
 
 	(void)sig, (void)si;
@@ -57,6 +55,15 @@ static void on_prof(int sig, siginfo_t *si, void *ctx)
 	s->time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	s->pid = (uint32_t)getpid();
 	s->tid = (uint32_t)syscall(SYS_gettid);
+#if defined(__aarch64__)
+	/* arm64 perf_regs order: x0-x30, sp, pc */
+	for (int r = 0; r < 31; r++)
+		s->regs[r] = (uint64_t)uc->uc_mcontext.regs[r];
+	s->regs[31] = (uint64_t)uc->uc_mcontext.sp;
+	s->regs[32] = (uint64_t)uc->uc_mcontext.pc;
+#else
+	const greg_t *g = uc->uc_mcontext.gregs;
+
 	/* x86-64 perf_regs order: ax bx cx dx si di bp sp ip, r8-r15 (SNAP_REGS_MASK) */
 	s->regs[0] = (uint64_t)g[REG_RAX];
 	s->regs[1] = (uint64_t)g[REG_RBX];
@@ -69,12 +76,8 @@ static void on_prof(int sig, siginfo_t *si, void *ctx)
 	s->regs[8] = (uint64_t)g[REG_RIP];
 	for (int r = 0; r < 8; r++)
 		s->regs[9 + r] = (uint64_t)g[REG_R8 + r];
-	local.iov_base = s->data;
-	local.iov_len = data_max;
-	remote.iov_base = (void *)(uintptr_t)g[REG_RSP];
-	remote.iov_len = data_max;
-	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
-	s->size = n > 0 ? (uint32_t)n : 0;
+#endif
+	s->size = (uint32_t)snap_copy(s->data, s->regs[SNAP_SP_AT], data_max);
 	__atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
 	errno_restore(saved);
 }
@@ -118,6 +121,11 @@ static void snap_finish(void)
 	h.maps_len = (uint32_t)mlen;
 	h.data_max = data_max;
 	h.dropped = dropped;
+	h.abi = SNAP_ABI;
+	h.nregs = SNAP_NREGS;
+	h.regs_mask = SNAP_REGS_MASK;
+	h.sp_at = SNAP_SP_AT;
+	h.pc_at = SNAP_PC_AT;
 	write_all(fd, &h, sizeof(h));
 	write_all(fd, maps, mlen);
 	write_all(fd, slots, (size_t)h.nslots * snap_slot_size(data_max));
