@@ -20,7 +20,8 @@ struct cfib {
 	uint8_t b[8192];
 	size_t n;
 	uint64_t vaddr;
-	int debug; /* .debug_frame: CIE id ~0, absolute 8-byte addresses */
+	int debug;  /* .debug_frame: CIE id ~0, absolute 8-byte addresses */
+	uint8_t ra; /* the CIEs' return address column: 0 for 16 (x86-64's; arm64's is 30) */
 };
 
 static inline void cfib_put(struct cfib *c, const void *p, size_t n)
@@ -48,7 +49,7 @@ static inline void cfib_close(struct cfib *c, size_t start)
 }
 
 /*
- * A CIE: code alignment 1, data alignment -8, return address column 16;
+ * A CIE: code alignment 1, data alignment -8, return address column 16 (or c->ra);
  * `aug` "zR" (FDE addresses pcrel sdata4) or "zRS" (a signal frame) in
  * .eh_frame, "" in .debug_frame.  Its offset.
  */
@@ -56,7 +57,7 @@ static inline size_t cfib_cie(struct cfib *c, const char *aug, const uint8_t *in
 {
 	size_t start = c->n;
 	uint8_t hdr[] = {1 /* version */};
-	uint8_t tail[] = {1 /* code align */, 0x78 /* -8 */, 16 /* ra */};
+	uint8_t tail[] = {1 /* code align */, 0x78 /* -8 */, c->ra ? c->ra : 16 /* ra */};
 
 	cfib_u32(c, 0);
 	cfib_u32(c, c->debug ? 0xffffffffu : 0);

@@ -175,6 +175,68 @@ TEST(cfi_expressions_plt_and_realignment)
 	fg_cfi_free(c);
 }
 
+/*
+ * arm64: the CFA from sp (31) or x29, the return address in x30 (column 30)
+ * until saved, DW_CFA_AARCH64_negate_ra_state marking it signed (and
+ * remember/restore keeping that), a signal frame not held
+ */
+TEST(cfi_aarch64_rules)
+{
+	struct cfib b = {.vaddr = CFI_ELF_EH_OFF, .ra = 30};
+	const uint8_t a64_cie[] = {0x0c, 31, 0}; /* def_cfa sp+0 */
+	/* paciasp; stp x29, x30, [sp, -16]!; mov x29, sp; ...; ldp; autiasp; ret */
+	const uint8_t fn[] = {0x41, 0x2d,		    /* +1: negate_ra_state */
+			      0x41, 0x0e, 16,		    /* +2: cfa sp+16 */
+			      0x9d, 2,	  0x9e, 1,	    /* x29 at c-16, x30 at c-8 */
+			      0x41, 0x0d, 29,		    /* +3: cfa x29+16 */
+			      0x41, 0x0a,		    /* +4: remember */
+			      0x0c, 31,	  0,	0xdd, 0xde, /* cfa sp+0, restore x29, x30 */
+			      0x2d,			    /* negate: unsigned again */
+			      0x41, 0x0b};		    /* +5: restore: signed, saved */
+	const uint8_t tramp[] = {0};
+	size_t cie = cfib_cie(&b, "zR", a64_cie, sizeof(a64_cie));
+	size_t sig = cfib_cie(&b, "zRS", a64_cie, sizeof(a64_cie));
+	const struct fg_cfi_rule *r;
+	struct fg_cfi *c;
+
+	cfib_fde(&b, cie, 0x3000, 0x20, fn, sizeof(fn));
+	cfib_fde(&b, sig, 0x3100, 0x10, tramp, sizeof(tramp));
+	cfi_elf(image, sizeof(image), &b, NULL, 0);
+	image[18] = EM_AARCH64;
+	c = fg_cfi_open_mem(image, sizeof(image));
+	CHECK(c);
+	CHECK_INT(c->arch, FG_CFI_ARCH_ARM64);
+	r = fg_cfi_lookup(c, 0x3000); /* the entry: cfa sp, the return address in x30 */
+	CHECK_INT(r->kind, FG_CFI_NORMAL);
+	CHECK_INT(r->cfa_reg, FG_CFI_A64_SP);
+	CHECK_INT(r->cfa_off, 0);
+	CHECK_INT(r->ra, FG_CFI_SAME);
+	CHECK_INT(r->flags, 0);
+	r = fg_cfi_lookup(c, 0x3001); /* signed, still in x30 */
+	CHECK_INT(r->ra, FG_CFI_SAME);
+	CHECK_INT(r->flags, FG_CFI_RULE_F_PAC);
+	r = fg_cfi_lookup(c, 0x3003); /* the frame record made */
+	CHECK_INT(r->cfa_reg, FG_CFI_A64_FP);
+	CHECK_INT(r->cfa_off, 16);
+	CHECK_INT(r->ra, FG_CFI_AT_CFA);
+	CHECK_INT(r->ra_off, -8);
+	CHECK_INT(r->rbp, FG_CFI_AT_CFA);
+	CHECK_INT(r->rbp_off, -16);
+	CHECK_INT(r->rbx, FG_CFI_AT_CFA); /* x30, the link register: where the return address is */
+	CHECK_INT(r->flags, FG_CFI_RULE_F_PAC);
+	r = fg_cfi_lookup(c, 0x3004); /* the epilogue: back in x30, authenticated */
+	CHECK_INT(r->cfa_reg, FG_CFI_A64_SP);
+	CHECK_INT(r->ra, FG_CFI_SAME);
+	CHECK_INT(r->flags, 0);
+	r = fg_cfi_lookup(c, 0x3005); /* restored: signed and saved again */
+	CHECK_INT(r->ra, FG_CFI_AT_CFA);
+	CHECK_INT(r->flags, FG_CFI_RULE_F_PAC);
+	r = fg_cfi_lookup(c, 0x3100);
+	CHECK_INT(r->kind, FG_CFI_INVALID);
+	CHECK_INT(r->arg0, FG_CFI_WHY_ARCH);
+	fg_cfi_free(c);
+}
+
 TEST(cfi_stop_signal_and_invalid_kinds_counted)
 {
 	struct cfib b = {.vaddr = CFI_ELF_EH_OFF};
@@ -649,6 +711,7 @@ int main(void)
 	RUN(cfi_rules_are_shared_and_adjacent_rows_merge);
 	RUN(cfi_remember_and_restore_state);
 	RUN(cfi_expressions_plt_and_realignment);
+	RUN(cfi_aarch64_rules);
 	RUN(cfi_stop_signal_and_invalid_kinds_counted);
 	RUN(cfi_corrupt_entries_are_skipped_and_counted);
 	RUN(cfi_debug_frame_of_a_debug_file_fills_the_gaps);

@@ -219,6 +219,74 @@ TEST(step_signal_frame_and_frame_pointer)
 	CHECK_INT(g.r[FG_CFI_RBP], 0x7080);
 }
 
+/* The step of an arm64 rule: from x30, or from the stack with its signature stripped. */
+TEST(step_aarch64)
+{
+	struct fg_cfi_rule leaf = {
+	    .kind = FG_CFI_NORMAL, .cfa_reg = FG_CFI_A64_SP, .ra = FG_CFI_SAME};
+	struct fg_cfi_rule saved = {.kind = FG_CFI_NORMAL,
+				    .cfa_reg = FG_CFI_A64_FP,
+				    .cfa_off = 16,
+				    .ra = FG_CFI_AT_CFA,
+				    .ra_off = -8,
+				    .rbp = FG_CFI_AT_CFA,
+				    .rbp_off = -16,
+				    .rbx = FG_CFI_AT_CFA,
+				    .rbx_off = -8,
+				    .flags = FG_CFI_RULE_F_PAC};
+	struct fg_cfi_regs g = {.arch = FG_CFI_ARCH_ARM64};
+
+	g.r[FG_CFI_A64_PC] = 0x400100;
+	g.r[FG_CFI_A64_SP] = 0x7000;
+	g.r[FG_CFI_A64_FP] = 0x7000;
+	g.r[FG_CFI_A64_LR] = 0x400204;
+	g.valid = FG_CFI_BIT(FG_CFI_A64_PC) | FG_CFI_BIT(FG_CFI_A64_SP) |
+		  FG_CFI_BIT(FG_CFI_A64_FP) | FG_CFI_BIT(FG_CFI_A64_LR);
+	CHECK_INT(fg_cfi_step(&leaf, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_A64_PC], 0x400204);
+	CHECK_INT(g.r[FG_CFI_A64_SP], 0x7000);
+	CHECK_INT(g.r[FG_CFI_A64_LR], 0x400204);
+	/* the frame record at x29: {x29 0x7100, x30 signed in its top bits} */
+	mem_base = 0x7000;
+	mem[0] = 0x7100;
+	mem[1] = 0x003a000000400308ull;
+	CHECK_INT(fg_cfi_step(&saved, &g, &fake), FG_CFI_OK);
+	CHECK_INT(g.r[FG_CFI_A64_PC], 0x400308);
+	CHECK_INT(g.r[FG_CFI_A64_SP], 0x7010);
+	CHECK_INT(g.r[FG_CFI_A64_FP], 0x7100);
+	CHECK_INT(g.arch, FG_CFI_ARCH_ARM64);
+	/* without x30, a rule that wants it cannot step */
+	g.valid &= ~FG_CFI_BIT(FG_CFI_A64_LR);
+	CHECK_INT(fg_cfi_step(&leaf, &g, &fake), FG_CFI_END_NOREG);
+}
+
+/* arm64's perf_regs (abi 2): x29, x30, sp and pc into their slots, the others dropped */
+TEST(regs_from_perf_arm64)
+{
+	uint64_t regs[33];
+	struct fg_cfi_regs g;
+
+	for (int i = 0; i < 33; i++)
+		regs[i] = 0x100 + (uint64_t)i;
+	CHECK_INT(fg_unwind_regs_from_perf(FG_USTACK_ABI_ARM64, FG_USTACK_REGS_ARM64, regs, 33, &g),
+		  0);
+	CHECK_INT(g.arch, FG_CFI_ARCH_ARM64);
+	CHECK_INT(g.r[FG_CFI_A64_FP], 0x100 + 29);
+	CHECK_INT(g.r[FG_CFI_A64_LR], 0x100 + 30);
+	CHECK_INT(g.r[FG_CFI_A64_SP], 0x100 + 31);
+	CHECK_INT(g.r[FG_CFI_A64_PC], 0x100 + 32);
+	CHECK_INT(g.valid, FG_CFI_BIT(FG_CFI_A64_FP) | FG_CFI_BIT(FG_CFI_A64_LR) |
+			       FG_CFI_BIT(FG_CFI_A64_SP) | FG_CFI_BIT(FG_CFI_A64_PC));
+	/* sp and pc alone (bits 31, 32), in bit order */
+	CHECK_INT(fg_unwind_regs_from_perf(FG_USTACK_ABI_ARM64, 3ull << 31, regs + 31, 2, &g), 0);
+	CHECK_INT(g.r[FG_CFI_A64_PC], 0x100 + 32);
+	CHECK_INT(g.valid, FG_CFI_BIT(FG_CFI_A64_SP) | FG_CFI_BIT(FG_CFI_A64_PC));
+	/* no pc; a count that does not match; bits past pc */
+	CHECK_INT(fg_unwind_regs_from_perf(FG_USTACK_ABI_ARM64, 1ull << 31, regs, 1, &g), -EINVAL);
+	CHECK_INT(fg_unwind_regs_from_perf(FG_USTACK_ABI_ARM64, 3ull << 31, regs, 3, &g), -EINVAL);
+	CHECK_INT(fg_unwind_regs_from_perf(FG_USTACK_ABI_ARM64, 7ull << 31, regs, 3, &g), -EINVAL);
+}
+
 TEST(regs_from_perf_order)
 {
 	/* ax bx cx dx si di bp sp ip, then r8-r15 */
@@ -792,6 +860,8 @@ int main(void)
 	RUN(step_rbx_saved_then_cfa_on_rbx);
 	RUN(step_ends);
 	RUN(step_signal_frame_and_frame_pointer);
+	RUN(step_aarch64);
+	RUN(regs_from_perf_arm64);
 	RUN(regs_from_perf_order);
 	RUN(unwind_leaf_exact_callers_one_back);
 	RUN(unwind_loop_and_zero);
