@@ -6,6 +6,7 @@
  *	0  .eh_frame bytes, in a small ELF image (tests/unit/cfi_elf.h)
  *	1  the same, found through PT_GNU_EH_FRAME (no section headers)
  *	2  .debug_frame bytes
+ *	0x80-0x82  the same as 0-2 in an arm64 image (its CFI read as arm64's)
  *	3+ a whole ELF image (fg_cfi_open_mem, as the vdso is read), and the
  *	   same image's table compiled lazily (fg_cfi_from_elf_lazy, as fg-sym
  *	   reads files): through .eh_frame_hdr's search table, FDE by FDE
@@ -81,6 +82,7 @@ static void walk_from(const struct fg_cfi *t, uint64_t pc, const uint8_t *stack,
 	g.r[FG_CFI_RSP] = 0x10000;
 	g.r[FG_CFI_RBP] = 0x10000 + (size > 16 ? stack[0] : 0);
 	g.valid = (1u << FG_CFI_NREGS) - 1;
+	g.arch = t->arch; /* the table's registers: x86-64's or arm64's */
 	size_t n = fg_unwind(&ops, &g, 0x10000, stack, size, f, 64, &end);
 	if (n > 64 || end >= FG_UNWIND_END_COUNT)
 		abort();
@@ -178,26 +180,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cfib b;
 	struct fg_cfi *c;
 	size_t n;
+	int mode;
+	bool arm64;
 
 	if (size < 1)
 		return 0;
-	if (data[0] >= 3) {
+	/* 0x80-0x82: modes 0-2 in an arm64 image */
+	arm64 = data[0] >= 0x80 && data[0] <= 0x82;
+	mode = arm64 ? data[0] - 0x80 : data[0];
+	if (mode >= 3) {
 		c = fg_cfi_open_mem(data + 1, size - 1);
 	} else {
 		if (size - 1 > sizeof(b.b))
 			return 0;
 		memset(&b, 0, sizeof(b));
 		b.vaddr = CFI_ELF_EH_OFF;
-		b.debug = data[0] == 2;
+		b.debug = mode == 2;
 		memcpy(b.b, data + 1, size - 1);
 		b.n = size - 1;
 		n = cfi_elf(image, sizeof(image), b.debug ? NULL : &b, b.debug ? &b : NULL,
-			    data[0] == 1);
+			    mode == 1);
+		if (arm64)
+			image[18] = EM_AARCH64;
 		c = fg_cfi_open_mem(image, n);
 	}
 	if (c)
 		check(c, data, size);
-	if (data[0] >= 3)
+	if (mode >= 3)
 		check_lazy(c, data + 1, size - 1, data, size);
 	fg_cfi_free(c);
 	return 0;
