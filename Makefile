@@ -31,7 +31,10 @@ FUZZ_SECONDS ?= 300
 SMOKE_SECONDS ?= 10
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 HOST_ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/;s/ppc64le/powerpc/;s/mips.*/mips/;s/riscv64/riscv/;s/loongarch64/loongarch/')
-ARCH ?= $(HOST_ARCH)
+# (only from make's command line: an ARCH in the environment is often another naming's, amd64)
+ifneq ($(origin ARCH),command line)
+ARCH := $(HOST_ARCH)
+endif
 
 # make ARCH=arm64 on another machine: a cross build into build/arm64/ with Debian's
 # aarch64-linux-gnu compilers, against Debian's arm64 libraries (multiarch), the BPF object
