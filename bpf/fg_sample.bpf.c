@@ -508,6 +508,8 @@ struct {
 	__type(value, struct fg_py_proc);
 } py_procs SEC(".maps");
 
+/* (the walk reads the thread pointer: x86-64's fs_base; other architectures take none yet) */
+#ifdef __TARGET_ARCH_x86
 struct py_walk {
 	struct fg_py_proc p;
 	__u64 frame; /* the next frame to read */
@@ -590,6 +592,8 @@ static long py_step(__u32 i, void *arg)
 	w->frame = prev;
 	return 0;
 }
+
+#endif
 
 /*
  * The Python frames of the current thread, if its process is in py_procs,
