@@ -268,14 +268,15 @@ static void summary_python(const struct fg_pysplice_stats *py, bool verbose)
 			 (unsigned long long)py->not_spliced,
 			 (unsigned long long)py->names_dropped);
 	if (py->lines_no_offset || py->lines_no_table || py->lines_not_found)
-		fg_warnx("--py-lines: %llu Python frames given their function's first line: %llu "
-			 "without their instruction (an older capture), %llu without a line table, "
-			 "%llu with no line there",
-			 (unsigned long long)(py->lines_no_offset + py->lines_no_table +
-					      py->lines_not_found),
-			 (unsigned long long)py->lines_no_offset,
-			 (unsigned long long)py->lines_no_table,
-			 (unsigned long long)py->lines_not_found);
+		fg_warnx(
+		    "--py-lines: %llu Python frames given their function's first line: %llu "
+		    "without their instruction (an older capture, or a frame not begun yet), %llu "
+		    "without a line table, "
+		    "%llu with no line there",
+		    (unsigned long long)(py->lines_no_offset + py->lines_no_table +
+					 py->lines_not_found),
+		    (unsigned long long)py->lines_no_offset, (unsigned long long)py->lines_no_table,
+		    (unsigned long long)py->lines_not_found);
 }
 
 static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap, bool dwarf,

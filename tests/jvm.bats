@@ -40,7 +40,8 @@ jvm() {
 	all=$(awk '/^java;/ { n += $NF } END { print n + 0 }' "$d/j.fold")
 	split=$(awk '/^java;.*Split\.(spin|hot|cold|main)/ { n += $NF } END { print n + 0 }' "$d/j.fold")
 	echo "# $split of $all samples of java's main thread in Split's methods" >&3
-	[ "$all" -ge 100 ] && [ $((100 * split)) -ge $((80 * all)) ]
+	[ "$all" -ge 100 ]
+	[ $((100 * split)) -ge $((80 * all)) ]
 }
 
 @test "--no-jvm-maps: no jcmd, no perf map" {

@@ -43,7 +43,10 @@ truth() {
 	local t m h
 	read -r t m h < <(split "$1")
 	echo "# $1: $t samples, $m% under py::main, hot $h% of hot+cold" >&3
-	[ "$t" -ge 500 ] && [ "$m" -gt 80 ] && [ "$h" -ge 67 ] && [ "$h" -le 73 ]
+	[ "$t" -ge 500 ]
+	[ "$m" -gt 80 ]
+	[ "$h" -ge 67 ]
+	[ "$h" -le 73 ]
 }
 
 # hotcold 3.X|debian: hotcold.py started by fg-sample, then one running before it
@@ -96,7 +99,8 @@ count() {
 	all=$(count zlib ';deflate')
 	under=$(count zlib ';py::Packer\.pack:[^;]*hotcold\.py;([^;]*;)*deflate')
 	echo "# $under of $all samples in deflate under py::Packer.pack" >&3
-	[ "$all" -ge 20 ] && [ $((100 * under)) -ge $((95 * all)) ]
+	[ "$all" -ge 20 ]
+	[ $((100 * under)) -ge $((95 * all)) ]
 	# and no Python frame above zlib's
 	[ "$(count zlib ';deflate;.*py::')" -eq 0 ]
 }
@@ -106,7 +110,8 @@ count() {
 	local all under
 	all=$(count zlib ';deflate')
 	under=$(count zlib ';py::Packer\.pack:[^;]*hotcold\.py;([^;]*;)*deflate')
-	[ "$all" -ge 20 ] && [ $((100 * under)) -ge $((95 * all)) ]
+	[ "$all" -ge 20 ]
+	[ $((100 * under)) -ge $((95 * all)) ]
 }
 
 @test "threads: each thread's own Python stack" {
@@ -116,7 +121,8 @@ count() {
 	worker=$(count threads ';py::Thread\._bootstrap:.*;py::Worker\.run:[^;]*hotcold\.py;(.*;)?py::(hot|cold):')
 	main=$(count threads ';py::<module>:[^;]*;py::main:[^;]*hotcold\.py;(.*;)?py::(hot|cold):')
 	echo "# $all samples: $worker in the worker's hot or cold, $main in main's" >&3
-	[ "$worker" -ge 50 ] && [ "$main" -ge 50 ]
+	[ "$worker" -ge 50 ]
+	[ "$main" -ge 50 ]
 	# the worker's frames never under main's, nor the other way
 	[ "$(count threads 'py::main:.*py::Worker\.run')" -eq 0 ]
 	[ "$(count threads 'py::Worker\.run:.*py::main:')" -eq 0 ]
@@ -139,7 +145,8 @@ count() {
 	all=$(count callback ';py::cmp:')
 	cmp=$(count callback ';py::callback:[^;]*hotcold\.py;(.*;)?qsort[^;]*;(.*;)?py::cmp:')
 	echo "# $cmp of $all samples in py::cmp under qsort under py::callback" >&3
-	[ "$all" -ge 20 ] && [ $((100 * cmp)) -ge $((95 * all)) ]
+	[ "$all" -ge 20 ]
+	[ $((100 * cmp)) -ge $((95 * all)) ]
 }
 
 @test "processes exiting while sampled: no crash, their frames named or counted" {
@@ -192,10 +199,16 @@ running_lines() {
 	on=$(count "$name" ";py::lineloop:[^;]*hotcold\.py:$loop( |;)")
 	called=$(count "$name" ";py::other:[^;]*hotcold\\.py:$call;([^;]*;)*py::lineloop:")
 	echo "# $which: $on of $all samples in lineloop on line $loop, $called called from line $call" >&3
-	[ "$all" -ge 100 ] && [ $((100 * on)) -gt $((90 * all)) ] &&
-		[ $((100 * called)) -gt $((90 * all)) ]
-	# every frame given its running line: none fell back to its first
-	! grep -q 'given their function.s first line' "$BATS_TEST_TMPDIR/$name.symerr"
+	# (one command each: a failure in the middle of an && list would not end the test)
+	[ "$all" -ge 100 ]
+	[ $((100 * on)) -gt $((90 * all)) ]
+	[ $((100 * called)) -gt $((90 * all)) ]
+	# every frame given its running line but a few (a frame just entered, its first
+	# instruction not begun: counted) that fell back to their first
+	local first
+	first=$(sed -nE 's/.*--py-lines: ([0-9]+) Python frames given their function.s first line.*/\1/p' \
+		"$BATS_TEST_TMPDIR/$name.symerr")
+	[ "${first:-0}" -le $((all / 100)) ]
 }
 
 @test "fg-sym --py-lines: the line each frame runs, under 3.8" { running_lines 3.8; }
