@@ -215,9 +215,12 @@ assert b"\0schedule\0" in b
 open(p, "wb").write(b.replace(b"\0schedule\0", b"\0schedulX\0", 1))' "$1"
 }
 
-# kernel symbols of neither the kernel nor a module ("\t[bpf]", a trampoline's): text ones
+# a kernel symbol of neither the kernel nor a module ("\t[bpf]"): fg-sample's own program,
+# loaded for its run (not another's, such as the small programs libbpf loads a moment to
+# probe the kernel's features, gone before fg-sym reads kallsyms)
 text_outside() {
-	awk -F'\t' 'NF == 2 { split($1, f, " "); if (f[2] ~ /^[tT]$/) { print f[1]; exit } }' /proc/kallsyms
+	awk -F'\t' 'NF == 2 { split($1, f, " ")
+		if (f[2] ~ /^[tT]$/ && f[3] ~ /_fg_sample$/) { print f[1]; exit } }' /proc/kallsyms
 }
 
 @test "fg-sym live: kernel symbols from a cache per boot; what it leaves out from kallsyms" {
@@ -225,8 +228,8 @@ text_outside() {
 	local cache=$BATS_TEST_TMPDIR/xdg/fg/kallsyms sched tramp i
 	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/xdg
 	sched=$(awk '$3 == "schedule" { print $1; exit }' /proc/kallsyms)
-	# a BPF program (or trampoline): not the kernel's nor a module's, so not cached; a
-	# machine just booted may have none loaded, so fg-sample's stay loaded meanwhile
+	# a BPF program: not the kernel's nor a module's, so not cached; fg-sample's, loaded
+	# meanwhile
 	fg-sample -d 60 -o /dev/null 2>/dev/null &
 	sampler=$!
 	for ((i = 0; i < 200; i++)); do
