@@ -520,8 +520,9 @@ write_o() {
 @test "root's capture and perf text are root's alone: fg-sample -o and fg-sym -o write 0600, whatever the umask" {
 	requires btf perf_event
 	umask 000
-	# frame pointers: sampling at once (no tables to build), samples within the second
-	fg --separate-stderr fg-sample --call-graph fp -F 999 -d 1 -o "$S/cap.fgr"
+	# frame pointers: sampling at once (no tables to build); a workload to sample, since an
+	# idle machine gives a second system-wide no sample (idle is left out)
+	fg --separate-stderr fg-sample --call-graph fp -F 999 -o "$S/cap.fgr" -- "$WORKLOADS/split7030" 0.5
 	[ "$status" -eq 0 ]
 	[ "$(stat -c %U:%a "$S/cap.fgr")" = root:600 ]
 	! as_user cat "$S/cap.fgr" >/dev/null 2>&1
