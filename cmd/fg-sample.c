@@ -139,8 +139,8 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
 /* the JVMs' jcmd at the end of the run, all together, at most (each starts a JVM) */
 #define JVM_MAPS_MS 15000
 #define CFI_TICK_NS (20 * 1000 * 1000)
-/* processes asked for at their first samples (cfi_ask), at most, the pids of a machine */
-#define CFI_ASKED_MAX (1u << 22)
+/* processes remembered as asked for at their first samples (cfi_ask), at most */
+#define CFI_ASKED_MAX (1u << 16)
 /*
  * A record reaches its buffer a little after its time was taken, and the
  * buffers are read one after another: a tick writes only what is older than
@@ -644,7 +644,8 @@ static uint64_t event_weight(uint32_t id)
  * A sample of process pid fell back to a snapshot: when the process ran before the
  * run and was not read yet, its tables are loaded now (the worker reads its mappings
  * from /proc).  Once a second at most for a pid (a pid used again, a process whose
- * code has no table), and for CFI_ASKED_MAX processes at a time.
+ * code has no table); CFI_ASKED_MAX pids remembered, then forgotten all at once, so
+ * that a machine cycling through its pids keeps the set's memory bounded.
  */
 static void cfi_ask(struct run *r, uint32_t pid, uint64_t now)
 {
@@ -656,8 +657,10 @@ static void cfi_ask(struct run *r, uint32_t pid, uint64_t now)
 	e = fg_hash_get(r->cfi_asked, &pid, sizeof(pid));
 	if (e && now - e->val.u < 1000000000u)
 		return;
-	if (!e && fg_hash_count(r->cfi_asked) >= CFI_ASKED_MAX)
-		return;
+	if (!e && fg_hash_count(r->cfi_asked) >= CFI_ASKED_MAX) {
+		fg_hash_free(r->cfi_asked);
+		r->cfi_asked = fg_hash_new(0);
+	}
 	e = fg_hash_upsert(r->cfi_asked, &pid, sizeof(pid), &inserted);
 	e->val.u = now;
 	fg_cfi_worker_load(r->cfi_worker, pid);
