@@ -15,6 +15,9 @@
 #   make fuzz            run the fuzz targets longer (FUZZ_SECONDS per target)
 #   make WERROR=0        do not treat warnings as errors;  V=1 shows the commands
 
+# (before the compiler's dependency files are included: their first rule is not the goal)
+.DEFAULT_GOAL := all
+
 OUT ?= build
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

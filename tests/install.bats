@@ -24,6 +24,14 @@ load helpers
 	[ -z "$(find "$dest" -type f)" ]
 }
 
+@test "a plain make builds everything, after a build has left its dependency files too" {
+	# (the first rule of an included .d file would otherwise become the goal)
+	ls "$FG_BUILD"/cmd/*.d >/dev/null
+	run make -C "$TOP" --no-print-directory -pn OUT="$FG_BUILD" FG_NO_DEPS=1
+	[ "$status" -eq 0 ]
+	[[ $output == *$'\n.DEFAULT_GOAL := all\n'* ]]
+}
+
 @test "every man page has a tool or a format, and every tool a man page" {
 	for t in "$TOP"/cmd/*.c "$TOP"/scripts/bin/*; do
 		t=$(basename "$t" .c)
