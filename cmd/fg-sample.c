@@ -24,12 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "fg/atomicfile.h"
@@ -876,6 +878,27 @@ static void setup_events_progs(struct run *r)
 }
 
 /*
+ * Whether the kernel has tracepoint `sys`:`name`, for a tp_btf program: its
+ * directory in tracefs where tracefs is mounted (a stat), else its type in
+ * the kernel's BTF (`*btf`, parsed once on first need: some 8 ms of CPU, a
+ * tenth of the start-up's).
+ */
+static bool kernel_has_tp(const char *sys, const char *name, struct btf **btf)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], type[128];
+	struct stat st;
+
+	if (fg_ev_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s", dir, sys, name);
+		return stat(path, &st) == 0;
+	}
+	if (!*btf)
+		*btf = btf__load_vmlinux_btf();
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return *btf && btf__find_by_name_kind(*btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/*
  * --call-graph cfi: the programs that mark a process' mappings in the maps
  * stale as the kernel changes them (bpf/cfi_unwind.h), each loaded where
  * the kernel has its tracepoint; without one, say what may go wrong.
@@ -883,15 +906,17 @@ static void setup_events_progs(struct run *r)
 static void setup_cfi_stale(struct run *r)
 {
 	static const struct {
-		const char *tp, *when;
+		const char *sys, *tp, *when;
 	} tps[] = {
-	    {"sched_prepare_exec", "after an exec, the old image's"},
-	    {"vm_unmapped_area", "after a library is opened where another was, the old one's"},
+	    {"sched", "sched_prepare_exec", "after an exec, the old image's"},
+	    {"mmap", "vm_unmapped_area",
+	     "after a library is opened where another was, the old one's"},
 	};
 	struct bpf_program *progs[] = {r->skel->progs.fg_cfi_exec, r->skel->progs.fg_cfi_mmap};
+	struct btf *btf = NULL;
 
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
-		bool has = opts.cfi && libbpf_find_vmlinux_btf_id(tps[i].tp, BPF_TRACE_RAW_TP) > 0;
+		bool has = opts.cfi && kernel_has_tp(tps[i].sys, tps[i].tp, &btf);
 
 		bpf_program__set_autoload(progs[i], has);
 		if (opts.cfi && !has)
@@ -899,6 +924,7 @@ static void setup_cfi_stale(struct run *r)
 				 "tables may be used for its new code",
 				 tps[i].tp, tps[i].when);
 	}
+	btf__free(btf);
 }
 
 /*
