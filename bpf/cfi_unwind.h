@@ -525,8 +525,8 @@ static __always_inline void cfi_inode_ctime(struct inode *ino, struct fg_cfi_ino
 /* the key cfi_inodes files the table of inode `ino`'s file by */
 static __always_inline void cfi_inode_key(struct inode *ino, struct fg_cfi_inode_key *k)
 {
-	k->ino = ino->i_ino;
-	k->dev = ino->i_sb->s_dev;
+	k->ino = BPF_CORE_READ(ino, i_ino);
+	k->dev = BPF_CORE_READ(ino, i_sb, s_dev);
 	cfi_inode_ctime(ino, k);
 }
 
@@ -603,10 +603,13 @@ static long cfi_vma_found(struct task_struct *task, struct vm_area_struct *vma, 
  * the loader would have it from the mapping.  Spares a new process' walks
  * a lookup in the kernel's list (bpf_find_vma(): one a walk at most, some
  * 15 us each on this guest) for the file most of their frames are in.
+ * Read with probe reads, not through the current task's trusted pointer:
+ * the verifier searches the whole kernel BTF by name at each load through
+ * one (whether the field is trusted), on every path it checks.
  */
 static __always_inline bool cfi_exe_map(struct cfi_vma *v, __u64 pc)
 {
-	struct mm_struct *mm = bpf_get_current_task_btf()->mm;
+	struct mm_struct *mm = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm);
 	struct fg_cfi_inode_key k = {};
 	const struct fg_cfi_inode *t;
 	struct inode *ino;
@@ -614,11 +617,11 @@ static __always_inline bool cfi_exe_map(struct cfi_vma *v, __u64 pc)
 
 	if (!mm)
 		return false;
-	start = mm->start_code;
-	end = mm->end_code;
-	if (pc < start || pc >= end || !mm->exe_file)
+	start = BPF_CORE_READ(mm, start_code);
+	end = BPF_CORE_READ(mm, end_code);
+	if (pc < start || pc >= end)
 		return false;
-	ino = mm->exe_file->f_inode;
+	ino = BPF_CORE_READ(mm, exe_file, f_inode);
 	if (!ino)
 		return false;
 	cfi_inode_key(ino, &k);
@@ -912,7 +915,8 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 	/* the mappings found in the kernel's list: of this address space, lately, since it changed
 	 */
 	{
-		__u64 mm = (__u64)bpf_get_current_task_btf()->mm, now = c->ev.time_ns;
+		__u64 mm = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm);
+		__u64 now = c->ev.time_ns;
 		struct cfi_vset *vs = &st->vsets[pid & (CFI_VSETS - 1)];
 
 		if (vs->pid != pid || vs->mm != mm || now - vs->time > CFI_VMA_NS ||
