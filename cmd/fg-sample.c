@@ -1720,7 +1720,8 @@ static void run_loop(struct run *r)
 		ring_buffer__consume(r->rb);
 		check_lost(r, cut);
 		check_offline(r, cut);
-		if (flush(r, last ? UINT64_MAX : cut - ORDER_MARGIN_NS) < 0 || last)
+		/* (the last one too: the programs run until finish(), which writes the rest) */
+		if (flush(r, cut - ORDER_MARGIN_NS) < 0 || last)
 			break;
 		if (r->py)
 			fg_pyprocs_tick(r->py);

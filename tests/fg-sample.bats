@@ -222,6 +222,23 @@ count_comm() {
 	grep '^sample ' "$DUMP" | sed 's/.* time=\([0-9]*\) .*/\1/' | sort -nc
 }
 
+@test "fg-sample: samples taken while it stops are not reported as out of time order" {
+	requires root btf perf_event
+	# (the loop's last write once went up to the end of time, and the samples
+	# read after it, as the programs were detached, counted as late)
+	$WORKLOADS/split7030 6 &
+	local wl1=$! wl2 i
+	$WORKLOADS/split7030 6 &
+	wl2=$!
+	for i in $(seq 10); do
+		fg --separate-stderr fg-sample -F 999 -d 0.2 -o "$OUT"
+		[ "$status" -eq 0 ]
+		[[ $stderr != *"time order"* ]]
+	done
+	kill $wl1 $wl2
+	wait $wl1 $wl2 || true
+}
+
 @test "fg-sample: user stacks are walked through the workload's frames" {
 	requires root btf perf_event python3
 	fg --separate-stderr fg-sample --call-graph fp -F 499 -o "$OUT" -- $WORKLOADS/split7030 3
