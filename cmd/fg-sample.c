@@ -151,6 +151,8 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  */
 #define ORDER_MARGIN_NS (5 * 1000 * 1000)
 #define CFI_KEEP_NS (10 * 1000000000ull)
+/* how often the CPUs online are read (a CPU that goes offline is reported) */
+#define OFFLINE_CHECK_NS (250 * 1000 * 1000ull)
 
 /* the events of the run (-e), looked up; their numbers are their places here */
 static struct fg_evlist evlist;
@@ -338,6 +340,7 @@ struct run {
 	uint64_t busy_total;	     /* events left out: their CPU's slot was busy */
 	uint64_t misses;	     /* events the kernel did not run a program for */
 	bool *offline_warned;	     /* per sampled CPU */
+	uint64_t offline_checked;    /* when the CPUs online were last read */
 	struct fg_spawn cmd;	     /* the command, if any */
 	int child_status;
 	bool child_done;
@@ -790,10 +793,16 @@ static void check_lost(struct run *r, uint64_t now)
 	lost_since(r, now, FG_STAT_WAITS_NO_END, FG_LOST_WAITS_NO_END, r->off.no_end_seen);
 }
 
-static void check_offline(struct run *r, uint64_t now)
+static void check_offline(struct run *r, uint64_t now, bool last)
 {
 	int online[MAX_CPUS];
-	int n = fg_cpus_online(NULL, online, MAX_CPUS);
+	int n;
+
+	/* (4 times a second, and at the end: a read of sysfs at each tick was half its CPU) */
+	if (!last && now - r->offline_checked < OFFLINE_CHECK_NS)
+		return;
+	r->offline_checked = now;
+	n = fg_cpus_online(NULL, online, MAX_CPUS);
 
 	for (int i = 0; i < opts.ncpus && n > 0; i++) {
 		if (fg_cpulist_has(online, n, opts.cpus[i]) || r->offline_warned[i])
@@ -1719,7 +1728,7 @@ static void run_loop(struct run *r)
 		fg_sideband_drain(r->sb, r->q);
 		ring_buffer__consume(r->rb);
 		check_lost(r, cut);
-		check_offline(r, cut);
+		check_offline(r, cut, last);
 		/* (the last one too: the programs run until finish(), which writes the rest) */
 		if (flush(r, cut - ORDER_MARGIN_NS) < 0 || last)
 			break;
