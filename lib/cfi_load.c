@@ -42,6 +42,8 @@ struct cfile {
 	size_t klen;
 	/* in cfi_inodes (published), or to be at the next sync (in l->publish) */
 	bool published, to_publish;
+	/* not loaded for lack of room (slots or bytes; `bytes` its size): tried again (file_get) */
+	bool no_room;
 };
 
 /* One executable mapping of a process. */
@@ -56,12 +58,15 @@ struct cproc {
 	struct cmap *maps; /* sorted by start, not overlapping */
 	size_t n, alloc;
 	bool dirty, partial, in_maps, refused;
-	bool missing;	/* not in PROC at the last sweep */
-	uint64_t since; /* the time of the newest record (or read of PROC) the mappings are from */
+	bool missing;	 /* not in PROC at the last sweep */
+	bool waits_room; /* a table of its left out for lack of room: in l->room_waits */
+	uint64_t since;	 /* the time of the newest record (or read of PROC) the mappings are from */
+	uint64_t room_gen; /* l->room_gen when it began to wait */
 };
 
 struct fg_cfi_loader {
 	char proc[256];
+	uint64_t vdso_size; /* our vdso's (vdso_get()): 0 not read yet, UINT64_MAX none */
 	struct fg_cfi_load_limits lim;
 	struct fg_cfi_load_ops ops;
 	struct fg_hash *files; /* identity key -> struct cfile * */
@@ -78,6 +83,10 @@ struct fg_cfi_loader {
 	struct cfile *kept, *kept_last; /* tables no process maps, oldest first */
 	struct cfile **publish;		/* tables loaded since the last sync, for cfi_inodes */
 	size_t npublish, apublish;
+	/* processes with a table left out for room, read again once a table is freed */
+	uint32_t *room_waits;
+	size_t nroom_waits, aroom_waits;
+	uint64_t room_gen; /* syncs that freed slots */
 	struct fg_cfi_load_stats st;
 };
 
@@ -261,11 +270,16 @@ static bool take_slot(struct fg_cfi_loader *l, uint32_t *slot)
 	return true;
 }
 
-/* Into the maps, within the limits: c's slot, or FG_CFI_TABLE_PENDING (counted). */
-static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint64_t *bytes)
+/*
+ * Into the maps, within the limits: c's slot, or FG_CFI_TABLE_PENDING (counted;
+ * *no_room when only the room it would take is lacking).
+ */
+static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint64_t *bytes,
+			   bool *no_room)
 {
 	uint32_t slot;
 
+	*no_room = false;
 	*bytes = fg_cfi_load_table_bytes(c->nrows, c->nrules);
 	if (c->nrows > l->lim.max_rows) {
 		l->st.over_rows++;
@@ -278,10 +292,12 @@ static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint
 		;
 	if (l->st.bytes + *bytes > l->lim.max_bytes) {
 		l->st.over_bytes++;
+		*no_room = *bytes <= l->lim.max_bytes;
 		return FG_CFI_TABLE_PENDING;
 	}
 	if (!take_slot(l, &slot)) {
 		l->st.over_files++;
+		*no_room = true;
 		return FG_CFI_TABLE_PENDING;
 	}
 	if (l->ops.load(l->ops.arg, slot, c) < 0) {
@@ -333,11 +349,46 @@ static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *ima
 		f->loads = fg_xreallocarray(NULL, c->nloads ? c->nloads : 1, sizeof(*f->loads));
 		if (c->nloads)
 			memcpy(f->loads, c->loads, c->nloads * sizeof(*f->loads));
-		f->slot = load_table(l, c, &f->bytes);
+		f->slot = load_table(l, c, &f->bytes, &f->no_room);
 		fg_cfi_free(c);
 	}
 	l->st.build_ns += now_ns() - t0;
 	return f;
+}
+
+/*
+ * Whether a table of `bytes` could be loaded now, slots freed at the last sync
+ * and the tables kept for reuse counted as room.
+ */
+static bool room_for(const struct fg_cfi_loader *l, uint64_t bytes)
+{
+	return (l->nfree || l->next_slot < l->lim.max_files || l->kept) &&
+	       (l->st.bytes + bytes <= l->lim.max_bytes || l->kept);
+}
+
+/*
+ * f's table, left out for lack of room, built and loaded again from fd (or
+ * the image) once there is room: a process read from /proc at its first
+ * samples can come before the records of another's exit that free the room
+ * (fg-sample reads it when asked, ahead of the records), and room_retry()
+ * reads again the processes that wait.
+ */
+static void file_retry(struct fg_cfi_loader *l, struct cfile *f, int fd, const void *image,
+		       size_t size)
+{
+	uint64_t t0 = now_ns();
+	struct fg_cfi *c;
+
+	if (!f->no_room || (fd < 0 && !image) || !room_for(l, f->bytes))
+		return;
+	c = image ? fg_cfi_open_mem(image, size) : fg_cfi_open_fd(fd, -1);
+	if (c && c->nrows) {
+		f->slot = load_table(l, c, &f->bytes, &f->no_room);
+		if (f->slot != FG_CFI_TABLE_PENDING)
+			inode_publish(l, f);
+	}
+	fg_cfi_free(c);
+	l->st.build_ns += now_ns() - t0;
 }
 
 /* The file of key, found or built (fd or image); a reference taken. */
@@ -355,6 +406,8 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 			kept_unlink(l, f);
 			l->st.reused++;
 		}
+		if (f->slot == FG_CFI_TABLE_PENDING)
+			file_retry(l, f, fd, image, size);
 	} else {
 		f = file_build(l, fd, image, size);
 		memcpy(f->key, key, klen);
@@ -524,7 +577,11 @@ static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
 	size_t lo = 0, hi;
 	uint64_t v0;
 
-	if (m->end <= m->start)
+	/*
+	 * A mapping stamped before the mappings were read from /proc is in them, or
+	 * was gone by then (the kernel stamps it once the mapping is in place)
+	 */
+	if (m->end <= m->start || m->time_ns < p->since)
 		return;
 	if (m->time_ns > p->since)
 		p->since = m->time_ns;
@@ -566,6 +623,12 @@ static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
 		mark_dirty(l, p);
 		return;
 	}
+	if (cm.f && cm.f->no_room && !p->waits_room) {
+		p->waits_room = true;
+		p->room_gen = l->room_gen;
+		FG_ALLOC_GROW(l->room_waits, l->nroom_waits + 1, l->aroom_waits);
+		l->room_waits[l->nroom_waits++] = p->pid;
+	}
 	FG_ALLOC_GROW(p->maps, p->n + 1, p->alloc);
 	memmove(p->maps + lo + 1, p->maps + lo, (p->n - lo) * sizeof(*p->maps));
 	p->maps[lo] = cm;
@@ -580,12 +643,19 @@ static void proc_clear(struct fg_cfi_loader *l, struct cproc *p)
 	mark_dirty(l, p);
 }
 
-/* Process child forked from parent at time `t`: the parent's mappings, as they were then. */
+/*
+ * Process child forked from parent at time `t`: the parent's mappings, as they were then.
+ * Not when the child's own were read from /proc after that (fg_cfi_loader_rescan(), asked
+ * for at its first samples, before the records that came since were handed over).
+ */
 static void proc_fork(struct fg_cfi_loader *l, uint32_t child, uint32_t parent, uint64_t t)
 {
 	struct cproc *pp = proc_get(l, parent, false), *c;
 
 	if (!pp || child == parent)
+		return;
+	c = proc_get(l, child, false);
+	if (c && c->since > t)
 		return;
 	c = proc_get(l, child, true);
 	proc_clear(l, c);
@@ -639,7 +709,13 @@ void fg_cfi_loader_record(struct fg_cfi_loader *l, uint32_t type, const void *pa
 		if (len < sizeof(c))
 			return;
 		memcpy(&c, payload, sizeof(c));
-		if ((c.flags & FG_COMM_F_EXEC) && (p = proc_get(l, c.pid, false))) {
+		/*
+		 * Mappings read from /proc after the exec's record was stamped (since:
+		 * when the read began) are the new image's already: the kernel stamps it
+		 * once the new address space is in place.
+		 */
+		if ((c.flags & FG_COMM_F_EXEC) && (p = proc_get(l, c.pid, false)) &&
+		    p->since <= c.time_ns) {
 			proc_clear(l, p);
 			if (c.time_ns > p->since)
 				p->since = c.time_ns;
@@ -804,9 +880,52 @@ size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l)
 	return n;
 }
 
+/* Whether a table of p's is left out for lack of room. */
+static bool waits_room(const struct cproc *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].f && p->maps[i].f->no_room)
+			return true;
+	return false;
+}
+
+/*
+ * The processes waiting for room, read again from PROC once slots were freed
+ * since they began to wait (at the end of a sync): their tables are loaded
+ * then (file_retry()), though no record of theirs may come again.
+ */
+static void room_retry(struct fg_cfi_loader *l)
+{
+	uint32_t *pids = l->room_waits;
+	size_t n = l->nroom_waits;
+
+	if (!n || !room_for(l, 0))
+		return;
+	l->room_waits = NULL;
+	l->nroom_waits = l->aroom_waits = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct cproc *p = proc_get(l, pids[i], false);
+
+		if (!p || !p->waits_room)
+			continue;
+		if (p->room_gen == l->room_gen || !room_for(l, 0)) {
+			FG_ALLOC_GROW(l->room_waits, l->nroom_waits + 1, l->aroom_waits);
+			l->room_waits[l->nroom_waits++] = p->pid;
+			continue;
+		}
+		p->waits_room = false;
+		if (!waits_room(p))
+			continue; /* (its tables loaded since, by file_retry()) */
+		l->st.room_reads++;
+		fg_cfi_loader_rescan(l, pids[i]);
+	}
+	free(pids);
+}
+
 void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 {
 	kept_expire(l, false);
+	room_retry(l);
 	if (l->ops.commit_loads && l->ops.commit_loads(l->ops.arg) < 0)
 		l->st.map_errors++;
 	/* the tables committed, by their files' identity */
@@ -875,6 +994,7 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 	memcpy(l->free_slots + l->nfree, l->quarantine, l->nquarantine * sizeof(uint32_t));
 	l->nfree += l->nquarantine;
 	l->nquarantine = 0;
+	l->room_gen++;
 }
 
 void fg_cfi_loader_started(struct fg_cfi_loader *l)
@@ -904,6 +1024,7 @@ void fg_cfi_loader_free(struct fg_cfi_loader *l)
 	free(l->free_slots);
 	free(l->quarantine);
 	free(l->publish);
+	free(l->room_waits);
 	free(l->dirty);
 	free(l->buf);
 	free(l);
@@ -1031,6 +1152,11 @@ void fg_cfi_load_problems(struct fg_buf *out, const struct fg_cfi_load_stats *st
 				    " (raise with --cfi-max-%s); their samples fell back to "
 				    "snapshots\n",
 				    over[i].n, over[i].what, over[i].limit, over[i].opt);
+	if (st->room_reads)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " processes read again for those tables, once "
+			    "another was freed\n",
+			    st->room_reads);
 	if (st->map_errors)
 		fg_buf_addf(out, "cfi: %" PRIu64 " updates of the BPF maps failed\n",
 			    st->map_errors);

@@ -383,16 +383,21 @@ swap_agree() {
 
 @test "fg-sample --call-graph cfi: a slot freed and given to another file's table: the rows kept from the first are not taken" {
 	local d=$BATS_TEST_TMPDIR a=$U/swap-a b=$U/swap-b c=$BATS_TEST_TMPDIR/swap-c
-	# one slot (--cfi-max-files 1): swap-a's table is loaded in it, kept after swap-a ends,
-	# and freed for c's, which falls back (the slot is free only after the next sync of the
-	# maps); then swap-b's is loaded in the same slot, at the same pcs as swap-a's rows that
-	# the CPU keeps.  And again, twice each: every swap-a and swap-b walks in BPF
+	# three slots (--cfi-max-files 3): swap-run's and the vdso's, loaded while swap-run runs,
+	# and one for the fixtures: swap-a's table is loaded in it, kept after swap-a ends, and
+	# freed for c's, which falls back until the slot is free (after the next sync of the
+	# maps: c's process is read again then); then swap-b's is loaded in the same slot, at
+	# the same pcs as swap-a's rows that the CPU keeps.  And again, twice each: every swap-a
+	# and swap-b walks in BPF.  (When swap-run was not sampled, the fixtures have two slots,
+	# and swap-b waits for swap-a's instead)
 	swap_layout "$a" "$b"
 	cp "$a" "$c"
-	CFI_OPTS="--cfi-check --cfi-max-files 1" capture reuse "$U/swap-run" 200 "$a" "$c" "$b" "$c" \
+	CFI_OPTS="--cfi-check --cfi-max-files 3" capture reuse "$U/swap-run" 200 "$a" "$c" "$b" "$c" \
 		"$a" "$c" "$b"
 	grep -q 'lost 0' "$d/reuse.sample"
-	grep -q 'over the tables at once, 1 (raise with --cfi-max-files)' "$d/reuse.sample"
+	grep -q 'over the tables at once, 3 (raise with --cfi-max-files)' "$d/reuse.sample"
+	grep -Eq '[1-9][0-9]* processes read again for those tables, once another was freed' \
+		"$d/reuse.sample"
 	[ "$(grep -c '^swap-[ab] ' "$d/reuse.out")" -ge 100 ]
 	at_least_whole 97 "$d/reuse.out" swap-a
 	at_least_whole 97 "$d/reuse.out" swap-b

@@ -104,6 +104,7 @@ struct fg_cfi_load_stats {
 	    over_rows; /* files whose table has more rows than max_rows (or lib/cfi's bounds) */
 	uint64_t over_bytes; /* tables not loaded: max_bytes reached */
 	uint64_t over_files; /* tables not loaded: max_files reached */
+	uint64_t room_reads; /* processes read again for those tables, once one was freed */
 	uint64_t over_maps;  /* mappings left out: a process with more than FG_CFI_PROC_MAPS */
 	uint64_t over_procs; /* processes left out: max_procs reached */
 	uint64_t map_errors; /* other failures to write the maps */

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -596,6 +597,34 @@ static int copy_of_self(char *path, off_t *size)
 	return fd;
 }
 
+/* A copy of this program, mapped as code. */
+struct mapped {
+	char path[64];
+	off_t size;
+	int fd;
+	void *m;
+};
+
+/* c, made from the mkstemp() template tmpl: 0, or -1 (c->m MAP_FAILED). */
+static int mapped_new(struct mapped *c, const char *tmpl)
+{
+	snprintf(c->path, sizeof(c->path), "%s", tmpl);
+	c->fd = copy_of_self(c->path, &c->size);
+	c->m = c->fd >= 0
+		   ? mmap(NULL, (size_t)c->size, PROT_READ | PROT_EXEC, MAP_PRIVATE, c->fd, 0)
+		   : MAP_FAILED;
+	return c->m == MAP_FAILED ? -1 : 0;
+}
+
+static void mapped_free(struct mapped *c)
+{
+	if (c->m != MAP_FAILED)
+		munmap(c->m, (size_t)c->size);
+	if (c->fd >= 0)
+		close(c->fd);
+	unlink(c->path);
+}
+
 /* The record of p, `size` bytes of `path` mapped as code at offset 0 by process pid, at time t. */
 static void map_record(struct fg_cfi_loader *l, uint32_t pid, const void *p, off_t size,
 		       const char *path, uint64_t t)
@@ -698,6 +727,199 @@ TEST(mappings_are_as_of_their_newest_record)
 	munmap(m, (size_t)size);
 	close(fd);
 	unlink(path);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+/* The table of process pid's mapping at `at` in the maps (FG_CFI_TABLE_PENDING: none). */
+static uint32_t table_at(struct fake *f, uint32_t pid, const void *at)
+{
+	const struct fg_cfi_proc *p = fake_proc(f, pid);
+
+	for (uint32_t i = 0; p && i < p->n && i < FG_CFI_PROC_MAPS; i++)
+		if (p->maps[i].start == (uintptr_t)at)
+			return p->maps[i].table;
+	return FG_CFI_TABLE_PENDING;
+}
+
+/*
+ * A table left out for lack of room (one slot, taken) is built and loaded at
+ * the next mapping of its file once there is room: a process read from /proc
+ * when fg-sample is asked can come before the exit records that free it.
+ */
+TEST(a_table_left_out_for_room_is_loaded_when_room_comes)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l;
+	uint32_t pid = (uint32_t)getpid();
+	struct fg_cfi_load_stats st;
+	struct mapped c1, c2;
+
+	CHECK(mapped_new(&c1, "/tmp/fg-test-cfi-room1.XXXXXX") == 0);
+	CHECK(mapped_new(&c2, "/tmp/fg-test-cfi-room2.XXXXXX") == 0);
+	lim.max_files = 1;
+	lim.keep_ns = 0;
+	l = new_loader(f, &lim);
+	map_record(l, pid, c1.m, c1.size, c1.path, 1000);
+	map_record(l, pid, c2.m, c2.size, c2.path, 1001);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 1 && st.over_files == 1);
+	CHECK(table_at(f, pid, c1.m) < SLOTS && table_at(f, pid, c2.m) == FG_CFI_TABLE_PENDING);
+	/* the first file's mapping gone (its table freed, the slot free after the sync) */
+	map_record(l, pid, c1.m, c1.size, "//anon", 1002);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 0);
+	/* the second file mapped again: its table built and loaded now (no read of PROC) */
+	map_record(l, pid, c2.m, c2.size, c2.path, 1003);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 1 && st.over_files == 1 && st.room_reads == 0);
+	CHECK(table_at(f, pid, c1.m) == FG_CFI_TABLE_FP && table_at(f, pid, c2.m) < SLOTS);
+	mapped_free(&c1);
+	mapped_free(&c2);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+/* PROC/PID of a fake /proc: maps holding c's mapping only, map_files this process'.  0 or -1. */
+static int fake_proc_maps(const char *proc, uint32_t pid, const struct mapped *c)
+{
+	char name[512];
+	struct stat st;
+	FILE *out;
+
+	snprintf(name, sizeof(name), "%s/%u", proc, pid);
+	if (stat(c->path, &st) < 0 || mkdir(name, 0700) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/%u/map_files", proc, pid);
+	if (symlink("/proc/self/map_files", name) < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
+	out = fopen(name, "w");
+	if (!out)
+		return -1;
+	fprintf(out, "%lx-%lx r-xp 00000000 %02x:%02x %lu %s\n", (unsigned long)(uintptr_t)c->m,
+		(unsigned long)((uintptr_t)c->m + (((uint64_t)c->size + 4095) & ~4095ull)),
+		major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino, c->path);
+	return fclose(out);
+}
+
+/*
+ * A process whose table was left out for room (one slot, another's) is read
+ * again from PROC once the slot is free, though no record of it comes: the
+ * exit that frees the slot can be the last record of the run.
+ */
+TEST(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_load_ops ops = {fake_load, fake_unload, fake_set_proc, NULL,
+				      NULL,	 f,	      fake_set_file};
+	struct fg_cfi_loader *l;
+	uint32_t a = 4000011, b = 4000012;
+	struct fg_rec_task exit_a = {a, a, 1, 1, 1002};
+	char proc[] = "/tmp/fg-test-cfi-proc.XXXXXX", name[512];
+	struct fg_cfi_load_stats st;
+	struct mapped c1, c2;
+
+	CHECK(mapped_new(&c1, "/tmp/fg-test-cfi-wait1.XXXXXX") == 0);
+	CHECK(mapped_new(&c2, "/tmp/fg-test-cfi-wait2.XXXXXX") == 0 && mkdtemp(proc));
+	CHECK(fake_proc_maps(proc, a, &c1) == 0 && fake_proc_maps(proc, b, &c2) == 0);
+	memset(f, 0, sizeof(*f));
+	lim.max_files = 1;
+	lim.keep_ns = 0;
+	l = fg_cfi_loader_new(proc, &lim, &ops);
+	map_record(l, a, c1.m, c1.size, c1.path, 1000);
+	map_record(l, b, c2.m, c2.size, c2.path, 1001);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	/* no room yet: b waits, and is not read again */
+	CHECK(st.tables == 1 && st.over_files == 1 && st.room_reads == 0);
+	CHECK(table_at(f, a, c1.m) < SLOTS && table_at(f, b, c2.m) == FG_CFI_TABLE_PENDING);
+	/* a exits: its slot free after the sync, b read again at the next */
+	fg_cfi_loader_record(l, FG_REC_EXIT, &exit_a, sizeof(exit_a));
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.tables == 1 && st.room_reads == 1);
+	CHECK(table_at(f, b, c2.m) < SLOTS);
+	/* and only once */
+	fg_cfi_loader_sync(l);
+	fg_cfi_loader_stats(l, &st);
+	CHECK(st.room_reads == 1);
+	for (uint32_t pid = a; pid <= b; pid++) {
+		snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
+		unlink(name);
+		snprintf(name, sizeof(name), "%s/%u/map_files", proc, pid);
+		unlink(name);
+		snprintf(name, sizeof(name), "%s/%u", proc, pid);
+		rmdir(name);
+	}
+	rmdir(proc);
+	mapped_free(&c1);
+	mapped_free(&c2);
+	fg_cfi_loader_free(l);
+	CHECK(f->loads == f->unloads);
+	free(f);
+}
+
+/*
+ * A new process read from /proc at its first samples (fg-sample asks as its
+ * walks fall back), before the records of its fork and exec are handed over:
+ * those older records leave what was read, the newer ones apply.
+ */
+TEST(a_read_outlives_older_fork_exec_and_mapping_records)
+{
+	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
+	struct fake *f = calloc(1, sizeof(*f));
+	struct fg_cfi_loader *l = new_loader(f, &lim);
+	uint32_t pid = (uint32_t)getpid(), parent = 4000006;
+	struct fg_rec_task fork = {pid, pid, parent, parent, 2000};
+	struct fg_rec_comm exec = {pid, pid, 3000, FG_COMM_F_EXEC, 0, "x"};
+	const struct fg_cfi_proc *p;
+	struct mapped c;
+	uint64_t since;
+	uint32_t n;
+
+	CHECK(mapped_new(&c, "/tmp/fg-test-cfi-asked.XXXXXX") == 0);
+	map_record(l, parent, c.m, c.size, c.path, 1000);
+	CHECK(fg_cfi_loader_rescan(l, pid) == 0);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n > 1 && p->since > 3000);
+	since = p->since;
+	/* its fork, exec and a mapping, from before the read: what was read stays */
+	n = p->n;
+	fg_cfi_loader_record(l, FG_REC_FORK, &fork, sizeof(fork));
+	fg_cfi_loader_record(l, FG_REC_COMM, &exec, sizeof(exec));
+	map_record(l, pid, (void *)0x10000, 4096, c.path, 3500);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == n && p->since == since);
+	/* an exec after the read: none from then on */
+	exec.time_ns = since + 1;
+	fg_cfi_loader_record(l, FG_REC_COMM, &exec, sizeof(exec));
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 0 && p->since == since + 1);
+	/* and a fork after that (the pid used again): the parent's */
+	fork.time_ns = since + 2;
+	fg_cfi_loader_record(l, FG_REC_FORK, &fork, sizeof(fork));
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 1 && p->since == since + 2);
+	/* a mapping after that: added */
+	map_record(l, pid, (void *)0x10000, 4096, c.path, since + 3);
+	fg_cfi_loader_sync(l);
+	p = fake_proc(f, pid);
+	CHECK(p && p->n == 2 && p->since == since + 3);
+	mapped_free(&c);
 	fg_cfi_loader_free(l);
 	CHECK(f->loads == f->unloads);
 	free(f);
@@ -944,6 +1166,9 @@ int main(void)
 	RUN(rewritten_file_gets_a_new_table);
 	RUN(anonymous_code_is_walked_by_frame_pointers);
 	RUN(mappings_are_as_of_their_newest_record);
+	RUN(a_read_outlives_older_fork_exec_and_mapping_records);
+	RUN(a_table_left_out_for_room_is_loaded_when_room_comes);
+	RUN(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed);
 	RUN(slot_freed_and_reused_gets_a_new_gen);
 	RUN(worker_feeds_the_loader_and_counts);
 	return unit_done();
