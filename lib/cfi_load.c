@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -1224,6 +1225,44 @@ static void bpf_unload(void *arg, uint32_t slot)
 	m->unload_slots[m->nunloads++] = slot;
 }
 
+/* One batch update of a map, for a thread of its own (update_tables()): 0 or -errno. */
+struct batch {
+	int fd;
+	const void *keys, *vals;
+	uint32_t n;
+	int err;
+};
+
+static void *batch_run(void *arg)
+{
+	struct batch *b = arg;
+	uint32_t n = b->n;
+
+	b->err = bpf_map_update_batch(b->fd, b->keys, b->vals, &n, NULL) < 0 ? -errno : 0;
+	return NULL;
+}
+
+/*
+ * The rows' and the rules' arrays of maps set at the same `n` slots, at once:
+ * each update of an array of maps waits for a grace period (8 to 16 ms of wall
+ * time here, while a new process' walks fall back), and the two waits overlap
+ * when the second update runs in a thread of its own.  0 or -errno.
+ */
+static int update_tables(struct fg_cfi_bpf_maps *m, const uint32_t *slots, const int *rows,
+			 const int *rules, uint32_t n)
+{
+	struct batch a = {m->rows, slots, rows, n, 0}, b = {m->rules, slots, rules, n, 0};
+	pthread_t t;
+	bool threaded = pthread_create(&t, NULL, batch_run, &b) == 0;
+
+	batch_run(&a);
+	if (threaded)
+		pthread_join(t, NULL);
+	else
+		batch_run(&b);
+	return a.err ? a.err : b.err;
+}
+
 static int bpf_commit_loads(void *arg)
 {
 	struct fg_cfi_bpf_maps *m = arg;
@@ -1233,12 +1272,11 @@ static int bpf_commit_loads(void *arg)
 	if (!n)
 		return 0;
 	/* the sizes first: a slot without its maps reads as no table (a fallback) */
-	if (bpf_map_update_batch(m->files, m->load_slots, m->load_files, &n, NULL) < 0 ||
-	    (n = (uint32_t)m->nloads,
-	     bpf_map_update_batch(m->rows, m->load_slots, m->load_rows, &n, NULL) < 0) ||
-	    (n = (uint32_t)m->nloads,
-	     bpf_map_update_batch(m->rules, m->load_slots, m->load_rules, &n, NULL) < 0))
+	if (bpf_map_update_batch(m->files, m->load_slots, m->load_files, &n, NULL) < 0)
 		err = -errno;
+	else
+		err = update_tables(m, m->load_slots, m->load_rows, m->load_rules,
+				    (uint32_t)m->nloads);
 	/* the arrays of maps hold the tables now */
 	for (size_t i = 0; i < m->nloads; i++) {
 		close(m->load_rows[i]);
@@ -1257,18 +1295,34 @@ static int bpf_commit_unloads(void *arg)
 	if (!n)
 		return 0;
 	/*
-	 * One by one: arrays of maps have no batch delete (each waits for a
-	 * grace period).  The sizes first: the slot then reads as no table.
+	 * The sizes first: the slot then reads as no table.  Then its maps
+	 * replaced by empty ones, in one batch for all (arrays of maps have no
+	 * batch delete, and each delete waits for a grace period): the tables'
+	 * memory is freed after it.
 	 */
-	for (size_t i = 0; i < m->nunloads; i++) {
-		struct fg_cfi_file none = {0, 0, 0, 0};
-		uint32_t slot = m->unload_slots[i];
+	if (!m->empty_rows) {
+		LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 
-		if (bpf_map_update_elem(m->files, &slot, &none, BPF_ANY) < 0 ||
-		    bpf_map_delete_elem(m->rows, &slot) < 0 ||
-		    bpf_map_delete_elem(m->rules, &slot) < 0)
-			err = -errno;
+		m->empty_rows = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rows", 4,
+					       sizeof(struct fg_cfi_row), 1, &o);
+		m->empty_rules = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fg_cfi_rules", 4,
+						sizeof(struct fg_cfi_rule), 1, &o);
 	}
+	FG_ALLOC_GROW(m->unload_files, n, m->aunload_files);
+	FG_ALLOC_GROW(m->unload_rows, n, m->aunload_fds);
+	m->unload_rules = fg_xreallocarray(m->unload_rules, m->aunload_fds, sizeof(int));
+	for (uint32_t i = 0; i < n; i++) {
+		m->unload_files[i] = (struct fg_cfi_file){0, 0, 0, 0};
+		m->unload_rows[i] = m->empty_rows;
+		m->unload_rules[i] = m->empty_rules;
+	}
+	if (bpf_map_update_batch(m->files, m->unload_slots, m->unload_files, &n, NULL) < 0)
+		err = -errno;
+	else if (m->empty_rows < 0 || m->empty_rules < 0)
+		err = -EBADF; /* (not made: the slots read as no table all the same) */
+	else
+		err = update_tables(m, m->unload_slots, m->unload_rows, m->unload_rules,
+				    (uint32_t)m->nunloads);
 	m->nunloads = 0;
 	return err;
 }
@@ -1323,5 +1377,12 @@ void fg_cfi_bpf_maps_release(struct fg_cfi_bpf_maps *m)
 	free(m->load_rules);
 	free(m->load_files);
 	free(m->unload_slots);
+	free(m->unload_files);
+	free(m->unload_rows);
+	free(m->unload_rules);
+	if (m->empty_rows > 0)
+		close(m->empty_rows);
+	if (m->empty_rules > 0)
+		close(m->empty_rules);
 	memset(m, 0, sizeof(*m));
 }

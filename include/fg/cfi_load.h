@@ -166,6 +166,11 @@ struct fg_cfi_bpf_maps {
 	int *load_rows, *load_rules;
 	struct fg_cfi_file *load_files;
 	size_t nloads, aloads, nunloads, aunloads;
+	/* an unload's values: no table, and an empty map of each kind (0: not made yet) */
+	struct fg_cfi_file *unload_files;
+	int *unload_rows, *unload_rules;
+	size_t aunload_files, aunload_fds;
+	int empty_rows, empty_rules;
 	uint32_t gen; /* the last load's struct fg_cfi_file.gen */
 	/* the program's cfi_procs_ver (in its mapped .bss), bumped after each write to procs */
 	uint64_t *procs_ver;

@@ -992,6 +992,21 @@ static struct fg_cfi_inode_key inode_key(int fd)
  * entry, and its delete, bumps cfi_procs_ver (the walks keep what they read
  * of the entry while it stays the same).
  */
+/* The entries of the table in array of maps `outer` at `slot` (0: none). */
+static uint32_t table_entries(int outer, uint32_t slot)
+{
+	struct bpf_map_info info = {0};
+	uint32_t id, len = sizeof(info);
+	int fd;
+
+	if (bpf_map_lookup_elem(outer, &slot, &id) < 0 || (fd = bpf_map_get_fd_by_id(id)) < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		info.max_entries = 0;
+	close(fd);
+	return info.max_entries;
+}
+
 TEST(slot_freed_and_reused_gets_a_new_gen)
 {
 	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
@@ -1034,6 +1049,7 @@ TEST(slot_freed_and_reused_gets_a_new_gen)
 	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
 	g1 = file.gen;
 	CHECK(g1 != 0 && file.nrows > 1);
+	CHECK(table_entries(bm.rows, slot) == file.nrows && table_entries(bm.rules, slot) > 1);
 	k1 = inode_key(fd);
 	CHECK(bpf_map_lookup_elem(bm.inodes, &k1, &v) == 0 && v.table == slot);
 	/* the process gone: the slot emptied (no table: gen 0), the file's key withdrawn */
@@ -1043,6 +1059,8 @@ TEST(slot_freed_and_reused_gets_a_new_gen)
 	CHECK(bpf_map_lookup_elem(bm.files, &slot, &file) == 0);
 	CHECK(memcmp(&file, &none, sizeof(file)) == 0);
 	CHECK(bpf_map_lookup_elem(bm.inodes, &k1, &v) < 0 && errno == ENOENT);
+	/* its rows and rules replaced by empty maps (in one batch each), their memory freed */
+	CHECK(table_entries(bm.rows, slot) == 1 && table_entries(bm.rules, slot) == 1);
 	/* the file rewritten in place (a coarse clock: a tick apart), mapped again */
 	munmap(m, (size_t)size);
 	nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
