@@ -420,16 +420,21 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 	return f;
 }
 
-/* The kernel's vdso, the same in every process: this process' own. */
+/*
+ * The kernel's vdso, the same in every process: this process' own.  Its size
+ * read from our mappings once (every new process maps one).
+ */
 static struct cfile *vdso_get(struct fg_cfi_loader *l)
 {
 	uint64_t start = getauxval(AT_SYSINFO_EHDR), size = 0;
 	char *data = NULL;
 	size_t len;
 
-	if (!start)
+	if (!start || l->vdso_size == UINT64_MAX)
 		return NULL;
-	if (fg_safeio_read_file("/proc/self/maps", 1u << 24, &data, &len) == 0) {
+	if (!l->vdso_size) {
+		if (fg_safeio_read_file("/proc/self/maps", 1u << 24, &data, &len) < 0)
+			return NULL; /* (read again for the next process) */
 		for (char *line = data, *nl; line < data + len; line = nl + 1) {
 			struct fg_procmap pm;
 
@@ -440,11 +445,12 @@ static struct cfile *vdso_get(struct fg_cfi_loader *l)
 			    pm.start == start && strcmp(pm.path, "[vdso]") == 0)
 				size = pm.end - pm.start;
 		}
+		free(data);
+		l->vdso_size = size ? size : UINT64_MAX;
+		if (!size)
+			return NULL;
 	}
-	free(data);
-	if (!size)
-		return NULL;
-	return file_get(l, "vdso", 4, -1, (const void *)(uintptr_t)start, size);
+	return file_get(l, "vdso", 4, -1, (const void *)(uintptr_t)start, l->vdso_size);
 }
 
 /*
