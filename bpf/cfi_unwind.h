@@ -163,6 +163,15 @@ _Static_assert(CFI_TRACE >= MAX_STACK_DEPTH + 1, "a row for each frame of a walk
 #define CFI_VMA_KEEP 4
 #define CFI_VMA_NS 100000000ull
 #define CFI_VSETS 4
+/* a process' mappings asked for again on a CPU after this long (cfi_ask()) */
+#define CFI_ASK_NS 10000000ull
+#define CFI_ASK_TRIES 4
+#define CFI_ASK_SLOW_NS 1000000000ull
+#define CFI_ASKS 4
+struct cfi_asked {
+	__u32 pid, n; /* n: asks in a row */
+	__u64 ns, mtime;
+};
 
 /*
  * The mappings of one address space found in the kernel's list (see
@@ -218,6 +227,8 @@ struct cfi_state {
 	 */
 	struct cfi_vset vsets[CFI_VSETS];
 	__u32 vset, vtried;
+	/* the processes whose mappings fallbacks asked for (cfi_ask()), by pid */
+	struct cfi_asked asks[CFI_ASKS];
 	/*
 	 * The row of each frame of the last walk on this CPU that had one, by
 	 * its depth: the next walk looks there first, at the same depth, while
@@ -705,6 +716,32 @@ __noinline int cfi_vma_map(struct cfi_state *st, __u64 pc)
 	return true;
 }
 
+/*
+ * A walk fell back, and the process' mappings are not in the maps, or are no
+ * longer its own (an exec), or the code is in a mapping they lack (a library
+ * opened since): the sample wakes fg-sample to read them now rather than at
+ * its next tick, 20 ms on (a new process' first milliseconds are the
+ * fallbacks of a busy machine).  Once in CFI_ASK_NS on a CPU for a process,
+ * unless it was marked stale again since (mtime: its exec); after
+ * CFI_ASK_TRIES asks that changed nothing (code in no file), once in
+ * CFI_ASK_SLOW_NS.
+ */
+static __always_inline void cfi_ask(struct cfi_state *st, struct ustack_copy *c, __u32 pid)
+{
+	struct cfi_asked *a = &st->asks[pid & (CFI_ASKS - 1)];
+	__u64 now = c->ev.time_ns;
+
+	if (a->pid != pid || a->mtime != st->mtime)
+		a->n = 0;
+	else if (now - a->ns < (a->n < CFI_ASK_TRIES ? CFI_ASK_NS : CFI_ASK_SLOW_NS))
+		return;
+	a->pid = pid;
+	a->ns = now;
+	a->mtime = st->mtime;
+	a->n++;
+	c->ev.flags |= FG_SAMPLE_F_CFI_ASK;
+}
+
 static __always_inline long cfi_end(struct cfi_state *st, __u32 why)
 {
 	st->end = why;
@@ -945,6 +982,9 @@ static __always_inline bool cfi_walk(struct pt_regs *regs, struct ustack_copy *c
 			cfi_count(FG_CFI_STAT_FALLBACK_NOPROC, 1);
 		w->nu = 1;
 		c->ev.flags |= FG_SAMPLE_F_CFI_FALLBACK;
+		if (!st->hasp || st->stale || st->why == FG_CFI_STAT_FALLBACK_NOTABLE ||
+		    st->why == FG_CFI_STAT_FALLBACK_NOVMA)
+			cfi_ask(st, c, pid);
 		return false;
 	}
 	cfi_count(FG_CFI_STAT_WALKS, 1);

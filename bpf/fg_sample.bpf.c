@@ -687,7 +687,10 @@ static __always_inline long output_snapshot(void *ring, struct ustack_copy *c, _
 	if (ips_len && bpf_probe_read_kernel(c->data + size, ips_len, c->ev.ips) < 0)
 		return -1;
 	len = sizeof(c->head) + sizeof(c->snap) + size + ips_len;
-	return bpf_ringbuf_output(ring, c->head, len, BPF_RB_NO_WAKEUP);
+	/* (a fallback that asks for its process' mappings wakes fg-sample: cfi_walk()) */
+	return bpf_ringbuf_output(ring, c->head, len,
+				  c->ev.flags & FG_SAMPLE_F_CFI_ASK ? BPF_RB_FORCE_WAKEUP
+								    : BPF_RB_NO_WAKEUP);
 }
 
 /*

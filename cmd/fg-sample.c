@@ -144,6 +144,11 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
 /* processes remembered as asked for at their first samples (cfi_ask), at most */
 #define CFI_ASKED_MAX (1u << 16)
 /*
+ * A process' mappings read again at a fallback's wakeup after this long (cfi_ask):
+ * the program asks once in 10 ms on a CPU, unless the process exec'd since
+ */
+#define CFI_ASK_NS (2 * 1000 * 1000ull)
+/*
  * A record reaches its buffer a little after its time was taken, and the
  * buffers are read one after another: a tick writes only what is older than
  * this, so that a record read a tick late still goes out in time order (one
@@ -650,25 +655,28 @@ static uint64_t event_weight(uint32_t id)
  * run and was not read yet, its tables are loaded now (the worker reads its mappings
  * from /proc).  Once a second at most for a pid (a pid used again, a process whose
  * code has no table); CFI_ASKED_MAX pids remembered, then forgotten all at once, so
- * that a machine cycling through its pids keeps the set's memory bounded.
+ * that a machine cycling through its pids keeps the set's memory bounded.  `now`:
+ * the program found none of the process' mappings in the maps, or only stale ones,
+ * and woke us (FG_SAMPLE_F_CFI_ASK): read at once, unless read in the last
+ * CFI_ASK_NS (the other CPU's ask).
  */
-static void cfi_ask(struct run *r, uint32_t pid, uint64_t now)
+static void cfi_ask(struct run *r, uint32_t pid, uint64_t time, bool now)
 {
 	struct fg_hash_entry *e;
 	bool inserted;
 
-	if (!r->cfi_worker)
+	if (!r->cfi_worker || !r->cfi_asked)
 		return;
 	e = fg_hash_get(r->cfi_asked, &pid, sizeof(pid));
-	if (e && now - e->val.u < 1000000000u)
+	if (e && time - e->val.u < (now ? CFI_ASK_NS : 1000000000u))
 		return;
 	if (!e && fg_hash_count(r->cfi_asked) >= CFI_ASKED_MAX) {
 		fg_hash_free(r->cfi_asked);
 		r->cfi_asked = fg_hash_new(0);
 	}
 	e = fg_hash_upsert(r->cfi_asked, &pid, sizeof(pid), &inserted);
-	e->val.u = now;
-	fg_cfi_worker_load(r->cfi_worker, pid);
+	e->val.u = time;
+	fg_cfi_worker_load(r->cfi_worker, pid, now);
 }
 
 /* One sample from the BPF program, into the queue. */
@@ -687,8 +695,10 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 		return;
 	}
 	nips = 8 * ((size_t)s.nr_kernel + s.nr_user);
-	if ((s.flags & FG_SAMPLE_F_CFI_FALLBACK) && r->cfi_lazy)
-		cfi_ask(r, s.pid, s.time_ns);
+	if ((s.flags & FG_SAMPLE_F_CFI_FALLBACK) &&
+	    (r->cfi_lazy || (s.flags & FG_SAMPLE_F_CFI_ASK)))
+		cfi_ask(r, s.pid, s.time_ns, s.flags & FG_SAMPLE_F_CFI_ASK);
+	s.flags &= ~FG_SAMPLE_F_CFI_ASK;
 	if (s.flags & FG_SAMPLE_F_OFFCPU) {
 		/* a wait weighs its time off the CPU, and is none of the events' samples */
 		r->off.wait_ns += s.weight;
@@ -1410,8 +1420,7 @@ static void open_sideband(struct run *r)
 		uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
 		r->cfi_lazy = !r->filtering;
-		if (r->cfi_lazy)
-			r->cfi_asked = fg_hash_new(0);
+		r->cfi_asked = fg_hash_new(0);
 		for (size_t i = 0; r->filtering && i < fg_targets_count(r->targets); i++)
 			fg_cfi_loader_scan(r->cfi, fg_targets_at(r->targets, i));
 		fg_cfi_loader_sync(r->cfi);
@@ -1694,6 +1703,33 @@ static int flush(struct run *r, uint64_t upto)
 	return r->werr;
 }
 
+/*
+ * Until the loop's next turn: 100 ms; with cfi 20 ms, the side-band events
+ * sooner to the loader, for the tables of new processes.  Meanwhile a
+ * fallback that asks for its process' mappings (FG_SAMPLE_F_CFI_ASK) wakes
+ * us: the samples read then (on_sample() asks the worker), and the worker
+ * woken.  The other samples ask for no wakeup.
+ */
+static void wait_tick(struct run *r)
+{
+	uint64_t now = now_ns(CLOCK_MONOTONIC), end = now + CFI_TICK_NS;
+
+	if (!opts.cfi || !r->cfi_worker) {
+		struct timespec ts = {0, opts.cfi ? CFI_TICK_NS : 100 * 1000 * 1000};
+
+		nanosleep(&ts, NULL);
+		return;
+	}
+	for (; now < end && !stop_signal && !child_exited; now = now_ns(CLOCK_MONOTONIC)) {
+		int n = ring_buffer__poll(r->rb, (int)((end - now + 999999) / 1000000));
+
+		if (n > 0)
+			fg_cfi_worker_wake(r->cfi_worker);
+		else if (n < 0 && n != -EINTR)
+			break;
+	}
+}
+
 /* The loop: every 100 ms, side-band events and samples into time order, then out. */
 static void run_loop(struct run *r)
 {
@@ -1705,13 +1741,8 @@ static void run_loop(struct run *r)
 		uint64_t cut;
 		bool last = stop_signal || child_exited;
 
-		if (!last) {
-			/* cfi: the side-band events sooner to the loader, for the tables of new
-			 * processes */
-			struct timespec ts = {0, opts.cfi ? CFI_TICK_NS : 100 * 1000 * 1000};
-
-			nanosleep(&ts, NULL);
-		}
+		if (!last)
+			wait_tick(r);
 		if (opts.command && !r->child_done) {
 			int st;
 

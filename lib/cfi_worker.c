@@ -181,9 +181,14 @@ void fg_cfi_worker_push(struct fg_cfi_worker *w, uint32_t type, const void *payl
 		enqueue(w, type, payload, len);
 }
 
-void fg_cfi_worker_load(struct fg_cfi_worker *w, uint32_t pid)
+void fg_cfi_worker_load(struct fg_cfi_worker *w, uint32_t pid, bool now)
 {
 	enqueue(w, LOAD_PID, &pid, sizeof(pid));
+	if (now) {
+		pthread_mutex_lock(&w->lock);
+		w->st.asked++;
+		pthread_mutex_unlock(&w->lock);
+	}
 }
 
 void fg_cfi_worker_wake(struct fg_cfi_worker *w)
@@ -217,7 +222,8 @@ void fg_cfi_worker_report(struct fg_buf *out, const struct fg_cfi_worker_stats *
 		    "cfi: %" PRIu64 " side-band records to the tables' thread in %" PRIu64
 		    " batches (%.1f KiB queued at most); %" PRIu64
 		    " left out, its queue full (every process read again %" PRIu64
-		    " times); %" PRIu64 " processes loaded at their first sample\n",
+		    " times); %" PRIu64 " processes loaded at their first sample (%" PRIu64
+		    " asked for by the program: new, without their mappings)\n",
 		    st->records, st->batches, (double)st->queued_peak / 1024, st->dropped,
-		    st->rescans, st->loads);
+		    st->rescans, st->loads, st->asked);
 }

@@ -166,8 +166,10 @@ f(33)'
 	rm -f "/tmp/perf-$pid.map"
 }
 
-@test "fg-sample --call-graph cfi: processes that dlopen a library and exit in 100 ms are whole, through the fallback" {
-	local d=$BATS_TEST_TMPDIR
+# dlshort DIR: DIR/dlshort LIB, which opens LIB and runs its fixlib_work (calling back
+# into the program) for 60 ms
+dlshort() {
+	local d=$1
 	cat >"$d/dl.c" <<-'EOF'
 		#include <dlfcn.h>
 		#include <stdio.h>
@@ -191,6 +193,11 @@ f(33)'
 		}
 	EOF
 	gcc -O2 -fomit-frame-pointer -o "$d/dlshort" "$d/dl.c" -ldl
+}
+
+@test "fg-sample --call-graph cfi: processes that dlopen a library and exit in 100 ms are whole, through the fallback" {
+	local d=$BATS_TEST_TMPDIR
+	dlshort "$d"
 	capture dl sh -c "for i in 1 2 3 4 5 6 7 8; do '$d/dlshort' '$U/libfixlib-gcc.so' || exit 1; done"
 	grep -q 'lost 0' "$d/dl.sample"
 	grep -q 'samples fell back to a snapshot' "$d/dl.sample"
@@ -201,6 +208,25 @@ f(33)'
 	}
 	# the library's frames, under main, through the fallback and in BPF alike
 	[ "$(grep -c ' fixlib_work+' "$d/dl.out")" -ge 50 ]
+}
+
+@test "fg-sample --call-graph cfi: a new process' first fallback wakes fg-sample, which reads its mappings then" {
+	local d=$BATS_TEST_TMPDIR
+	# each dlshort's first walks need two mappings the program has not got (the library
+	# it opened, libc's start) and fall back; the sample asks for the process' mappings,
+	# read from /proc at once rather than at the next 20 ms turn (counted under -v)
+	dlshort "$d"
+	capture ask sh -c "for i in 1 2 3 4 5 6 7 8; do '$d/dlshort' '$U/libfixlib-gcc.so' || exit 1; done"
+	grep -q 'lost 0' "$d/ask.sample"
+	[[ $(cat "$d/ask.sample") =~ \ ([0-9]+)\ processes\ loaded\ at\ their\ first\ sample\ \(([0-9]+)\ asked\ for\ by\ the\ program ]]
+	# (a process' first sample can come after the records of its start: 4 of 8, at least)
+	echo "# processes asked for by the program: ${BASH_REMATCH[2]} of 8" >&3
+	[ "${BASH_REMATCH[2]}" -ge 4 ]
+	[ "${BASH_REMATCH[1]}" -ge "${BASH_REMATCH[2]}" ]
+	at_least_whole 97 "$d/ask.out" dlshort || {
+		not_whole "$d/ask.out" dlshort | head -40 >&2
+		return 1
+	}
 }
 
 @test "fg-sample --call-graph cfi: system-wide, a process running before the start gets its tables at its first samples" {

@@ -15,13 +15,14 @@
  *	struct fg_cfi_worker *w;
  *	fg_cfi_worker_start(&w, loader, 4 << 20);	// the loader is the worker's now
  *	fg_cfi_worker_push(w, type, payload, len);	// each record written
- *	fg_cfi_worker_load(w, pid);			// a process not loaded at the start
+ *	fg_cfi_worker_load(w, pid, false);		// a process not loaded at the start
  *	fg_cfi_worker_wake(w);				// after each batch of them
  *	fg_cfi_worker_stop(w, &st);			// what was queued, then joined
  */
 #ifndef FG_CFI_WORKER_H
 #define FG_CFI_WORKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,7 @@ struct fg_cfi_worker_stats {
 	uint64_t batches;     /* batches taken (each followed by a sync of the maps) */
 	uint64_t queued_peak; /* bytes queued at most */
 	uint64_t loads;	      /* processes read at their first samples (fg_cfi_worker_load) */
+	uint64_t asked;	      /* of those, asked for by the program as it fell back (`now`) */
 };
 
 struct fg_cfi_worker;
@@ -52,10 +54,11 @@ void fg_cfi_worker_push(struct fg_cfi_worker *w, uint32_t type, const void *payl
 /*
  * Process pid's mappings read from /proc and their tables loaded, in the next
  * batch (fg_cfi_loader_rescan()): for a process running before the run, whose
- * tables are loaded when its samples first fall back rather than at the start.
- * Queued as a record is; never waits.
+ * tables are loaded when its samples first fall back rather than at the start;
+ * `now`, for one the program found without its mappings (just started, just
+ * exec'd) and woke fg-sample for.  Queued as a record is; never waits.
  */
-void fg_cfi_worker_load(struct fg_cfi_worker *w, uint32_t pid);
+void fg_cfi_worker_load(struct fg_cfi_worker *w, uint32_t pid, bool now);
 /* The records pushed so far, to the loader now (one batch, one sync of the maps). */
 void fg_cfi_worker_wake(struct fg_cfi_worker *w);
 /*

@@ -27,6 +27,12 @@
 #define FG_SAMPLE_F_USTACK_CFI (1u << 12)
 /* --call-graph cfi: no table for one of its pcs yet; the sample carries a snapshot */
 #define FG_SAMPLE_F_CFI_FALLBACK (1u << 13)
+/*
+ * In the BPF program's event only (fg-sample clears it): with
+ * FG_SAMPLE_F_CFI_FALLBACK, the process' mappings are not in the maps, or no
+ * longer its own; the event woke fg-sample to read them.
+ */
+#define FG_SAMPLE_F_CFI_ASK (1u << 14)
 
 /*
  * A wait's task state (with FG_SAMPLE_F_OFFCPU), in flags bits 16 to 19

@@ -1154,14 +1154,14 @@ TEST(worker_feeds_the_loader_and_counts)
 	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) == NULL);
 	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
 	sent = __atomic_load_n(&f->procs_sent, __ATOMIC_ACQUIRE);
-	fg_cfi_worker_load(w, pid);
+	fg_cfi_worker_load(w, pid, true);
 	fg_cfi_worker_push(w, LOAD_PID_LOOKALIKE, &pid, sizeof(pid)); /* not a record: ignored */
 	fg_cfi_worker_wake(w);
 	/* (a load still queued when the run ends is dropped: wait for it first) */
 	for (int i = 0; i < 10000 && __atomic_load_n(&f->procs_sent, __ATOMIC_ACQUIRE) == sent; i++)
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	fg_cfi_worker_stop(w, &ws);
-	CHECK(ws.loads == 1 && ws.records == 0 && ws.dropped == 0);
+	CHECK(ws.loads == 1 && ws.asked == 1 && ws.records == 0 && ws.dropped == 0);
 	CHECK(fake_lookup(f, pid, (uint64_t)(uintptr_t)memcpy, &table) != NULL);
 	/* nothing pushed: started and stopped, nothing fed */
 	CHECK(fg_cfi_worker_start(&w, l, 1u << 20) == 0);
