@@ -14,6 +14,8 @@ teardown() {
 	if [ -w "$cpu" ] && [ "$(cat "$cpu")" = 0 ]; then
 		echo 1 >"$cpu"
 	fi
+	# (workloads a test started, killed even when it failed)
+	[ -z "${KILL_AT_END:-}" ] || kill $KILL_AT_END 2>/dev/null || true
 }
 
 # dump FILE: the stream as text into $DUMP; fails on a bad stream
@@ -226,17 +228,17 @@ count_comm() {
 	requires root btf perf_event
 	# (the loop's last write once went up to the end of time, and the samples
 	# read after it, as the programs were detached, counted as late)
-	$WORKLOADS/split7030 6 &
-	local wl1=$! wl2 i
-	$WORKLOADS/split7030 6 &
-	wl2=$!
+	# (the workloads outlast the ten runs, however slow the build: killed after them)
+	local i
+	$WORKLOADS/split7030 60 >/dev/null &
+	KILL_AT_END=$!
+	$WORKLOADS/split7030 60 >/dev/null &
+	KILL_AT_END="$KILL_AT_END $!"
 	for i in $(seq 10); do
 		fg --separate-stderr fg-sample -F 999 -d 0.2 -o "$OUT"
 		[ "$status" -eq 0 ]
 		[[ $stderr != *"time order"* ]]
 	done
-	kill $wl1 $wl2
-	wait $wl1 $wl2 || true
 }
 
 @test "fg-sample: user stacks are walked through the workload's frames" {
