@@ -176,6 +176,7 @@ check_snapshots() {
 		maps = []  # (start, end) of the executable mappings of the workload's process
 		seen = {'main': 0, 'thread': 0}
 		user = kernel = whole = canaries = short = unread = 0
+		absent = set()  # (tid, the page) where a snapshot ended short
 		def fail(msg, line):
 		    print(msg + ': ' + line[:400])
 		    sys.exit(1)
@@ -232,6 +233,7 @@ check_snapshots() {
 		        if (sp + size) % 4096 or size > min(want, hi - sp):
 		            fail('size %d, expected %d' % (size, min(want, hi - sp)), line)
 		        short += 1
+		        absent.add((tid, sp + size))
 		    whole += sp + size == hi
 		    # the canary, where the workload put it while it is there
 		    if sp <= canary and canary + 16 <= sp + size and int(kv['time']) < done.get(tid, 1 << 64):
@@ -250,7 +252,10 @@ check_snapshots() {
 		      'ended at an absent page %d, unread %d'
 		      % (seen['main'], seen['thread'], user, kernel, whole, canaries, short, unread))
 		ok = seen['main'] >= 5 and seen['thread'] >= 10 and kernel >= 3
-		ok = ok and (short + unread) * 50 <= seen['main'] + seen['thread']
+		# rare; or one page of one thread absent for the whole run (seen once in CI: every
+		# snapshot of the main thread ended at the same page), the others whole
+		ok = ok and ((short + unread) * 50 <= seen['main'] + seen['thread'] or
+		             (len(absent) == 1 and unread * 50 <= seen['main'] + seen['thread']))
 		ok = ok and (canaries >= 10 or want < 1024)
 		sys.exit(0 if ok else 1)
 	EOF
