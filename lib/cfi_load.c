@@ -577,6 +577,30 @@ static void drop_maps(struct fg_cfi_loader *l, struct cproc *p, size_t from, siz
 	p->n -= to - from;
 }
 
+/*
+ * p waits for room (room_retry()).  The pids of processes gone while they
+ * waited are dropped when they outnumber the processes known, so that the
+ * list stays bounded while no room comes.
+ */
+static void room_wait(struct fg_cfi_loader *l, struct cproc *p)
+{
+	if (l->nroom_waits >= 2 * fg_hash_count(l->procs) + 64) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < l->nroom_waits; i++) {
+			struct cproc *q = proc_get(l, l->room_waits[i], false);
+
+			if (q && q->waits_room)
+				l->room_waits[n++] = l->room_waits[i];
+		}
+		l->nroom_waits = n;
+	}
+	p->waits_room = true;
+	p->room_gen = l->room_gen;
+	FG_ALLOC_GROW(l->room_waits, l->nroom_waits + 1, l->aroom_waits);
+	l->room_waits[l->nroom_waits++] = p->pid;
+}
+
 static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m, const char *path)
 {
 	struct cproc *p = proc_get(l, m->pid, true);
@@ -630,12 +654,8 @@ static void add_mapping(struct fg_cfi_loader *l, const struct fg_rec_mapping *m,
 		mark_dirty(l, p);
 		return;
 	}
-	if (cm.f && cm.f->no_room && !p->waits_room) {
-		p->waits_room = true;
-		p->room_gen = l->room_gen;
-		FG_ALLOC_GROW(l->room_waits, l->nroom_waits + 1, l->aroom_waits);
-		l->room_waits[l->nroom_waits++] = p->pid;
-	}
+	if (cm.f && cm.f->no_room && !p->waits_room)
+		room_wait(l, p);
 	FG_ALLOC_GROW(p->maps, p->n + 1, p->alloc);
 	memmove(p->maps + lo + 1, p->maps + lo, (p->n - lo) * sizeof(*p->maps));
 	p->maps[lo] = cm;
@@ -916,8 +936,10 @@ static void room_retry(struct fg_cfi_loader *l)
 		if (!p || !p->waits_room)
 			continue;
 		if (p->room_gen == l->room_gen || !room_for(l, 0)) {
-			FG_ALLOC_GROW(l->room_waits, l->nroom_waits + 1, l->aroom_waits);
-			l->room_waits[l->nroom_waits++] = p->pid;
+			uint64_t gen = p->room_gen;
+
+			room_wait(l, p);
+			p->room_gen = gen;
 			continue;
 		}
 		p->waits_room = false;
