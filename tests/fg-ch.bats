@@ -297,7 +297,9 @@ first_window_sent() { [ "$(ch query --by-window 2>/dev/null)" = "$T0"$'\t'990 ];
 }
 
 @test "a full spool drops windows, counted and reported; two pushes never share a spool" {
-	python3 "$STREAM" --start $T0 --seconds 600 --hz 20 >s.perf
+	# hostile names, one of 4 KiB: each window's file is a few blocks, so that 1 MB fills
+	# in some 60 windows (fg-ch spends some 40 ms on each)
+	python3 "$STREAM" --hostile --start $T0 --seconds 100 --hz 20 >s.perf
 	total=$(fg-fold s.perf | samples_of)
 	# nothing listens: every window goes to the spool, 1 MB, until it is full
 	fg --separate-stderr fg-ch --url http://127.0.0.1:1 --database "$DB" push --host h --every 1 \
