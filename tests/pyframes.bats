@@ -54,13 +54,13 @@ hotcold() {
 	local which=$1 d=$BATS_TEST_TMPDIR
 	PY=$(python_bin "$which") || true
 	[ -n "$PY" ] || skip "no python $which here"
-	fg fg-sample -F 4999 -o "$d/after.fgr" -- "$PY" "$PROG" exit 2
+	fg fg-sample -F 4999 -o "$d/after.fgr" -- "$PY" "$PROG" exit 1.2
 	[ "$status" -eq 0 ]
 	grep '^fg-sample: python' <<<"$output" | sed 's/^/# /' >&3
 	fold after
 	truth after
 	start "$which"
-	fg fg-sample -F 4999 -d 2 -p "$PID" -o "$d/before.fgr"
+	fg fg-sample -F 4999 -d 1.2 -p "$PID" -o "$d/before.fgr"
 	[ "$status" -eq 0 ]
 	kill "$PID"
 	wait "$PID" || true
