@@ -665,7 +665,7 @@ static void cfi_ask(struct run *r, uint32_t pid, uint64_t time, bool now)
 	struct fg_hash_entry *e;
 	bool inserted;
 
-	if (!r->cfi_worker || !r->cfi_asked)
+	if (!r->cfi_worker)
 		return;
 	e = fg_hash_get(r->cfi_asked, &pid, sizeof(pid));
 	if (e && time - e->val.u < (now ? CFI_ASK_NS : 1000000000u))
