@@ -228,7 +228,9 @@ run_7030() {
 	fg-sym "$OUT" 2>/dev/null >"$BATS_TEST_TMPDIR/short.perf"
 	awk '/offcpu-time:/ && $5 > 10000000 { bad++ } END { exit bad > 0 }' "$BATS_TEST_TMPDIR/short.perf"
 	fg-fold "$BATS_TEST_TMPDIR/short.perf" >"$BATS_TEST_TMPDIR/short.folded"
-	[ "$(sum "$BATS_TEST_TMPDIR/short.folded" ';wait_long;')" -eq 0 ]
+	# no sleep of wait_long (a busy machine may preempt the thread in wait_long's own
+	# code: a short wait there, that is not its sleep, ending elsewhere than in do_nanosleep)
+	[ "$(sum "$BATS_TEST_TMPDIR/short.folded" ';wait_long;(.*;)?do_nanosleep;schedule;')" -eq 0 ]
 	[ "$(sum "$BATS_TEST_TMPDIR/short.folded" ';wait_short;')" -gt 36000000 ]
 	# each of the 80 sleeps is either a short wait written, or left out and counted
 	n=$(grep -A12 'offcpu-time' "$BATS_TEST_TMPDIR/short.perf" | grep -c ' wait_short+' || true)
