@@ -315,11 +315,12 @@ test: build
 
 # the whole suite, as CI runs it: build and test normally, then again under
 # AddressSanitizer + UBSan with clang, then a short run of every fuzz target and the man lint
+# (the fuzz targets are built in tests/run's second lane, beside the first lane's tests)
 check: deps
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) build
 	$(Q)$(MAKE) --no-print-directory -j$(NPROC) OUT=$(OUT)-asan SAN=1 CC=$(CLANG) build
-	$(Q)$(MAKE) --no-print-directory -j$(NPROC) fuzz-build
-	$(Q)tests/run all $(OUT) $(OUT)-asan $(FUZZ_OUT) $(SMOKE_SECONDS)
+	$(Q)FG_FUZZ_BUILD="$(MAKE) --no-print-directory -j1 OUT=$(OUT) fuzz-build" \
+		tests/run all $(OUT) $(OUT)-asan $(FUZZ_OUT) $(SMOKE_SECONDS)
 
 # on another machine than arm64: make ARCH=arm64's build (with the BPF objects linked by bpftool
 # gen object, as the skeleton's loader would), then its unit tests and bats suites under
