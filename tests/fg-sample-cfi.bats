@@ -219,9 +219,11 @@ dlshort() {
 	capture ask sh -c "for i in 1 2 3 4 5 6 7 8; do '$d/dlshort' '$U/libfixlib-gcc.so' || exit 1; done"
 	grep -q 'lost 0' "$d/ask.sample"
 	[[ $(cat "$d/ask.sample") =~ \ ([0-9]+)\ processes\ loaded\ at\ their\ first\ sample\ \(([0-9]+)\ asked\ for\ by\ the\ program ]]
-	# (a process' first sample can come after the records of its start: 4 of 8, at least)
+	# (a process' first sample can come after the records of its start, and once the first
+	# has had the library's table built, the walk finds it through the kernel's list of
+	# mappings: on a busy machine 2 of 8 asked, 4 or more on a quiet one; the first asks)
 	echo "# processes asked for by the program: ${BASH_REMATCH[2]} of 8" >&3
-	[ "${BASH_REMATCH[2]}" -ge 4 ]
+	[ "${BASH_REMATCH[2]}" -ge 1 ]
 	[ "${BASH_REMATCH[1]}" -ge "${BASH_REMATCH[2]}" ]
 	at_least_whole 97 "$d/ask.out" dlshort || {
 		not_whole "$d/ask.out" dlshort | head -40 >&2
