@@ -27,8 +27,9 @@ compare() {
 	# marks every mmap event so, and perf 6.1's perf script, reading device
 	# numbers as a build-id's size, aborts; asking for them itself gives perf
 	# the layout it reads (found by tests/fg-events.bats)
-	# (-B: Debian's perf 6.1 can crash collecting build-ids on this kernel)
-	perf record --buildid-mmap -B -q -g -F 999 -o perf.data -- "$WORKLOADS/leaves" 4 2>perf.err
+	# (-B: Debian's perf 6.1 can crash collecting build-ids on this kernel;
+	# --no-bpf-event: and reading the BPF programs another test loads meanwhile)
+	perf record --buildid-mmap -B --no-bpf-event -q -g -F 999 -o perf.data -- "$WORKLOADS/leaves" 4 2>perf.err
 	perf script -i perf.data 2>/dev/null | fg-fold >perf.folded
 	fg-sample -F 999 -- "$WORKLOADS/leaves" 4 2>sample.err | fg-sym | fg-fold >fg.folded
 	leaf_shares perf.folded leaves >perf.leaves

@@ -279,8 +279,10 @@ stack_shares() {
 	# event so (PERF_RECORD_MISC_MMAP_BUILD_ID), also those of an event that
 	# did not ask; perf 6.1 then takes the device numbers for a build-id's
 	# size and perf script overflows its stack.  Asking for them itself gives
-	# perf the layout it reads.
-	perf record --buildid-mmap -B -q -e page-faults -c 1 -g -o perf.data -- "$WORKLOADS/faults" 64 split 2>perf.err
+	# perf the layout it reads.  (--no-bpf-event: perf 6.1 can abort reading the BPF
+	# programs another test loads meanwhile.)
+	perf record --buildid-mmap -B --no-bpf-event -q -e page-faults -c 1 -g -o perf.data -- \
+		"$WORKLOADS/faults" 64 split 2>perf.err
 	perf script -i perf.data >perf.txt
 	fg-fold perf.txt >perf.folded
 	fg-sample -e page-faults -c 1 -o fg.fgr -- "$WORKLOADS/faults" 64 split 2>sample.err
