@@ -309,8 +309,9 @@ unit: build
 bats: build
 	$(Q)tests/run bats $(OUT)
 
-# the quick tier: no live BPF, no ASan pass, no fuzzing
-test: build
+# the quick tier: no live BPF, no ASan pass, no fuzzing (built on every CPU, as check builds)
+test:
+	$(Q)$(MAKE) --no-print-directory -j$(NPROC) build
 	$(Q)tests/run quick $(OUT)
 
 # the whole suite, as CI runs it: build and test normally, then again under
