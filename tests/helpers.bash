@@ -86,6 +86,7 @@ requires() {
 		case $r in
 		root) [ "$(id -u)" -eq 0 ] || skip "test requires root" ;;
 		btf | perf_event) [ "${FG_TEST_QUICK:-0}" = 0 ] || skip "quick tier: live BPF (make check)" ;;&
+		chromium | firefox-esr) [ "${FG_TEST_QUICK:-0}" = 0 ] || skip "quick tier: a browser (make check)" ;;&
 		btf) [ -r /sys/kernel/btf/vmlinux ] || skip "test requires kernel BTF" ;;
 		perf_event) [ -e /proc/sys/kernel/perf_event_paranoid ] || skip "test requires perf events" ;;
 		*) command -v "$r" >/dev/null 2>&1 || skip "test requires $r" ;;
