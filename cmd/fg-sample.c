@@ -35,6 +35,7 @@
 #include <bpf/libbpf.h>
 
 #include "fg/atomicfile.h"
+#include "fg/bigmem.h"
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
@@ -1290,7 +1291,10 @@ static void setup_bpf(struct run *r)
 	setup_events_progs(r);
 	setup_offcpu(r);
 	setup_korc(r);
+	/* libbpf's copies of the kernel's BTF, in huge pages (fg/bigmem.h) */
+	fg_heap_huge_begin(16u << 20);
 	err = fg_sample_bpf__load(r->skel);
+	fg_heap_huge_end();
 	if (err == -EPERM || err == -ENOSYS)
 		refuse_denied(r, err, "bpf", "cannot load the BPF program");
 	if (err == -EACCES || err == -EINVAL)

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "fg/bigmem.h"
 #include "fg/diag.h"
@@ -74,4 +79,50 @@ void fg_big_free(struct fg_big *b)
 		munmap(b->p, b->size);
 	b->p = NULL;
 	b->size = 0;
+}
+
+int fg_heap_huge_begin(size_t size)
+{
+#ifdef __GLIBC__
+	uintptr_t at, end;
+	char *p;
+
+	if (size > FG_HEAP_HUGE_MAX - HUGE)
+		size = FG_HEAP_HUGE_MAX - HUGE;
+	/*
+	 * Blocks below the threshold come from the heap; a free()d top of the
+	 * heap below the trim threshold stays mapped, so that the block grown
+	 * here and freed at once is the room the next ones are cut from.
+	 */
+	if (!mallopt(M_MMAP_THRESHOLD, (int)FG_HEAP_HUGE_MAX) ||
+	    !mallopt(M_TRIM_THRESHOLD, (int)(2 * FG_HEAP_HUGE_MAX)))
+		return 0;
+	p = malloc(size);
+	if (!p)
+		return 0;
+	at = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+	end = ((uintptr_t)p + size) & ~(uintptr_t)(HUGE - 1);
+	/* advice only, as in map_aligned() */
+	if (end > at)
+		(void)madvise((void *)at, end - at, MADV_HUGEPAGE);
+	free(p);
+	return 1;
+#else
+	(void)size;
+	return 0;
+#endif
+}
+
+void fg_heap_huge_end(void)
+{
+#ifdef __GLIBC__
+	/*
+	 * Where glibc's own rule would have moved the thresholds as libbpf
+	 * freed its mapped copies (to the size of the largest block freed, and
+	 * twice that; set by hand, they move no more).
+	 */
+	(void)mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	(void)mallopt(M_TRIM_THRESHOLD, 8 << 20);
+	(void)malloc_trim(0);
+#endif
 }

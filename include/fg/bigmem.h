@@ -44,4 +44,22 @@ void fg_big_grow(struct fg_big *b, size_t need);
 void fg_big_grow_sparse(struct fg_big *b, size_t need);
 void fg_big_free(struct fg_big *b);
 
+/*
+ * For a library that copies big things through malloc(), such as libbpf,
+ * which reads the kernel's BTF (5 MiB) and copies it once more as it loads a
+ * program: until fg_heap_huge_end(), malloc()'s blocks of up to
+ * FG_HEAP_HUGE_MAX bytes come from the heap rather than from mmap(), and the
+ * heap is first grown by `size` bytes in huge pages.  For libbpf's load that
+ * is some 50 page faults rather than 2,800 (about 10 ms of CPU rather than
+ * 48 on these guests).  fg_heap_huge_end() gives back to the kernel what is
+ * free, and from then on blocks from 4 MiB on have mappings of their own.
+ * Call both from the main thread, while no other thread allocates much (the
+ * other threads' malloc() arenas are left as they are).
+ * fg_heap_huge_begin() returns whether it could; without glibc's malloc (a
+ * sanitizer's, say) both do nothing.
+ */
+#define FG_HEAP_HUGE_MAX (32u << 20)
+int fg_heap_huge_begin(size_t size);
+void fg_heap_huge_end(void);
+
 #endif

@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "fg/bigmem.h"
 #include "unit.h"
+
+/* a sanitizer's malloc() (which has no mallopt()) */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#define SANITIZED __has_feature(address_sanitizer)
+#else
+#define SANITIZED 0
+#endif
 
 /* The pages of [p, p + size) the kernel has in memory for us (mincore). */
 static size_t resident(const void *p, size_t size)
@@ -68,9 +78,86 @@ TEST(sparse_only_the_pages_touched)
 	fg_big_free(&b);
 }
 
+/*
+ * The heap's bytes in memory (of its mappings, which madvise() splits), and
+ * whether one of them has the VmFlags `flag` (in /proc/self/smaps).
+ */
+static size_t heap_bytes(const char *flag, int *has)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char buf[512];
+	unsigned long lo, hi, kib;
+	size_t size = 0;
+	int in_heap = 0;
+
+	*has = 0;
+	while (f && fgets(buf, sizeof(buf), f)) {
+		if (sscanf(buf, "%lx-%lx ", &lo, &hi) == 2 && strchr(buf, '-') < strchr(buf, ' ')) {
+			in_heap = strstr(buf, "[heap]") != NULL;
+		} else if (in_heap && sscanf(buf, "Rss: %lu kB", &kib) == 1) {
+			size += kib << 10;
+		} else if (in_heap && !strncmp(buf, "VmFlags:", 8)) {
+			*has |= strstr(buf, flag) != NULL;
+		}
+	}
+	if (f)
+		fclose(f);
+	return size;
+}
+
+/* Whether p lies in the heap (rather than in a mapping of its own). */
+static int in_heap(const void *p)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char buf[512];
+	unsigned long lo, hi;
+	int in = 0;
+
+	while (f && fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "%lx-%lx ", &lo, &hi) == 2 && strstr(buf, "[heap]"))
+			in |= (uintptr_t)p >= lo && (uintptr_t)p < hi;
+	if (f)
+		fclose(f);
+	return in;
+}
+
+/*
+ * While on, a 5 MiB block comes from the heap, grown in huge pages (the
+ * kernel's VM_HUGEPAGE, "hg"); after, the heap's free pages are given back,
+ * and a block larger than its room has a mapping of its own again.
+ */
+TEST(heap_huge_while_on)
+{
+	unsigned char *p, *q;
+	int huge;
+
+	if (!fg_heap_huge_begin(16u << 20)) {
+#if defined(__GLIBC__) && !SANITIZED
+		CHECK(!"fg_heap_huge_begin() refused with glibc's malloc");
+#endif
+		fg_heap_huge_end();
+		return;
+	}
+	p = malloc(5u << 20);
+	CHECK(p != NULL);
+	memset(p, 1, 5u << 20);
+	CHECK(in_heap(p));
+	CHECK(heap_bytes(" hg", &huge) >= 5u << 20);
+	CHECK(huge);
+	free(p);
+	fg_heap_huge_end();
+	CHECK(heap_bytes(" hg", &huge) < 2u << 20);
+	/* more than the heap's room: a mapping of its own, as before */
+	q = malloc(24u << 20);
+	CHECK(q != NULL);
+	CHECK(!in_heap(q));
+	free(q);
+}
+
 int main(void)
 {
 	RUN(grow_keeps_contents_zeroes_the_rest);
 	RUN(sparse_only_the_pages_touched);
+	RUN(heap_huge_while_on);
 	return unit_done();
 }
