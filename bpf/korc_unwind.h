@@ -8,7 +8,7 @@
  * with user space (lib/korc.c, tests/unit/test_korc.c).  fg-sample copies
  * the tables from the kernel's read-only data with fg_korc_copy (run through
  * BPF_PROG_TEST_RUN: there is no /proc/kcore to read them from), builds
- * them into korc_table and korc_lookup (fg/korc.h) and sets the globals
+ * them into korc_table, korc_rules and korc_lookup (fg/korc.h) and sets the globals
  * below (korc_ready once the tables are in) before the programs are attached.
  *
  * What the step does not follow (an address outside vmlinux's text, a
@@ -34,6 +34,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fg_korc_entry);
 } korc_table SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FG_KORC_MAX_RULES);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fg_korc_rule);
+} korc_rules SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -90,6 +98,11 @@ static __always_inline const struct fg_korc_entry *korc_entry(__u32 i)
 	return bpf_map_lookup_elem(&korc_table, &i);
 }
 
+static __always_inline const struct fg_korc_rule *korc_rule(__u32 i)
+{
+	return bpf_map_lookup_elem(&korc_rules, &i);
+}
+
 static __always_inline int korc_block(__u32 i, __u32 *val)
 {
 	__u32 *v = bpf_map_lookup_elem(&korc_lookup, &i);
@@ -103,6 +116,7 @@ static __always_inline int korc_block(__u32 i, __u32 *val)
 #define FG_KORC_CTX void
 #define FG_KORC_READ(ctx, addr, val) korc_read((ctx), (addr), (val))
 #define FG_KORC_ENTRY(ctx, i) korc_entry((i))
+#define FG_KORC_RULE(ctx, i) korc_rule((i))
 #define FG_KORC_BLOCK(ctx, i, val) korc_block((i), (val))
 #define FG_KORC_INLINE static __always_inline
 /* the search in a function of its own, which the verifier checks once, not at each call */

@@ -377,6 +377,7 @@ struct run {
 		struct fg_korc_syms syms;
 		const unsigned char *chunk; /* korc_chunk, fg_korc_copy's, mapped */
 		uint64_t load_ns;	    /* the time the tables took to copy and build */
+		uint32_t nrules;	    /* the distinct rules of their entries */
 	} korc;
 	struct offcpu {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
@@ -1125,18 +1126,18 @@ static int korc_read_kernel(void *arg, uint64_t addr, void *buf, size_t len)
 
 /*
  * After the load: the kernel's ORC tables copied and built, the entries
- * straight into korc_table's memory (mapped: no copy of 8 MiB to make and
- * then to copy again), the block index through a copy (the map's stride is
- * 8 bytes, the index's 4).
+ * straight into korc_table's memory (mapped: no copy of 4 MiB to make and
+ * then to copy again), the rules and the block index through copies (the
+ * map's stride is 8 bytes, the index's 4).
  */
 static void load_korc(struct run *r)
 {
 	_Static_assert(sizeof(struct fg_korc_entry) % 8 == 0, "korc_table's stride");
+	_Static_assert(sizeof(struct fg_korc_rule) % 8 == 0, "korc_rules' stride");
 	const struct fg_korc_info *t = &r->korc.syms.info;
 	size_t table_len = (size_t)t->nr * sizeof(struct fg_korc_entry);
-	struct fg_korc_entry *e;
+	struct fg_korc_out out = {0};
 	void *chunk;
-	uint32_t *lookup;
 	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 	int err = 0;
 
@@ -1144,29 +1145,38 @@ static void load_korc(struct run *r)
 		return;
 	chunk = mmap(NULL, FG_KORC_CHUNK, PROT_READ, MAP_SHARED,
 		     bpf_map__fd(r->skel->maps.korc_chunk), 0);
-	e = mmap(NULL, table_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(r->skel->maps.korc_table), 0);
-	if (chunk == MAP_FAILED || e == MAP_FAILED)
+	out.e = mmap(NULL, table_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     bpf_map__fd(r->skel->maps.korc_table), 0);
+	if (chunk == MAP_FAILED || out.e == MAP_FAILED)
 		err = -errno;
-	lookup = fg_xcalloc(t->nblocks, sizeof(*lookup));
+	out.lookup = fg_xcalloc(t->nblocks, sizeof(*out.lookup));
+	out.rules = fg_xcalloc(FG_KORC_MAX_RULES, sizeof(*out.rules));
 	r->korc.chunk = chunk;
 	if (!err)
-		err = fg_korc_load(&r->korc.syms, FG_KORC_CHUNK, korc_read_kernel, r, e, lookup);
+		err = fg_korc_load(&r->korc.syms, FG_KORC_CHUNK, korc_read_kernel, r, &out);
 	if (!err)
 		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_lookup), t->nblocks,
-					   sizeof(*lookup), lookup);
-	free(lookup);
+					   sizeof(*out.lookup), out.lookup);
+	if (!err && out.nrules)
+		err = fg_bpf_fill_mmapable(bpf_map__fd(r->skel->maps.korc_rules), out.nrules,
+					   sizeof(*out.rules), out.rules);
+	free(out.lookup);
+	free(out.rules);
 	if (chunk != MAP_FAILED)
 		munmap(chunk, FG_KORC_CHUNK);
-	if (e != MAP_FAILED)
-		munmap(e, table_len);
+	if (out.e != MAP_FAILED)
+		munmap(out.e, table_len);
 	r->korc.chunk = NULL;
 	if (err) {
-		korc_unavailable(r, err, "cannot copy the kernel's ORC tables");
+		korc_unavailable(r, err,
+				 err == -E2BIG ? "the kernel's ORC tables have more distinct rules "
+						 "than fit the BPF program's table"
+					       : "cannot copy the kernel's ORC tables");
 		return;
 	}
 	r->skel->bss->korc_ready = true;
 	r->korc.load_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	r->korc.nrules = out.nrules;
 }
 
 /*
@@ -1939,11 +1949,11 @@ static void report_korc(struct run *r, struct fg_buf *b)
 		return;
 	fg_buf_addf(b,
 		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
-		    "(%" PRIu32 " entries, loaded in %" PRIu64 " ms), %" PRIu64
-		    " by bpf_get_stack() instead (%" PRIu64 " reached code outside vmlinux's text, "
-		    "%" PRIu64 " a step not followed)\n",
-		    walks, r->korc.syms.info.nr, r->korc.load_ns / 1000000, text + other, text,
-		    other);
+		    "(%" PRIu32 " entries, %" PRIu32 " distinct rules, loaded in %" PRIu64
+		    " ms), %" PRIu64 " by bpf_get_stack() instead (%" PRIu64
+		    " reached code outside vmlinux's text, %" PRIu64 " a step not followed)\n",
+		    walks, r->korc.syms.info.nr, r->korc.nrules, r->korc.load_ns / 1000000,
+		    text + other, text, other);
 	if (opts.kernel_unwind == FG_KUNWIND_CHECK) {
 		checked = stat_total(r, FG_STAT_KORC_CHECKED, percpu);
 		differ = stat_total(r, FG_STAT_KORC_DIFFER, percpu);

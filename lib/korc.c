@@ -137,16 +137,57 @@ int fg_korc_syms_set(const uint64_t *addr, unsigned found, struct fg_korc_syms *
 }
 
 /*
+ * The distinct rules met so far, to find a rule's index: open addressing
+ * over twice FG_KORC_MAX_RULES slots (never full), each the rule's 48 bits
+ * plus one (0: empty) and its index.
+ */
+#define DEDUP_SLOTS (2 * FG_KORC_MAX_RULES)
+struct dedup {
+	uint64_t key[DEDUP_SLOTS];
+	uint32_t idx[DEDUP_SLOTS];
+};
+
+/* The index in out->rules of the rule in 6 bytes at `orc`, added when new; -E2BIG when full. */
+static int64_t rule_index(struct dedup *d, struct fg_korc_out *out, const unsigned char *orc)
+{
+	uint16_t raw[3];
+	uint64_t key;
+	uint32_t h;
+
+	memcpy(raw, orc, sizeof(raw));
+	key = ((uint64_t)raw[0] | (uint64_t)raw[1] << 16 | (uint64_t)raw[2] << 32) + 1;
+	h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) % DEDUP_SLOTS;
+	while (d->key[h] && d->key[h] != key)
+		h = (h + 1) % DEDUP_SLOTS;
+	if (d->key[h])
+		return d->idx[h];
+	if (out->nrules >= FG_KORC_MAX_RULES)
+		return -E2BIG;
+	out->rules[out->nrules] = (struct fg_korc_rule){
+	    .sp_offset = (int16_t)raw[0],
+	    .bp_offset = (int16_t)raw[1],
+	    /* the bit fields, lowest first (x86-64): sp_reg:4 bp_reg:4 type:3 signal:1 */
+	    .sp_reg = raw[2] & 0xf,
+	    .bp_reg = raw[2] >> 4 & 0xf,
+	    .type = raw[2] >> 8 & 7,
+	    .signal = raw[2] >> 11 & 1,
+	};
+	d->key[h] = key;
+	d->idx[h] = out->nrules;
+	return out->nrules++;
+}
+
+/*
  * Entry i from its FG_KORC_IP_SIZE bytes at `ip` and FG_KORC_ORC_SIZE at
  * `orc`; -EINVAL when its address is out of order (*prev: the one before) or
- * out of the text.
+ * out of the text, -E2BIG when its rule is one too many.
  */
 static int korc_entry(const struct fg_korc_syms *s, uint32_t i, const unsigned char *ip,
-		      const unsigned char *orc, uint64_t *prev, struct fg_korc_entry *out)
+		      const unsigned char *orc, uint64_t *prev, struct dedup *d,
+		      struct fg_korc_out *out)
 {
 	int32_t rel;
-	uint16_t bits;
-	int16_t spo, bpo;
+	int64_t rule;
 	uint64_t a;
 
 	memcpy(&rel, ip, sizeof(rel));
@@ -155,22 +196,13 @@ static int korc_entry(const struct fg_korc_syms *s, uint32_t i, const unsigned c
 	if (a < s->info.text_start || a - s->info.text_start >= (1ull << 32) || a < *prev)
 		return -EINVAL;
 	*prev = a;
-	memcpy(&spo, orc, 2);
-	memcpy(&bpo, orc + 2, 2);
-	memcpy(&bits, orc + 4, 2);
-	*out = (struct fg_korc_entry){
-	    .ip = (uint32_t)(a - s->info.text_start),
-	    .sp_offset = spo,
-	    .bp_offset = bpo,
-	    /* the bit fields, lowest first (x86-64): sp_reg:4 bp_reg:4 type:3 signal:1 */
-	    .sp_reg = bits & 0xf,
-	    .bp_reg = bits >> 4 & 0xf,
-	    .type = bits >> 8 & 7,
-	    .signal = bits >> 11 & 1,
-	};
+	rule = rule_index(d, out, orc);
+	if (rule < 0)
+		return (int)rule;
+	out->e[i] = (struct fg_korc_entry){.ip = (uint32_t)(a - s->info.text_start),
+					   .rule = (uint32_t)rule};
 	return 0;
 }
-
 /*
  * Block i starts the search at the last entry at or below its first byte
  * (or at the first entry, when there is none, as the kernel's binary search
@@ -192,33 +224,36 @@ static void korc_index(const struct fg_korc_syms *s, const struct fg_korc_entry 
 }
 
 int fg_korc_build(const struct fg_korc_syms *s, const void *ips, const void *orcs,
-		  struct fg_korc_entry *out, uint32_t *lookup)
+		  struct fg_korc_out *out)
 {
 	const unsigned char *ip = ips, *orc = orcs;
+	struct dedup *d = calloc(1, sizeof(*d));
 	uint64_t prev = 0;
+	int err = d ? 0 : -ENOMEM;
 
-	for (uint32_t i = 0; i < s->info.nr; i++) {
-		int err = korc_entry(s, i, ip + (size_t)i * FG_KORC_IP_SIZE,
-				     orc + (size_t)i * FG_KORC_ORC_SIZE, &prev, &out[i]);
-
-		if (err)
-			return err;
-	}
-	korc_index(s, out, lookup);
-	return 0;
+	out->nrules = 0;
+	for (uint32_t i = 0; !err && i < s->info.nr; i++)
+		err = korc_entry(s, i, ip + (size_t)i * FG_KORC_IP_SIZE,
+				 orc + (size_t)i * FG_KORC_ORC_SIZE, &prev, d, out);
+	if (!err)
+		korc_index(s, out->e, out->lookup);
+	free(d);
+	return err;
 }
 
 int fg_korc_load(const struct fg_korc_syms *s, size_t chunk,
 		 int (*read)(void *arg, uint64_t addr, void *buf, size_t len), void *arg,
-		 struct fg_korc_entry *out, uint32_t *lookup)
+		 struct fg_korc_out *out)
 {
 	/* the entries of a chunk of .orc_unwind, the larger table, and their addresses */
 	size_t per = chunk / FG_KORC_ORC_SIZE;
 	unsigned char *ips = per ? malloc(per * FG_KORC_IP_SIZE) : NULL;
 	unsigned char *orcs = per ? malloc(per * FG_KORC_ORC_SIZE) : NULL;
+	struct dedup *d = calloc(1, sizeof(*d));
 	uint64_t prev = 0;
-	int err = !per ? -EINVAL : ips && orcs ? 0 : -ENOMEM;
+	int err = !per ? -EINVAL : ips && orcs && d ? 0 : -ENOMEM;
 
+	out->nrules = 0;
 	for (uint32_t i = 0; !err && i < s->info.nr; i += (uint32_t)per) {
 		uint32_t m = s->info.nr - i < per ? s->info.nr - i : (uint32_t)per;
 
@@ -229,10 +264,11 @@ int fg_korc_load(const struct fg_korc_syms *s, size_t chunk,
 				   (size_t)m * FG_KORC_ORC_SIZE);
 		for (uint32_t j = 0; !err && j < m; j++)
 			err = korc_entry(s, i + j, ips + (size_t)j * FG_KORC_IP_SIZE,
-					 orcs + (size_t)j * FG_KORC_ORC_SIZE, &prev, &out[i + j]);
+					 orcs + (size_t)j * FG_KORC_ORC_SIZE, &prev, d, out);
 	}
 	if (!err)
-		korc_index(s, out, lookup);
+		korc_index(s, out->e, out->lookup);
+	free(d);
 	free(ips);
 	free(orcs);
 	return err;

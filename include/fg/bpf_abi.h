@@ -133,26 +133,31 @@ enum fg_stat {
  * The kernel's ORC unwind tables (x86-64), as fg-sample hands them to the BPF
  * program's kernel-stack unwinder (fg/korc.h builds them): one entry per
  * range of vmlinux text, sorted by `ip`, the offset from _stext where the
- * range starts; the rest is the kernel's struct orc_entry with its bit fields
- * spread into bytes.  The block index (korc_lookup) gives, for each block of
- * 1 << FG_KORC_BLOCK_SHIFT bytes of text, the first entry to search from, as
- * the kernel's orc_lookup does.
+ * range starts, and the index of its rule in a table of the distinct rules
+ * (korc_rules), each the kernel's struct orc_entry with its bit fields
+ * spread into bytes.  A kernel has some 500,000 entries and a few hundred
+ * distinct rules: 8 bytes an entry rather than 16 halve the pages fg-sample
+ * writes at its start (each page's first touch costs a fault).  The block
+ * index (korc_lookup) gives, for each block of 1 << FG_KORC_BLOCK_SHIFT
+ * bytes of text, the first entry to search from, as the kernel's orc_lookup
+ * does.
  */
 struct fg_korc_entry {
 	__u32 ip;
+	__u32 rule; /* its index in korc_rules */
+};
+
+struct fg_korc_rule {
 	__s16 sp_offset;
 	__s16 bp_offset;
 	__u8 sp_reg;
 	__u8 bp_reg;
 	__u8 type;
 	__u8 signal;
-	/*
-	 * to 16 bytes, the stride the kernel gives the array map's values:
-	 * fg-sample builds the table in the map's own memory (mmap)
-	 */
-	__u32 pad;
 };
 
+/* distinct rules at most (a kernel with more is unwound by bpf_get_stack()) */
+#define FG_KORC_MAX_RULES 4096u
 #define FG_KORC_BLOCK_SHIFT 8
 #define FG_KORC_MAX_ENTRIES (4u << 20)
 /* the bytes of kernel memory the program that copies the tables copies at a time */

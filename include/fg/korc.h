@@ -7,16 +7,17 @@
  * address, both sorted by address (at build time, and again at boot).  Where
  * they are comes from /proc/kallsyms; their bytes are read by the caller
  * (fg-sample copies them through a BPF program: there is no /proc/kcore to
- * read them from).  This module turns them into the BPF program's table,
- * struct fg_korc_entry (fg/bpf_abi.h) with the addresses as offsets from
- * _stext and the bit fields spread into bytes, and builds the block index
- * that finds an address's entry in a few steps, as the kernel's orc_lookup
- * does.
+ * read them from).  This module turns them into the BPF program's tables
+ * (fg/bpf_abi.h): struct fg_korc_entry, the addresses as offsets from _stext
+ * with the index of their rule, the distinct rules (struct fg_korc_rule, the
+ * bit fields spread into bytes), and the block index that finds an
+ * address's entry in a few steps, as the kernel's orc_lookup does.
  *
  *	struct fg_korc_syms s;
  *	fg_korc_syms_parse(kallsyms, len, &s);   (or fg_korc_syms_set())
  *	... read s.nr entries at s.ip_start and s.orc_start ...
- *	fg_korc_build(&s, ip_bytes, orc_bytes, entries, lookup);
+ *	struct fg_korc_out o = {entries, rules, 0, lookup};
+ *	fg_korc_build(&s, ip_bytes, orc_bytes, &o);
  *
  * Finding an address's entry and unwinding a frame are fg/korc_step.h's,
  * shared with the BPF program.
@@ -73,25 +74,33 @@ extern const char *const fg_korc_sym_names[FG_KORC_NSYMS];
  */
 int fg_korc_syms_set(const uint64_t *addr, unsigned found, struct fg_korc_syms *s);
 
+/* The BPF program's tables, in the caller's memory. */
+struct fg_korc_out {
+	struct fg_korc_entry *e;    /* s->info.nr */
+	struct fg_korc_rule *rules; /* FG_KORC_MAX_RULES */
+	uint32_t nrules;	    /* set: the distinct rules, in the order first met */
+	uint32_t *lookup;	    /* s->info.nblocks */
+};
+
 /*
- * The BPF program's table from the kernel's bytes: `ips`, s->info.nr entries of
- * FG_KORC_IP_SIZE bytes read at s->ip_start, and `orcs`, as many of
- * FG_KORC_ORC_SIZE read at s->orc_start, into `out` (s->info.nr entries) and
- * `lookup` (s->info.nblocks).  0, or -EINVAL when the addresses are not sorted
- * or fall below _stext or beyond 4 GiB of it.
+ * The BPF program's tables from the kernel's bytes: `ips`, s->info.nr entries
+ * of FG_KORC_IP_SIZE bytes read at s->ip_start, and `orcs`, as many of
+ * FG_KORC_ORC_SIZE read at s->orc_start.  0; -EINVAL when the addresses are
+ * not sorted or fall below _stext or beyond 4 GiB of it; -E2BIG when there
+ * are more than FG_KORC_MAX_RULES distinct rules; -ENOMEM.
  */
 int fg_korc_build(const struct fg_korc_syms *s, const void *ips, const void *orcs,
-		  struct fg_korc_entry *out, uint32_t *lookup);
+		  struct fg_korc_out *out);
 
 /*
  * The tables of `s` read with `read` (`len` bytes of the kernel at `addr`
  * into buf, at most `chunk` at a time; 0 or -errno) and built as
  * fg_korc_build() builds them, a chunk's worth of entries at a time (no
- * copy of the kernel's whole tables).  0, -ENOMEM, a read's -errno, or
- * -EINVAL (also for a chunk smaller than FG_KORC_ORC_SIZE).
+ * copy of the kernel's whole tables).  0, -ENOMEM, a read's -errno, -E2BIG,
+ * or -EINVAL (also for a chunk smaller than FG_KORC_ORC_SIZE).
  */
 int fg_korc_load(const struct fg_korc_syms *s, size_t chunk,
 		 int (*read)(void *arg, uint64_t addr, void *buf, size_t len), void *arg,
-		 struct fg_korc_entry *out, uint32_t *lookup);
+		 struct fg_korc_out *out);
 
 #endif

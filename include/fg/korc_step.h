@@ -27,8 +27,9 @@
  *				bounds, which are not known here)
  *
  * Memory is read through FG_KORC_READ(ctx, addr, &val), 0 or -1; the
- * table's entries through FG_KORC_ENTRY(ctx, i) (a pointer, or NULL) and its
- * block index through FG_KORC_BLOCK(ctx, i, &val), 0 or -1.  Define them and
+ * table's entries through FG_KORC_ENTRY(ctx, i) and their rules through
+ * FG_KORC_RULE(ctx, i) (pointers, or NULL), its block index through
+ * FG_KORC_BLOCK(ctx, i, &val), 0 or -1.  Define them and
  * FG_KORC_CTX before including this header (BPF: map lookups and
  * bpf_probe_read_kernel); by default ctx is a struct fg_korc_mem.  With
  * FG_KORC_TYPES_ONLY defined, only the types are declared.
@@ -87,6 +88,8 @@ enum fg_korc_result {
 #ifndef FG_KORC_READ
 struct fg_korc_mem {
 	const struct fg_korc_entry *e;
+	const struct fg_korc_rule *rules;
+	__u32 nrules;
 	const __u32 *lookup;
 	int (*read)(const struct fg_korc_mem *m, __u64 addr, __u64 *val);
 	void *arg;
@@ -94,6 +97,7 @@ struct fg_korc_mem {
 #define FG_KORC_CTX const struct fg_korc_mem
 #define FG_KORC_READ(ctx, addr, val) ((ctx)->read((ctx), (addr), (val)))
 #define FG_KORC_ENTRY(ctx, i) (&(ctx)->e[(i)])
+#define FG_KORC_RULE(ctx, i) ((i) < (ctx)->nrules ? &(ctx)->rules[(i)] : (void *)0)
 #define FG_KORC_BLOCK(ctx, i, val) (*(val) = (ctx)->lookup[(i)], 0)
 #endif
 
@@ -202,6 +206,7 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 {
 	__u64 lip = s->signal ? s->ip : s->ip - 1, prev_sp = s->sp, sp, ip, cs, v;
 	const struct fg_korc_entry *e;
+	const struct fg_korc_rule *r;
 	bool indirect = false;
 	__s64 i;
 
@@ -213,25 +218,28 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 	e = FG_KORC_ENTRY(ctx, (__u32)i);
 	if (!e)
 		return FG_KORC_FB_OTHER;
-	if (e->type == FG_ORC_TYPE_UNDEFINED || e->type == FG_ORC_TYPE_END_OF_STACK)
+	r = FG_KORC_RULE(ctx, e->rule);
+	if (!r)
+		return FG_KORC_FB_OTHER;
+	if (r->type == FG_ORC_TYPE_UNDEFINED || r->type == FG_ORC_TYPE_END_OF_STACK)
 		return FG_KORC_DONE;
-	s->signal = e->signal;
+	s->signal = r->signal;
 	/* the caller's stack pointer */
-	switch (e->sp_reg) {
+	switch (r->sp_reg) {
 	case FG_ORC_REG_SP:
-		sp = s->sp + (__u64)(__s64)e->sp_offset;
+		sp = s->sp + (__u64)(__s64)r->sp_offset;
 		break;
 	case FG_ORC_REG_BP:
-		sp = s->bp + (__u64)(__s64)e->sp_offset;
+		sp = s->bp + (__u64)(__s64)r->sp_offset;
 		break;
 	case FG_ORC_REG_SP_INDIRECT:
 		if (FG_KORC_READ(ctx, s->sp, &sp))
 			return FG_KORC_FB_OTHER;
-		sp += (__u64)(__s64)e->sp_offset;
+		sp += (__u64)(__s64)r->sp_offset;
 		indirect = true;
 		break;
 	case FG_ORC_REG_BP_INDIRECT:
-		if (FG_KORC_READ(ctx, s->bp + (__u64)(__s64)e->sp_offset, &sp))
+		if (FG_KORC_READ(ctx, s->bp + (__u64)(__s64)r->sp_offset, &sp))
 			return FG_KORC_FB_OTHER;
 		indirect = true;
 		break;
@@ -242,9 +250,9 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 		/* only in full registers; without them the kernel stops */
 		if (!s->regs || !s->full_regs)
 			return FG_KORC_DONE;
-		v = e->sp_reg == FG_ORC_REG_R10	  ? FG_PTREGS_R10
-		    : e->sp_reg == FG_ORC_REG_R13 ? FG_PTREGS_R13
-		    : e->sp_reg == FG_ORC_REG_DI  ? FG_PTREGS_DI
+		v = r->sp_reg == FG_ORC_REG_R10	  ? FG_PTREGS_R10
+		    : r->sp_reg == FG_ORC_REG_R13 ? FG_PTREGS_R13
+		    : r->sp_reg == FG_ORC_REG_DI  ? FG_PTREGS_DI
 						  : FG_PTREGS_DX;
 		if (FG_KORC_READ(ctx, s->regs + v, &sp))
 			return FG_KORC_FB_OTHER;
@@ -253,7 +261,7 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 		return FG_KORC_DONE; /* the kernel stops on an error */
 	}
 	/* the caller's address and registers */
-	switch (e->type) {
+	switch (r->type) {
 	case FG_ORC_TYPE_CALL:
 		if (FG_KORC_READ(ctx, sp - 8, &ip))
 			return FG_KORC_FB_OTHER;
@@ -294,7 +302,7 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 		return FG_KORC_FB_OTHER;
 	s->ip = ip;
 	/* the caller's bp */
-	switch (e->bp_reg) {
+	switch (r->bp_reg) {
 	case FG_ORC_REG_UNDEFINED:
 		if (s->regs && (s->full_regs || s->prev_regs) &&
 		    FG_KORC_READ(ctx, (s->full_regs ? s->regs : s->prev_regs) + FG_PTREGS_BP,
@@ -302,18 +310,18 @@ FG_KORC_INLINE int fg_korc_step(FG_KORC_CTX *ctx, const struct fg_korc_info *t,
 			return FG_KORC_FB_OTHER;
 		break;
 	case FG_ORC_REG_PREV_SP:
-		if (FG_KORC_READ(ctx, sp + (__u64)(__s64)e->bp_offset, &s->bp))
+		if (FG_KORC_READ(ctx, sp + (__u64)(__s64)r->bp_offset, &s->bp))
 			return FG_KORC_FB_OTHER;
 		break;
 	case FG_ORC_REG_BP:
-		if (FG_KORC_READ(ctx, s->bp + (__u64)(__s64)e->bp_offset, &s->bp))
+		if (FG_KORC_READ(ctx, s->bp + (__u64)(__s64)r->bp_offset, &s->bp))
 			return FG_KORC_FB_OTHER;
 		break;
 	default:
 		return FG_KORC_DONE;
 	}
 	/* the stack must climb, unless it moved to another one (the kernel knows which) */
-	if (!indirect && e->type == FG_ORC_TYPE_CALL && s->sp <= prev_sp)
+	if (!indirect && r->type == FG_ORC_TYPE_CALL && s->sp <= prev_sp)
 		return FG_KORC_FB_OTHER;
 	/* the kernel keeps text addresses only: 0 or a user address ends the stack */
 	if (s->ip >= t->text_start && s->ip < t->text_end)

@@ -35,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = nul ? (size_t)(nul - data) : size;
 	struct fg_korc_syms s;
 	struct fg_korc_entry *e;
+	static struct fg_korc_rule rules[FG_KORC_MAX_RULES];
+	struct fg_korc_out o;
 	uint32_t *lookup;
 	unsigned char *ips, *orcs;
 
@@ -54,15 +56,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ips[i] = bytes[i % nbytes];
 	for (size_t i = 0; nbytes && i < (size_t)s.info.nr * FG_KORC_ORC_SIZE; i++)
 		orcs[i] = bytes[(i * 7) % nbytes];
-	if (fg_korc_build(&s, ips, orcs, e, lookup) == 0) {
-		struct fg_korc_mem m = {.e = e, .lookup = lookup, .read = read_rest};
+	o = (struct fg_korc_out){e, rules, 0, lookup};
+	if (fg_korc_build(&s, ips, orcs, &o) == 0) {
+		struct fg_korc_mem m = {.e = e,
+					.rules = rules,
+					.nrules = o.nrules,
+					.lookup = lookup,
+					.read = read_rest};
 		struct fg_korc_state st;
 		__u64 ip = s.info.text_start + (nbytes ? bytes[0] * 64u : 0);
 
 		for (uint32_t off = 0; off < 1u << 16; off += 251) {
 			int64_t i = fg_korc_find(&m, &s.info, off);
 
-			if (i < -1 || i >= (int64_t)s.info.nr)
+			if (i < -1 || i >= (int64_t)s.info.nr || (i >= 0 && e[i].rule >= o.nrules))
 				abort();
 		}
 		if (fg_korc_start(&m, &s.info, ip, 0xffffc90000000000ull, 0, &st) == FG_KORC_NEXT)

@@ -105,6 +105,9 @@ TEST(korc_syms_set)
 	CHECK_INT(fg_korc_syms_set(addr, found, &set), -EINVAL);
 }
 
+/* the rules' sp_offset: 8 + i, or with a period, 8 + i % period */
+static uint32_t spo_period;
+
 /* the kernel's tables for entries at `at` (offsets from _stext) with entry bits `bits` */
 static void kernel_tables(const struct fg_korc_syms *s, const uint32_t *at, const uint16_t *bits,
 			  unsigned char *ips, unsigned char *orcs)
@@ -112,7 +115,7 @@ static void kernel_tables(const struct fg_korc_syms *s, const uint32_t *at, cons
 	for (uint32_t i = 0; i < s->info.nr; i++) {
 		int32_t rel =
 		    (int32_t)(int64_t)(s->info.text_start + at[i] - (s->ip_start + 4ull * i));
-		int16_t spo = (int16_t)(8 + i), bpo = (int16_t)-16;
+		int16_t spo = (int16_t)(8 + (spo_period ? i % spo_period : i)), bpo = (int16_t)-16;
 
 		memcpy(ips + 4 * i, &rel, 4);
 		memcpy(orcs + 6 * i, &spo, 2);
@@ -128,6 +131,8 @@ TEST(korc_build_find)
 	uint16_t bits[100];
 	unsigned char ips[400], orcs[600];
 	struct fg_korc_entry e[100];
+	static struct fg_korc_rule rules[FG_KORC_MAX_RULES];
+	struct fg_korc_out out = {e, rules, 0, lookup};
 	uint32_t off = 0x10;
 
 	CHECK_INT(fg_korc_syms_parse(syms, sizeof(syms) - 1, &s), 0);
@@ -141,16 +146,18 @@ TEST(korc_build_find)
 		bits[i] = (uint16_t)(rand() & 0xfff);
 	}
 	kernel_tables(&s, at, bits, ips, orcs);
-	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), 0);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &out), 0);
+	CHECK_INT(out.nrules, 100); /* every sp_offset differs */
 	CHECK_INT(e[5].ip, at[5]);
-	CHECK_INT(e[5].sp_offset, 13);
-	CHECK_INT(e[5].bp_offset, -16);
-	CHECK_INT(e[5].sp_reg, bits[5] & 0xf);
-	CHECK_INT(e[5].bp_reg, bits[5] >> 4 & 0xf);
-	CHECK_INT(e[5].type, bits[5] >> 8 & 7);
-	CHECK_INT(e[5].signal, bits[5] >> 11 & 1);
+	CHECK_INT(e[5].rule, 5);
+	CHECK_INT(rules[5].sp_offset, 13);
+	CHECK_INT(rules[5].bp_offset, -16);
+	CHECK_INT(rules[5].sp_reg, bits[5] & 0xf);
+	CHECK_INT(rules[5].bp_reg, bits[5] >> 4 & 0xf);
+	CHECK_INT(rules[5].type, bits[5] >> 8 & 7);
+	CHECK_INT(rules[5].signal, bits[5] >> 11 & 1);
 	/* every address of the text: the last entry at or below it, as a scan finds it */
-	struct fg_korc_mem m = {.e = e, .lookup = lookup};
+	struct fg_korc_mem m = {.e = e, .rules = rules, .nrules = out.nrules, .lookup = lookup};
 	for (uint32_t o = 0; o < 0x10010; o++) {
 		int64_t want = 0, got = fg_korc_find(&m, &s.info, o);
 
@@ -176,20 +183,71 @@ TEST(korc_build_refused)
 	uint16_t bits[100] = {0};
 	unsigned char ips[400], orcs[600];
 	struct fg_korc_entry e[100];
+	static struct fg_korc_rule rules[FG_KORC_MAX_RULES];
+	struct fg_korc_out o = {e, rules, 0, lookup};
 
 	CHECK_INT(fg_korc_syms_parse(syms, sizeof(syms) - 1, &s), 0);
 	for (uint32_t i = 0; i < 100; i++)
 		at[i] = 16 * i;
 	at[50] = 16 * 60; /* out of order */
 	kernel_tables(&s, at, bits, ips, orcs);
-	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), -EINVAL);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), -EINVAL);
 	at[50] = 16 * 50;
 	kernel_tables(&s, at, bits, ips, orcs);
-	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), 0);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), 0);
 	/* below _stext */
 	int32_t rel = -0x1000004;
 	memcpy(ips, &rel, 4);
-	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), -EINVAL);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), -EINVAL);
+}
+
+/*
+ * A kernel's worth of entries shares a few hundred rules: each distinct rule
+ * is kept once, in the order first met; more than FG_KORC_MAX_RULES is
+ * refused.
+ */
+TEST(korc_build_rules)
+{
+	enum { N = FG_KORC_MAX_RULES + 10 };
+	static uint32_t at[N], lookup[N / 16 + 2];
+	static uint16_t bits[N];
+	static unsigned char ips[4 * N], orcs[6 * N];
+	static struct fg_korc_entry e[N];
+	static struct fg_korc_rule rules[FG_KORC_MAX_RULES];
+	struct fg_korc_out o = {e, rules, 0, lookup};
+	uint64_t addr[FG_KORC_NSYMS] = {0};
+	struct fg_korc_syms s;
+
+	addr[0] = 0xffffffff81000000ull; /* _stext */
+	addr[1] = addr[0] + 16ull * N;	 /* _etext */
+	addr[2] = 0xffffffff82000000ull; /* __start_orc_unwind_ip */
+	addr[3] = addr[2] + 4ull * N;	 /* __stop_orc_unwind_ip */
+	addr[4] = addr[3];		 /* __start_orc_unwind */
+	addr[5] = addr[4] + 6ull * N;	 /* __stop_orc_unwind */
+	CHECK_INT(fg_korc_syms_set(addr, 0x3f, &s), 0);
+	CHECK_INT(s.info.nr, N);
+	for (uint32_t i = 0; i < N; i++) {
+		at[i] = 16 * i;
+		bits[i] =
+		    (uint16_t)(FG_ORC_TYPE_CALL << 8 | (i % 2 ? FG_ORC_REG_SP : FG_ORC_REG_BP));
+	}
+	/* 7 sp_offsets and 2 sp_regs: 14 rules, in the order first met */
+	spo_period = 7;
+	kernel_tables(&s, at, bits, ips, orcs);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), 0);
+	CHECK_INT(o.nrules, 14);
+	for (uint32_t i = 0; i < N; i++)
+		if (e[i].rule != i % 14 || rules[e[i].rule].sp_offset != (int16_t)(8 + i % 7) ||
+		    rules[e[i].rule].sp_reg != (i % 2 ? FG_ORC_REG_SP : FG_ORC_REG_BP) ||
+		    rules[e[i].rule].type != FG_ORC_TYPE_CALL) {
+			CHECK_INT(e[i].rule, i % 14);
+			CHECK(!"entry i's rule");
+		}
+	/* every sp_offset its own: one rule too many */
+	spo_period = 0;
+	kernel_tables(&s, at, bits, ips, orcs);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), -E2BIG);
+	CHECK_INT(o.nrules, FG_KORC_MAX_RULES);
 }
 
 /* fg_korc_load's reader: the kernel's tables at their addresses in `kmem` */
@@ -226,6 +284,8 @@ TEST(korc_load)
 	uint16_t bits[100];
 	unsigned char ips[400], orcs[600];
 	struct fg_korc_entry e[100], e2[100];
+	static struct fg_korc_rule rules[FG_KORC_MAX_RULES], rules2[FG_KORC_MAX_RULES];
+	struct fg_korc_out o = {e, rules, 0, lookup}, o2 = {e2, rules2, 0, lookup2};
 	struct kmem k = {.s = &s, .ips = ips, .orcs = orcs, .fail_at = -1};
 
 	CHECK_INT(fg_korc_syms_parse(syms, sizeof(syms) - 1, &s), 0);
@@ -234,31 +294,33 @@ TEST(korc_load)
 		bits[i] = (uint16_t)(0x200 | (i & 0xff));
 	}
 	kernel_tables(&s, at, bits, ips, orcs);
-	CHECK_INT(fg_korc_build(&s, ips, orcs, e, lookup), 0);
+	CHECK_INT(fg_korc_build(&s, ips, orcs, &o), 0);
 	/*
 	 * read 64 bytes at a time: 10 entries (60 bytes of them, 40 of their
 	 * addresses) a round, two reads each; the same tables
 	 */
-	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), 0);
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, &o2), 0);
 	CHECK_INT(k.reads, 20);
 	CHECK_INT(k.max_len, 60);
 	CHECK(!memcmp(e, e2, sizeof(e)) && !memcmp(lookup, lookup2, sizeof(lookup)));
+	CHECK(o2.nrules == o.nrules && !memcmp(rules, rules2, o.nrules * sizeof(*rules)));
 	/* a last round of fewer entries: 64 a round, then 36 */
 	k.reads = 0;
 	memset(e2, 0, sizeof(e2));
-	CHECK_INT(fg_korc_load(&s, 6 * 64 + 5, read_kmem, &k, e2, lookup2), 0);
+	CHECK_INT(fg_korc_load(&s, 6 * 64 + 5, read_kmem, &k, &o2), 0);
 	CHECK_INT(k.reads, 4);
 	CHECK(!memcmp(e, e2, sizeof(e)) && !memcmp(lookup, lookup2, sizeof(lookup)));
+	CHECK(o2.nrules == o.nrules && !memcmp(rules, rules2, o.nrules * sizeof(*rules)));
 	/* a read that fails: its error */
 	k.reads = 0;
 	k.fail_at = 9;
-	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), -EFAULT);
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, &o2), -EFAULT);
 	/* an entry out of order in a later round */
 	k.fail_at = -1;
 	memcpy(ips + 4 * 57, ips + 4 * 3, 4);
-	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, e2, lookup2), -EINVAL);
+	CHECK_INT(fg_korc_load(&s, 64, read_kmem, &k, &o2), -EINVAL);
 	/* a chunk smaller than one entry */
-	CHECK_INT(fg_korc_load(&s, FG_KORC_ORC_SIZE - 1, read_kmem, &k, e2, lookup2), -EINVAL);
+	CHECK_INT(fg_korc_load(&s, FG_KORC_ORC_SIZE - 1, read_kmem, &k, &o2), -EINVAL);
 }
 
 /* a made-up kernel stack: 64 words from STACK */
@@ -275,17 +337,24 @@ static int read_stack(const struct fg_korc_mem *m, __u64 addr, __u64 *val)
 	return 0;
 }
 
-/* an entry: from `ip` on, the caller's sp is reg + sp_off, its bp as bp_reg/bp_off says */
+/* the walk's rules, one for each entry */
+static struct fg_korc_rule walk_rules[16];
+static uint32_t walk_nrules;
+
+/*
+ * An entry: from `ip` on, the caller's sp is reg + sp_off, its bp as
+ * bp_reg/bp_off says (a rule of its own in walk_rules).
+ */
 static struct fg_korc_entry ent(uint32_t ip, uint8_t type, uint8_t sp_reg, int16_t sp_off,
 				uint8_t bp_reg, int16_t bp_off, uint8_t signal)
 {
-	return (struct fg_korc_entry){.ip = ip,
-				      .sp_offset = sp_off,
-				      .bp_offset = bp_off,
-				      .sp_reg = sp_reg,
-				      .bp_reg = bp_reg,
-				      .type = type,
-				      .signal = signal};
+	walk_rules[walk_nrules] = (struct fg_korc_rule){.sp_offset = sp_off,
+							.bp_offset = bp_off,
+							.sp_reg = sp_reg,
+							.bp_reg = bp_reg,
+							.type = type,
+							.signal = signal};
+	return (struct fg_korc_entry){.ip = ip, .rule = walk_nrules++};
 }
 
 TEST(korc_walk)
@@ -304,7 +373,11 @@ TEST(korc_walk)
 	uint32_t lookup[0x1000 / 256 + 1];
 	struct fg_korc_info t = {
 	    .text_start = TEXT, .text_end = TEXT + 0x1000, .nr = 7, .nblocks = 0x1000 / 256 + 1};
-	struct fg_korc_mem m = {.e = e, .lookup = lookup, .read = read_stack};
+	struct fg_korc_mem m = {.e = e,
+				.rules = walk_rules,
+				.nrules = walk_nrules,
+				.lookup = lookup,
+				.read = read_stack};
 	struct fg_korc_state st;
 	uint64_t frames[8];
 	int n = 0, r;
@@ -407,6 +480,7 @@ int main(void)
 	RUN(korc_syms_set);
 	RUN(korc_build_find);
 	RUN(korc_build_refused);
+	RUN(korc_build_rules);
 	RUN(korc_load);
 	RUN(korc_walk);
 	return unit_done();
