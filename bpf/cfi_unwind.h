@@ -279,15 +279,14 @@ struct cfi_mem {
 
 /* One more page at the end of the copy (copy_page(), with its bounds where the verifier sees them).
  */
-static __always_inline void cfi_more(struct cfi_mem *m)
+static __always_inline void cfi_more(struct walk *w, struct ustack_copy *c)
 {
-	struct ustack_copy *c = m->c;
 	__u64 at = c->copied;
 
 	barrier_var(at);
 	if (c->ended || at > COPY_CAP - PAGE)
 		return;
-	if (bpf_probe_read_user(c->data + at, PAGE, (void *)(m->w->sp + at)) < 0) {
+	if (bpf_probe_read_user(c->data + at, PAGE, (void *)(w->sp + at)) < 0) {
 		c->ended = 1;
 		return;
 	}
@@ -297,18 +296,23 @@ static __always_inline void cfi_more(struct cfi_mem *m)
 /*
  * A word the copy does not hold yet: the copy extended by a page or two (a
  * CFA a page or two above it: the pages in between are stack too), else the
- * word read alone.  A call, out of the steps' inlined code.
+ * word read alone.  A call, out of the steps' inlined code; a global
+ * function, which the verifier checks once for any arguments (static, it was
+ * checked again at each of its call sites' states: 15% of the program's
+ * verification).
  */
-static __noinline int cfi_read_more(struct cfi_mem *m, __u64 addr, __u64 *val)
+__noinline int cfi_read_more(struct walk *w, struct ustack_copy *c, __u64 addr, __u64 *val)
 {
-	struct ustack_copy *c = m->c;
-	__u64 off = addr - m->w->sp;
+	__u64 off;
 
-	if (addr >= m->w->sp && off < COPY_CAP - PAGE) {
+	if (!w || !c || !val)
+		return FG_CFI_END_UNREADABLE;
+	off = addr - w->sp;
+	if (addr >= w->sp && off < COPY_CAP - PAGE) {
 		if (off + 8 > c->copied)
-			cfi_more(m);
+			cfi_more(w, c);
 		if (off + 8 > c->copied)
-			cfi_more(m);
+			cfi_more(w, c);
 		barrier_var(off); /* or clang computes it again, out of the verifier's sight */
 		if (off <= COPY_CAP - 8 && off + 8 <= c->copied) {
 			*val = *(__u64 *)(c->data + off);
@@ -330,7 +334,7 @@ static __always_inline int cfi_read(struct cfi_mem *m, __u64 addr, __u64 *val)
 		*val = *(__u64 *)(c->data + off);
 		return 0;
 	}
-	return cfi_read_more(m, addr, val);
+	return cfi_read_more(m->w, m->c, addr, val);
 }
 
 static __always_inline __u32 cfi_row_pc(void *rows, __u32 i)
