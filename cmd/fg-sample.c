@@ -39,6 +39,7 @@
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
+#include "fg/cfi_store.h"
 #include "fg/cfi_worker.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
@@ -70,7 +71,7 @@ static const char usage_text[] =
     "                 [--cfi-max-procs n] [--kernel-unwind orc | helper | check]\n"
     "                 [--user-only | --kernel-only]\n"
     "                 [--off-cpu | --wall] [--min-block us] [--max-block us]\n"
-    "                 [--kernel-threads] [--no-python] [--no-jvm-maps]\n"
+    "                 [--kernel-threads] [--no-python] [--no-jvm-maps] [--no-cache]\n"
     "                 [--max-depth n] [-m pages] [-o file] [-- command [arg ...]]\n"
     "       fg-sample --list-events [pattern]\n"
     "  -e event        take stacks on this event (repeatable; default cpu-clock): a software\n"
@@ -114,6 +115,8 @@ static const char usage_text[] =
     "                  processes carry their Python stacks, named in the records\n"
     "  --no-jvm-maps   do not ask the JVMs sampled for their perf maps at the end\n"
     "                  (jcmd PID Compiler.perfmap, as each one's user)\n"
+    "  --no-cache      neither read nor write the unwind tables kept between runs\n"
+    "                  (--call-graph cfi; in ${XDG_CACHE_HOME:-$HOME/.cache}/fg/cfi)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
@@ -366,8 +369,9 @@ struct run {
 	bool cfi_lazy;
 	struct fg_hash *cfi_asked;
 	struct fg_cfi_worker_stats cfi_wst;
-	struct fg_pyprocs *py;	/* the Python processes, their frames' names */
-	struct fg_jvmmaps *jvm; /* the JVMs sampled, asked for their perf maps at the end */
+	struct fg_pyprocs *py;		/* the Python processes, their frames' names */
+	struct fg_jvmmaps *jvm;		/* the JVMs sampled, asked for their perf maps at the end */
+	struct fg_cfi_store *cfi_store; /* --call-graph cfi's tables kept between runs, or NULL */
 	struct fg_jvmmaps_stats jvm_st;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
@@ -426,6 +430,8 @@ static void cleanup(struct run *r)
 	fg_hash_free(r->cfi_asked);
 	r->cfi_asked = NULL;
 	fg_cfi_loader_free(r->cfi);
+	fg_cfi_store_close(r->cfi_store);
+	r->cfi_store = NULL;
 	fg_cfi_bpf_maps_release(&r->cfi_maps);
 	fg_pyprocs_free(r->py);
 	r->py = NULL;
@@ -1236,6 +1242,48 @@ static void setup_python(struct run *r)
 		r->jvm = fg_jvmmaps_new("/proc");
 }
 
+/*
+ * --call-graph cfi: the unwind tables kept between runs (fg/cfi_store.h), in
+ * the user's cache directory, unless --no-cache; one that is not this user's
+ * own (a home reached through sudo -E) is not used, and said so.
+ */
+static void open_cfi_store(struct run *r)
+{
+	char dir[PATH_MAX], bad[PATH_MAX] = "";
+	uid_t owner = 0;
+	int err;
+
+	if (opts.no_cache || !fg_user_cache_dir(dir, sizeof(dir), "cfi"))
+		return;
+	r->cfi_store = fg_cfi_store_open(dir, &err, bad, sizeof(bad), &owner);
+	if (r->cfi_store) {
+		fg_cfi_loader_set_store(r->cfi, r->cfi_store);
+	} else if (err == -EPERM && owner != geteuid() && owner != 0) {
+		fg_warnx("not keeping unwind tables in '%s': '%s' belongs to user %lu, not to you "
+			 "or root (--no-cache silences this)",
+			 dir, bad, (unsigned long)owner);
+	} else {
+		fg_warnx("not keeping unwind tables in '%s': %s%s%s (--no-cache silences this)",
+			 dir, bad[0] ? bad : "", bad[0] ? ": " : "", strerror(-err));
+	}
+}
+
+/* --call-graph cfi: the loader of the tables, on the program's maps, with its store. */
+static void new_cfi_loader(struct run *r)
+{
+	struct fg_cfi_load_ops ops;
+
+	r->cfi_maps.rows = bpf_map__fd(r->skel->maps.cfi_rows);
+	r->cfi_maps.rules = bpf_map__fd(r->skel->maps.cfi_rules);
+	r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
+	r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
+	r->cfi_maps.inodes = bpf_map__fd(r->skel->maps.cfi_inodes);
+	r->cfi_maps.procs_ver = (uint64_t *)&r->skel->bss->cfi_procs_ver; /* (a __u64) */
+	fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
+	r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
+	open_cfi_store(r);
+}
+
 /* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
 static void setup_bpf(struct run *r)
 {
@@ -1323,7 +1371,6 @@ static void setup_bpf(struct run *r)
 	load_korc(r);
 	open_rings(r);
 	if (opts.cfi) {
-		struct fg_cfi_load_ops ops;
 		/* an exec, a new mapping over a process' mappings: stale (before they are read) */
 		struct bpf_program *stale[] = {r->skel->progs.fg_cfi_exec,
 					       r->skel->progs.fg_cfi_mmap};
@@ -1343,14 +1390,7 @@ static void setup_bpf(struct run *r)
 				      : "cannot attach the BPF program to sched_prepare_exec");
 		}
 
-		r->cfi_maps.rows = bpf_map__fd(r->skel->maps.cfi_rows);
-		r->cfi_maps.rules = bpf_map__fd(r->skel->maps.cfi_rules);
-		r->cfi_maps.files = bpf_map__fd(r->skel->maps.cfi_files);
-		r->cfi_maps.procs = bpf_map__fd(r->skel->maps.cfi_procs);
-		r->cfi_maps.inodes = bpf_map__fd(r->skel->maps.cfi_inodes);
-		r->cfi_maps.procs_ver = (uint64_t *)&r->skel->bss->cfi_procs_ver; /* (a __u64) */
-		fg_cfi_load_bpf_ops(&r->cfi_maps, &ops);
-		r->cfi = fg_cfi_loader_new("/proc", &cfi_limits, &ops);
+		new_cfi_loader(r);
 	}
 	setup_python(r);
 	/* the waits', read with the samples' (the program wakes the reader when it is half full) */

@@ -376,22 +376,6 @@ static void incomplete(const char *name, const struct fg_capture *cap, const cha
 	fg_buf_release(&b);
 }
 
-/* ${XDG_CACHE_HOME:-$HOME/.cache}/fg, or NULL */
-static const char *cache_dir(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	int n;
-
-	/* the XDG base directory rules: a relative path is to be ignored */
-	if (xdg && xdg[0] == '/')
-		n = snprintf(buf, size, "%s/fg", xdg);
-	else if (home && home[0] == '/')
-		n = snprintf(buf, size, "%s/.cache/fg", home);
-	else
-		return NULL;
-	return n > 0 && (size_t)n < size ? buf : NULL;
-}
-
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -560,7 +544,7 @@ static void prepare(struct run *run)
 	struct fg_sym_opts *o = &run->a.sym;
 
 	if (!run->a.no_cache && !o->kallsyms)
-		o->kallsyms_cache = cache_dir(cache, sizeof(cache));
+		o->kallsyms_cache = fg_user_cache_dir(cache, sizeof(cache), NULL);
 	if (o->inline_frames || o->srcline)
 		raise_fd_limit();
 	run->dbgi = (struct dbgi){.urls = run->a.debuginfod_urls,

@@ -87,7 +87,8 @@ struct fg_cfi_loader {
 	/* processes with a table left out for room, read again once a table is freed */
 	uint32_t *room_waits;
 	size_t nroom_waits, aroom_waits;
-	uint64_t room_gen; /* syncs that freed slots */
+	uint64_t room_gen;	    /* syncs that freed slots */
+	struct fg_cfi_store *store; /* tables kept between runs, or NULL */
 	struct fg_cfi_load_stats st;
 };
 
@@ -315,12 +316,33 @@ static uint32_t load_table(struct fg_cfi_loader *l, const struct fg_cfi *c, uint
 	return slot;
 }
 
+/*
+ * The table of the file open on fd (or of the image): from the store where
+ * it is there, else built (and written to the store).  NULL with errno set,
+ * as fg_cfi_open_fd().
+ */
+static struct fg_cfi *table_of(struct fg_cfi_loader *l, const char *key, size_t klen, int fd,
+			       const void *image, size_t size)
+{
+	unsigned char id[FG_CFI_STORE_KEY_MAX];
+	size_t idlen = l->store && !image ? fg_cfi_store_id(fd, key, klen, id) : 0;
+	struct fg_cfi *c = idlen ? fg_cfi_store_get(l->store, id, idlen) : NULL;
+
+	if (c)
+		return c;
+	c = image ? fg_cfi_open_mem(image, size) : fg_cfi_open_fd(fd, -1);
+	if (c && c->nrows && idlen)
+		fg_cfi_store_put(l->store, id, idlen, c);
+	return c;
+}
+
 /* The table of the file open on fd (or of the image), built and loaded: a new struct cfile. */
-static struct cfile *file_build(struct fg_cfi_loader *l, int fd, const void *image, size_t size)
+static struct cfile *file_build(struct fg_cfi_loader *l, const char *key, size_t klen, int fd,
+				const void *image, size_t size)
 {
 	struct cfile *f = fg_xcalloc(1, sizeof(*f));
 	uint64_t t0 = now_ns();
-	struct fg_cfi *c = image ? fg_cfi_open_mem(image, size) : fg_cfi_open_fd(fd, -1);
+	struct fg_cfi *c = table_of(l, key, klen, fd, image, size);
 	int err = c ? 0 : errno;
 
 	f->slot = FG_CFI_TABLE_PENDING;
@@ -382,7 +404,7 @@ static void file_retry(struct fg_cfi_loader *l, struct cfile *f, int fd, const v
 
 	if (!f->no_room || (fd < 0 && !image) || !room_for(l, f->bytes))
 		return;
-	c = image ? fg_cfi_open_mem(image, size) : fg_cfi_open_fd(fd, -1);
+	c = table_of(l, f->key, f->klen, fd, image, size);
 	if (c && c->nrows) {
 		f->slot = load_table(l, c, &f->bytes, &f->no_room);
 		if (f->slot != FG_CFI_TABLE_PENDING)
@@ -410,7 +432,7 @@ static struct cfile *file_get(struct fg_cfi_loader *l, const char *key, size_t k
 		if (f->slot == FG_CFI_TABLE_PENDING)
 			file_retry(l, f, fd, image, size);
 	} else {
-		f = file_build(l, fd, image, size);
+		f = file_build(l, key, klen, fd, image, size);
 		memcpy(f->key, key, klen);
 		f->klen = klen;
 		e->val.p = f;
@@ -1032,9 +1054,17 @@ void fg_cfi_loader_started(struct fg_cfi_loader *l)
 	l->st.start_bytes = l->st.bytes;
 }
 
+void fg_cfi_loader_set_store(struct fg_cfi_loader *l, struct fg_cfi_store *s)
+{
+	l->store = s;
+}
+
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st)
 {
 	*st = l->st;
+	st->store = l->store != NULL;
+	if (l->store)
+		st->stored = *fg_cfi_store_stats(l->store);
 }
 
 void fg_cfi_loader_free(struct fg_cfi_loader *l)
@@ -1132,6 +1162,20 @@ void fg_cfi_load_report(struct fg_buf *out, const struct fg_cfi_load_stats *st,
 		    "cfi: tables at the start %" PRIu64 ", %.1f MiB; at the end %" PRIu64
 		    ", %.1f MiB (those of the processes still running)\n",
 		    st->start_tables, mib(st->start_bytes), st->tables, mib(st->bytes));
+	if (st->store)
+		fg_buf_addf(out,
+			    "cfi: tables kept between runs: %" PRIu64 " read, %" PRIu64
+			    " not there (%" PRIu64 " written), %" PRIu64
+			    " refused and built again, %" PRIu64 " not written, %" PRIu64
+			    " removed for room\n",
+			    st->stored.hits, st->stored.misses, st->stored.written,
+			    st->stored.refused, st->stored.errors, st->stored.evicted);
+	if (st->store && st->stored.refused)
+		fg_buf_addf(out,
+			    "cfi: the first table file refused: '%s', wrong from byte %" PRIu64
+			    " (not this user's own, or not the table of the file it is named "
+			    "for)\n",
+			    st->stored.first_bad, st->stored.first_bad_at);
 	if (st->unreadable)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " mapped files could not be opened: their samples "
@@ -1189,6 +1233,11 @@ void fg_cfi_load_problems(struct fg_buf *out, const struct fg_cfi_load_stats *st
 	if (st->map_errors)
 		fg_buf_addf(out, "cfi: %" PRIu64 " updates of the BPF maps failed\n",
 			    st->map_errors);
+	if (st->store && st->stored.errors)
+		fg_buf_addf(out,
+			    "cfi: %" PRIu64 " tables could not be written to the store of tables "
+			    "kept between runs (a full disk?); they are built again next time\n",
+			    st->stored.errors);
 	if (st->over_maps)
 		fg_buf_addf(out,
 			    "cfi: %" PRIu64 " processes have more than %d executable mappings: "

@@ -39,6 +39,7 @@ const struct option fg_sample_longopts[] = {
     {"kernel-threads", no_argument, NULL, FG_SAMPLE_OPT_KERNEL_THREADS},
     {"no-python", no_argument, NULL, FG_SAMPLE_OPT_NO_PYTHON},
     {"no-jvm-maps", no_argument, NULL, FG_SAMPLE_OPT_NO_JVM_MAPS},
+    {"no-cache", no_argument, NULL, FG_SAMPLE_OPT_NO_CACHE},
     {"output", required_argument, NULL, 'o'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -251,6 +252,9 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		return 0;
 	case FG_SAMPLE_OPT_NO_JVM_MAPS:
 		o->no_jvm_maps = true;
+		return 0;
+	case FG_SAMPLE_OPT_NO_CACHE:
+		o->no_cache = true;
 		return 0;
 	case FG_SAMPLE_OPT_KERNEL_UNWIND:
 		if (!strcmp(arg, "orc"))

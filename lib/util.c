@@ -79,3 +79,17 @@ int fg_refuse(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+
+const char *fg_user_cache_dir(char *buf, size_t size, const char *sub)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(buf, size, "%s/fg%s%s", xdg, sub ? "/" : "", sub ? sub : "");
+	else if (home && home[0] == '/')
+		n = snprintf(buf, size, "%s/.cache/fg%s%s", home, sub ? "/" : "", sub ? sub : "");
+	else
+		return NULL;
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}

@@ -126,6 +126,48 @@ f(33)'
 	in_bpf py2 50
 }
 
+@test "fg-sample --call-graph cfi: tables kept between runs are read back, walks agree with them; --no-cache keeps none" {
+	local d=$BATS_TEST_TMPDIR py=/usr/bin/python3 prog='def f(n): return n if n < 2 else f(n - 1) + f(n - 2)
+f(31)'
+	export XDG_CACHE_HOME=$d/xdg
+	CFI_OPTS="--no-python" capture first "$py" -c "$prog"
+	grep -E 'cfi: tables kept between runs: 0 read, [1-9][0-9]* not there \([1-9][0-9]* written\), 0 refused' "$d/first.sample"
+	# private: the directories 0700, the tables 0600, all root's
+	[ "$(stat -c %a "$d/xdg/fg" "$d/xdg/fg/cfi" | sort -u)" = 700 ]
+	[ "$(stat -c '%a %u' "$d"/xdg/fg/cfi/*.cfi | sort -u)" = "600 0" ]
+	# the next run reads them, and its walks in BPF agree with the snapshots' unwinding
+	CFI_OPTS="--cfi-check --no-python" capture second "$py" -c "$prog"
+	grep -E 'cfi: tables kept between runs: [1-9][0-9]* read, 0 not there \(0 written\), 0 refused' "$d/second.sample"
+	reach_start second python3
+	in_bpf second 50
+	agree second >&3
+	# a table file cut short: refused, named, built again and written again
+	local f=$(ls -S "$d"/xdg/fg/cfi/*.cfi | head -1)
+	truncate -s 100 "$f"
+	CFI_OPTS="--no-python" capture third "$py" -c "$prog"
+	grep -E 'kept between runs: [1-9][0-9]* read, 0 not there \(1 written\), 1 refused and built again' "$d/third.sample"
+	grep -F "the first table file refused: '$(basename "$f")', wrong from byte 100" "$d/third.sample"
+	[ "$(stat -c %s "$f")" -gt 100 ]
+	in_bpf third 50
+	# --no-cache: none read, none written, nothing said
+	rm -rf "$d/xdg"
+	CFI_OPTS="--no-python --no-cache" capture fourth "$py" -c "$prog"
+	! grep 'kept between runs' "$d/fourth.sample"
+	[ ! -e "$d/xdg/fg/cfi" ]
+}
+
+@test "fg-sample --call-graph cfi: tables are not kept in a directory another user owns, and it says so" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -p "$d/home/.cache"
+	chown -R 65534:65534 "$d/home"
+	# a home reached through sudo -E: not written to, nor read from; the run goes on
+	HOME=$d/home XDG_CACHE_HOME= fg --separate-stderr fg-sample -F 999 -o "$d/out.fgr" -- "$U/fixture-gcc-pie" 20
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"not keeping unwind tables in '$d/home/.cache/fg/cfi': '$d/home' belongs to user 65534, not to you or root (--no-cache silences this)"* ]]
+	[ ! -e "$d/home/.cache/fg" ]
+	fg-sym "$d/out.fgr" | grep -q ' main+'
+}
+
 @test "fg-sample --call-graph cfi: rbp 0 at a return address in a gap of a table is the outermost frame, in both walks" {
 	local d=$BATS_TEST_TMPDIR fx line
 	# the fixture's gap mode: gap_call has no CFI and calls with rbp 0 (ld.so's _start's way)

@@ -36,6 +36,7 @@
 #include "fg/bpf_cfi.h"
 #include "fg/buf.h"
 #include "fg/cfi.h"
+#include "fg/cfi_store.h"
 
 struct fg_cfi_load_ops {
 	/* Put table `c` into slot `slot` of the maps.  0 or -errno. */
@@ -109,6 +110,9 @@ struct fg_cfi_load_stats {
 	uint64_t over_procs; /* processes left out: max_procs reached */
 	uint64_t map_errors; /* other failures to write the maps */
 	uint64_t build_ns;   /* time spent building and loading tables */
+	/* with a store of tables (fg_cfi_loader_set_store()), its counts (fg/cfi_store.h) */
+	bool store;
+	struct fg_cfi_store_stats stored;
 	uint64_t start_tables, start_bytes; /* loaded when fg_cfi_loader_started() was called */
 };
 
@@ -118,6 +122,11 @@ struct fg_cfi_loader;
 struct fg_cfi_loader *fg_cfi_loader_new(const char *proc, const struct fg_cfi_load_limits *lim,
 					const struct fg_cfi_load_ops *ops);
 void fg_cfi_loader_free(struct fg_cfi_loader *l);
+/*
+ * Read each file's table from `s` where it is there, and write those built
+ * to it (fg/cfi_store.h); the loader does not own it.  NULL: none.
+ */
+void fg_cfi_loader_set_store(struct fg_cfi_loader *l, struct fg_cfi_store *s);
 /* The executable mappings of a running process, from PROC/PID/maps.  0 or -errno. */
 int fg_cfi_loader_scan(struct fg_cfi_loader *l, uint32_t pid);
 /* The same for every process in PROC; returns how many were read. */

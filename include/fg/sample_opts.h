@@ -61,6 +61,7 @@ struct fg_sample_opts {
 	bool pages_given;      /* -m was given: it sizes the waits' ring too */
 	bool no_python;	       /* --no-python: no Python frames (fg_sample_opts_check: python) */
 	bool python;	  /* the Python stacks are walked: not --no-python, user stacks taken */
+	bool no_cache;	  /* --no-cache: no unwind tables kept between runs (fg/cfi_store.h) */
 	bool no_jvm_maps; /* --no-jvm-maps: the JVMs sampled not asked for their perf maps at the
 			     end */
 };
@@ -111,6 +112,7 @@ enum {
 	FG_SAMPLE_OPT_KERNEL_THREADS,
 	FG_SAMPLE_OPT_NO_PYTHON,
 	FG_SAMPLE_OPT_NO_JVM_MAPS,
+	FG_SAMPLE_OPT_NO_CACHE,
 };
 
 /* '+': the options end at the command */

@@ -64,6 +64,15 @@ static inline size_t fg_upper_bound(const void *base, size_t n, size_t size, siz
 	return lo;
 }
 
+/*
+ * The running user's cache directory for fg, ${XDG_CACHE_HOME:-$HOME/.cache}/fg
+ * (a relative XDG_CACHE_HOME ignored, as the XDG rules say), with "/" and
+ * `sub` appended when `sub` is not NULL; NULL when neither variable is an
+ * absolute path, or it does not fit.  Open it with
+ * fg_safeio_private_dir_open(), which refuses another user's.
+ */
+const char *fg_user_cache_dir(char *buf, size_t size, const char *sub);
+
 /* fg_upper_bound over `n` elements of the array `arr` by its uint64_t member `member`. */
 #define FG_UPPER_BOUND(arr, n, member, key)                                                        \
 	((void)sizeof(char[sizeof((arr)->member) == sizeof(uint64_t) ? 1 : -1]),                   \

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fg/cfi_store.h"
+#include "fg/hash.h"
+#include "fg/safeio.h"
+#include "fg/util.h"
+
+#define MAGIC "fgcfi01\n"
+#define MAX_LOADS 256u
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+
+struct fg_cfi_store {
+	int dirfd; /* O_PATH */
+	struct fg_cfi_store_stats st;
+	/* its table files and their bytes, as last counted and written since (files -1: not yet) */
+	int64_t files;
+	uint64_t bytes;
+};
+
+/* A table file: this header, the identity (to 8 bytes), rows, rules (to 8 bytes), loads. */
+struct hdr {
+	char magic[8];
+	uint64_t sum; /* fg_hash_bytes() of every byte after it */
+	uint32_t idlen, nrows, nrules, nloads;
+	uint64_t base;
+	uint8_t shared, arch, pad[6];
+	struct fg_cfi_stats st;
+};
+
+/* A load segment, without struct fg_elf_load's padding. */
+struct disk_load {
+	uint64_t vaddr, memsz, offset, filesz, flags;
+};
+
+struct fg_cfi_store *fg_cfi_store_open(const char *dir, int *err, char *bad, size_t badsize,
+				       uid_t *owner)
+{
+	int fd = fg_safeio_private_dir_open(dir, true, bad, badsize, owner);
+	struct fg_cfi_store *s;
+
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	s = fg_xcalloc(1, sizeof(*s));
+	s->dirfd = fd;
+	s->files = -1;
+	*err = 0;
+	return s;
+}
+
+void fg_cfi_store_close(struct fg_cfi_store *s)
+{
+	if (!s)
+		return;
+	close(s->dirfd);
+	free(s);
+}
+
+const struct fg_cfi_store_stats *fg_cfi_store_stats(const struct fg_cfi_store *s)
+{
+	return &s->st;
+}
+
+size_t fg_cfi_store_id(int fd, const void *key, size_t klen, unsigned char *id)
+{
+	struct stat sb;
+	uint64_t f[6];
+
+	if (klen > FG_CFI_KEY_MAX || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
+		return 0;
+	f[0] = (uint64_t)sb.st_dev;
+	f[1] = (uint64_t)sb.st_ino;
+	f[2] = (uint64_t)sb.st_size;
+	f[3] = (uint64_t)sb.st_mtim.tv_sec << 30 ^ (uint64_t)sb.st_mtim.tv_nsec;
+	f[4] = (uint64_t)sb.st_ctim.tv_sec << 30 ^ (uint64_t)sb.st_ctim.tv_nsec;
+	f[5] = klen;
+	_Static_assert(sizeof(f) <= FG_CFI_STORE_KEY_MAX - FG_CFI_KEY_MAX, "the identity's room");
+	memcpy(id, f, sizeof(f));
+	memcpy(id + sizeof(f), key, klen);
+	return sizeof(f) + klen;
+}
+
+/* The file name of identity id: 16 hex digits and ".cfi". */
+static void id_name(const unsigned char *id, size_t idlen, char name[32])
+{
+	snprintf(name, 32, "%016" PRIx64 ".cfi", fg_hash_bytes(id, idlen, 0x6667636669ull));
+}
+
+/* The offsets of a table file's parts, from its header's counts. */
+struct layout {
+	size_t id, rows, rules, loads, end;
+};
+
+static struct layout layout_of(uint32_t idlen, uint32_t nrows, uint32_t nrules, uint32_t nloads)
+{
+	struct layout l;
+
+	l.id = sizeof(struct hdr);
+	l.rows = l.id + ALIGN8((size_t)idlen);
+	l.rules = l.rows + (size_t)nrows * sizeof(struct fg_cfi_row);
+	l.loads = l.rules + ALIGN8((size_t)nrules * sizeof(struct fg_cfi_rule));
+	l.end = l.loads + (size_t)nloads * sizeof(struct disk_load);
+	return l;
+}
+
+void fg_cfi_store_format(const struct fg_cfi *c, const unsigned char *id, size_t idlen,
+			 struct fg_buf *out)
+{
+	struct hdr h = {.magic = MAGIC};
+	struct layout l = layout_of((uint32_t)idlen, c->nrows, c->nrules, (uint32_t)c->nloads);
+	size_t at = out->len;
+	char *p;
+
+	h.idlen = (uint32_t)idlen;
+	h.nrows = c->nrows;
+	h.nrules = c->nrules;
+	h.nloads = (uint32_t)c->nloads;
+	h.base = c->base;
+	h.shared = c->shared;
+	h.arch = c->arch;
+	h.st = c->st;
+	fg_buf_grow(out, l.end);
+	p = out->data + at;
+	memset(p, 0, l.end);
+	memcpy(p + l.id, id, idlen);
+	memcpy(p + l.rows, c->rows, (size_t)c->nrows * sizeof(*c->rows));
+	memcpy(p + l.rules, c->rules, (size_t)c->nrules * sizeof(*c->rules));
+	for (size_t i = 0; i < c->nloads; i++) {
+		struct disk_load d = {c->loads[i].vaddr, c->loads[i].memsz, c->loads[i].offset,
+				      c->loads[i].filesz, c->loads[i].flags};
+
+		memcpy(p + l.loads + i * sizeof(d), &d, sizeof(d));
+	}
+	memcpy(p, &h, sizeof(h));
+	/* the sum of the header from idlen on, and of the rest */
+	h.sum = fg_hash_bytes(p + 16, l.end - 16, 0);
+	memcpy(p + offsetof(struct hdr, sum), &h.sum, sizeof(h.sum));
+	out->len = at + l.end;
+	out->data[out->len] = '\0';
+}
+
+/* NULL, with *bad_at = at */
+static struct fg_cfi *bad(size_t *bad_at, size_t at, struct fg_cfi *c)
+{
+	*bad_at = at;
+	fg_cfi_free(c);
+	return NULL;
+}
+
+struct fg_cfi *fg_cfi_store_parse(const void *data, size_t len, const unsigned char *id,
+				  size_t idlen, size_t *bad_at)
+{
+	const char *p = data;
+	struct fg_cfi *c;
+	struct layout l;
+	struct hdr h;
+
+	if (len < sizeof(h))
+		return bad(bad_at, len, NULL);
+	memcpy(&h, p, sizeof(h));
+	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) != 0)
+		return bad(bad_at, 0, NULL);
+	if (h.idlen != idlen || h.idlen > FG_CFI_STORE_KEY_MAX)
+		return bad(bad_at, offsetof(struct hdr, idlen), NULL);
+	if (!h.nrows || h.nrows > FG_CFI_MAX_ROWS)
+		return bad(bad_at, offsetof(struct hdr, nrows), NULL);
+	if (!h.nrules || h.nrules > FG_CFI_MAX_RULES)
+		return bad(bad_at, offsetof(struct hdr, nrules), NULL);
+	if (h.nloads > MAX_LOADS)
+		return bad(bad_at, offsetof(struct hdr, nloads), NULL);
+	if (h.arch > FG_CFI_ARCH_ARM64 || h.shared > 1)
+		return bad(bad_at, offsetof(struct hdr, shared), NULL);
+	for (size_t i = 0; i < sizeof(h.pad); i++)
+		if (h.pad[i])
+			return bad(bad_at, offsetof(struct hdr, pad) + i, NULL);
+	l = layout_of(h.idlen, h.nrows, h.nrules, h.nloads);
+	if (len != l.end)
+		return bad(bad_at, len < l.end ? len : l.end, NULL);
+	if (h.sum != fg_hash_bytes(p + 16, len - 16, 0))
+		return bad(bad_at, offsetof(struct hdr, sum), NULL);
+	if (memcmp(p + l.id, id, idlen) != 0)
+		return bad(bad_at, l.id, NULL);
+	/* the padding, zeros: one table, one file */
+	for (size_t i = l.id + idlen; i < l.rows; i++)
+		if (p[i])
+			return bad(bad_at, i, NULL);
+	for (size_t i = l.rules + (size_t)h.nrules * sizeof(struct fg_cfi_rule); i < l.loads; i++)
+		if (p[i])
+			return bad(bad_at, i, NULL);
+	c = fg_xcalloc(1, sizeof(*c));
+	c->base = h.base;
+	c->shared = h.shared;
+	c->arch = h.arch;
+	c->st = h.st;
+	c->nrows = h.nrows;
+	c->nrules = h.nrules;
+	c->nloads = h.nloads;
+	c->rows = fg_xreallocarray(NULL, h.nrows, sizeof(*c->rows));
+	c->rules = fg_xreallocarray(NULL, h.nrules, sizeof(*c->rules));
+	c->loads = fg_xreallocarray(NULL, h.nloads ? h.nloads : 1, sizeof(*c->loads));
+	memcpy(c->rows, p + l.rows, (size_t)h.nrows * sizeof(*c->rows));
+	memcpy(c->rules, p + l.rules, (size_t)h.nrules * sizeof(*c->rules));
+	/* what the walks rely on: rows in order, each rule there, each rule of a known kind */
+	for (uint32_t i = 0; i < h.nrows; i++)
+		if (c->rows[i].rule >= h.nrules || (i && c->rows[i].pc <= c->rows[i - 1].pc))
+			return bad(bad_at, l.rows + (size_t)i * sizeof(*c->rows), c);
+	for (uint32_t i = 0; i < h.nrules; i++)
+		if (c->rules[i].kind > FG_CFI_INVALID)
+			return bad(bad_at, l.rules + (size_t)i * sizeof(*c->rules), c);
+	for (uint32_t i = 0; i < h.nloads; i++) {
+		struct disk_load d;
+
+		memcpy(&d, p + l.loads + (size_t)i * sizeof(d), sizeof(d));
+		if (d.flags > UINT32_MAX)
+			return bad(bad_at, l.loads + (size_t)i * sizeof(d), c);
+		c->loads[i] =
+		    (struct fg_elf_load){d.vaddr, d.memsz, d.offset, d.filesz, (uint32_t)d.flags};
+	}
+	return c;
+}
+
+struct fg_cfi *fg_cfi_store_get(struct fg_cfi_store *s, const unsigned char *id, size_t idlen)
+{
+	struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+	struct fg_cfi *c = NULL;
+	char name[32], *data = NULL;
+	struct stat sb;
+	size_t len, bad_at = 0;
+	int fd;
+
+	id_name(id, idlen, name);
+	fd = openat(s->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		s->st.misses++;
+		return NULL;
+	}
+	/* ours alone, and no larger than the largest table */
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
+	    !(sb.st_mode & 022) &&
+	    sb.st_size <=
+		(off_t)layout_of(FG_CFI_STORE_KEY_MAX, FG_CFI_MAX_ROWS, FG_CFI_MAX_RULES, MAX_LOADS)
+		    .end &&
+	    fg_safeio_read_all(fd, (size_t)sb.st_size, &data, &len) == 0)
+		c = fg_cfi_store_parse(data, len, id, idlen, &bad_at);
+	free(data);
+	if (c) {
+		/* used: the last to go when room is made */
+		(void)futimens(fd, now);
+		s->st.hits++;
+	} else {
+		/* not right (another identity under its name, cut short, not ours): built again */
+		(void)unlinkat(s->dirfd, name, 0);
+		if (!s->st.refused++) {
+			snprintf(s->st.first_bad, sizeof(s->st.first_bad), "%s", name);
+			s->st.first_bad_at = bad_at;
+		}
+	}
+	close(fd);
+	return c;
+}
+
+/* A table file of the store, for the room made. */
+struct entry {
+	char name[256];
+	struct timespec mtime;
+	uint64_t bytes;
+};
+
+static int by_age(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : x->mtime.tv_nsec > y->mtime.tv_nsec;
+}
+
+/*
+ * The table files counted (the first write of a run, and whenever those
+ * written since may have gone past a bound); past FG_CFI_STORE_MAX_FILES or
+ * _BYTES, the least recently used removed, to nine tenths of both.
+ */
+static void make_room(struct fg_cfi_store *s, size_t written)
+{
+	struct entry *e = NULL;
+	size_t n = 0, alloc = 0, keep;
+	uint64_t bytes = 0;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (s->files >= 0) {
+		s->files++;
+		s->bytes += written;
+		if (s->files <= FG_CFI_STORE_MAX_FILES && s->bytes <= FG_CFI_STORE_MAX_BYTES)
+			return;
+	}
+	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat sb;
+
+		if (de->d_name[0] == '.' ||
+		    fstatat(s->dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(sb.st_mode))
+			continue;
+		FG_ALLOC_GROW(e, n + 1, alloc);
+		snprintf(e[n].name, sizeof(e[n].name), "%s", de->d_name);
+		e[n].mtime = sb.st_mtim;
+		e[n].bytes = (uint64_t)sb.st_size;
+		bytes += e[n].bytes;
+		n++;
+	}
+	closedir(d);
+	keep = n;
+	if (n > FG_CFI_STORE_MAX_FILES || bytes > FG_CFI_STORE_MAX_BYTES) {
+		qsort(e, n, sizeof(*e), by_age);
+		for (size_t i = 0; i < n && (keep > FG_CFI_STORE_MAX_FILES / 10 * 9 ||
+					     bytes > FG_CFI_STORE_MAX_BYTES / 10 * 9);
+		     i++) {
+			if (unlinkat(s->dirfd, e[i].name, 0) == 0)
+				s->st.evicted++;
+			keep--;
+			bytes -= e[i].bytes;
+		}
+	}
+	s->files = (int64_t)keep;
+	s->bytes = bytes;
+	free(e);
+}
+
+void fg_cfi_store_put(struct fg_cfi_store *s, const unsigned char *id, size_t idlen,
+		      const struct fg_cfi *c)
+{
+	struct fg_buf b = FG_BUF_INIT;
+	char name[32], tmp[64];
+	size_t done = 0;
+	int fd;
+
+	if (c->lazy || !c->nrows || c->nloads > MAX_LOADS)
+		return; /* (no such table is built for the BPF maps) */
+	fg_cfi_store_format(c, id, idlen, &b);
+	id_name(id, idlen, name);
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", name, (long)getpid());
+	/*
+	 * A file of its own, renamed whole over the name (no sync: a file cut
+	 * short by a crash fails its checksum, and is built again)
+	 */
+	fd = openat(s->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	while (fd >= 0 && done < b.len) {
+		ssize_t w = write(fd, b.data + done, b.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (fd >= 0 && close(fd) == 0 && done == b.len &&
+	    renameat(s->dirfd, tmp, s->dirfd, name) == 0) {
+		s->st.written++;
+		make_room(s, b.len);
+	} else {
+		if (fd >= 0)
+			(void)unlinkat(s->dirfd, tmp, 0);
+		s->st.errors++;
+	}
+	fg_buf_release(&b);
+}
