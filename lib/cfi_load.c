@@ -325,7 +325,7 @@ static struct fg_cfi *table_of(struct fg_cfi_loader *l, const char *key, size_t 
 			       const void *image, size_t size)
 {
 	unsigned char id[FG_CFI_STORE_KEY_MAX];
-	size_t idlen = l->store && !image ? fg_cfi_store_id(fd, key, klen, id) : 0;
+	size_t idlen = l->store && !image ? fg_cfi_store_id(l->store, fd, key, klen, id) : 0;
 	struct fg_cfi *c = idlen ? fg_cfi_store_get(l->store, id, idlen) : NULL;
 
 	if (c)

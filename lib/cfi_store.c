@@ -24,6 +24,8 @@ struct fg_cfi_store {
 	/* its table files and their bytes, as last counted and written since (files -1: not yet) */
 	int64_t files;
 	uint64_t bytes;
+	/* the builder: /proc/self/exe's device, inode, size and modification time */
+	uint64_t builder[4];
 };
 
 /* A table file: this header, the identity (to 8 bytes), rows, rules (to 8 bytes), loads. */
@@ -46,6 +48,7 @@ struct fg_cfi_store *fg_cfi_store_open(const char *dir, int *err, char *bad, siz
 {
 	int fd = fg_safeio_private_dir_open(dir, true, bad, badsize, owner);
 	struct fg_cfi_store *s;
+	struct stat sb;
 
 	if (fd < 0) {
 		*err = fd;
@@ -54,6 +57,12 @@ struct fg_cfi_store *fg_cfi_store_open(const char *dir, int *err, char *bad, siz
 	s = fg_xcalloc(1, sizeof(*s));
 	s->dirfd = fd;
 	s->files = -1;
+	if (stat("/proc/self/exe", &sb) == 0) {
+		s->builder[0] = (uint64_t)sb.st_dev;
+		s->builder[1] = (uint64_t)sb.st_ino;
+		s->builder[2] = (uint64_t)sb.st_size;
+		s->builder[3] = (uint64_t)sb.st_mtim.tv_sec << 30 ^ (uint64_t)sb.st_mtim.tv_nsec;
+	}
 	*err = 0;
 	return s;
 }
@@ -71,10 +80,11 @@ const struct fg_cfi_store_stats *fg_cfi_store_stats(const struct fg_cfi_store *s
 	return &s->st;
 }
 
-size_t fg_cfi_store_id(int fd, const void *key, size_t klen, unsigned char *id)
+size_t fg_cfi_store_id(const struct fg_cfi_store *s, int fd, const void *key, size_t klen,
+		       unsigned char *id)
 {
 	struct stat sb;
-	uint64_t f[6];
+	uint64_t f[10];
 
 	if (klen > FG_CFI_KEY_MAX || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
 		return 0;
@@ -84,6 +94,7 @@ size_t fg_cfi_store_id(int fd, const void *key, size_t klen, unsigned char *id)
 	f[3] = (uint64_t)sb.st_mtim.tv_sec << 30 ^ (uint64_t)sb.st_mtim.tv_nsec;
 	f[4] = (uint64_t)sb.st_ctim.tv_sec << 30 ^ (uint64_t)sb.st_ctim.tv_nsec;
 	f[5] = klen;
+	memcpy(&f[6], s->builder, sizeof(s->builder));
 	_Static_assert(sizeof(f) <= FG_CFI_STORE_KEY_MAX - FG_CFI_KEY_MAX, "the identity's room");
 	memcpy(id, f, sizeof(f));
 	memcpy(id + sizeof(f), key, klen);

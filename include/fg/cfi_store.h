@@ -6,10 +6,12 @@
  * capture a window) builds the same tables again each time.  A store is a
  * directory of one file per table, named by a hash of the file's identity:
  * its device, inode, size, modification and change times (to the
- * nanosecond) and the loader's key (its build-id, or device and inode).
- * What changes a file changes its change time, and a user cannot give a file
- * of theirs another's device, inode and change time, so a table is only
- * ever used for the very file it was built from.
+ * nanosecond) and the loader's key (its build-id, or device and inode),
+ * and by the program that built it (the same of /proc/self/exe: a fix to
+ * lib/cfi, rebuilt, builds every table again).  What changes a file changes
+ * its change time, and a user cannot give a file of theirs another's device,
+ * inode and change time, so a table is only ever used for the very file it
+ * was built from, as this build of fg builds it.
  *
  * The directory is the running user's own (fg_safeio_private_dir_open: no
  * symbolic link on the way, nobody else's), each table file 0600 and this
@@ -38,8 +40,8 @@
 
 #define FG_CFI_STORE_MAX_FILES 1024
 #define FG_CFI_STORE_MAX_BYTES (256ull << 20)
-/* a stored table's identity: the loader's key and the file's status */
-#define FG_CFI_STORE_KEY_MAX (FG_CFI_KEY_MAX + 48)
+/* a stored table's identity: the loader's key, the file's status, the builder's */
+#define FG_CFI_STORE_KEY_MAX (FG_CFI_KEY_MAX + 80)
 
 struct fg_cfi_store_stats {
 	uint64_t hits;	  /* tables read from the store */
@@ -66,10 +68,11 @@ const struct fg_cfi_store_stats *fg_cfi_store_stats(const struct fg_cfi_store *s
 
 /*
  * The identity of the file open on `fd` with the loader's key (`key`,
- * `klen`): into id (FG_CFI_STORE_KEY_MAX bytes); its length, 0 when fd
- * cannot be read.
+ * `klen`), as tables of this store's builder: into id
+ * (FG_CFI_STORE_KEY_MAX bytes); its length, 0 when fd cannot be read.
  */
-size_t fg_cfi_store_id(int fd, const void *key, size_t klen, unsigned char *id);
+size_t fg_cfi_store_id(const struct fg_cfi_store *s, int fd, const void *key, size_t klen,
+		       unsigned char *id);
 
 /* The table stored for identity `id`, or NULL (none, or refused: counted). */
 struct fg_cfi *fg_cfi_store_get(struct fg_cfi_store *s, const unsigned char *id, size_t idlen);

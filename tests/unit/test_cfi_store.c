@@ -182,7 +182,7 @@ TEST(store_put_get)
 	s = fg_cfi_store_open(dir, &err, NULL, 0, NULL);
 	CHECK(s != NULL);
 	fd = open("/proc/self/exe", O_RDONLY);
-	len2 = fg_cfi_store_id(fd, "bKEY", 4, id2);
+	len2 = fg_cfi_store_id(s, fd, "bKEY", 4, id2);
 	close(fd);
 	CHECK(len2 > 4);
 	CHECK(fg_cfi_store_get(s, id2, len2) == NULL);
