@@ -1249,7 +1249,7 @@ static void setup_python(struct run *r)
  */
 static void open_cfi_store(struct run *r)
 {
-	char dir[PATH_MAX], bad[PATH_MAX] = "";
+	char dir[PATH_MAX], bad[PATH_MAX] = "", why[PATH_MAX + 64];
 	uid_t owner = 0;
 	int err;
 
@@ -1258,14 +1258,10 @@ static void open_cfi_store(struct run *r)
 	r->cfi_store = fg_cfi_store_open(dir, &err, bad, sizeof(bad), &owner);
 	if (r->cfi_store) {
 		fg_cfi_loader_set_store(r->cfi, r->cfi_store);
-	} else if (err == -EPERM && owner != geteuid() && owner != 0) {
-		fg_warnx("not keeping unwind tables in '%s': '%s' belongs to user %lu, not to you "
-			 "or root (--no-cache silences this)",
-			 dir, bad, (unsigned long)owner);
-	} else {
-		fg_warnx("not keeping unwind tables in '%s': %s%s%s (--no-cache silences this)",
-			 dir, bad[0] ? bad : "", bad[0] ? ": " : "", strerror(-err));
+		return;
 	}
+	fg_safeio_dir_refusal(why, sizeof(why), err, bad, owner);
+	fg_warnx("not keeping unwind tables in '%s': %s (--no-cache silences this)", dir, why);
 }
 
 /* --call-graph cfi: the loader of the tables, on the program's maps, with its store. */

@@ -287,3 +287,20 @@ int fg_safeio_private_dir_open(const char *path, bool create, char *bad, size_t 
 	}
 	return cur;
 }
+
+bool fg_safeio_dir_refusal(char *buf, size_t size, int err, const char *bad, uid_t owner)
+{
+	bool safety = err == -EPERM || err == -ELOOP || err == -ENOTDIR;
+
+	if (err == -EPERM && owner != geteuid() && owner != 0)
+		snprintf(buf, size, "'%s' belongs to user %lu, not to you or root", bad,
+			 (unsigned long)owner);
+	else if (safety)
+		snprintf(buf, size, "'%s' is %s", bad,
+			 err == -ELOOP	   ? "a symbolic link"
+			 : err == -ENOTDIR ? "not a directory"
+					   : "writable by other users");
+	else
+		snprintf(buf, size, "%s", strerror(-err));
+	return safety;
+}

@@ -1600,7 +1600,7 @@ static void unnamed(struct fg_symbolizer *s, struct fg_frame *f, enum fg_unnamed
  */
 static int open_cache_dir(struct fg_symbolizer *s, bool create)
 {
-	char bad[PATH_MAX] = "";
+	char bad[PATH_MAX] = "", why[PATH_MAX + 64];
 	uid_t owner = 0;
 	int fd;
 
@@ -1611,22 +1611,12 @@ static int open_cache_dir(struct fg_symbolizer *s, bool create)
 		s->cache_fd = fd;
 	} else if (fd == -ENOENT && !create) {
 		return -1; /* made when first written */
-	} else if (fd == -EPERM || fd == -ELOOP || fd == -ENOTDIR) {
-		if (fd == -EPERM && owner != geteuid() && owner != 0)
-			warn(s,
-			     "not using the kernel symbol cache in '%s': '%s' belongs to "
-			     "user %lu, not to you or root",
-			     s->o.kallsyms_cache, bad, (unsigned long)owner);
-		else
-			warn(s, "not using the kernel symbol cache in '%s': '%s' is %s",
-			     s->o.kallsyms_cache, bad,
-			     fd == -ELOOP     ? "a symbolic link"
-			     : fd == -ENOTDIR ? "not a directory"
-					      : "writable by other users");
+	} else if (fg_safeio_dir_refusal(why, sizeof(why), fd, bad, owner)) {
+		warn(s, "not using the kernel symbol cache in '%s': %s", s->o.kallsyms_cache, why);
 		s->cache_fd = -2; /* refused: not tried again */
 	} else if (s->o.verbose) {
 		warn(s, "cannot use the kernel symbol cache directory '%s': %s",
-		     s->o.kallsyms_cache, strerror(-fd));
+		     s->o.kallsyms_cache, why);
 	}
 	if (create)
 		s->cache_tried = true;

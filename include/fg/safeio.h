@@ -62,6 +62,15 @@ int fg_safeio_private_dir_open(const char *path, bool create, char *bad, size_t 
 			       uid_t *owner);
 
 /*
+ * Why fg_safeio_private_dir_open() refused a directory, for a message:
+ * "'BAD' belongs to user N, not to you or root", "'BAD' is a symbolic link",
+ * "... is not a directory", "... is writable by other users", or the error's
+ * text for any other `err`, into buf.  True when it was refused for safety
+ * (-EPERM, -ELOOP, -ENOTDIR): a refusal worth saying without -v.
+ */
+bool fg_safeio_dir_refusal(char *buf, size_t size, int err, const char *bad, uid_t owner);
+
+/*
  * Read the whole of `fd` from its current position into a new buffer of at
  * most `max` bytes (NUL-terminated, so text can be parsed in place).  Files
  * like /proc/kallsyms report size 0, so this reads until the end.  0 or

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,23 @@ TEST(private_dir_refuses_links_and_others)
 	CHECK(files_in(in_top("alice")) == 0);
 }
 
+TEST(dir_refusal_says_why)
+{
+	char why[256];
+
+	CHECK(fg_safeio_dir_refusal(why, sizeof(why), -EPERM, "/home/alice", 65534));
+	CHECK_STR(why, "'/home/alice' belongs to user 65534, not to you or root");
+	CHECK(fg_safeio_dir_refusal(why, sizeof(why), -EPERM, "/c/open", geteuid()));
+	CHECK_STR(why, "'/c/open' is writable by other users");
+	CHECK(fg_safeio_dir_refusal(why, sizeof(why), -ELOOP, "/c/l", 0));
+	CHECK_STR(why, "'/c/l' is a symbolic link");
+	CHECK(fg_safeio_dir_refusal(why, sizeof(why), -ENOTDIR, "/c/f", 0));
+	CHECK_STR(why, "'/c/f' is not a directory");
+	/* not a refusal for safety: the error's own text */
+	CHECK(!fg_safeio_dir_refusal(why, sizeof(why), -EROFS, "", 0));
+	CHECK_STR(why, strerror(EROFS));
+}
+
 int main(void)
 {
 	if (!mkdtemp(top))
@@ -165,6 +183,7 @@ int main(void)
 	RUN(beneath_refuses_what_holds_no_data);
 	RUN(private_dir_is_made_and_reopened);
 	RUN(private_dir_refuses_links_and_others);
+	RUN(dir_refusal_says_why);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)
