@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fg/cfi.h"
@@ -1373,8 +1374,12 @@ void fg_cfi_free(struct fg_cfi *c)
 {
 	if (!c)
 		return;
-	free(c->rows);
-	free(c->rules);
+	if (c->map) {
+		munmap(c->map, c->map_len);
+	} else {
+		free(c->rows);
+		free(c->rules);
+	}
 	free(c->loads);
 	lazy_free(c->lazy);
 	free(c);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,53 +162,78 @@ void fg_cfi_store_format(const struct fg_cfi *c, const unsigned char *id, size_t
 }
 
 /* NULL, with *bad_at = at */
-static struct fg_cfi *bad(size_t *bad_at, size_t at, struct fg_cfi *c)
+static struct fg_cfi *bad(size_t *bad_at, size_t at)
 {
 	*bad_at = at;
-	fg_cfi_free(c);
 	return NULL;
 }
 
-struct fg_cfi *fg_cfi_store_parse(const void *data, size_t len, const unsigned char *id,
-				  size_t idlen, size_t *bad_at)
+/*
+ * The table in a table file's bytes, checked whole; its rows and rules
+ * copied, or (`borrow`) pointing into data, which must then outlive it.
+ */
+static struct fg_cfi *parse(const char *p, size_t len, const unsigned char *id, size_t idlen,
+			    size_t *bad_at, bool borrow)
 {
-	const char *p = data;
+	struct disk_load loads[MAX_LOADS];
 	struct fg_cfi *c;
 	struct layout l;
+	uint32_t prev = 0;
 	struct hdr h;
 
 	if (len < sizeof(h))
-		return bad(bad_at, len, NULL);
+		return bad(bad_at, len);
 	memcpy(&h, p, sizeof(h));
 	if (memcmp(h.magic, MAGIC, sizeof(h.magic)) != 0)
-		return bad(bad_at, 0, NULL);
+		return bad(bad_at, 0);
 	if (h.idlen != idlen || h.idlen > FG_CFI_STORE_KEY_MAX)
-		return bad(bad_at, offsetof(struct hdr, idlen), NULL);
+		return bad(bad_at, offsetof(struct hdr, idlen));
 	if (!h.nrows || h.nrows > FG_CFI_MAX_ROWS)
-		return bad(bad_at, offsetof(struct hdr, nrows), NULL);
+		return bad(bad_at, offsetof(struct hdr, nrows));
 	if (!h.nrules || h.nrules > FG_CFI_MAX_RULES)
-		return bad(bad_at, offsetof(struct hdr, nrules), NULL);
+		return bad(bad_at, offsetof(struct hdr, nrules));
 	if (h.nloads > MAX_LOADS)
-		return bad(bad_at, offsetof(struct hdr, nloads), NULL);
+		return bad(bad_at, offsetof(struct hdr, nloads));
 	if (h.arch > FG_CFI_ARCH_ARM64 || h.shared > 1)
-		return bad(bad_at, offsetof(struct hdr, shared), NULL);
+		return bad(bad_at, offsetof(struct hdr, shared));
 	for (size_t i = 0; i < sizeof(h.pad); i++)
 		if (h.pad[i])
-			return bad(bad_at, offsetof(struct hdr, pad) + i, NULL);
+			return bad(bad_at, offsetof(struct hdr, pad) + i);
 	l = layout_of(h.idlen, h.nrows, h.nrules, h.nloads);
 	if (len != l.end)
-		return bad(bad_at, len < l.end ? len : l.end, NULL);
+		return bad(bad_at, len < l.end ? len : l.end);
 	if (h.sum != fg_hash_bytes(p + 16, len - 16, 0))
-		return bad(bad_at, offsetof(struct hdr, sum), NULL);
+		return bad(bad_at, offsetof(struct hdr, sum));
 	if (memcmp(p + l.id, id, idlen) != 0)
-		return bad(bad_at, l.id, NULL);
+		return bad(bad_at, l.id);
 	/* the padding, zeros: one table, one file */
 	for (size_t i = l.id + idlen; i < l.rows; i++)
 		if (p[i])
-			return bad(bad_at, i, NULL);
+			return bad(bad_at, i);
 	for (size_t i = l.rules + (size_t)h.nrules * sizeof(struct fg_cfi_rule); i < l.loads; i++)
 		if (p[i])
-			return bad(bad_at, i, NULL);
+			return bad(bad_at, i);
+	/* what the walks rely on: rows in order, each rule there, each rule of a known kind */
+	for (uint32_t i = 0; i < h.nrows; i++) {
+		struct fg_cfi_row r;
+
+		memcpy(&r, p + l.rows + (size_t)i * sizeof(r), sizeof(r));
+		if (r.rule >= h.nrules || (i && r.pc <= prev))
+			return bad(bad_at, l.rows + (size_t)i * sizeof(r));
+		prev = r.pc;
+	}
+	for (uint32_t i = 0; i < h.nrules; i++) {
+		struct fg_cfi_rule r;
+
+		memcpy(&r, p + l.rules + (size_t)i * sizeof(r), sizeof(r));
+		if (r.kind > FG_CFI_INVALID)
+			return bad(bad_at, l.rules + (size_t)i * sizeof(r));
+	}
+	for (uint32_t i = 0; i < h.nloads; i++) {
+		memcpy(&loads[i], p + l.loads + (size_t)i * sizeof(loads[i]), sizeof(loads[i]));
+		if (loads[i].flags > UINT32_MAX)
+			return bad(bad_at, l.loads + (size_t)i * sizeof(loads[i]));
+	}
 	c = fg_xcalloc(1, sizeof(*c));
 	c->base = h.base;
 	c->shared = h.shared;
@@ -216,37 +242,37 @@ struct fg_cfi *fg_cfi_store_parse(const void *data, size_t len, const unsigned c
 	c->nrows = h.nrows;
 	c->nrules = h.nrules;
 	c->nloads = h.nloads;
-	c->rows = fg_xreallocarray(NULL, h.nrows, sizeof(*c->rows));
-	c->rules = fg_xreallocarray(NULL, h.nrules, sizeof(*c->rules));
-	c->loads = fg_xreallocarray(NULL, h.nloads ? h.nloads : 1, sizeof(*c->loads));
-	memcpy(c->rows, p + l.rows, (size_t)h.nrows * sizeof(*c->rows));
-	memcpy(c->rules, p + l.rules, (size_t)h.nrules * sizeof(*c->rules));
-	/* what the walks rely on: rows in order, each rule there, each rule of a known kind */
-	for (uint32_t i = 0; i < h.nrows; i++)
-		if (c->rows[i].rule >= h.nrules || (i && c->rows[i].pc <= c->rows[i - 1].pc))
-			return bad(bad_at, l.rows + (size_t)i * sizeof(*c->rows), c);
-	for (uint32_t i = 0; i < h.nrules; i++)
-		if (c->rules[i].kind > FG_CFI_INVALID)
-			return bad(bad_at, l.rules + (size_t)i * sizeof(*c->rules), c);
-	for (uint32_t i = 0; i < h.nloads; i++) {
-		struct disk_load d;
-
-		memcpy(&d, p + l.loads + (size_t)i * sizeof(d), sizeof(d));
-		if (d.flags > UINT32_MAX)
-			return bad(bad_at, l.loads + (size_t)i * sizeof(d), c);
-		c->loads[i] =
-		    (struct fg_elf_load){d.vaddr, d.memsz, d.offset, d.filesz, (uint32_t)d.flags};
+	if (borrow) {
+		/* (each part at a multiple of 8 bytes from the start) */
+		c->rows = (struct fg_cfi_row *)(uintptr_t)(p + l.rows);
+		c->rules = (struct fg_cfi_rule *)(uintptr_t)(p + l.rules);
+	} else {
+		c->rows = fg_xreallocarray(NULL, h.nrows, sizeof(*c->rows));
+		c->rules = fg_xreallocarray(NULL, h.nrules, sizeof(*c->rules));
+		memcpy(c->rows, p + l.rows, (size_t)h.nrows * sizeof(*c->rows));
+		memcpy(c->rules, p + l.rules, (size_t)h.nrules * sizeof(*c->rules));
 	}
+	c->loads = fg_xreallocarray(NULL, h.nloads ? h.nloads : 1, sizeof(*c->loads));
+	for (uint32_t i = 0; i < h.nloads; i++)
+		c->loads[i] = (struct fg_elf_load){loads[i].vaddr, loads[i].memsz, loads[i].offset,
+						   loads[i].filesz, (uint32_t)loads[i].flags};
 	return c;
+}
+
+struct fg_cfi *fg_cfi_store_parse(const void *data, size_t len, const unsigned char *id,
+				  size_t idlen, size_t *bad_at)
+{
+	return parse(data, len, id, idlen, bad_at, false);
 }
 
 struct fg_cfi *fg_cfi_store_get(struct fg_cfi_store *s, const unsigned char *id, size_t idlen)
 {
 	struct timespec now[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
 	struct fg_cfi *c = NULL;
-	char name[32], *data = NULL;
+	char name[32];
 	struct stat sb;
 	size_t len, bad_at = 0;
+	void *map;
 	int fd;
 
 	id_name(id, idlen, name);
@@ -255,15 +281,28 @@ struct fg_cfi *fg_cfi_store_get(struct fg_cfi_store *s, const unsigned char *id,
 		s->st.misses++;
 		return NULL;
 	}
-	/* ours alone, and no larger than the largest table */
+	/*
+	 * Ours alone, no larger than the largest table, and mapped rather than
+	 * read: the walks' tables go from the page cache to the maps with no
+	 * copy between.  (A file is only ever replaced whole, by a rename: no
+	 * table file mapped changes under us.)
+	 */
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_uid == geteuid() &&
-	    !(sb.st_mode & 022) &&
+	    !(sb.st_mode & 022) && sb.st_size > 0 &&
 	    sb.st_size <=
 		(off_t)layout_of(FG_CFI_STORE_KEY_MAX, FG_CFI_MAX_ROWS, FG_CFI_MAX_RULES, MAX_LOADS)
-		    .end &&
-	    fg_safeio_read_all(fd, (size_t)sb.st_size, &data, &len) == 0)
-		c = fg_cfi_store_parse(data, len, id, idlen, &bad_at);
-	free(data);
+		    .end) {
+		len = (size_t)sb.st_size;
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+		else if ((c = parse(map, len, id, idlen, &bad_at, true))) {
+			c->map = map;
+			c->map_len = len;
+		} else {
+			munmap(map, len);
+		}
+	}
 	if (c) {
 		/* used: the last to go when room is made */
 		(void)futimens(fd, now);

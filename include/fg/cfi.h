@@ -71,6 +71,9 @@ struct fg_cfi {
 	bool shared;		  /* ET_DYN */
 	uint8_t arch;		  /* enum fg_cfi_arch: the file's machine */
 	struct fg_cfi_lazy *lazy; /* fg_cfi_open_lazy's: rows compiled on demand */
+	/* rows and rules in a file mapped whole (fg_cfi_store_get), unmapped by fg_cfi_free */
+	void *map;
+	size_t map_len;
 };
 
 struct Elf;
