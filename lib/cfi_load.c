@@ -244,6 +244,8 @@ static void file_put(struct fg_cfi_loader *l, struct cfile *f)
 	*(l->kept_last ? &l->kept_last->next : &l->kept) = f;
 	l->kept_last = f;
 	l->st.kept++;
+	/* room: a table kept gives its slot to the next that needs one (room_retry()) */
+	l->room_gen++;
 }
 
 /* The tables kept longer than lim.keep_ns (all: every one), freed. */
@@ -973,7 +975,7 @@ static void room_retry(struct fg_cfi_loader *l)
 	free(pids);
 }
 
-void fg_cfi_loader_sync(struct fg_cfi_loader *l)
+bool fg_cfi_loader_sync(struct fg_cfi_loader *l)
 {
 	kept_expire(l, false);
 	room_retry(l);
@@ -1039,13 +1041,14 @@ void fg_cfi_loader_sync(struct fg_cfi_loader *l)
 		l->st.map_errors++;
 	/* no process uses them any more: free for other tables */
 	if (!l->nquarantine)
-		return;
+		return false;
 	l->free_slots =
 	    fg_xreallocarray(l->free_slots, l->nfree + l->nquarantine, sizeof(uint32_t));
 	memcpy(l->free_slots + l->nfree, l->quarantine, l->nquarantine * sizeof(uint32_t));
 	l->nfree += l->nquarantine;
 	l->nquarantine = 0;
 	l->room_gen++;
+	return l->nroom_waits > 0;
 }
 
 void fg_cfi_loader_started(struct fg_cfi_loader *l)

@@ -74,13 +74,15 @@ static void *run(void *arg)
 	struct fg_buf batch = FG_BUF_INIT, swap;
 	uint64_t loads = 0;
 	uint64_t swept = mono_ns();
+	bool again = false;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		bool overflow, stop;
 		uint64_t n;
 
-		while (!w->queue.len && !w->overflow && !w->stop) {
+		/* (again: slots were freed while processes wait for room, read them now) */
+		while (!w->queue.len && !w->overflow && !w->stop && !again) {
 			struct timespec until;
 
 			/* woken by the writer, or once a second to sweep */
@@ -106,7 +108,7 @@ static void *run(void *arg)
 			fg_cfi_loader_sweep(w->l);
 			swept = mono_ns();
 		}
-		fg_cfi_loader_sync(w->l);
+		again = fg_cfi_loader_sync(w->l);
 
 		pthread_mutex_lock(&w->lock);
 		w->st.records += n;

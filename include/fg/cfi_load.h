@@ -21,6 +21,7 @@
  *	fg_cfi_loader_scan(l, pid);			// a running process
  *	fg_cfi_loader_record(l, type, payload, len);	// each record of the stream
  *	fg_cfi_loader_sync(l);				// the processes changed, to the maps
+ *							// (again soon when true)
  *	fg_cfi_loader_free(l);
  *
  * A loader is not thread-safe: fg-sample hands it to a thread of its own
@@ -159,9 +160,11 @@ void fg_cfi_loader_started(struct fg_cfi_loader *l);
 size_t fg_cfi_loader_sweep(struct fg_cfi_loader *l);
 /*
  * Write the processes changed since the last sync to the maps (and free
- * the tables kept longer than keep_ns).
+ * the tables kept longer than keep_ns).  True when slots were freed at its
+ * end while processes wait for room: the next sync reads them again
+ * (rather than when the next record comes), so call it again soon.
  */
-void fg_cfi_loader_sync(struct fg_cfi_loader *l);
+bool fg_cfi_loader_sync(struct fg_cfi_loader *l);
 /* Free every table kept with no process mapping it (at the end of a run). */
 void fg_cfi_loader_drop_kept(struct fg_cfi_loader *l);
 void fg_cfi_loader_stats(const struct fg_cfi_loader *l, struct fg_cfi_load_stats *st);

@@ -814,7 +814,7 @@ static int fake_proc_maps(const char *proc, uint32_t pid, const struct mapped *c
  * again from PROC once the slot is free, though no record of it comes: the
  * exit that frees the slot can be the last record of the run.
  */
-TEST(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed)
+static void wait_for_room(uint64_t keep_ns)
 {
 	struct fg_cfi_load_limits lim = FG_CFI_LOAD_LIMITS_DEFAULT;
 	struct fake *f = calloc(1, sizeof(*f));
@@ -832,27 +832,31 @@ TEST(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed)
 	CHECK(fake_proc_maps(proc, a, &c1) == 0 && fake_proc_maps(proc, b, &c2) == 0);
 	memset(f, 0, sizeof(*f));
 	lim.max_files = 1;
-	lim.keep_ns = 0;
+	lim.keep_ns = keep_ns;
 	l = fg_cfi_loader_new(proc, &lim, &ops);
 	map_record(l, a, c1.m, c1.size, c1.path, 1000);
 	map_record(l, b, c2.m, c2.size, c2.path, 1001);
-	fg_cfi_loader_sync(l);
-	fg_cfi_loader_sync(l);
+	CHECK(!fg_cfi_loader_sync(l));
+	CHECK(!fg_cfi_loader_sync(l));
 	fg_cfi_loader_stats(l, &st);
 	/* no room yet: b waits, and is not read again */
 	CHECK(st.tables == 1 && st.over_files == 1 && st.room_reads == 0);
 	CHECK(table_at(f, a, c1.m) < SLOTS && table_at(f, b, c2.m) == FG_CFI_TABLE_PENDING);
-	/* a exits: its slot free after the sync, b read again at the next */
+	/*
+	 * a exits: its slot free after the sync, which says so (b waits), b read
+	 * again at the next.  With a's table kept for reuse, b is read at once,
+	 * which frees it, and again when its slot is free.
+	 */
 	fg_cfi_loader_record(l, FG_REC_EXIT, &exit_a, sizeof(exit_a));
-	fg_cfi_loader_sync(l);
-	fg_cfi_loader_sync(l);
+	CHECK(fg_cfi_loader_sync(l));
+	CHECK(!fg_cfi_loader_sync(l));
 	fg_cfi_loader_stats(l, &st);
-	CHECK(st.tables == 1 && st.room_reads == 1);
+	CHECK(st.tables == 1 && st.room_reads == 1 + !!keep_ns);
 	CHECK(table_at(f, b, c2.m) < SLOTS);
-	/* and only once */
-	fg_cfi_loader_sync(l);
+	/* and no more */
+	CHECK(!fg_cfi_loader_sync(l));
 	fg_cfi_loader_stats(l, &st);
-	CHECK(st.room_reads == 1);
+	CHECK(st.room_reads == 1 + !!keep_ns);
 	for (uint32_t pid = a; pid <= b; pid++) {
 		snprintf(name, sizeof(name), "%s/%u/maps", proc, pid);
 		unlink(name);
@@ -867,6 +871,17 @@ TEST(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed)
 	fg_cfi_loader_free(l);
 	CHECK(f->loads == f->unloads);
 	free(f);
+}
+
+TEST(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed)
+{
+	wait_for_room(0);
+}
+
+/* The same when the table of the process gone is kept for reuse: room too. */
+TEST(a_process_waiting_for_room_is_read_again_once_a_table_is_kept)
+{
+	wait_for_room(60ull * 1000000000u);
 }
 
 /*
@@ -1187,6 +1202,7 @@ int main(void)
 	RUN(a_read_outlives_older_fork_exec_and_mapping_records);
 	RUN(a_table_left_out_for_room_is_loaded_when_room_comes);
 	RUN(a_process_waiting_for_room_is_read_again_once_a_slot_is_freed);
+	RUN(a_process_waiting_for_room_is_read_again_once_a_table_is_kept);
 	RUN(slot_freed_and_reused_gets_a_new_gen);
 	RUN(worker_feeds_the_loader_and_counts);
 	return unit_done();
