@@ -319,7 +319,10 @@ capture() {
 	fg-sym -v "$d/$name.fgr" >"$d/$name.out" 2>"$d/$name.err"
 	sed 's/^/# /' "$d/$name.err" >&3
 	fg-sym -q --unwinder libdw "$d/$name.fgr" >"$d/$name.libdw"
-	diff -u <(not_fg_sample <"$d/$name.libdw") <(not_fg_sample <"$d/$name.out") >&2
+	# (the command's own samples caught there too: oracle_text)
+	not_fg_sample <"$d/$name.libdw" >"$d/$name.libdw.cmd"
+	not_fg_sample <"$d/$name.out" >"$d/$name.out.cmd"
+	diff -u <(oracle_text "$d/$name.libdw.cmd" "$d/$name.out.cmd") "$d/$name.out.cmd" >&2
 }
 
 # not_fg_sample: the stacks of fg-sym's text whose process is not fg-sample
