@@ -35,6 +35,13 @@ static struct snap_slot *slots;
 static unsigned nslots, data_max;
 static volatile unsigned next_slot, dropped;
 static const char *out_path;
+static __thread unsigned taken_here; /* the snapshots of this thread */
+
+/* The snapshots taken of the calling thread so far; UINT32_MAX when none are taken. */
+unsigned snap_taken_here(void)
+{
+	return out_path ? taken_here : UINT32_MAX;
+}
 
 static void on_prof(int sig, siginfo_t *si, void *ctx)
 {
@@ -50,6 +57,7 @@ static void on_prof(int sig, siginfo_t *si, void *ctx)
 		errno_restore(saved);
 		return;
 	}
+	taken_here++;
 	s = (struct snap_slot *)((char *)slots + (size_t)i * snap_slot_size(data_max));
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	s->time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
