@@ -86,6 +86,8 @@ const char *fg_rec_type_name(uint32_t type)
 		return "event";
 	case FG_REC_PYCODE:
 		return "pycode";
+	case FG_REC_KSYM:
+		return "ksym";
 	}
 	return "unknown";
 }
@@ -183,7 +185,7 @@ static int parse_sample(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 }
 
 /* a NUL-terminated string of 1 to max bytes at p (len left), without control characters */
-static const char *py_string(const char *p, size_t len, size_t max)
+static const char *text_string(const char *p, size_t len, size_t max)
 {
 	const char *nul = memchr(p, '\0', len < max ? len : max);
 
@@ -221,8 +223,8 @@ static int parse_pycode(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 
 	if (plen < sizeof(*c) + 2)
 		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, sizeof(*c) + 2);
-	file = py_string(name, (size_t)(end - name), FG_REC_PY_NAME_MAX);
-	if (!file || file >= end || !py_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX))
+	file = text_string(name, (size_t)(end - name), FG_REC_PY_NAME_MAX);
+	if (!file || file >= end || !text_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX))
 		return bad(why, wl,
 			   "Python name or file name not NUL-terminated within %u and %u bytes, or "
 			   "with control characters",
@@ -231,8 +233,28 @@ static int parse_pycode(const uint8_t *p, size_t plen, struct fg_rec *rec, char 
 	rec->py_name = name;
 	rec->py_file = file;
 	return parse_pyline(
-	    p, plen, (const uint8_t *)py_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX),
+	    p, plen, (const uint8_t *)text_string(file, (size_t)(end - file), FG_REC_PY_FILE_MAX),
 	    rec, why, wl);
+}
+
+static int parse_ksym(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
+{
+	const struct fg_rec_ksym *k = (const void *)p;
+	const char *name = (const char *)(p + sizeof(*k));
+
+	if (plen < sizeof(*k) + 2)
+		return bad(why, wl, "payload of %zu bytes, shorter than %zu", plen, sizeof(*k) + 2);
+	if (!k->len || k->addr + k->len < k->addr)
+		return bad(why, wl, "address range 0x%" PRIx64 " of %" PRIu32 " bytes", k->addr,
+			   k->len);
+	if (!text_string(name, plen - sizeof(*k), FG_REC_KSYM_NAME_MAX) || !*name)
+		return bad(why, wl,
+			   "kernel symbol name empty, not NUL-terminated within %u bytes, or with "
+			   "control characters",
+			   FG_REC_KSYM_NAME_MAX);
+	rec->ksym = k;
+	rec->ksym_name = name;
+	return 0;
 }
 
 static int parse_mapping(const uint8_t *p, size_t plen, struct fg_rec *rec, char *why, size_t wl)
@@ -344,6 +366,8 @@ int fg_rec_parse(const void *data, size_t len, struct fg_rec *rec, char *why, si
 		return parse_event(p, plen, rec, why, wl);
 	case FG_REC_PYCODE:
 		return parse_pycode(p, plen, rec, why, wl);
+	case FG_REC_KSYM:
+		return parse_ksym(p, plen, rec, why, wl);
 	default:
 		return 0; /* unknown: the caller skips it */
 	}
@@ -989,6 +1013,12 @@ void fg_rec_print(FILE *f, const struct fg_rec *rec)
 		print_name(f, rec->py_file, strlen(rec->py_file));
 		if (rec->py_table)
 			fprintf(f, " table=%u/%" PRIu32, rec->py_table_format, rec->py_table_len);
+		break;
+	case FG_REC_KSYM:
+		fprintf(f, " time=%" PRIu64 " addr=%" PRIx64 " len=%" PRIu32 "%s name=",
+			rec->ksym->time_ns, rec->ksym->addr, rec->ksym->len,
+			rec->ksym->flags & FG_KSYM_F_GONE ? " gone" : "");
+		print_name(f, rec->ksym_name, strlen(rec->ksym_name));
 		break;
 	case FG_REC_MAPPING: {
 		const struct fg_rec_mapping *m = rec->mapping;

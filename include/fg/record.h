@@ -87,7 +87,8 @@ enum fg_rec_type {
 	FG_REC_CREDS = 8,
 	FG_REC_EVENT = 9,
 	FG_REC_PYCODE = 10,
-	FG_REC_TYPE_MAX = FG_REC_PYCODE, /* the last type this reader knows */
+	FG_REC_KSYM = 11,
+	FG_REC_TYPE_MAX = FG_REC_KSYM, /* the last type this reader knows */
 };
 
 struct fg_rec_hdr {
@@ -195,6 +196,27 @@ struct fg_rec_pycode {
 	uint64_t time_ns;
 	/* char name[]; char file[]; */
 };
+
+/*
+ * Kernel code that kallsyms holds only while it exists: a BPF program (or
+ * one of its functions), a BPF trampoline or dispatcher, named as kallsyms
+ * names it ("bpf_prog_TAG_NAME").  Those there at the start (time_ns 0), then
+ * each loaded or unloaded during the run (FG_KSYM_F_GONE: from then on not
+ * there).  Followed by the name, NUL-terminated, printable, at most
+ * FG_REC_KSYM_NAME_MAX bytes with the NUL.  So that a capture names the
+ * BPF code in its kernel stacks after that code is gone, without reading
+ * kallsyms.  Added after version 1 was fixed: older readers skip it.
+ */
+struct fg_rec_ksym {
+	uint64_t addr; /* first address */
+	uint64_t time_ns;
+	uint32_t len;	/* bytes of code, at least 1 */
+	uint32_t flags; /* FG_KSYM_F_* */
+			/* char name[]; */
+};
+
+#define FG_KSYM_F_GONE (1u << 0) /* unloaded at time_ns */
+#define FG_REC_KSYM_NAME_MAX 512 /* the kernel's KSYM_NAME_LEN */
 
 struct fg_rec_pyline {
 	uint32_t len;	/* bytes of the table, at most FG_REC_PY_TABLE_MAX */
@@ -373,6 +395,7 @@ struct fg_rec {
 		const struct fg_rec_creds *creds;
 		const struct fg_rec_event *event;
 		const struct fg_rec_pycode *pycode;
+		const struct fg_rec_ksym *ksym;
 	};
 	/* FG_REC_SAMPLE */
 	const uint64_t *kips;		    /* sample->nr_kernel kernel IPs, leaf first */
@@ -392,6 +415,8 @@ struct fg_rec {
 	const uint8_t *py_table; /* the line table, or NULL: none in the record */
 	uint32_t py_table_len;
 	uint8_t py_table_format;
+	/* FG_REC_KSYM: checked as the record says */
+	const char *ksym_name;
 };
 
 /* --- reading --- */

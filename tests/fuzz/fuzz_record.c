@@ -56,6 +56,12 @@ static void check_record(const struct fg_rec *rec, size_t size, struct seen *s, 
 		}
 	} else if (rec->type == FG_REC_MAPPING) {
 		s->sum += strlen(rec->path);
+	} else if (rec->type == FG_REC_KSYM) {
+		/* its name ends inside the record */
+		if ((const uint8_t *)rec->ksym_name + strlen(rec->ksym_name) >=
+		    (const uint8_t *)rec->payload + rec->size - 8)
+			abort();
+		s->sum += rec->ksym->addr + rec->ksym->len;
 	}
 	if (null)
 		fg_rec_print(null, rec);

@@ -11,6 +11,7 @@
  *	       [regs=REG:V,REG:V,... [stack=W,W,...] [abi=N]]
  *	event id=N [kind=N] [config=N] [period=N] [freq=N] name=NAME-TO-END-OF-LINE
  *	                                       (the name as it is, unchecked)
+ *	ksym addr=A [len=N] [time=N] [gone=1] name=NAME-TO-END-OF-LINE
  *	comm pid=N [tid=N] [time=N] [exec=1] comm=NAME
  *	exit pid=N [tid=N] [time=N]
  *	fork pid=N ppid=N [tid=N] [ptid=N] [time=N]
@@ -343,6 +344,21 @@ int main(int argc, char **argv)
 			memcpy(payload, &e, sizeof(e));
 			memcpy(payload + sizeof(e), v ? buf : "", n + 1);
 			fg_rec_write(w, FG_REC_EVENT, payload, sizeof(e) + n + 1);
+		} else if (strcmp(cmd, "ksym") == 0) {
+			struct fg_rec_ksym k;
+			char payload[sizeof(k) + sizeof(buf)];
+			size_t n;
+
+			memset(&k, 0, sizeof(k));
+			k.addr = num(line, "addr", 0, true);
+			k.len = (uint32_t)num(line, "len", 1, false);
+			k.time_ns = num(line, "time", 0, false);
+			k.flags = num(line, "gone", 0, false) ? FG_KSYM_F_GONE : 0;
+			v = val(line, "name", true, buf, sizeof(buf));
+			n = v ? strlen(unescape(buf)) : 0;
+			memcpy(payload, &k, sizeof(k));
+			memcpy(payload + sizeof(k), v ? buf : "", n + 1);
+			fg_rec_write(w, FG_REC_KSYM, payload, sizeof(k) + n + 1);
 		} else if (strcmp(cmd, "comm") == 0) {
 			struct fg_rec_comm c;
 

@@ -482,6 +482,51 @@ TEST(python_offsets_and_line_tables)
 	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
 }
 
+/* a ksym record: a range of code and its name; an empty range, or a name unreadable, refused */
+TEST(kernel_symbols_of_bpf_code)
+{
+	static uint64_t buf[128];
+	uint8_t p[600] = {0};
+	struct fg_rec_ksym k = {.addr = 0xffffffffc0001000ull, .len = 64, .flags = FG_KSYM_F_GONE};
+	struct fg_rec rec;
+	char why[256];
+	size_t n;
+
+	memcpy(p, &k, sizeof(k));
+	memcpy(p + sizeof(k), "bpf_prog_0123456789abcdef_x", 28);
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 28);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), 0);
+	CHECK(rec.ksym->addr == k.addr && rec.ksym->len == 64 && rec.ksym->flags == FG_KSYM_F_GONE);
+	CHECK_STR(rec.ksym_name, "bpf_prog_0123456789abcdef_x");
+	/* no NUL within the record, a control character, an empty name */
+	memset(p + sizeof(k), 'a', 32);
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 32);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "kernel symbol name") != NULL);
+	memcpy(p + sizeof(k), "bpf_prog_0123456789abcdef_x", 28);
+	p[sizeof(k) + 3] = '\n';
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 28);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	memset(p + sizeof(k), 0, 28);
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 28);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	/* no bytes of code, or a range past the end of the address space */
+	memcpy(p + sizeof(k), "x", 2);
+	k.len = 0;
+	memcpy(p, &k, sizeof(k));
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 2);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, "address range") != NULL);
+	k.len = 0x2000;
+	k.addr = ~0ull - 0x100;
+	memcpy(p, &k, sizeof(k));
+	n = build(buf, FG_REC_KSYM, p, sizeof(k) + 2);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+	/* too short for its fixed part */
+	n = build(buf, FG_REC_KSYM, p, 8);
+	CHECK_INT(fg_rec_parse(buf, n, &rec, why, sizeof(why)), -EPROTO);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -940,6 +985,7 @@ int main(void)
 	RUN(bad_headers);
 	RUN(bad_records);
 	RUN(python_offsets_and_line_tables);
+	RUN(kernel_symbols_of_bpf_code);
 	RUN(streams_without_waiting);
 	RUN(big_records_and_snapshots);
 	RUN(write_errors_are_reported_and_sticky);
