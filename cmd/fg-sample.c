@@ -36,6 +36,7 @@
 
 #include "fg/atomicfile.h"
 #include "fg/bigmem.h"
+#include "fg/bpfsyms.h"
 #include "fg/bpf_event.h"
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
@@ -338,6 +339,8 @@ struct run {
 	size_t alinks;
 	uint32_t ringbuf_bytes; /* each CPU's */
 	struct fg_sideband *sb;
+	struct fg_bpfsyms_stats bpfsyms; /* the BPF programs named at the start */
+	int bpfsyms_err;
 	struct fg_reorder *q;
 	struct fg_rec_writer *w;
 	struct fg_targets *targets; /* the processes whose side-band events are kept */
@@ -1435,9 +1438,18 @@ static void add_targets(struct run *r)
 	}
 }
 
+/* A function of a BPF program loaded at the start, into the stream (time 0: first). */
+static void queue_bpf_sym(void *arg, uint64_t addr, uint32_t len, const char *name)
+{
+	struct run *r = arg;
+
+	fg_sideband_ksym(r->q, 0, addr, len, 0, name);
+}
+
 /*
  * The side-band events on every CPU, then the mappings of the processes
- * already running: in that order, so nothing between the two is missed.
+ * already running and the BPF programs loaded (kallsyms holds them only
+ * while they are): in that order, so nothing between the two is missed.
  */
 static void open_sideband(struct run *r)
 {
@@ -1452,6 +1464,8 @@ static void open_sideband(struct run *r)
 		snprintf(what, sizeof(what), "cannot open perf events on CPU %d", failed_cpu);
 		fail_perf_event(r, err, failed_cpu, false, what);
 	}
+	if (!opts.user_only)
+		r->bpfsyms_err = fg_bpfsyms_loaded(queue_bpf_sym, r, &r->bpfsyms);
 	if (!r->filtering)
 		fg_sideband_maps_all(r->q, "/proc");
 	else
@@ -1967,11 +1981,26 @@ static void report_events(const struct run *r, const struct prog_cost pc[3], str
 			    r->misses);
 }
 
+/* With -v: the BPF code named in the stream, for the kernel stacks that run through it */
+static void report_bpfsyms(const struct run *r, struct fg_buf *b)
+{
+	if (!opts.verbose || opts.user_only)
+		return;
+	fg_buf_addf(b,
+		    "kernel stacks: %" PRIu64 " functions of %" PRIu64
+		    " BPF programs named in the stream at the start (%" PRIu64
+		    " programs not read%s%s), %" PRIu64 " loaded or unloaded since\n",
+		    r->bpfsyms.syms, r->bpfsyms.progs, r->bpfsyms.unreadable,
+		    r->bpfsyms_err ? "; the list: " : "",
+		    r->bpfsyms_err ? strerror(-r->bpfsyms_err) : "", fg_sideband_ksyms(r->sb));
+}
+
 /* --kernel-unwind: how the kernel stacks were taken */
 static void report_korc(struct run *r, struct fg_buf *b)
 {
 	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
 
+	report_bpfsyms(r, b);
 	if (!r->korc.on) {
 		if (r->korc.why_not && opts.verbose)
 			fg_buf_addf(b, "kernel stacks: by bpf_get_stack() (%s)\n", r->korc.why_not);

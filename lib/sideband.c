@@ -170,6 +170,7 @@ struct fg_sideband {
 	int n;
 	size_t page;
 	uint64_t lost;
+	uint64_t ksyms;
 	uint8_t *tmp; /* a record that wraps around the end of the buffer */
 	size_t tmpcap;
 };
@@ -203,6 +204,7 @@ int fg_sideband_open(struct fg_sideband **out, const int *cpus, int ncpus, unsig
 	attr.comm = 1;
 	attr.comm_exec = 1;
 	attr.task = 1;
+	attr.ksymbol = 1;
 	attr.build_id = 1;
 	attr.use_clockid = 1;
 	attr.clockid = CLOCK_MONOTONIC;
@@ -212,6 +214,12 @@ int fg_sideband_open(struct fg_sideband **out, const int *cpus, int ncpus, unsig
 		int fd =
 		    (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 
+		if (fd < 0 && errno == EINVAL && attr.ksymbol) {
+			/* kernels before 5.1: no BPF code's symbols (nor build-ids) */
+			attr.ksymbol = 0;
+			fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpus[i], -1,
+					  PERF_FLAG_FD_CLOEXEC);
+		}
 		if (fd < 0 && errno == EINVAL && attr.build_id) {
 			/* kernels before 5.12: device and inode instead of build-ids */
 			attr.build_id = 0;
@@ -260,6 +268,11 @@ void fg_sideband_close(struct fg_sideband *sb)
 uint64_t fg_sideband_lost(const struct fg_sideband *sb)
 {
 	return sb->lost;
+}
+
+uint64_t fg_sideband_ksyms(const struct fg_sideband *sb)
+{
+	return sb->ksyms;
 }
 
 static void copy_comm(char *dst, const char *src, size_t avail)
@@ -378,6 +391,62 @@ static int sb_task(const struct perf_event_header *h, const uint8_t *body, size_
 	return 1;
 }
 
+void fg_sideband_ksym(struct fg_reorder *q, uint64_t time_ns, uint64_t addr, uint32_t len,
+		      uint32_t flags, const char *name)
+{
+	struct fg_rec_ksym k = {.addr = addr, .time_ns = time_ns, .len = len, .flags = flags};
+	size_t nlen = strnlen(name, FG_REC_KSYM_NAME_MAX - 1);
+	char payload[sizeof(k) + FG_REC_KSYM_NAME_MAX];
+
+	memcpy(payload, &k, sizeof(k));
+	memcpy(payload + sizeof(k), name, nlen);
+	payload[sizeof(k) + nlen] = '\0';
+	fg_reorder_add(q, time_ns, FG_REC_KSYM, payload, sizeof(k) + nlen + 1, NULL, 0);
+}
+
+/* PERF_RECORD_KSYMBOL: kernel code loaded or unloaded, a BPF program's above all */
+static int sb_ksymbol(struct fg_sideband *sb, const uint8_t *body, size_t blen,
+		      const struct sample_id *id, struct fg_reorder *q)
+{
+	struct {
+		uint64_t addr;
+		uint32_t len;
+		uint16_t type, flags;
+	} ev;
+	char name[FG_REC_KSYM_NAME_MAX];
+	struct sample_id at;
+	size_t nlen, idat;
+
+	if (blen < sizeof(ev) + 1)
+		return 0;
+	memcpy(&ev, body, sizeof(ev));
+	nlen = strnlen((const char *)body + sizeof(ev), blen - sizeof(ev));
+	if (!ev.len || !nlen || nlen >= sizeof(name))
+		return 0;
+	/*
+	 * The sample_id comes right after the name (padded to 8): the kernel
+	 * may say the record is longer than that (6.18 does so for code
+	 * unloaded in a deferred work, the tail zeros), so it is read there,
+	 * not from the end.
+	 */
+	idat = sizeof(ev) + ((nlen + 1 + 7) & ~(size_t)7);
+	if (idat < blen) { /* (the record goes on sizeof(at) bytes past blen) */
+		memcpy(&at, body + idat, sizeof(at));
+		id = &at;
+	}
+	memcpy(name, body + sizeof(ev), nlen);
+	name[nlen] = '\0';
+	/* (a name as the kernel makes it: no control characters; any would make it unreadable) */
+	for (size_t i = 0; i < nlen; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return 0;
+	sb->ksyms++;
+	fg_sideband_ksym(q, id->time, ev.addr, ev.len,
+			 ev.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER ? FG_KSYM_F_GONE : 0,
+			 name);
+	return 1;
+}
+
 /* PERF_RECORD_LOST: side-band records the kernel could not write, counted */
 static int sb_lost(struct fg_sideband *sb, struct sb_cpu *c, const uint8_t *body, size_t blen,
 		   const struct sample_id *id, struct fg_reorder *q)
@@ -421,6 +490,8 @@ static int sb_event(struct fg_sideband *sb, struct sb_cpu *c, const uint8_t *p, 
 		return sb_task(h, body, blen, q);
 	case PERF_RECORD_LOST:
 		return sb_lost(sb, c, body, blen, &id, q);
+	case PERF_RECORD_KSYMBOL:
+		return sb_ksymbol(sb, body, blen, &id, q);
 	}
 	return 0;
 }

@@ -58,9 +58,10 @@ bool fg_targets_keep(void *targets, uint32_t type, const void *payload, size_t l
 	struct fg_targets *t = targets;
 	uint32_t pid;
 
-	if (type == FG_REC_SAMPLE || type == FG_REC_LOST || len < 4)
+	/* (the kernel's code, BPF programs', is every process's) */
+	if (type == FG_REC_SAMPLE || type == FG_REC_LOST || type == FG_REC_KSYM || len < 4)
 		return true;
-	memcpy(&pid, payload, 4); /* every side-band record starts with the pid */
+	memcpy(&pid, payload, 4); /* every other side-band record starts with the pid */
 	if (type == FG_REC_FORK && t->follow && len >= sizeof(struct fg_rec_task)) {
 		struct fg_rec_task task;
 

@@ -12,11 +12,6 @@ setup() {
 	OUT=$BATS_TEST_TMPDIR/run.fgr
 }
 
-# has_link PID: the process holds a BPF link: its program is attached
-has_link() {
-	ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'bpf_link'
-}
-
 # sum FOLDED REGEX: the counts of the folded lines whose stack (without its count) matches REGEX
 sum() {
 	awk -v re="$2" '{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) t += n } END { printf "%.0f\n", t }' "$1"

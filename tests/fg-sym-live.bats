@@ -281,3 +281,38 @@ text_outside() {
 	fg --separate-stderr fg-sym --kallsyms "$BATS_TEST_TMPDIR/ks" "$BATS_TEST_TMPDIR/in.fgr"
 	[[ ${lines[1]} == *" schedule+0x4 ([kernel.kallsyms])" ]]
 }
+
+@test "fg-sample: the BPF code loaded, and loaded or unloaded during the run, is in the stream as kallsyms names it" {
+	requires root btf
+	local d=$BATS_TEST_TMPDIR i
+	fg-sample -v -o "$d/out.fgr" 2>"$d/err" &
+	local sampler=$!
+	# its own programs, as kallsyms names them while they are loaded (with other
+	# fg-samples', when a suite runs beside this one): all those seen while it runs
+	for ((i = 0; i < 300; i++)); do
+		has_link "$sampler" && break
+		sleep 0.1
+	done
+	bpf_syms() {
+		awk -F'\t' 'NF == 2 && $2 == "[bpf]" { split($1, f, " "); print f[1], f[3] }' \
+			/proc/kallsyms
+	}
+	bpf_syms >"$d/kallsyms.all"
+	# another fg-sample, its programs loaded and unloaded during the run
+	fg-sample -d 0.3 -o /dev/null 2>/dev/null
+	bpf_syms >>"$d/kallsyms.all"
+	kill -INT "$sampler"
+	wait "$sampler"
+	sort -u "$d/kallsyms.all" >"$d/kallsyms.bpf"
+	sed 's/^/# /' "$d/err" >&3
+	fgr-dump "$d/out.fgr" | awk '$1 == "ksym"' >"$d/ksym"
+	# at the start: the sampler's own program, at the address and by the name kallsyms had
+	awk '$3 == "time=0" && $NF ~ /_fg_sample$/ { print substr($4, 6), substr($NF, 6) }' \
+		"$d/ksym" | sort >"$d/start"
+	[ -s "$d/start" ]
+	[ -n "$(comm -12 "$d/start" "$d/kallsyms.bpf")" ]
+	# during the run: the other's, loaded, then gone
+	grep -Eq '^ksym @[0-9]+ time=[1-9][0-9]* addr=[0-9a-f]+ len=[0-9]+ name=bpf_prog_[0-9a-f]{16}_fg_sample$' "$d/ksym"
+	grep -Eq '^ksym @[0-9]+ time=[1-9][0-9]* addr=[0-9a-f]+ len=[0-9]+ gone name=bpf_prog_[0-9a-f]{16}_fg_sample$' "$d/ksym"
+	grep -Eq 'kernel stacks: [1-9][0-9]* functions of [1-9][0-9]* BPF programs named in the stream at the start \(0 programs not read\), [1-9][0-9]* loaded or unloaded since' "$d/err"
+}

@@ -134,6 +134,11 @@ man_options() { # TOOL [SYNOPSIS]
 	fi | grep -oE 'Fl -?[a-zA-Z][-a-zA-Z]*' | awk '{ print "-" $2 }'
 }
 
+# has_link PID: the process holds a BPF link: its program is attached
+has_link() {
+	ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'bpf_link'
+}
+
 # vdso_unnamed [TEXT]: frames of the vDSO no symbol names in fg-sym's text (default
 # $output).  With the kvm-clock clock source (these guests') clock_gettime runs a function
 # of its own, vread_pvclock, that the vDSO's symbol table leaves out; fg-sym counts such a

@@ -53,9 +53,10 @@ void fg_sideband_maps_record(const struct fg_procmap *pm, struct fg_rec_mapping 
 struct fg_sideband;
 
 /*
- * Open a dummy perf event with mmap2, comm and task events on each CPU of
- * `cpus`, each with a buffer of `pages` pages (a power of two).  0, or
- * -errno with *failed_cpu set to the CPU that failed.
+ * Open a dummy perf event with mmap2, comm, task and ksymbol events on
+ * each CPU of `cpus` (ksymbol where the kernel has them: 5.1 on), each with
+ * a buffer of `pages` pages (a power of two).  0, or -errno with
+ * *failed_cpu set to the CPU that failed.
  */
 int fg_sideband_open(struct fg_sideband **out, const int *cpus, int ncpus, unsigned pages,
 		     int *failed_cpu);
@@ -69,5 +70,10 @@ void fg_sideband_close(struct fg_sideband *sb);
 int fg_sideband_drain(struct fg_sideband *sb, struct fg_reorder *q);
 /* Events the kernel lost (its buffer was full), and queues lost records for them. */
 uint64_t fg_sideband_lost(const struct fg_sideband *sb);
+/* The kernel's BPF code loaded or unloaded meanwhile (ksym records queued). */
+uint64_t fg_sideband_ksyms(const struct fg_sideband *sb);
+/* A ksym record (fg-record(5)) of the code [addr, addr + len) named `name` into q. */
+void fg_sideband_ksym(struct fg_reorder *q, uint64_t time_ns, uint64_t addr, uint32_t len,
+		      uint32_t flags, const char *name);
 
 #endif
