@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fg/atomicfile.h"
+#include "fg/bpfsyms.h"
 #include "fg/capture.h"
 #include "fg/debugfile.h"
 #include "fg/debuginfod.h"
@@ -345,6 +346,13 @@ static void summary(const struct fg_symbolizer *s, const struct fg_capture *cap,
 			 "(fg-sample -p PID)",
 			 (unsigned long long)st.jit_cut, FG_SYM_JIT_BYTES_MAX >> 20,
 			 FG_SYM_JIT_ENTRIES_MAX);
+	if (st.bpf_named && verbose)
+		fg_warnx("%llu kernel frames in BPF code named by the stream's ksym records",
+			 (unsigned long long)st.bpf_named);
+	if (st.bpf_over)
+		fg_warnx("%llu ksym records left out: the names of more than %u ranges of BPF code "
+			 "are not kept; their frames are named from kallsyms, if at all",
+			 (unsigned long long)st.bpf_over, FG_BPFSYMS_MAX);
 	summary_python(&st.py, verbose);
 	if (fg_capture_describe_lost(cap, &b))
 		fg_warnx("the sampler lost %s", b.data);

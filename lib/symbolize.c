@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fg/bigmem.h"
+#include "fg/bpfsyms.h"
 #include "fg/buf.h"
 #include "fg/cfi.h"
 #include "fg/debugfile.h"
@@ -167,6 +168,7 @@ struct memo {
 	int8_t why; /* the enum fg_unnamed reason, or -1 when named */
 	bool leaf;
 	bool dbgi; /* named by a debug file fetched */
+	bool bpf;  /* named by a ksym record */
 };
 
 /*
@@ -242,6 +244,13 @@ struct fg_symbolizer {
 	struct proc *last_proc;
 	struct fg_ksyms *ksyms;
 	bool ksyms_tried;
+	/*
+	 * The kernel's BPF code the stream named (ksym records), and a count of
+	 * its changes: the owner of kernel frames in the memo, so that none
+	 * named before a change is used after it
+	 */
+	struct fg_bpfsyms *bpf;
+	uint64_t kgen;
 	int cache_fd;		 /* the kernel symbol cache's directory, or -1 (-2: refused) */
 	bool cache_tried;	 /* cache_fd tried with create */
 	struct fg_kstamp kstamp; /* the running kernel's, when kstamp_ok */
@@ -418,6 +427,7 @@ void fg_symbolizer_free(struct fg_symbolizer *s)
 	free(s->all_dsos);
 	fg_hash_free(s->dsos);
 	fg_ksyms_free(s->ksyms);
+	fg_bpfsyms_free(s->bpf);
 	if (s->cache_fd >= 0)
 		close(s->cache_fd);
 	if (s->kstamp_ok)
@@ -1682,6 +1692,14 @@ static void name_kernel(struct fg_symbolizer *s, uint64_t ip, bool leaf, struct 
 	bool sure;
 
 	f->addr = ip;
+	/* BPF code the stream named: as kallsyms names it while it is loaded */
+	if (s->bpf && (f->sym = fg_bpfsyms_lookup(s->bpf, look, &f->off)) != NULL) {
+		f->module = "[bpf]";
+		f->off = ip - f->off;
+		s->st.named++;
+		s->st.bpf_named++;
+		return;
+	}
 	f->module = "[kernel.kallsyms]";
 	if (!s->ksyms_tried)
 		first_kernel_frame(s);
@@ -2133,6 +2151,8 @@ static inline __attribute__((always_inline)) bool memo_emit(struct fg_symbolizer
 	fg_buf_add(&s->out, m->text, m->len);
 	if (m->dbgi)
 		s->st.debuginfod_named++;
+	if (m->bpf)
+		s->st.bpf_named++;
 	if (m->why < 0)
 		s->st.named++;
 	else
@@ -2141,15 +2161,16 @@ static inline __attribute__((always_inline)) bool memo_emit(struct fg_symbolizer
 }
 
 /* Name and write a frame, and remember its text (the output from byte `from` on). */
+/* (owner: a mapping's id, or the kernel's, 0 or with bit 63 set) */
 static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, uint64_t time_ns,
 		       uint64_t ip, bool leaf)
 {
 	size_t from = s->out.len, len;
-	uint64_t dbgi = s->st.debuginfod_named;
+	uint64_t dbgi = s->st.debuginfod_named, bpf = s->st.bpf_named;
 	struct fg_frame f;
 	struct memo *m;
 
-	fg_symbolizer_frame(s, pid, time_ns, ip, owner == 0, leaf, &f);
+	fg_symbolizer_frame(s, pid, time_ns, ip, owner == 0 || owner >> 63, leaf, &f);
 	emit(s, &f);
 	len = s->out.len - from;
 	if (len > MEMO_TEXT_MAX)
@@ -2168,6 +2189,7 @@ static void memo_frame(struct fg_symbolizer *s, uint64_t owner, uint32_t pid, ui
 	m->leaf = leaf;
 	m->why = f.sym ? -1 : (int8_t)f.why;
 	m->dbgi = s->st.debuginfod_named != dbgi;
+	m->bpf = s->st.bpf_named != bpf;
 }
 
 /* A frame of a file whose debug file is being fetched: its text comes later. */
@@ -2653,9 +2675,11 @@ int fg_symbolizer_write(struct fg_symbolizer *s, FILE *out, const struct fg_sym_
 		struct fg_frame f;
 
 		if (s->memo) {
-			/* owner 0: the kernel */
-			if (!memo_emit(s, 0, smp->kips[i], i == 0))
-				memo_frame(s, 0, smp->pid, smp->time_ns, smp->kips[i], i == 0);
+			/* the kernel's owner: 0, then each change of its BPF code a new one */
+			uint64_t owner = s->kgen ? 1ull << 63 | s->kgen : 0;
+
+			if (!memo_emit(s, owner, smp->kips[i], i == 0))
+				memo_frame(s, owner, smp->pid, smp->time_ns, smp->kips[i], i == 0);
 			continue;
 		}
 		fg_symbolizer_frame(s, smp->pid, smp->time_ns, smp->kips[i], true, i == 0, &f);
@@ -2772,6 +2796,17 @@ int fg_symbolizer_record(struct fg_symbolizer *s, FILE *out, const struct fg_rec
 	case FG_REC_PYCODE:
 		fg_pysplice_name(s->py, rec->pycode, rec->py_name, rec->py_file, rec->py_table,
 				 rec->py_table_len, rec->py_table_format);
+		break;
+	case FG_REC_KSYM:
+		/* (code unloaded keeps its name: the last known at its addresses) */
+		if (rec->ksym->flags & FG_KSYM_F_GONE)
+			break;
+		if (!s->bpf)
+			s->bpf = fg_bpfsyms_new();
+		if (fg_bpfsyms_add(s->bpf, rec->ksym->addr, rec->ksym->len, rec->ksym_name))
+			s->kgen++;
+		else
+			s->st.bpf_over++;
 		break;
 	}
 	return 0;

@@ -401,6 +401,37 @@ sym_made() {
 	[[ $stderr == *"fg-sym: '$BATS_TEST_TMPDIR/ks': malformed line 2; kernel frames stay unnamed"* ]]
 }
 
+@test "fg-sym: BPF code is named by the stream's ksym records, the last one at an address winning" {
+	# a BPF program at an address kallsyms gives to a module (one read later, the program
+	# gone, the module's code there would be no better: the stream knows what ran there)
+	cat >"$BATS_TEST_TMPDIR/in.txt" <<-'EOF'
+		ksym addr=ffffffffc0a00000 len=0x100 name=bpf_prog_0123456789abcdef_fg_sample
+		sample pid=1 k=ffffffffc0a00010,ffffffff81000105
+		sample pid=1 k=ffffffffc0a00100
+		ksym addr=ffffffffc0a00000 len=0x10 time=5 gone=1 name=bpf_prog_0123456789abcdef_fg_sample
+		sample pid=1 time=6 k=ffffffffc0a00010
+		ksym addr=ffffffffc0a00008 len=0x40 time=7 name=bpf_prog_fedcba9876543210_other
+		sample pid=1 time=8 k=ffffffffc0a00010
+	EOF
+	sym_made --kallsyms "$F/kallsyms"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "$(printf '\tffffffffc0a00010 bpf_prog_0123456789abcdef_fg_sample+0x10 ([bpf])')" ]
+	[ "${lines[2]}" = "$(printf '\tffffffff81000105 helper+0x5 ([kernel.kallsyms])')" ]
+	# past its end: kallsyms
+	[ "${lines[4]}" = "$(printf '\tffffffffc0a00100 nft_other+0xc0 ([nf_tables])')" ]
+	# unloaded: the last code known there keeps its name; another loaded over it, the new one
+	[ "${lines[6]}" = "$(printf '\tffffffffc0a00010 bpf_prog_0123456789abcdef_fg_sample+0x10 ([bpf])')" ]
+	[ "${lines[8]}" = "$(printf '\tffffffffc0a00010 bpf_prog_fedcba9876543210_other+0x8 ([bpf])')" ]
+	[[ $stderr == *"fg-sym: 3 kernel frames in BPF code named by the stream's ksym records"* ]]
+	# a record of no bytes of code: refused, named by its offset, what came before written
+	printf 'sample pid=1 k=ffffffff81000105\nksym addr=ffffffffc0a00000 len=0 name=x\n' \
+		>"$BATS_TEST_TMPDIR/in.txt"
+	sym_made --kallsyms "$F/kallsyms"
+	[ "$status" -eq 1 ]
+	[[ ${lines[1]} == *" helper+0x5 ([kernel.kallsyms])" ]]
+	[[ $stderr == *"in.fgr': bad ksym record at byte "*"address range 0xffffffffc0a00000 of 0 bytes"* ]]
+}
+
 @test "fg-sym: mappings from --proc-root when the stream has none" {
 	local d=$BATS_FILE_TMPDIR p=$BATS_TEST_TMPDIR/proc
 	mkdir -p "$p/77"

@@ -141,6 +141,10 @@ struct fg_sym_stats {
 	/* JIT maps cut short or left unread: over FG_SYM_JIT_BYTES_MAX or FG_SYM_JIT_ENTRIES_MAX */
 	uint64_t jit_cut;
 	struct fg_pysplice_stats py; /* Python frames */
+	/* kernel frames in BPF code named by the stream's ksym records; those records left out
+	 * (over FG_BPFSYMS_MAX) */
+	uint64_t bpf_named;
+	uint64_t bpf_over;
 };
 
 /*

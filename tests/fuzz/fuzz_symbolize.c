@@ -8,7 +8,8 @@
  * may carry a user stack snapshot (registers and stack bytes from the
  * input), unwound through anonymous memory (frame pointers), the vdso's
  * table and mappings of no file.  Samples may carry Python frames too, named
- * by pycode records of the input or not.
+ * by pycode records of the input or not; kernel frames may be in BPF code
+ * that ksym records name, replace and unload.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -51,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t pid = (uint32_t)take(&p, end, 1) % 8 + 100;
 
 		t += take(&p, end, 1);
-		switch (op % 7) {
+		switch (op % 8) {
 		case 0: {
 			static const char *paths[] = {
 			    "/nonexistent/a", "/nonexistent/b", "//anon", "[vdso]",
@@ -100,6 +101,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				r.text[i] = (char)(take(&p, end, 1) | 0x20);
 			rec.py_name = r.text;
 			rec.py_file = r.text + n;
+			fg_symbolizer_record(s, devnull, &rec);
+			break;
+		}
+		case 6: {
+			/* BPF code named (or unloaded) among the kernel frames' addresses */
+			struct {
+				struct fg_rec_ksym k;
+				char text[8];
+			} r = {.k = {.addr = 0xffffffff81000000ull | take(&p, end, 2),
+				     .len = (uint32_t)take(&p, end, 2) + 1,
+				     .time_ns = t,
+				     .flags = op & 0x80 ? FG_KSYM_F_GONE : 0}};
+			struct fg_rec rec = {.type = FG_REC_KSYM, .ksym = &r.k};
+			size_t n = take(&p, end, 1) % 7 + 1;
+
+			for (size_t i = 0; i < n; i++)
+				r.text[i] = (char)(take(&p, end, 1) | 0x20);
+			rec.ksym_name = r.text;
 			fg_symbolizer_record(s, devnull, &rec);
 			break;
 		}
