@@ -62,7 +62,7 @@ static const char *func_name(struct btfs *b, const struct bpf_prog_info *info,
 	return k == 0 ? info->name : NULL;
 }
 
-/* One program's functions to fn: 0, or -errno (gone meanwhile, not JIT-compiled). */
+/* One program's functions to fn: 0, or -errno (gone meanwhile, or over the bound). */
 static int list_prog(int fd, struct btfs *b, fg_bpfsyms_fn fn, void *arg,
 		     struct fg_bpfsyms_stats *st)
 {
@@ -78,7 +78,9 @@ static int list_prog(int fd, struct btfs *b, fg_bpfsyms_fn fn, void *arg,
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return -errno;
 	n = info.nr_jited_ksyms;
-	if (!n || n > MAX_FUNCS || info.nr_jited_func_lens != n)
+	if (!n)
+		return 0; /* not JIT-compiled: no code of its own in kallsyms */
+	if (n > MAX_FUNCS || info.nr_jited_func_lens != n)
 		return -ENOEXEC;
 	addrs = fg_xcalloc(n, sizeof(*addrs));
 	lens = fg_xcalloc(n, sizeof(*lens));
