@@ -1987,8 +1987,8 @@ static void report_bpfsyms(const struct run *r, struct fg_buf *b)
 	if (!opts.verbose || opts.user_only)
 		return;
 	fg_buf_addf(b,
-		    "kernel stacks: %" PRIu64 " functions of %" PRIu64
-		    " BPF programs named in the stream at the start (%" PRIu64
+		    "BPF code: %" PRIu64 " functions of %" PRIu64
+		    " programs named in the stream at the start (%" PRIu64
 		    " programs not read%s%s), %" PRIu64 " loaded or unloaded since\n",
 		    r->bpfsyms.syms, r->bpfsyms.progs, r->bpfsyms.unreadable,
 		    r->bpfsyms_err ? "; the list: " : "",

@@ -314,5 +314,5 @@ text_outside() {
 	# during the run: the other's, loaded, then gone
 	grep -Eq '^ksym @[0-9]+ time=[1-9][0-9]* addr=[0-9a-f]+ len=[0-9]+ name=bpf_prog_[0-9a-f]{16}_fg_sample$' "$d/ksym"
 	grep -Eq '^ksym @[0-9]+ time=[1-9][0-9]* addr=[0-9a-f]+ len=[0-9]+ gone name=bpf_prog_[0-9a-f]{16}_fg_sample$' "$d/ksym"
-	grep -Eq 'kernel stacks: [1-9][0-9]* functions of [1-9][0-9]* BPF programs named in the stream at the start \(0 programs not read\), [1-9][0-9]* loaded or unloaded since' "$d/err"
+	grep -Eq 'BPF code: [1-9][0-9]* functions of [1-9][0-9]* programs named in the stream at the start \(0 programs not read\), [1-9][0-9]* loaded or unloaded since' "$d/err"
 }
