@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <ctype.h>
 #include <libiberty/demangle.h>
 #include <setjmp.h>
 #include <stdbool.h>
@@ -177,6 +178,32 @@ static void mangled_cut(struct out *o, const char *name)
 	o->cut = true;
 }
 
+/*
+ * Whether a Rust v0 name binds an absurd number of lifetimes.  A binder
+ * ("G" and a base-62 count, after the "F" of a function type or the "D" of
+ * a trait object) makes libiberty loop once per lifetime; where it prints
+ * nothing (a trait impl's path, which it skips) the loop calls nothing of
+ * ours, so no bound on the output stops it: "_RXYFGFFFB3_" (12 bytes) ran
+ * for minutes.  A real binder binds a few lifetimes: three base-62 digits
+ * or more (3,844 and up) is taken for such a name, whose tree is then too
+ * large to print.  (An identifier with "FG" or "DG" and three letters or
+ * digits before an underscore is taken for one too, and left mangled.)
+ */
+static bool rust_binder_large(const char *name)
+{
+	for (const char *p = name + 2; (p = strchr(p, 'G')) != NULL; p++) {
+		size_t n = 0;
+
+		if (p[-1] != 'F' && p[-1] != 'D')
+			continue;
+		while (isalnum((unsigned char)p[1 + n]))
+			n++;
+		if (n >= 3 && p[1 + n] == '_')
+			return true;
+	}
+	return false;
+}
+
 /* One demangler: 1 when it took the name (o holds it, maybe cut), 0 when not. */
 static int run(struct out *o, const char *name, int opts, bool rust)
 {
@@ -189,6 +216,10 @@ static int run(struct out *o, const char *name, int opts, bool rust)
 	o->calls = 0;
 	o->cut = false;
 	o->rust = rust;
+	if (rust && name[1] == 'R' && rust_binder_large(name)) {
+		mangled_cut(o, name);
+		return 1;
+	}
 	if (!rust) {
 		tree = cplus_demangle_v3_components(name, opts, &m);
 		mem = m;

@@ -158,6 +158,22 @@ TEST(a_pack_expansion_bomb_gives_the_mangled_name)
 	free(b);
 }
 
+/* a Rust v0 name binding millions of lifetimes where nothing is printed: at once, left mangled */
+TEST(a_rust_binder_bomb_gives_the_mangled_name)
+{
+	uint64_t before = fg_demangle_cut_count();
+	char *d = fg_demangle("_RXYFGFFFB3_");
+
+	CHECK(d != NULL);
+	CHECK(strncmp(d, "_RXYFGFFFB3_", 12) == 0);
+	CHECK_STR(d + 12, FG_DEMANGLE_CUT_MARK);
+	CHECK_INT(fg_demangle_cut_count(), before + 1);
+	free(d);
+	/* a binder of two lifetimes is a name */
+	d = fg_demangle("_RNvCs1234_7mycrate3fooFG0_EuE");
+	free(d);
+}
+
 TEST(a_long_mangled_name_is_left_alone)
 {
 	struct fg_buf b = FG_BUF_INIT;
@@ -178,5 +194,6 @@ int main(void)
 	RUN(a_cut_keeps_whole_characters);
 	RUN(a_pack_expansion_bomb_gives_the_mangled_name);
 	RUN(a_long_mangled_name_is_left_alone);
+	RUN(a_rust_binder_bomb_gives_the_mangled_name);
 	return unit_done();
 }
