@@ -868,45 +868,137 @@ size_t fg_elf_loads(Elf *elf, struct fg_elf_load **loads)
 	return n;
 }
 
-size_t fg_elf_named_symbols(Elf *elf, struct fg_elf_named *syms, size_t n)
+/* Sets the value of each name of syms[0..n) not found yet that symbol i of table d names. */
+static size_t named_match(Elf *elf, Elf_Data *d, size_t strndx, size_t i, struct fg_elf_named *syms,
+			  size_t n)
 {
+	GElf_Sym sym;
+	const char *name;
 	size_t found = 0;
+
+	if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_name)
+		return 0;
+	name = elf_strptr(elf, strndx, sym.st_name);
+	for (size_t k = 0; name && k < n; k++)
+		if (!syms[k].found && strcmp(name, syms[k].name) == 0) {
+			syms[k].value = sym.st_value;
+			syms[k].found = true;
+			found++;
+		}
+	return found;
+}
+
+/* The symbol table of section `scn`, every symbol: how many names of syms it found. */
+static size_t named_scan(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct fg_elf_named *syms,
+			 size_t n, size_t found)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t nsym, got = 0;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	nsym = sh->sh_size / sh->sh_entsize;
+	if (nsym > FG_ELF_MAX_SYMS)
+		nsym = FG_ELF_MAX_SYMS;
+	for (size_t i = 1; i < nsym && found + got < n; i++)
+		got += named_match(elf, d, sh->sh_link, i, syms, n);
+	return got;
+}
+
+/* The GNU hash of a symbol's name (the dynamic linker's dl_new_hash). */
+static uint32_t gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = h * 33 + *c;
+	return h;
+}
+
+/*
+ * The names of syms looked up in .dynsym through the GNU hash table `hash`
+ * (sh: its header): a header of 4 words (buckets, the first symbol hashed,
+ * the Bloom filter's words, its shift), the filter, a bucket of 4 bytes for
+ * each hash modulo the buckets (the first symbol of its chain), then one
+ * word a symbol from the first hashed: its hash, the low bit set on the
+ * last of a chain.  Every index is checked against the sections' sizes, so
+ * a hostile table finds nothing or a symbol of the table; false when the
+ * table cannot be used (then .dynsym is scanned).
+ */
+static bool named_hashed(Elf *elf, Elf_Scn *hash, const GElf_Shdr *sh, struct fg_elf_named *syms,
+			 size_t n, size_t *found)
+{
+	Elf_Scn *dscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *h = elf_getdata(hash, NULL), *d;
+	GElf_Shdr dsh;
+	uint32_t head[4];
+	size_t word = gelf_getclass(elf) == ELFCLASS64 ? 8 : 4, nsym, nchain, off;
+
+	if (!h || !h->d_buf || h->d_size < sizeof(head) || !dscn || !gelf_getshdr(dscn, &dsh) ||
+	    dsh.sh_type != SHT_DYNSYM || !dsh.sh_entsize || !(d = elf_getdata(dscn, NULL)))
+		return false;
+	memcpy(head, h->d_buf, sizeof(head));
+	nsym = dsh.sh_size / dsh.sh_entsize;
+	/* the buckets, then the chains, within the section */
+	off = sizeof(head) + (size_t)head[2] * word;
+	if (!head[0] || head[2] > h->d_size / word || off > h->d_size ||
+	    head[0] > (h->d_size - off) / 4 || head[1] > nsym)
+		return false;
+	nchain = (h->d_size - off - (size_t)head[0] * 4) / 4;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t want, i, v;
+
+		if (syms[k].found)
+			continue;
+		want = gnu_hash(syms[k].name);
+		memcpy(&i, (const char *)h->d_buf + off + (size_t)(want % head[0]) * 4, 4);
+		if (!i)
+			continue; /* an empty bucket: no such name */
+		for (; i >= head[1] && i < nsym && i - head[1] < nchain; i++) {
+			memcpy(&v,
+			       (const char *)h->d_buf + off + (size_t)head[0] * 4 +
+				   (size_t)(i - head[1]) * 4,
+			       4);
+			if ((v | 1) == (want | 1))
+				*found += named_match(elf, d, dsh.sh_link, i, &syms[k], 1);
+			if (syms[k].found || v & 1)
+				break;
+		}
+	}
+	return true;
+}
+
+size_t fg_elf_named_symbols(Elf *elf, struct fg_elf_named *syms, size_t n, size_t need)
+{
+	Elf_Scn *dynsym = NULL, *symtab = NULL, *hash = NULL;
+	GElf_Shdr dsh, ssh, hsh;
+	size_t found = 0;
+	bool hashed = false;
 
 	for (size_t k = 0; k < n; k++)
 		syms[k].found = false;
-	for (Elf_Scn *scn = NULL; found < n && (scn = elf_nextscn(elf, scn)) != NULL;) {
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) != NULL;) {
 		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t nsym;
 
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh))
 			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		nsym = sh.sh_size / sh.sh_entsize;
-		if (nsym > FG_ELF_MAX_SYMS)
-			nsym = FG_ELF_MAX_SYMS;
-		for (size_t i = 1; i < nsym && found < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)i, &sym))
-				break;
-			if (sym.st_shndx == SHN_UNDEF || !sym.st_name)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			for (size_t k = 0; k < n; k++)
-				if (!syms[k].found && strcmp(name, syms[k].name) == 0) {
-					syms[k].value = sym.st_value;
-					syms[k].found = true;
-					found++;
-				}
-		}
+		if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn, dsh = sh;
+		else if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn, ssh = sh;
+		else if (sh.sh_type == SHT_GNU_HASH && !hash)
+			hash = scn, hsh = sh;
 	}
+	if (hash)
+		hashed = named_hashed(elf, hash, &hsh, syms, n, &found);
+	if (dynsym && !hashed)
+		found += named_scan(elf, dynsym, &dsh, syms, n, found);
+	for (size_t k = 0; k < need && k < n; k++)
+		if (!syms[k].found) {
+			if (symtab)
+				found += named_scan(elf, symtab, &ssh, syms, n, found);
+			break;
+		}
 	return found;
 }
 

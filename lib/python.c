@@ -486,15 +486,7 @@ static int open_mapped(const char *proc, pid_t pid, const struct pick *p)
 	return fd >= 0 ? fd : -errno;
 }
 
-enum {
-	SYM_RUNTIME,
-	SYM_VERSION,
-	SYM_CODE_TYPE,
-	SYM_UNICODE_TYPE,
-	SYM_BYTES_TYPE,
-	SYM_TSS_TSTATE,
-	NSYMS
-};
+enum { SYM_RUNTIME, SYM_VERSION, SYM_CODE_TYPE, SYM_UNICODE_TYPE, SYM_BYTES_TYPE, NSYMS };
 
 /* the file's symbols and load bias into py: 0, -ENOENT when it has no _PyRuntime */
 static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
@@ -507,7 +499,6 @@ static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
 	    [SYM_CODE_TYPE] = {.name = "PyCode_Type"},
 	    [SYM_UNICODE_TYPE] = {.name = "PyUnicode_Type"},
 	    [SYM_BYTES_TYPE] = {.name = "PyBytes_Type"},
-	    [SYM_TSS_TSTATE] = {.name = "_Py_tss_tstate"},
 	};
 	uint64_t first;
 	size_t nloads;
@@ -516,7 +507,8 @@ static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
 	if (!elf)
 		return -errno;
 	nloads = fg_elf_loads(elf, &loads);
-	fg_elf_named_symbols(elf, v, NSYMS);
+	/* all exported: .symtab only when _PyRuntime is not (a static embedder's) */
+	fg_elf_named_symbols(elf, v, NSYMS, 1);
 	if (!v[SYM_RUNTIME].found)
 		err = -ENOENT;
 	else if (!fg_elf_offset_to_addr(loads, nloads, p->pgoff, &first))
@@ -528,8 +520,6 @@ static int read_symbols(struct fg_py *py, int fd, const struct pick *p)
 		py->unicode_type =
 		    v[SYM_UNICODE_TYPE].found ? v[SYM_UNICODE_TYPE].value + py->bias : 0;
 		py->bytes_type = v[SYM_BYTES_TYPE].found ? v[SYM_BYTES_TYPE].value + py->bias : 0;
-		py->has_tss_tstate = v[SYM_TSS_TSTATE].found;
-		py->tss_tstate = v[SYM_TSS_TSTATE].value;
 		if (v[SYM_VERSION].found && rd(py, v[SYM_VERSION].value + py->bias,
 					       &py->version_hex, sizeof(py->version_hex)) < 0)
 			py->version_hex = 0;

@@ -145,10 +145,14 @@ struct fg_elf_named {
 };
 /*
  * Look up syms[0..n) by name among the symbols of any type (data, TLS,
- * functions) of .symtab and .dynsym, the first found winning: sets each
- * one's value and found.  How many were found.
+ * functions): sets each one's value and found; how many were found.  First
+ * in .dynsym, through its GNU hash table when the file has one (a few
+ * probes a name, however large the table).  Then .symtab, a scan of every
+ * symbol, only when one of the first `need` names is not in .dynsym: a file
+ * that exports those exports the rest of its API too (need == n: always
+ * look in .symtab for what .dynsym lacks).
  */
-size_t fg_elf_named_symbols(struct Elf *elf, struct fg_elf_named *syms, size_t n);
+size_t fg_elf_named_symbols(struct Elf *elf, struct fg_elf_named *syms, size_t n, size_t need);
 /* The address of file offset `off` in the segments `loads`; false when in none. */
 bool fg_elf_offset_to_addr(const struct fg_elf_load *loads, size_t n, uint64_t off, uint64_t *addr);
 

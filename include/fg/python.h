@@ -20,12 +20,14 @@
  *
  * Where the interpreter is: the mapping of libpython3.X.so (pyenv's builds,
  * embedders) or else the executable (Debian's python3.11 links it in).  Its
- * symbols give _PyRuntime (the root of everything read), Py_Version (3.11+;
- * before that the file's name, python3.X or libpython3.X.so, gives the
- * version), PyCode_Type and PyUnicode_Type (to check that what a pointer
- * leads to is a code object or a string) and, from .symtab when the file has
- * one, _Py_tss_tstate (3.12+: the thread-local pointer to the running
- * thread's state, for the BPF walk to come).
+ * exported symbols give _PyRuntime (the root of everything read), Py_Version
+ * (3.11+; before that the file's name, python3.X or libpython3.X.so, gives
+ * the version), and PyCode_Type, PyUnicode_Type and PyBytes_Type (to check
+ * that what a pointer leads to is a code object or a string), found in
+ * .dynsym through its hash table: .symtab, large in pyenv's builds, is read
+ * only when _PyRuntime is not exported.  The thread state of a thread is its
+ * TSS key's slot in the thread's pthread (fg_py_tss_tstate), not the
+ * thread-local _Py_tss_tstate of 3.12+, which is in .symtab alone.
  *
  * What is read, by offsets from the table below:
  *	_PyRuntime.interpreters.head		the main interpreter
@@ -146,8 +148,6 @@ struct fg_py {
 	uint64_t code_type;    /* &PyCode_Type, 0 when unknown (then not checked) */
 	uint64_t unicode_type; /* &PyUnicode_Type, the same */
 	uint64_t bytes_type;   /* &PyBytes_Type, the same */
-	bool has_tss_tstate;   /* the file names _Py_tss_tstate (3.12+, in .symtab) */
-	uint64_t tss_tstate;   /* its offset in the file's TLS block */
 	const struct fg_py_offsets *off;
 	int pthread_tid_off;	  /* <3.11: the tid's offset in glibc's struct pthread, or -1 */
 	int pthread_specific_off; /* its pthread_getspecific() slots', or -1 */

@@ -3,8 +3,10 @@
  * Fuzz the ELF symbol reader, through a file descriptor as fg-sym reads
  * mapped files and from memory as it reads the vdso: any bytes give symbols
  * or an error, never a crash, and every symbol found (PLT entries too) can
- * be looked up.
+ * be looked up.  Names are looked up too, as fg-sample finds a Python
+ * interpreter's (through .gnu.hash, then .symtab): the count is theirs.
  */
+#include <libelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +43,31 @@ static void use(struct fg_elfsyms *e)
 	fg_elfsyms_free(e);
 }
 
+static void named(const uint8_t *data, size_t size)
+{
+	struct fg_elf_named v[] = {
+	    {.name = "_PyRuntime"}, {.name = "helper"}, {.name = "main"}, {.name = ""}};
+	size_t found = 0, n;
+	void *copy;
+	Elf *elf = fg_elf_memory(data, size, &copy);
+
+	if (!elf)
+		return;
+	n = fg_elf_named_symbols(elf, v, 4, 1);
+	for (size_t k = 0; k < 4; k++)
+		found += v[k].found;
+	if (n != found)
+		abort();
+	elf_end(elf);
+	free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz-elf", MFD_CLOEXEC);
 
 	use(fg_elfsyms_open_mem(data, size));
+	named(data, size);
 	if (fd < 0)
 		return 0;
 	if (write(fd, data, size) == (ssize_t)size)

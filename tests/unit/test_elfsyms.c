@@ -118,7 +118,7 @@ TEST(elf_named_symbols_finds_data_and_tls)
 	CHECK(fd >= 0);
 	elf = fg_elf_begin_fd(fd);
 	CHECK(elf);
-	CHECK_INT(fg_elf_named_symbols(elf, v, 4), 3);
+	CHECK_INT(fg_elf_named_symbols(elf, v, 4, 4), 3);
 	CHECK(v[0].found && v[1].found && !v[2].found && v[3].found);
 	/* the data symbol is where the program's own pointer to it says, after the load bias */
 	n = fg_elf_loads(elf, &loads);
@@ -130,6 +130,144 @@ TEST(elf_named_symbols_finds_data_and_tls)
 	free(loads);
 	elf_end(elf);
 	close(fd);
+}
+
+/* With need 0, .symtab is not read: our data symbol is in .symtab alone. */
+TEST(elf_named_symbols_reads_symtab_only_when_needed)
+{
+	struct fg_elf_named v[] = {{.name = "unit_known_data"}};
+	struct Elf *elf;
+	int fd = fg_safeio_open_regular("/proc/self/exe", 0, NULL);
+
+	CHECK(fd >= 0);
+	elf = fg_elf_begin_fd(fd);
+	CHECK(elf);
+	CHECK_INT(fg_elf_named_symbols(elf, v, 1, 0), 0);
+	CHECK(!v[0].found);
+	CHECK_INT(fg_elf_named_symbols(elf, v, 1, 1), 1);
+	CHECK(v[0].found && v[0].value);
+	elf_end(elf);
+	close(fd);
+}
+
+/*
+ * libc's exported names, each looked up alone through .gnu.hash, give what a
+ * scan of .dynsym gives (names defined twice, at two versions, left out);
+ * `image` may be spoiled first, and then nothing found may be wrong.
+ */
+static size_t libc_names_agree(const void *image, size_t len, void (*spoil)(Elf *), size_t *bad)
+{
+	void *copy;
+	Elf *elf = fg_elf_memory(image, len, &copy);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d = NULL;
+	size_t found = 0;
+
+	*bad = 0;
+	if (!elf)
+		return 0;
+	if (spoil)
+		spoil(elf);
+	while ((scn = elf_nextscn(elf, scn)) &&
+	       (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM))
+		;
+	if (scn)
+		d = elf_getdata(scn, NULL);
+	for (size_t i = 1; d && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym, other;
+		const char *name;
+		struct fg_elf_named v;
+		size_t same = 0;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_name)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, sym.st_name);
+		for (size_t j = 1; j < sh.sh_size / sh.sh_entsize; j++)
+			if (gelf_getsym(d, (int)j, &other) && other.st_name &&
+			    other.st_shndx != SHN_UNDEF &&
+			    strcmp(elf_strptr(elf, sh.sh_link, other.st_name), name) == 0)
+				same++;
+		if (same != 1)
+			continue;
+		v = (struct fg_elf_named){.name = name};
+		if (fg_elf_named_symbols(elf, &v, 1, 0) == 1 && v.value == sym.st_value)
+			found++;
+		else if (v.found)
+			(*bad)++;
+	}
+	elf_end(elf);
+	free(copy);
+	return found;
+}
+
+static void *libc_image(size_t *len)
+{
+	char path[4096];
+	uint64_t off;
+	char *data;
+
+	if (self_offset((uintptr_t)&getpid, &off, path, sizeof(path)) < 0 ||
+	    fg_safeio_read_file(path, 1 << 26, &data, len) < 0)
+		return NULL;
+	return data;
+}
+
+/* The GNU hash table's first bucket word, and the first chain word, of `elf`'s .gnu.hash. */
+static uint32_t *gnu_hash_words(Elf *elf, size_t *nbuckets, size_t *nchain)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	uint32_t *w;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_HASH)
+			break;
+	if (!scn || !(d = elf_getdata(scn, NULL)))
+		return NULL;
+	w = d->d_buf;
+	*nbuckets = w[0];
+	*nchain = (d->d_size - 16 - (size_t)w[2] * sizeof(long)) / 4 - w[0];
+	return w + 4 + w[2] * sizeof(long) / 4;
+}
+
+/* every bucket past the end of .dynsym */
+static void spoil_buckets(Elf *elf)
+{
+	size_t nb, nc;
+	uint32_t *b = gnu_hash_words(elf, &nb, &nc);
+
+	for (size_t i = 0; b && i < nb; i++)
+		b[i] = 0xfffffff0u;
+}
+
+/* no chain ends: each walk runs to the end of the table */
+static void spoil_chain_ends(Elf *elf)
+{
+	size_t nb, nc;
+	uint32_t *b = gnu_hash_words(elf, &nb, &nc);
+
+	for (size_t i = 0; b && i < nc; i++)
+		b[nb + i] &= ~1u;
+}
+
+/* Names found by hash as a scan finds them; a spoilt table finds nothing wrong, and ends. */
+TEST(elf_named_symbols_by_gnu_hash)
+{
+	size_t len, bad, all;
+	void *image = libc_image(&len);
+
+	CHECK(image);
+	all = libc_names_agree(image, len, NULL, &bad);
+	CHECK(all > 1000);
+	CHECK_INT(bad, 0);
+	CHECK_INT(libc_names_agree(image, len, spoil_buckets, &bad), 0);
+	CHECK_INT(bad, 0);
+	/* a chain that does not end still finds its names, by their hash and name */
+	CHECK_INT(libc_names_agree(image, len, spoil_chain_ends, &bad), all);
+	CHECK_INT(bad, 0);
+	free(image);
 }
 
 /* Our own PLT: each entry named after the symbol its GOT slot is bound to, 16 bytes. */
@@ -428,6 +566,8 @@ int main(void)
 {
 	RUN(elfsyms_names_our_own_function);
 	RUN(elf_named_symbols_finds_data_and_tls);
+	RUN(elf_named_symbols_reads_symtab_only_when_needed);
+	RUN(elf_named_symbols_by_gnu_hash);
 	RUN(elfsyms_names_plt_entries);
 	RUN(elfsyms_names_init_and_fini_of_a_stripped_file);
 	RUN(elfsyms_survives_truncation_and_corruption);
