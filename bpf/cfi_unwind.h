@@ -503,46 +503,42 @@ struct cfi_vma {
 #define CFI_VM_EXEC 0x4ul
 
 /*
- * struct inode's change time, as kernels before 6.11 and since name it.
- * Nanoseconds fit in 30 bits; kernels with multigrain timestamps keep a
- * flag in the bits above (I_CTIME_QUERIED), which stat(2) does not show.
+ * What the key of an inode's table takes of struct inode: its number, its
+ * file system's device and its change time, as kernels before 6.11 and
+ * since name it (only the fields the running kernel has are read).  One
+ * type for all of them: libbpf looks each type relocated up among all of
+ * the kernel's (about a millisecond each at every start), so a flavor for
+ * each way of naming the change time would cost three more.  Nanoseconds
+ * fit in 30 bits; kernels with multigrain timestamps keep a flag in the
+ * bits above (I_CTIME_QUERIED), which stat(2) does not show.
  */
 #define CFI_CTIME_NSEC_MASK ((1u << 30) - 1)
-struct inode___ctime_split {
-	time64_t i_ctime_sec;
+struct inode___fg {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+	time64_t i_ctime_sec; /* 6.11 and later */
 	u32 i_ctime_nsec;
+	struct timespec64 __i_ctime; /* 6.6 to 6.10 */
+	struct timespec64 i_ctime;   /* before 6.6 */
 } __attribute__((preserve_access_index));
-struct inode___ctime_ts {
-	struct timespec64 __i_ctime;
-} __attribute__((preserve_access_index));
-struct inode___ctime_old {
-	struct timespec64 i_ctime;
-} __attribute__((preserve_access_index));
-
-static __always_inline void cfi_inode_ctime(struct inode *ino, struct fg_cfi_inode_key *k)
-{
-	struct inode___ctime_split *s = (void *)ino;
-	struct inode___ctime_ts *t = (void *)ino;
-	struct inode___ctime_old *o = (void *)ino;
-
-	if (bpf_core_field_exists(s->i_ctime_sec)) {
-		k->ctime_sec = BPF_CORE_READ(s, i_ctime_sec);
-		k->ctime_nsec = BPF_CORE_READ(s, i_ctime_nsec) & CFI_CTIME_NSEC_MASK;
-	} else if (bpf_core_field_exists(t->__i_ctime)) {
-		k->ctime_sec = BPF_CORE_READ(t, __i_ctime.tv_sec);
-		k->ctime_nsec = BPF_CORE_READ(t, __i_ctime.tv_nsec);
-	} else {
-		k->ctime_sec = BPF_CORE_READ(o, i_ctime.tv_sec);
-		k->ctime_nsec = BPF_CORE_READ(o, i_ctime.tv_nsec);
-	}
-}
 
 /* the key cfi_inodes files the table of inode `ino`'s file by */
-static __always_inline void cfi_inode_key(struct inode *ino, struct fg_cfi_inode_key *k)
+static __always_inline void cfi_inode_key(struct inode *inode, struct fg_cfi_inode_key *k)
 {
+	struct inode___fg *ino = (void *)inode;
+
 	k->ino = BPF_CORE_READ(ino, i_ino);
 	k->dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	cfi_inode_ctime(ino, k);
+	if (bpf_core_field_exists(ino->i_ctime_sec)) {
+		k->ctime_sec = BPF_CORE_READ(ino, i_ctime_sec);
+		k->ctime_nsec = BPF_CORE_READ(ino, i_ctime_nsec) & CFI_CTIME_NSEC_MASK;
+	} else if (bpf_core_field_exists(ino->__i_ctime)) {
+		k->ctime_sec = BPF_CORE_READ(ino, __i_ctime.tv_sec);
+		k->ctime_nsec = BPF_CORE_READ(ino, __i_ctime.tv_nsec);
+	} else {
+		k->ctime_sec = BPF_CORE_READ(ino, i_ctime.tv_sec);
+		k->ctime_nsec = BPF_CORE_READ(ino, i_ctime.tv_nsec);
+	}
 }
 
 /*
