@@ -153,13 +153,30 @@ static int collect_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, const unsigned
 			   size_t nscn, struct collect *c)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n;
+	GElf_Shdr strsh;
+	size_t n, room;
 
 	if (!d || !sh->sh_entsize)
 		return -ENOEXEC;
 	n = sh->sh_size / sh->sh_entsize;
 	if (n > FG_ELF_MAX_SYMS)
 		n = FG_ELF_MAX_SYMS; /* bounded: the rest are not read */
+	/*
+	 * Room for every symbol and every name at once, rather than grown a
+	 * copy at a time: what is not written is never touched (large blocks
+	 * are mapped), and libc's debug symbols were copied twice over.
+	 */
+	if (c->nraw + n > c->alloc) {
+		c->alloc = c->nraw + n;
+		c->raw = fg_xreallocarray(c->raw, c->alloc, sizeof(*c->raw));
+	}
+	room = gelf_getshdr(elf_getscn(elf, sh->sh_link), &strsh) ? strsh.sh_size : 0;
+	if (room > FG_ELF_MAX_NAMES - c->len)
+		room = FG_ELF_MAX_NAMES - c->len;
+	if (c->len + room > c->cap) {
+		c->cap = c->len + room;
+		c->strings = fg_xrealloc(c->strings, c->cap);
+	}
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
@@ -232,6 +249,8 @@ static void finish_symbols(struct collect *c, struct fg_elfsyms *e)
 	size_t w = 0, alloc = 0;
 
 	sort_raw(c);
+	if (c->len && c->len < c->cap) /* (gives back the room not used; no copy) */
+		c->strings = fg_xrealloc(c->strings, c->len);
 	e->syms = fg_xcalloc(c->nraw ? c->nraw : 1, sizeof(*e->syms));
 	e->strings = c->strings;
 	e->strings_len = c->len;
