@@ -1020,12 +1020,14 @@ static __always_inline void cfi_stale_now(__u32 pid, const struct fg_cfi_proc *p
 /*
  * A process execs: its mappings in cfi_procs (or a forked one's copy of its
  * parent's, should that come later) are no longer its own.  Before the exec
- * record that fg-sample's loader reads.
+ * record that fg-sample's loader reads.  Raw tracepoints, not tp_btf: libbpf
+ * attaches those by name, where a tp_btf program would have it read the
+ * kernel's whole BTF at every start (fg/minbtf.h).
  */
-SEC("tp_btf/sched_prepare_exec")
+SEC("raw_tp/sched_prepare_exec")
 int BPF_PROG(fg_cfi_exec, struct task_struct *task, struct linux_binprm *bprm)
 {
-	__u32 pid = task->tgid;
+	__u32 pid = BPF_CORE_READ(task, tgid);
 
 	cfi_stale_now(pid, bpf_map_lookup_elem(&cfi_procs, &pid), 0, ~0ull);
 	return 0;
@@ -1039,14 +1041,14 @@ int BPF_PROG(fg_cfi_exec, struct task_struct *task, struct linux_binprm *bprm)
  * there are stale from now on, until fg-sample loads those of a later
  * record.
  */
-SEC("tp_btf/vm_unmapped_area")
+SEC("raw_tp/vm_unmapped_area")
 int BPF_PROG(fg_cfi_mmap, unsigned long addr, struct vm_unmapped_area_info *info)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	const struct fg_cfi_proc *p = bpf_map_lookup_elem(&cfi_procs, &pid);
 	struct cfi_search s = {.p = p};
 	const struct fg_cfi_map *m;
-	__u64 len = info->length;
+	__u64 len = BPF_CORE_READ(info, length);
 
 	if (!p || p->n > FG_CFI_PROC_MAPS || addr >= (__u64)-4095 || !len)
 		return 0; /* (a failure: an error number) */
