@@ -222,6 +222,9 @@ $(OUT)/tests/%: tests/unit/%.c $(OUT)/libfg.a | $(OUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) $< $(OUT)/libfg.a $(LDLIBS_ALL) -o $@
 
+# loads fg-sample's program both ways: its skeleton
+$(OUT)/tests/test_minbtf: $(OUT)/fg_sample.skel.h
+
 # workloads for the profiling tests: plain builds (no sanitizer), with frame pointers and
 # debug information, so that stacks and names are what the tests expect
 $(OUT)/workloads/%: tests/workloads/%.c tests/workloads/common.h
