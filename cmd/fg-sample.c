@@ -41,6 +41,7 @@
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
 #include "fg/cfi_store.h"
+#include "fg/minbtf.h"
 #include "fg/cfi_worker.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
@@ -116,8 +117,8 @@ static const char usage_text[] =
     "                  processes carry their Python stacks, named in the records\n"
     "  --no-jvm-maps   do not ask the JVMs sampled for their perf maps at the end\n"
     "                  (jcmd PID Compiler.perfmap, as each one's user)\n"
-    "  --no-cache      neither read nor write the unwind tables kept between runs\n"
-    "                  (--call-graph cfi; in ${XDG_CACHE_HOME:-$HOME/.cache}/fg/cfi)\n"
+    "  --no-cache      neither read nor write the unwind tables and the kernel's types\n"
+    "                  kept between runs (in ${XDG_CACHE_HOME:-$HOME/.cache}/fg/cfi, btf)\n"
     "  --max-depth n   frames of each stack, at most (default and maximum 127)\n"
     "  -m pages        ring buffer for samples, pages per CPU, a power of two\n"
     "                  (default: 4 up to 100 Hz, 8 up to 200 Hz, 16 above; 1024 with\n"
@@ -375,6 +376,17 @@ struct run {
 	struct fg_pyprocs *py;		/* the Python processes, their frames' names */
 	struct fg_jvmmaps *jvm;		/* the JVMs sampled, asked for their perf maps at the end */
 	struct fg_cfi_store *cfi_store; /* --call-graph cfi's tables kept between runs, or NULL */
+	/*
+	 * The kernel's types for libbpf's CO-RE, kept between runs (fg/minbtf.h):
+	 * their directory (-1: none, --no-cache), the file kept for this program
+	 * and kernel (-1: none yet) and its name, and what became of them for -v
+	 */
+	struct {
+		int dirfd, fd;
+		char name[FG_MINBTF_NAME_MAX], path[32];
+		const char *how;
+		uint64_t make_ns;
+	} kbtf;
 	struct fg_jvmmaps_stats jvm_st;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
 	uint64_t begin_ns;     /* CLOCK_MONOTONIC when main() began */
@@ -399,6 +411,8 @@ struct run {
 	bool epipe;
 	int status;
 };
+
+static void kernel_btf_close(struct run *r);
 
 /*
  * --call-graph cfi: the loader's thread, done with what was queued and
@@ -441,6 +455,7 @@ static void cleanup(struct run *r)
 	fg_jvmmaps_free(r->jvm);
 	r->jvm = NULL;
 	fg_sample_bpf__destroy(r->skel);
+	kernel_btf_close(r);
 	fg_sideband_close(r->sb);
 	r->cfi = NULL;
 	r->links = NULL;
@@ -908,7 +923,7 @@ static void setup_events_progs(struct run *r)
 }
 
 /*
- * Whether the kernel has tracepoint `sys`:`name`, for a tp_btf program: its
+ * Whether the kernel has tracepoint `sys`:`name`, for a raw_tp program: its
  * directory in tracefs where tracefs is mounted (a stat), else its type in
  * the kernel's BTF (`*btf`, parsed once on first need: some 8 ms of CPU, a
  * tenth of the start-up's).
@@ -1283,14 +1298,98 @@ static void new_cfi_loader(struct run *r)
 	open_cfi_store(r);
 }
 
-/* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
-static void setup_bpf(struct run *r)
+/*
+ * The kernel's types libbpf relocates the program against: the minimal BTF
+ * kept for this program and the running kernel (fg/minbtf.h) when there is
+ * one, else the kernel's whole BTF, which libbpf reads and parses (15 to 20
+ * ms of the start) and of which kernel_btf_keep() then keeps the part used.
+ * Not with --no-cache.
+ */
+static void kernel_btf_find(struct run *r)
 {
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t len;
+	const void *obj = fg_sample_bpf__elf_bytes(&len);
 	int err;
 
-	r->skel = fg_sample_bpf__open();
-	if (!r->skel)
-		fail_setup(r, -errno, "cannot open the BPF program");
+	r->kbtf.dirfd = r->kbtf.fd = -1;
+	r->kbtf.how = "the kernel's, not kept (--no-cache)";
+	if (opts.no_cache)
+		return;
+	r->kbtf.how = "the kernel's, not kept (no cache directory)";
+	if (!fg_user_cache_dir(dir, sizeof(dir), "btf"))
+		return;
+	if ((err = fg_minbtf_name(obj, len, r->kbtf.name, sizeof(r->kbtf.name))) != 0) {
+		r->kbtf.how = "the kernel's, not kept (its identity cannot be read)";
+		return;
+	}
+	r->kbtf.dirfd = fg_safeio_private_dir_open(dir, true, NULL, 0, NULL);
+	if (r->kbtf.dirfd < 0) {
+		r->kbtf.how = "the kernel's, not kept (the cache directory is refused)";
+		return;
+	}
+	r->kbtf.fd =
+	    fg_safeio_open_data_beneath(r->kbtf.dirfd, r->kbtf.name, FG_MINBTF_MAX_BYTES, &st);
+	if (r->kbtf.fd < 0) {
+		r->kbtf.fd = -1;
+		return;
+	}
+	futimens(r->kbtf.fd, NULL); /* used now: the last to be evicted */
+	snprintf(r->kbtf.path, sizeof(r->kbtf.path), "/proc/self/fd/%d", r->kbtf.fd);
+	r->kbtf.how = "kept from an earlier run";
+}
+
+/* After a load that read the kernel's whole BTF: the part the program used, kept. */
+static void kernel_btf_keep(struct run *r)
+{
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
+	struct btf *kernel, *m = NULL;
+	int err;
+
+	if (r->kbtf.dirfd < 0 || r->kbtf.fd >= 0)
+		return;
+	fg_heap_huge_begin(16u << 20);
+	kernel = btf__load_vmlinux_btf();
+	err = kernel ? fg_minbtf_new(bpf_object__btf(r->skel->obj), kernel, &m) : -errno;
+	btf__free(kernel);
+	fg_heap_huge_end();
+	if (!err)
+		err = fg_minbtf_keep(r->kbtf.dirfd, r->kbtf.name, m);
+	btf__free(m);
+	r->kbtf.make_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	r->kbtf.how = err ? "the kernel's, not kept (it could not be written)"
+			  : "the kernel's, its part used kept for the next runs";
+}
+
+static void kernel_btf_close(struct run *r)
+{
+	if (r->kbtf.fd >= 0)
+		close(r->kbtf.fd);
+	if (r->kbtf.dirfd >= 0)
+		close(r->kbtf.dirfd);
+	r->kbtf.fd = r->kbtf.dirfd = -1;
+}
+
+/*
+ * A load that failed with the kernel's types kept: they go (the next run
+ * keeps them again), with what the setup for that load took.
+ */
+static void kernel_btf_drop(struct run *r)
+{
+	unlinkat(r->kbtf.dirfd, r->kbtf.name, 0);
+	close(r->kbtf.fd);
+	r->kbtf.fd = -1;
+	fg_sample_bpf__destroy(r->skel);
+	r->skel = NULL;
+	free(r->off.lost_seen);
+	free(r->off.unseen_seen);
+	free(r->off.no_end_seen);
+}
+
+/* The program's options, in its read-only data (fixed at the load: the verifier prunes by them) */
+static void set_options(struct run *r)
+{
 	r->skel->rodata->kernel_stacks = !opts.user_only;
 	r->skel->rodata->user_stacks = !opts.kernel_only;
 	r->skel->rodata->filter = r->filtering;
@@ -1304,6 +1403,19 @@ static void setup_bpf(struct run *r)
 	r->skel->rodata->count_period = count_period();
 	r->skel->rodata->cpu_filter = opts.cpus_given;
 	r->skel->rodata->python = opts.python;
+}
+
+/* The BPF program: opened, its options set, its maps sized, loaded; its ring buffer mapped. */
+static void setup_bpf(struct run *r)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+	int err;
+
+	open_opts.btf_custom_path = r->kbtf.fd >= 0 ? r->kbtf.path : NULL;
+	r->skel = fg_sample_bpf__open_opts(&open_opts);
+	if (!r->skel)
+		fail_setup(r, -errno, "cannot open the BPF program");
+	set_options(r);
 	bpf_map__set_max_entries(r->skel->maps.py_procs, PY_PROCS_MAX);
 	bpf_map__set_max_entries(r->skel->maps.ustack, (uint32_t)r->ncpus_possible);
 	bpf_map__set_max_entries(r->skel->maps.cpus, (uint32_t)r->ncpus_possible);
@@ -1352,12 +1464,19 @@ static void setup_bpf(struct run *r)
 	fg_heap_huge_begin(16u << 20);
 	err = fg_sample_bpf__load(r->skel);
 	fg_heap_huge_end();
+	if (err && r->kbtf.fd >= 0) {
+		kernel_btf_drop(r);
+		setup_bpf(r); /* again, with the kernel's */
+		r->kbtf.how = "the kernel's (those kept did not do: removed)";
+		return;
+	}
 	if (err == -EPERM || err == -ENOSYS)
 		refuse_denied(r, err, "bpf", "cannot load the BPF program");
 	if (err == -EACCES || err == -EINVAL)
 		fail_setup(r, err, "the kernel refused the BPF program (-v shows its log)");
 	if (err)
 		fail_setup(r, err, "cannot load the BPF program");
+	kernel_btf_keep(r);
 	/* -C for the programs that run on every CPU (tracepoints, uprobes) */
 	for (int i = 0; opts.cpus_given && i < opts.ncpus; i++) {
 		uint32_t cpu = (uint32_t)opts.cpus[i], on = 1;
@@ -1995,12 +2114,25 @@ static void report_bpfsyms(const struct run *r, struct fg_buf *b)
 		    r->bpfsyms_err ? strerror(-r->bpfsyms_err) : "", fg_sideband_ksyms(r->sb));
 }
 
+/* With -v: which kernel types libbpf relocated the program against */
+static void report_kernel_btf(const struct run *r, struct fg_buf *b)
+{
+	if (!opts.verbose)
+		return;
+	fg_buf_addf(b, "kernel types for the BPF program: %s", r->kbtf.how);
+	if (r->kbtf.make_ns)
+		fg_buf_addf(b, " (%" PRIu64 " ms)", r->kbtf.make_ns / 1000000);
+	fg_buf_addf(b, "%s%s%s\n", r->kbtf.dirfd >= 0 ? ", file '" : "",
+		    r->kbtf.dirfd >= 0 ? r->kbtf.name : "", r->kbtf.dirfd >= 0 ? "'" : "");
+}
+
 /* --kernel-unwind: how the kernel stacks were taken */
 static void report_korc(struct run *r, struct fg_buf *b)
 {
 	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
 
 	report_bpfsyms(r, b);
+	report_kernel_btf(r, b);
 	if (!r->korc.on) {
 		if (r->korc.why_not && opts.verbose)
 			fg_buf_addf(b, "kernel stacks: by bpf_get_stack() (%s)\n", r->korc.why_not);
@@ -2314,6 +2446,7 @@ static int release(struct run *r)
 int main(int argc, char **argv)
 {
 	struct run r = {.cmd = {.pid = -1, .go_fd = -1, .err_fd = -1},
+			.kbtf = {.dirfd = -1, .fd = -1},
 			.child_status = -1,
 			.begin_ns = now_ns(CLOCK_MONOTONIC)};
 
@@ -2321,6 +2454,7 @@ int main(int argc, char **argv)
 	parse_options(argc, argv);
 	/* each step stops the tool with one line saying why, releasing what was set up */
 	prepare(&r);
+	kernel_btf_find(&r);
 	setup_bpf(&r);
 	add_targets(&r);
 	open_sideband(&r);

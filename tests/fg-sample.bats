@@ -406,6 +406,42 @@ count_comm() {
 	[[ $stderr == *"libbpf: "* ]]
 }
 
+@test "fg-sample keeps the kernel's types it relocates against; a bad file kept is replaced; --no-cache keeps none" {
+	requires root btf perf_event
+	local d=$BATS_TEST_TMPDIR
+	export XDG_CACHE_HOME=$d/xdg
+	# the first run: the kernel's whole BTF, and the part used kept (0600, root's)
+	fg --separate-stderr fg-sample -vv --call-graph fp -d 0.2 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"loading kernel BTF"* ]]
+	[[ $stderr == *"kernel types for the BPF program: the kernel's, its part used kept for the next runs"* ]]
+	local f=("$d"/xdg/fg/btf/*.btf)
+	[ "${#f[@]}" -eq 1 ] && [ "$(stat -c '%a %u' "${f[0]}")" = "600 0" ]
+	[ "$(stat -c %s "${f[0]}")" -lt 200000 ]
+	# the next: those kept, and not the kernel's; samples as before
+	fg --separate-stderr fg-sample -vv --call-graph fp -F 499 -o "$OUT" -- $WORKLOADS/split7030 1
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"loading kernel BTF"* ]]
+	[[ $stderr == *"kernel types for the BPF program: kept from an earlier run, file '$(basename "${f[0]}")'"* ]]
+	dump
+	[ "$(count_comm split7030)" -gt 100 ]
+	# a file that is not BTF: the load goes on with the kernel's, and the file is made again
+	head -c 4096 /dev/urandom >"${f[0]}"
+	fg --separate-stderr fg-sample -v -d 0.2 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"kernel types for the BPF program: the kernel's (those kept did not do: removed)"* ]]
+	fg --separate-stderr fg-sample -vv -d 0.2 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr != *"loading kernel BTF"* ]]
+	# --no-cache: neither read nor written
+	rm -rf "$d/xdg"
+	fg --separate-stderr fg-sample -vv --no-cache -d 0.2 -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"loading kernel BTF"* ]]
+	[[ $stderr == *"kernel types for the BPF program: the kernel's, not kept (--no-cache)"* ]]
+	[ ! -e "$d/xdg/fg/btf" ]
+}
+
 @test "fg-sample says in one line what it took: samples, lost, the share of whole stacks" {
 	requires root btf perf_event
 	"$WORKLOADS/split7030" 30 &
