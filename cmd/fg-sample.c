@@ -41,7 +41,6 @@
 #include "fg/buf.h"
 #include "fg/cfi_load.h"
 #include "fg/cfi_store.h"
-#include "fg/minbtf.h"
 #include "fg/cfi_worker.h"
 #include "fg/cpulist.h"
 #include "fg/diag.h"
@@ -49,6 +48,7 @@
 #include "fg/hash.h"
 #include "fg/jvmmaps.h"
 #include "fg/korc.h"
+#include "fg/minbtf.h"
 #include "fg/pyprocs.h"
 #include "fg/ksyms.h"
 #include "fg/record.h"
@@ -385,6 +385,7 @@ struct run {
 		int dirfd, fd;
 		char name[FG_MINBTF_NAME_MAX], path[32];
 		const char *how;
+		bool dropped; /* a file kept that did not do, removed */
 		uint64_t make_ns;
 	} kbtf;
 	struct fg_jvmmaps_stats jvm_st;
@@ -1380,6 +1381,7 @@ static void kernel_btf_drop(struct run *r)
 	unlinkat(r->kbtf.dirfd, r->kbtf.name, 0);
 	close(r->kbtf.fd);
 	r->kbtf.fd = -1;
+	r->kbtf.dropped = true;
 	fg_sample_bpf__destroy(r->skel);
 	r->skel = NULL;
 	free(r->off.lost_seen);
@@ -1467,7 +1469,6 @@ static void setup_bpf(struct run *r)
 	if (err && r->kbtf.fd >= 0) {
 		kernel_btf_drop(r);
 		setup_bpf(r); /* again, with the kernel's */
-		r->kbtf.how = "the kernel's (those kept did not do: removed)";
 		return;
 	}
 	if (err == -EPERM || err == -ENOSYS)
@@ -2122,8 +2123,9 @@ static void report_kernel_btf(const struct run *r, struct fg_buf *b)
 	fg_buf_addf(b, "kernel types for the BPF program: %s", r->kbtf.how);
 	if (r->kbtf.make_ns)
 		fg_buf_addf(b, " (%" PRIu64 " ms)", r->kbtf.make_ns / 1000000);
-	fg_buf_addf(b, "%s%s%s\n", r->kbtf.dirfd >= 0 ? ", file '" : "",
-		    r->kbtf.dirfd >= 0 ? r->kbtf.name : "", r->kbtf.dirfd >= 0 ? "'" : "");
+	fg_buf_addf(b, "%s%s%s%s\n", r->kbtf.dirfd >= 0 ? ", file '" : "",
+		    r->kbtf.dirfd >= 0 ? r->kbtf.name : "", r->kbtf.dirfd >= 0 ? "'" : "",
+		    r->kbtf.dropped ? "; the file kept before did not do: removed" : "");
 }
 
 /* --kernel-unwind: how the kernel stacks were taken */

@@ -429,7 +429,7 @@ count_comm() {
 	head -c 4096 /dev/urandom >"${f[0]}"
 	fg --separate-stderr fg-sample -v -d 0.2 -o "$OUT"
 	[ "$status" -eq 0 ]
-	[[ $stderr == *"kernel types for the BPF program: the kernel's (those kept did not do: removed)"* ]]
+	[[ $stderr == *"kernel types for the BPF program: the kernel's, its part used kept for the next runs"*"; the file kept before did not do: removed"* ]]
 	fg --separate-stderr fg-sample -vv -d 0.2 -o "$OUT"
 	[ "$status" -eq 0 ]
 	[[ $stderr != *"loading kernel BTF"* ]]
