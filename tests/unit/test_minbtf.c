@@ -7,6 +7,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -164,6 +165,71 @@ TEST(nesting_beyond_the_bound_is_refused)
 	btf__free(k);
 }
 
+TEST(named_by_object_and_kernel)
+{
+	char a[FG_MINBTF_NAME_MAX], b[FG_MINBTF_NAME_MAX], c[FG_MINBTF_NAME_MAX];
+	int err = fg_minbtf_name("object one", 10, a, sizeof(a));
+
+	if (err == -EACCES || err == -ENOENT) {
+		printf("# no kernel identity to read here: %s\n", strerror(-err));
+		CHECK(access("/sys/kernel/notes", R_OK) != 0);
+		return;
+	}
+	CHECK_INT(err, 0);
+	CHECK_INT(fg_minbtf_name("object one", 10, b, sizeof(b)), 0);
+	CHECK_INT(fg_minbtf_name("object two", 10, c, sizeof(c)), 0);
+	CHECK_STR(a, b);
+	/* the kernel's half the same, the object's not */
+	CHECK_INT(strlen(a), 37);
+	CHECK(strncmp(a, c, 17) == 0 && strcmp(a + 17, c + 17) != 0);
+	CHECK_STR(a + 33, ".btf");
+	CHECK_INT(fg_minbtf_name("object one", 10, a, 20), -ENAMETOOLONG);
+}
+
+TEST(keeps_the_most_recently_used_and_nothing_else_is_touched)
+{
+	char dir[] = "/tmp/fg-test-minbtf-keep.XXXXXX", path[128], name[64];
+	struct btf *m = btf__new_empty();
+	struct timespec t[2] = {{0, 0}, {0, 0}};
+	struct stat st;
+	int dirfd, n = 0;
+
+	CHECK(m && mkdtemp(dir));
+	btf__add_int(m, "int", 4, BTF_INT_SIGNED);
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(dirfd >= 0);
+	/* another file of the directory, older than all: not one of ours, left alone */
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	CHECK(close(open(path, O_WRONLY | O_CREAT, 0600)) == 0);
+	CHECK(utimensat(dirfd, "notes.txt", t, 0) == 0);
+	for (int i = 0; i < FG_MINBTF_KEEP + 3; i++) {
+		snprintf(name, sizeof(name), "%016x-%016x.btf", i, i);
+		CHECK_INT(fg_minbtf_keep(dirfd, name, m), 0);
+		/* its use: the i-th second, whatever the clock's grain */
+		t[0].tv_sec = t[1].tv_sec = 1000 + i;
+		CHECK(utimensat(dirfd, name, t, 0) == 0);
+	}
+	for (int i = 0; i < FG_MINBTF_KEEP + 3; i++) {
+		snprintf(name, sizeof(name), "%016x-%016x.btf", i, i);
+		if (fstatat(dirfd, name, &st, 0) == 0) {
+			CHECK(i >= 3); /* the three used least recently went */
+			CHECK_INT(st.st_mode & 0777, 0600);
+			n++;
+		}
+	}
+	/* each write removed what went beyond 8 */
+	CHECK_INT(n, FG_MINBTF_KEEP);
+	CHECK(fstatat(dirfd, "notes.txt", &st, 0) == 0);
+	for (int i = 0; i < FG_MINBTF_KEEP + 3; i++) {
+		snprintf(name, sizeof(name), "%016x-%016x.btf", i, i);
+		unlinkat(dirfd, name, 0);
+	}
+	unlinkat(dirfd, "notes.txt", 0);
+	close(dirfd);
+	rmdir(dir);
+	btf__free(m);
+}
+
 static bool kernel_btf_loaded;
 
 static int watch_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -268,6 +334,8 @@ int main(void)
 	RUN(flavors_are_cut_as_libbpf_cuts_them);
 	RUN(copies_the_types_named_whole_and_nothing_else);
 	RUN(nesting_beyond_the_bound_is_refused);
+	RUN(named_by_object_and_kernel);
+	RUN(keeps_the_most_recently_used_and_nothing_else_is_touched);
 	RUN(fg_sample_relocated_by_the_minimal_btf_as_by_the_kernels);
 	return unit_done();
 }
