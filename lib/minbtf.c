@@ -307,21 +307,10 @@ int fg_minbtf_keep(int dirfd, const char *name, const struct btf *m)
 
 	if (!raw)
 		return -ENOMEM;
-	err = fg_atomic_openat(&a, dirfd, name, FG_OUT_PRIVATE | FG_OUT_FD);
+	err = fg_atomic_openat(&a, dirfd, name, FG_OUT_PRIVATE);
 	if (err)
 		return err;
-	for (size_t done = 0; done < size;) {
-		ssize_t w = write(a.fd, (const char *)raw + done, size - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? -errno : -EIO;
-			fg_atomic_abort(&a);
-			return err;
-		}
-		done += (size_t)w;
-	}
+	fwrite(raw, 1, size, a.fp); /* (a short write: the commit's error, nothing renamed) */
 	err = fg_atomic_commit(&a);
 	if (!err)
 		evict(dirfd);
