@@ -924,53 +924,50 @@ static void setup_events_progs(struct run *r)
 }
 
 /*
- * Whether the kernel has tracepoint `sys`:`name`, for a raw_tp program: its
- * directory in tracefs where tracefs is mounted (a stat), else its type in
- * the kernel's BTF (`*btf`, parsed once on first need: some 8 ms of CPU, a
- * tenth of the start-up's).
+ * --call-graph cfi: the programs that mark a process' mappings in the maps
+ * stale as the kernel changes them (bpf/cfi_unwind.h).  Raw tracepoints: the
+ * load asks nothing of the kernel's types, and the attach (attach_cfi_stale)
+ * is where a kernel without the tracepoint says so.  Asking before the load
+ * would take tracefs, often not mounted, or the kernel's whole BTF, some 8 ms
+ * of CPU each run.
  */
-static bool kernel_has_tp(const char *sys, const char *name, struct btf **btf)
-{
-	char dir[PATH_MAX], path[PATH_MAX + 64], type[128];
-	struct stat st;
+static const struct {
+	const char *tp, *when;
+} cfi_stale_tps[] = {
+    {"sched_prepare_exec", "after an exec, the old image's"},
+    {"vm_unmapped_area", "after a library is opened where another was, the old one's"},
+};
 
-	if (fg_ev_tracefs_find(fg_tracefs_dirs, dir, sizeof(dir)) == 0) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s", dir, sys, name);
-		return stat(path, &st) == 0;
-	}
-	if (!*btf)
-		*btf = btf__load_vmlinux_btf();
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	return *btf && btf__find_by_name_kind(*btf, type, BTF_KIND_TYPEDEF) > 0;
+static struct bpf_program *cfi_stale_prog(struct run *r, size_t i)
+{
+	return i ? r->skel->progs.fg_cfi_mmap : r->skel->progs.fg_cfi_exec;
 }
 
-/*
- * --call-graph cfi: the programs that mark a process' mappings in the maps
- * stale as the kernel changes them (bpf/cfi_unwind.h), each loaded where
- * the kernel has its tracepoint; without one, say what may go wrong.
- */
 static void setup_cfi_stale(struct run *r)
 {
-	static const struct {
-		const char *sys, *tp, *when;
-	} tps[] = {
-	    {"sched", "sched_prepare_exec", "after an exec, the old image's"},
-	    {"mmap", "vm_unmapped_area",
-	     "after a library is opened where another was, the old one's"},
-	};
-	struct bpf_program *progs[] = {r->skel->progs.fg_cfi_exec, r->skel->progs.fg_cfi_mmap};
-	struct btf *btf = NULL;
+	for (size_t i = 0; i < sizeof(cfi_stale_tps) / sizeof(cfi_stale_tps[0]); i++)
+		bpf_program__set_autoload(cfi_stale_prog(r, i), opts.cfi);
+}
 
-	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
-		bool has = opts.cfi && kernel_has_tp(tps[i].sys, tps[i].tp, &btf);
+/* an exec, a new mapping over a process' mappings: stale (before they are read) */
+static void attach_cfi_stale(struct run *r)
+{
+	for (size_t i = 0; i < sizeof(cfi_stale_tps) / sizeof(cfi_stale_tps[0]); i++) {
+		struct bpf_link *link = bpf_program__attach(cfi_stale_prog(r, i));
+		int err = link ? 0 : -errno;
 
-		bpf_program__set_autoload(progs[i], has);
-		if (opts.cfi && !has)
+		if (err == -ENOENT) {
 			fg_warnx("this kernel has no %s tracepoint: a process' walks right %s "
 				 "tables may be used for its new code",
-				 tps[i].tp, tps[i].when);
+				 cfi_stale_tps[i].tp, cfi_stale_tps[i].when);
+			continue;
+		}
+		keep_link(r, link, -1);
+		if (err)
+			fail_setup(r, err,
+				   i ? "cannot attach the BPF program to vm_unmapped_area"
+				     : "cannot attach the BPF program to sched_prepare_exec");
 	}
-	btf__free(btf);
 }
 
 /*
@@ -1490,25 +1487,7 @@ static void setup_bpf(struct run *r)
 	load_korc(r);
 	open_rings(r);
 	if (opts.cfi) {
-		/* an exec, a new mapping over a process' mappings: stale (before they are read) */
-		struct bpf_program *stale[] = {r->skel->progs.fg_cfi_exec,
-					       r->skel->progs.fg_cfi_mmap};
-
-		for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
-			struct bpf_link *link;
-
-			if (!bpf_program__autoload(stale[i]))
-				continue;
-			link = bpf_program__attach(stale[i]);
-			err = link ? 0 : -errno;
-			keep_link(r, link, -1);
-			if (err)
-				fail_setup(
-				    r, err,
-				    i ? "cannot attach the BPF program to vm_unmapped_area"
-				      : "cannot attach the BPF program to sched_prepare_exec");
-		}
-
+		attach_cfi_stale(r);
 		new_cfi_loader(r);
 	}
 	setup_python(r);
