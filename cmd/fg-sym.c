@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fg/atomicfile.h"
+#include "fg/bigmem.h"
 #include "fg/bpfsyms.h"
 #include "fg/capture.h"
 #include "fg/debugfile.h"
@@ -636,6 +637,7 @@ int main(int argc, char **argv)
 	fg_set_progname(argv[0]);
 	run.a.sym.warn = fg_log_warnx;
 	parse_options(&run.a, argc, argv);
+	fg_heap_huge_begin(FG_HEAP_HUGE_MAX);
 	open_input(&run);
 	if (!open_output(&run))
 		return FG_EXIT_FAIL;
