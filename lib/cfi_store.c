@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -319,22 +318,6 @@ struct fg_cfi *fg_cfi_store_get(struct fg_cfi_store *s, const unsigned char *id,
 	return c;
 }
 
-/* A table file of the store, for the room made. */
-struct entry {
-	char name[256];
-	struct timespec mtime;
-	uint64_t bytes;
-};
-
-static int by_age(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-
-	if (x->mtime.tv_sec != y->mtime.tv_sec)
-		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
-	return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : x->mtime.tv_nsec > y->mtime.tv_nsec;
-}
-
 /*
  * The table files counted (the first write of a run, and whenever those
  * written since may have gone past a bound); past FG_CFI_STORE_MAX_FILES or
@@ -342,12 +325,10 @@ static int by_age(const void *a, const void *b)
  */
 static void make_room(struct fg_cfi_store *s, size_t written)
 {
-	struct entry *e = NULL;
-	size_t n = 0, alloc = 0, keep;
-	uint64_t bytes = 0;
-	struct dirent *de;
-	DIR *d;
-	int fd;
+	static const struct fg_dir_bounds b = {FG_CFI_STORE_MAX_FILES, FG_CFI_STORE_MAX_BYTES,
+					       FG_CFI_STORE_MAX_FILES / 10 * 9,
+					       FG_CFI_STORE_MAX_BYTES / 10 * 9};
+	struct fg_dir_count n;
 
 	if (s->files >= 0) {
 		s->files++;
@@ -355,43 +336,11 @@ static void make_room(struct fg_cfi_store *s, size_t written)
 		if (s->files <= FG_CFI_STORE_MAX_FILES && s->bytes <= FG_CFI_STORE_MAX_BYTES)
 			return;
 	}
-	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (fg_safeio_dir_trim(s->dirfd, NULL, &b, &n) < 0)
 		return;
-	}
-	while ((de = readdir(d))) {
-		struct stat sb;
-
-		if (de->d_name[0] == '.' ||
-		    fstatat(s->dirfd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(sb.st_mode))
-			continue;
-		FG_ALLOC_GROW(e, n + 1, alloc);
-		snprintf(e[n].name, sizeof(e[n].name), "%s", de->d_name);
-		e[n].mtime = sb.st_mtim;
-		e[n].bytes = (uint64_t)sb.st_size;
-		bytes += e[n].bytes;
-		n++;
-	}
-	closedir(d);
-	keep = n;
-	if (n > FG_CFI_STORE_MAX_FILES || bytes > FG_CFI_STORE_MAX_BYTES) {
-		qsort(e, n, sizeof(*e), by_age);
-		for (size_t i = 0; i < n && (keep > FG_CFI_STORE_MAX_FILES / 10 * 9 ||
-					     bytes > FG_CFI_STORE_MAX_BYTES / 10 * 9);
-		     i++) {
-			if (unlinkat(s->dirfd, e[i].name, 0) == 0)
-				s->st.evicted++;
-			keep--;
-			bytes -= e[i].bytes;
-		}
-	}
-	s->files = (int64_t)keep;
-	s->bytes = bytes;
-	free(e);
+	s->st.evicted += n.removed;
+	s->files = (int64_t)n.files;
+	s->bytes = n.bytes;
 }
 
 void fg_cfi_store_put(struct fg_cfi_store *s, const unsigned char *id, size_t idlen,

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <bpf/btf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -252,50 +251,14 @@ static bool is_kept_name(const char *s)
 	       strspn(s, "0123456789abcdef") == 16 && strspn(s + 17, "0123456789abcdef") == 16;
 }
 
-struct kept {
-	char name[FG_MINBTF_NAME_MAX];
-	struct timespec t;
-};
-
-static int cmp_newest(const void *a, const void *b)
-{
-	const struct timespec *x = &((const struct kept *)a)->t, *y = &((const struct kept *)b)->t;
-
-	if (x->tv_sec != y->tv_sec)
-		return x->tv_sec > y->tv_sec ? -1 : 1;
-	return x->tv_nsec > y->tv_nsec ? -1 : x->tv_nsec < y->tv_nsec;
-}
-
 /* The files beyond the FG_MINBTF_KEEP most recently used (modified) removed. */
 static void evict(int dirfd)
 {
-	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	struct kept *k = NULL;
-	size_t n = 0, alloc = 0;
-	struct dirent *de;
+	static const struct fg_dir_bounds b = {.max_files = FG_MINBTF_KEEP,
+					       .to_files = FG_MINBTF_KEEP};
+	struct fg_dir_count n;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d)) && n < 4096) {
-		struct stat st;
-
-		if (!is_kept_name(de->d_name) ||
-		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		FG_ALLOC_GROW(k, n + 1, alloc);
-		snprintf(k[n].name, sizeof(k[n].name), "%s", de->d_name);
-		k[n++].t = st.st_mtim;
-	}
-	closedir(d);
-	if (n > FG_MINBTF_KEEP)
-		qsort(k, n, sizeof(*k), cmp_newest);
-	for (size_t i = FG_MINBTF_KEEP; i < n; i++)
-		unlinkat(dirfd, k[i].name, 0);
-	free(k);
+	(void)fg_safeio_dir_trim(dirfd, is_kept_name, &b, &n);
 }
 
 int fg_minbtf_keep(int dirfd, const char *name, const struct btf *m)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -303,4 +304,69 @@ bool fg_safeio_dir_refusal(char *buf, size_t size, int err, const char *bad, uid
 	else
 		snprintf(buf, size, "%s", strerror(-err));
 	return safety;
+}
+
+struct dir_file {
+	char name[256];
+	struct timespec mtime;
+	uint64_t bytes;
+};
+
+static int oldest_first(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct dir_file *)a)->mtime;
+	const struct timespec *y = &((const struct dir_file *)b)->mtime;
+
+	if (x->tv_sec != y->tv_sec)
+		return x->tv_sec < y->tv_sec ? -1 : 1;
+	return x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec;
+}
+
+int fg_safeio_dir_trim(int dirfd, bool (*accept)(const char *name), const struct fg_dir_bounds *b,
+		       struct fg_dir_count *out)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dir_file *f = NULL;
+	size_t n = 0, alloc = 0;
+	struct dirent *de;
+
+	*out = (struct fg_dir_count){0};
+	if (!d) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if ((accept ? !accept(de->d_name) : de->d_name[0] == '.') ||
+		    strlen(de->d_name) >= sizeof(f->name) ||
+		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		FG_ALLOC_GROW(f, n + 1, alloc);
+		memcpy(f[n].name, de->d_name, strlen(de->d_name) + 1);
+		f[n].mtime = st.st_mtim;
+		f[n].bytes = (uint64_t)st.st_size;
+		out->bytes += f[n].bytes;
+		n++;
+	}
+	closedir(d);
+	out->files = n;
+	if (n > b->max_files || (b->max_bytes && out->bytes > b->max_bytes)) {
+		qsort(f, n, sizeof(*f), oldest_first);
+		for (size_t i = 0; i < n && (out->files > b->to_files ||
+					     (b->to_bytes && out->bytes > b->to_bytes));
+		     i++) {
+			/* (one that cannot be removed is counted gone: the next trim sees it) */
+			out->removed += unlinkat(dirfd, f[i].name, 0) == 0;
+			out->files--;
+			out->bytes -= f[i].bytes;
+		}
+	}
+	free(f);
+	return 0;
 }

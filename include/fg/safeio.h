@@ -71,6 +71,31 @@ int fg_safeio_private_dir_open(const char *path, bool create, char *bad, size_t 
 bool fg_safeio_dir_refusal(char *buf, size_t size, int err, const char *bad, uid_t owner);
 
 /*
+ * A private directory kept within bounds (the tables kept between runs, the
+ * kernel's types): past max_files files or max_bytes bytes (0: no bound on
+ * bytes), the least recently modified are removed until at most to_files
+ * and to_bytes (0: none) remain.
+ */
+struct fg_dir_bounds {
+	uint64_t max_files, max_bytes, to_files, to_bytes;
+};
+
+/* What fg_safeio_dir_trim() counted, and removed. */
+struct fg_dir_count {
+	uint64_t files, bytes; /* those left */
+	uint64_t removed;
+};
+
+/*
+ * The regular files of directory dirfd whose name `accept` takes (NULL:
+ * every name not starting with '.'), counted into *out and trimmed to `b`.
+ * Symbolic links are neither followed nor counted.  0, or -errno when the
+ * directory cannot be read.
+ */
+int fg_safeio_dir_trim(int dirfd, bool (*accept)(const char *name), const struct fg_dir_bounds *b,
+		       struct fg_dir_count *out);
+
+/*
  * Read the whole of `fd` from its current position into a new buffer of at
  * most `max` bytes (NUL-terminated, so text can be parsed in place).  Files
  * like /proc/kallsyms report size 0, so this reads until the end.  0 or

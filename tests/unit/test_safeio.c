@@ -3,9 +3,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fg/safeio.h"
@@ -174,6 +176,69 @@ TEST(dir_refusal_says_why)
 	CHECK_STR(why, strerror(EROFS));
 }
 
+/* rel with `len` bytes, last modified at second `t` */
+static void put_aged(const char *rel, size_t len, time_t t)
+{
+	struct timespec ts[2] = {{t, 0}, {t, 0}};
+	FILE *f = fopen(in_top(rel), "w");
+
+	for (size_t i = 0; i < len; i++)
+		fputc('x', f);
+	fclose(f);
+	CHECK(utimensat(AT_FDCWD, in_top(rel), ts, 0) == 0);
+}
+
+static bool only_tables(const char *name)
+{
+	return strncmp(name, "t", 1) == 0;
+}
+
+TEST(dir_trim_removes_the_least_recently_used)
+{
+	struct fg_dir_bounds files = {.max_files = 3, .to_files = 2};
+	struct fg_dir_count n;
+	int dirfd;
+
+	CHECK(mkdir(in_top("trim"), 0700) == 0);
+	put_aged("trim/t1", 100, 1000);
+	put_aged("trim/t2", 200, 3000);
+	put_aged("trim/t3", 300, 2000);
+	put_aged("trim/.hidden", 50, 1);
+	CHECK(symlink("t2", in_top("trim/tlink")) == 0);
+	CHECK(mkdir(in_top("trim/tdir"), 0700) == 0);
+	dirfd = open(in_top("trim"), O_RDONLY | O_DIRECTORY);
+	/* within bounds: counted (no dot file, link or directory), nothing removed */
+	CHECK_INT(fg_safeio_dir_trim(dirfd, NULL, &files, &n), 0);
+	CHECK_INT(n.files, 3);
+	CHECK_INT(n.bytes, 600);
+	CHECK_INT(n.removed, 0);
+	/* one more file: past 3, down to 2, the oldest first (t1, then t4 of second 1500) */
+	put_aged("trim/t4", 400, 1500);
+	CHECK_INT(fg_safeio_dir_trim(dirfd, NULL, &files, &n), 0);
+	CHECK_INT(n.files, 2);
+	CHECK_INT(n.bytes, 500);
+	CHECK_INT(n.removed, 2);
+	CHECK(access(in_top("trim/t1"), F_OK) < 0 && access(in_top("trim/t4"), F_OK) < 0);
+	CHECK(access(in_top("trim/t2"), F_OK) == 0 && access(in_top("trim/t3"), F_OK) == 0);
+	CHECK(access(in_top("trim/.hidden"), F_OK) == 0);
+	/* a bound on bytes, and the names `accept` takes: "other" is neither counted nor removed */
+	put_aged("trim/other", 1000, 1);
+	struct fg_dir_bounds bytes = {
+	    .max_files = 100, .max_bytes = 400, .to_files = 100, .to_bytes = 250};
+	CHECK_INT(fg_safeio_dir_trim(dirfd, only_tables, &bytes, &n), 0);
+	CHECK_INT(n.files, 1);
+	CHECK_INT(n.bytes, 200);
+	CHECK_INT(n.removed, 1);
+	CHECK(access(in_top("trim/t3"), F_OK) < 0 && access(in_top("trim/t2"), F_OK) == 0);
+	CHECK(access(in_top("trim/other"), F_OK) == 0);
+	/* the link's target is the file kept; the link itself is left alone */
+	CHECK(access(in_top("trim/tlink"), F_OK) == 0);
+	close(dirfd);
+	/* a descriptor that is no directory: the error */
+	CHECK(fg_safeio_dir_trim(-1, NULL, &files, &n) < 0);
+	CHECK_INT(n.files, 0);
+}
+
 int main(void)
 {
 	if (!mkdtemp(top))
@@ -184,6 +249,7 @@ int main(void)
 	RUN(private_dir_is_made_and_reopened);
 	RUN(private_dir_refuses_links_and_others);
 	RUN(dir_refusal_says_why);
+	RUN(dir_trim_removes_the_least_recently_used);
 	char cmd[600];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd) != 0)
