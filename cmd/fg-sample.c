@@ -395,6 +395,7 @@ struct run {
 		const char *how;
 		bool dropped; /* a file kept that did not do, removed */
 		uint64_t make_ns;
+		char *dir; /* the directory, to make after a load: there is none yet */
 	} kbtf;
 	struct fg_jvmmaps_stats jvm_st;
 	uint64_t cfi_start_ns; /* the time the tables of the running processes took */
@@ -1330,7 +1331,13 @@ static void kernel_btf_find(struct run *r)
 		r->kbtf.how = "the kernel's, not kept (its identity cannot be read)";
 		return;
 	}
-	r->kbtf.dirfd = fg_safeio_private_dir_open(dir, true, NULL, 0, NULL);
+	/* (made only after a load: a run refused there leaves no directory behind) */
+	r->kbtf.dirfd = fg_safeio_private_dir_open(dir, false, NULL, 0, NULL);
+	if (r->kbtf.dirfd == -ENOENT) {
+		r->kbtf.dirfd = -1;
+		r->kbtf.dir = fg_xstrdup(dir);
+		return;
+	}
 	if (r->kbtf.dirfd < 0) {
 		r->kbtf.how = "the kernel's, not kept (the cache directory is refused)";
 		return;
@@ -1353,6 +1360,16 @@ static void kernel_btf_keep(struct run *r)
 	struct btf *kernel, *m = NULL;
 	int err;
 
+	if (r->kbtf.dir) {
+		r->kbtf.dirfd = fg_safeio_private_dir_open(r->kbtf.dir, true, NULL, 0, NULL);
+		free(r->kbtf.dir);
+		r->kbtf.dir = NULL;
+		if (r->kbtf.dirfd < 0) {
+			r->kbtf.dirfd = -1;
+			r->kbtf.how = "the kernel's, not kept (the cache directory is refused)";
+			return;
+		}
+	}
 	if (r->kbtf.dirfd < 0 || r->kbtf.fd >= 0)
 		return;
 	fg_heap_huge_begin(16u << 20);
@@ -1375,6 +1392,8 @@ static void kernel_btf_close(struct run *r)
 	if (r->kbtf.dirfd >= 0)
 		close(r->kbtf.dirfd);
 	r->kbtf.fd = r->kbtf.dirfd = -1;
+	free(r->kbtf.dir);
+	r->kbtf.dir = NULL;
 }
 
 /*
