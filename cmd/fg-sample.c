@@ -101,8 +101,10 @@ static const char usage_text[] =
     "                  (4194304), tables (4096), processes (8192) in the maps\n"
     "  --kernel-unwind orc | helper | check\n"
     "                  kernel stacks: orc (default) unwinds them in BPF with the kernel's\n"
-    "                  ORC tables, bpf_get_stack() where that gives up; helper, always\n"
-    "                  bpf_get_stack(); check, both, compared (a test)\n"
+    "                  ORC tables, bpf_get_stack() where that gives up (by default the\n"
+    "                  tables are copied once 4096 kernel stacks were taken; given, at\n"
+    "                  the start); helper, always bpf_get_stack(); check, both, compared\n"
+    "                  (a test)\n"
     "  --user-only     user stacks only\n"
     "  --kernel-only   kernel stacks only\n"
     "  --off-cpu       off-CPU time instead of CPU samples: a record for each wait, the\n"
@@ -170,6 +172,15 @@ static struct fg_cfi_load_limits cfi_limits = FG_CFI_LOAD_LIMITS_DEFAULT;
  */
 #define WRITE_EVERY_NS (100 * 1000 * 1000ull)
 #define CFI_KEEP_NS (10 * 1000000000ull)
+/*
+ * By default the kernel's ORC tables are copied in only once the run has
+ * taken this many kernel stacks with bpf_get_stack(): copying and building
+ * them costs 11 to 15 ms of CPU, and each stack the walk takes rather than the
+ * helper saves 1.5 to 2.5 us (docs/benchmarks.md, kstack), so that a run that
+ * takes fewer never pays for them, and one that takes more pays at most
+ * twice.  Most system-wide captures of programs take a few dozen.
+ */
+#define KORC_PAYS 4096
 /* how often the CPUs online are read (a CPU that goes offline is reported) */
 #define OFFLINE_CHECK_NS (250 * 1000 * 1000ull)
 
@@ -407,6 +418,9 @@ struct run {
 		const unsigned char *chunk; /* korc_chunk, fg_korc_copy's, mapped */
 		uint64_t load_ns;	    /* the time the tables took to copy and build */
 		uint32_t nrules;	    /* the distinct rules of their entries */
+		/* copied once KORC_PAYS kernel stacks were taken without them (lazy) */
+		bool lazy, loaded;
+		uint64_t kstacks; /* the samples' kernel stacks, however taken */
 	} korc;
 	struct offcpu {
 		uint32_t ring_bytes;	   /* the ring buffer of waits */
@@ -741,6 +755,8 @@ static void on_sample(struct run *r, const uint8_t *data, size_t size)
 	} else {
 		s.weight = event_weight(FG_SAMPLE_EVENT(s.flags));
 		r->event_samples[FG_SAMPLE_EVENT(s.flags)]++;
+		if (s.nr_kernel)
+			r->korc.kstacks++;
 		if (opts.wall) {
 			/* a CPU sample stands for its sampling period of the thread's time */
 			s.weight = fg_sample_period_ns(opts.freq);
@@ -1206,6 +1222,7 @@ static void load_korc(struct run *r)
 		return;
 	}
 	r->skel->bss->korc_ready = true;
+	r->korc.loaded = true;
 	r->korc.load_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	r->korc.nrules = out.nrules;
 }
@@ -1511,7 +1528,10 @@ static void setup_bpf(struct run *r)
 		if (err)
 			fail_setup(r, err, "cannot set the CPUs of the BPF program");
 	}
-	load_korc(r);
+	/* by default once they pay (run_loop), given or checked at once */
+	r->korc.lazy = opts.kernel_unwind == FG_KUNWIND_ORC && !opts.kernel_unwind_given;
+	if (!r->korc.lazy)
+		load_korc(r);
 	open_rings(r);
 	if (opts.cfi) {
 		attach_cfi_stale(r);
@@ -1953,6 +1973,8 @@ static void run_loop(struct run *r)
 		ring_buffer__consume(r->rb);
 		check_lost(r, cut);
 		check_offline(r, cut, last);
+		if (r->korc.on && !r->korc.loaded && r->korc.kstacks >= KORC_PAYS && !last)
+			load_korc(r);
 		/* (the last one too: the programs run until finish(), which writes the rest) */
 		bool out = last || cut - written >= WRITE_EVERY_NS;
 
@@ -2144,7 +2166,8 @@ static void report_kernel_btf(const struct run *r, struct fg_buf *b)
 /* --kernel-unwind: how the kernel stacks were taken */
 static void report_korc(struct run *r, struct fg_buf *b)
 {
-	uint64_t percpu[MAX_CPUS], walks, text, other, checked, differ;
+	uint64_t percpu[MAX_CPUS], walks, text, other, before, checked, differ;
+	char once[96] = "";
 
 	report_bpfsyms(r, b);
 	report_kernel_btf(r, b);
@@ -2159,12 +2182,27 @@ static void report_korc(struct run *r, struct fg_buf *b)
 	/* with -v, or --kernel-unwind check, which asks for it */
 	if (!opts.verbose && opts.kernel_unwind != FG_KUNWIND_CHECK)
 		return;
+	if (!r->korc.loaded) {
+		fg_buf_addf(b,
+			    "kernel stacks: %" PRIu64
+			    " by bpf_get_stack(), the kernel's ORC tables "
+			    "not copied in (fewer than %d kernel stacks, which would not pay for "
+			    "them)\n",
+			    r->korc.kstacks, KORC_PAYS);
+		return;
+	}
+	/* (those not taken with the tables, nor by their walk's fallback: taken before them) */
+	before =
+	    r->korc.kstacks > walks + text + other ? r->korc.kstacks - walks - text - other : 0;
+	if (r->korc.lazy)
+		snprintf(once, sizeof(once), " once %" PRIu64 " had been taken by bpf_get_stack()",
+			 before);
 	fg_buf_addf(b,
 		    "kernel stacks: %" PRIu64 " unwound with the kernel's ORC tables "
 		    "(%" PRIu32 " entries, %" PRIu32 " distinct rules, loaded in %" PRIu64
-		    " ms), %" PRIu64 " by bpf_get_stack() instead (%" PRIu64
+		    " ms%s), %" PRIu64 " by bpf_get_stack() instead (%" PRIu64
 		    " reached code outside vmlinux's text, %" PRIu64 " a step not followed)\n",
-		    walks, r->korc.syms.info.nr, r->korc.nrules, r->korc.load_ns / 1000000,
+		    walks, r->korc.syms.info.nr, r->korc.nrules, r->korc.load_ns / 1000000, once,
 		    text + other, text, other);
 	if (opts.kernel_unwind == FG_KUNWIND_CHECK) {
 		checked = stat_total(r, FG_STAT_KORC_CHECKED, percpu);

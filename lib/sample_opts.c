@@ -257,6 +257,7 @@ int fg_sample_opt(struct fg_sample_opts *o, int c, const char *arg, char *why, s
 		o->no_cache = true;
 		return 0;
 	case FG_SAMPLE_OPT_KERNEL_UNWIND:
+		o->kernel_unwind_given = true;
 		if (!strcmp(arg, "orc"))
 			o->kernel_unwind = FG_KUNWIND_ORC;
 		else if (!strcmp(arg, "helper"))

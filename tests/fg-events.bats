@@ -388,12 +388,23 @@ stack_shares() {
 	grep -q '^	.* asm_exc_page_fault' perf.fgr.txt
 }
 
-@test "--kernel-unwind: orc by default, helper says nothing of it, a bad one is refused" {
+@test "--kernel-unwind: orc by default once the tables pay, at once when given; helper says nothing of it, a bad one is refused" {
 	requires root btf perf_event
+	# by default 100 kernel stacks do not pay for copying the tables: all by the helper
 	fg --separate-stderr fg-sample -v -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
 	[ "$status" -eq 0 ]
-	[[ $stderr == *"kernel stacks: 100 unwound with the kernel's ORC tables"* ]]
+	[[ $stderr == *"kernel stacks: 100 by bpf_get_stack(), the kernel's ORC tables not copied in (fewer than 4096 kernel stacks, which would not pay for them)"* ]]
 	[[ $stderr != *"--kernel-unwind check"* ]]
+	# 5,000 do: copied at the next turn of the loop, and the stacks after them walked with them
+	fg --separate-stderr fg-sample -v -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- \
+		sh -c '"$1" 5000; sleep 1; "$1" 1000' sh "$WORKLOADS/writes"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"kernel stacks: 1000 unwound with the kernel's ORC tables ("*" distinct rules, loaded in "*" ms once 5000 had been taken by bpf_get_stack()), 0 by bpf_get_stack() instead"* ]]
+	fgr-dump tp.fgr | grep -c '^sample .* comm=writes ' | grep -qx 6000
+	# given: copied at the start
+	fg --separate-stderr fg-sample -v --kernel-unwind orc -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"kernel stacks: 100 unwound with the kernel's ORC tables ("*" distinct rules, loaded in "*" ms), 0 by bpf_get_stack() instead"* ]]
 	fg --separate-stderr fg-sample -v --kernel-unwind helper -e tracepoint:syscalls:sys_enter_write -o tp.fgr -- "$WORKLOADS/writes" 100
 	[ "$status" -eq 0 ]
 	[[ $stderr != *"kernel stacks: "* ]]

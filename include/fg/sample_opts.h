@@ -43,6 +43,8 @@ struct fg_sample_opts {
 	bool call_graph_given;
 	bool cfi_check;	   /* --cfi-check: and a snapshot with every sample */
 	int kernel_unwind; /* --kernel-unwind: FG_KUNWIND_* */
+	/* it was given: orc's tables copied at the start, not once they would pay */
+	bool kernel_unwind_given;
 	unsigned cfi_max_files, cfi_max_mib, cfi_max_procs, cfi_max_rows; /* 0: the defaults */
 	const char *output;
 	char **command;		   /* NULL, or the command and its arguments */
