@@ -282,9 +282,10 @@ dlshort() {
 	"$U/fixture-gcc-nopie" 2000 >/dev/null &
 	wl=$!
 	wait_until 5 grep -q fixture "/proc/$wl/comm"
-	# (4 s: with the other lane busy, hundreds of new processes are asked for before it, and
-	# a read of one's /proc/PID/maps may wait long for its memory map's lock)
-	fg-sample -v -F 999 -d 4 -o "$d/run.fgr" 2>"$d/run.sample" || {
+	# (8 s: with the other lane busy, hundreds of new processes are asked for before it, and
+	# a read of one's /proc/PID/maps may wait long for its memory map's lock; under ASan,
+	# with 547 asked before it, its table came 2.3 s in, and a 4 s run walked 43%)
+	fg-sample -v -F 999 -d 8 -o "$d/run.fgr" 2>"$d/run.sample" || {
 		kill "$wl"
 		return 1
 	}
