@@ -266,9 +266,11 @@ struct {
 /* a per-CPU array's value is 32 KiB at most (PCPU_MIN_UNIT_SIZE) */
 _Static_assert(sizeof(struct cfi_state) <= 32768, "the per-CPU cache of rows");
 
-static __always_inline void cfi_count(__u32 which, __u64 n)
+/* (a global function, as count()) */
+__noinline int cfi_count(__u32 which, __u64 n)
 {
 	map_add(&cfi_stats, which, n);
+	return 0;
 }
 
 /* The step's memory: the copy of the stack's top, extended as the walk climbs. */
