@@ -328,8 +328,12 @@ struct fg_symbolizer *fg_symbolizer_new(const struct fg_sym_opts *opts)
 	s->events = fg_rec_evnames_new();
 	s->py = fg_pysplice_new(s->o.py_lines);
 	if (!s->o.inline_frames && !s->o.srcline) {
-		/* a slot a frame, by hash: a run touches as many pages as it has frames, at most */
-		fg_big_grow_sparse(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
+		/*
+		 * a slot a frame, by hash, so scattered: in one huge page where
+		 * the kernel gives one (a 4-second capture of a busy program
+		 * touched some 180 pages of 4 KiB, a fault each)
+		 */
+		fg_big_grow(&s->memo_mem, MEMO_SLOTS * sizeof(*s->memo));
 		s->memo = s->memo_mem.p;
 		s->chains = fg_xcalloc(CHAIN_SLOTS, sizeof(*s->chains));
 	}
