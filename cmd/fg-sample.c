@@ -1486,10 +1486,13 @@ static void setup_bpf(struct run *r)
 		bpf_map__set_max_entries(r->skel->maps.cfi_mapped, cfi_limits.max_procs);
 	}
 	setup_cfi_stale(r);
+	/* (with cfi a snapshot only where the walk falls back, unless --cfi-check) */
+	unsigned every = opts.cfi && !opts.cfi_check ? FG_RING_CFI_EVERY : 1;
+
 	if (!opts.pages)
 		opts.pages = evlist_counts() && !opts.snapshot
 				 ? COUNT_PAGES
-				 : fg_bpf_ring_pages(opts.freq, opts.snapshot, opts.depth,
+				 : fg_bpf_ring_pages(opts.freq, opts.snapshot, every, opts.depth,
 						     opts.ncpus, (size_t)sysconf(_SC_PAGESIZE));
 	if (!fg_bpf_ring_bytes(opts.pages, opts.ncpus, (size_t)sysconf(_SC_PAGESIZE)))
 		usage_error("invalid buffer size '%u': the ring buffer would take %" PRIu64

@@ -61,11 +61,15 @@ uint64_t fg_bpf_event_max(unsigned snapshot, unsigned depth);
 
 /*
  * The ring buffer's default size, pages of `page` bytes for each of `ncpus`
- * CPUs sampled at `hz`: 4 to 16 pages by the rate, or with a snapshot
+ * CPUs sampled at `hz`: 4 to 16 pages by the rate, or with snapshots
  * (`snapshot` bytes, `depth` frames) room for one second of the largest
- * events, within the 1 GiB fg_bpf_ring_bytes() allows.  A power of two.
+ * events, one in `every` of them with a snapshot (1: each, as with
+ * --call-graph dwarf; FG_RING_CFI_EVERY for cfi's fallbacks), within the
+ * 1 GiB fg_bpf_ring_bytes() allows.  A power of two.
  */
-unsigned fg_bpf_ring_pages(unsigned hz, unsigned snapshot, unsigned depth, int ncpus, size_t page);
+#define FG_RING_CFI_EVERY 8
+unsigned fg_bpf_ring_pages(unsigned hz, unsigned snapshot, unsigned every, unsigned depth,
+			   int ncpus, size_t page);
 /*
  * The ring buffer's size in bytes: `pages` for each CPU, rounded up to a
  * power of two as the kernel wants; 0 when above 1 GiB.

@@ -228,18 +228,28 @@ TEST(ring_sizes)
 {
 	uint64_t big = fg_bpf_event_max(8192, MAX_STACK_DEPTH);
 
-	CHECK_INT(fg_bpf_ring_pages(99, 0, MAX_STACK_DEPTH, 2, 4096), 4);
-	CHECK_INT(fg_bpf_ring_pages(100, 0, MAX_STACK_DEPTH, 2, 4096), 4);
-	CHECK_INT(fg_bpf_ring_pages(101, 0, MAX_STACK_DEPTH, 2, 4096), 8);
-	CHECK_INT(fg_bpf_ring_pages(999, 0, MAX_STACK_DEPTH, 2, 4096), 16);
-	CHECK_INT(fg_bpf_ring_pages(100000, 0, MAX_STACK_DEPTH, 2, 4096), 16);
+	CHECK_INT(fg_bpf_ring_pages(99, 0, 1, MAX_STACK_DEPTH, 2, 4096), 4);
+	CHECK_INT(fg_bpf_ring_pages(100, 0, 1, MAX_STACK_DEPTH, 2, 4096), 4);
+	CHECK_INT(fg_bpf_ring_pages(101, 0, 1, MAX_STACK_DEPTH, 2, 4096), 8);
+	CHECK_INT(fg_bpf_ring_pages(999, 0, 1, MAX_STACK_DEPTH, 2, 4096), 16);
+	CHECK_INT(fg_bpf_ring_pages(100000, 0, 1, MAX_STACK_DEPTH, 2, 4096), 16);
 	/* an event with a snapshot: its fixed part, the snapshot's header and bytes, the IPs */
 	CHECK_INT(big, 8 + offsetof(struct fg_event, ips) + sizeof(struct fg_event_ustack) + 8192 +
 			   16 * MAX_STACK_DEPTH);
-	CHECK_INT(fg_bpf_ring_pages(99, 8192, MAX_STACK_DEPTH, 2, 4096), 256);
-	CHECK(fg_bpf_ring_pages(99, 8192, MAX_STACK_DEPTH, 2, 4096) * 4096ull >= 99 * big);
+	CHECK_INT(fg_bpf_ring_pages(99, 8192, 1, MAX_STACK_DEPTH, 2, 4096), 256);
+	CHECK(fg_bpf_ring_pages(99, 8192, 1, MAX_STACK_DEPTH, 2, 4096) * 4096ull >= 99 * big);
+	/* cfi: one sample in FG_RING_CFI_EVERY with a snapshot, the others walked in BPF */
+	uint64_t walked = fg_bpf_event_max(0, MAX_STACK_DEPTH);
+	CHECK_INT(fg_bpf_ring_pages(999, 8192, FG_RING_CFI_EVERY, MAX_STACK_DEPTH, 2, 4096), 1024);
+	CHECK(1024 * 4096ull >= 125 * big + 874 * walked);
+	CHECK(512 * 4096ull < 125 * big + 874 * walked);
+	CHECK_INT(fg_bpf_ring_pages(999, 8192, 1, MAX_STACK_DEPTH, 2, 4096), 4096);
+	CHECK_INT(fg_bpf_ring_pages(99, 8192, FG_RING_CFI_EVERY, MAX_STACK_DEPTH, 2, 4096), 128);
+	/* a rate below `every`: one snapshot still has room */
+	CHECK(fg_bpf_ring_pages(1, 8192, FG_RING_CFI_EVERY, MAX_STACK_DEPTH, 2, 4096) * 4096ull >=
+	      big);
 	/* never past the 1 GiB the ring may take */
-	CHECK_INT(fg_bpf_ring_pages(100000, FG_USTACK_SNAPSHOT_MAX, MAX_STACK_DEPTH, 4096, 4096),
+	CHECK_INT(fg_bpf_ring_pages(100000, FG_USTACK_SNAPSHOT_MAX, 1, MAX_STACK_DEPTH, 4096, 4096),
 		  64);
 	CHECK_INT(fg_bpf_ring_bytes(64, 4096, 4096), 1u << 30);
 	CHECK_INT(fg_bpf_ring_bytes(128, 4096, 4096), 0);
