@@ -506,10 +506,13 @@ done:
  * (lib/python); fg-sample sizes it.  A sample of one of them carries its
  * thread's Python frames after its user IPs: the code objects, innermost
  * first, FG_PY_ENTRY on the outermost frame of each C call of the eval loop.
+ * Filled by fg-sample alone, so not preallocated (as cfi_procs): its 4,096
+ * entries are not made at each start for the few Python processes there are.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, struct fg_py_proc);
 } py_procs SEC(".maps");
