@@ -238,9 +238,11 @@ run_7030() {
 	[ $((BASH_REMATCH[1] + n + ns)) -ge 80 ] && [ "$n" -ge 36 ]
 }
 
-@test "--off-cpu beside offcputime -p PID on the same run: the matching stacks' totals agree within 5%" {
-	requires root btf offcputime
+# offcpu_pair: fg-sample --off-cpu and offcputime -p on the same run of offcpu7030, into
+# $OUT and oc.txt
+offcpu_pair() {
 	local gate=$BATS_TEST_TMPDIR/gate fs oc wl
+	rm -f "$gate"
 	mkfifo "$gate"
 	$WORKLOADS/offcpu7030 -g 60 7 3 <"$gate" >"$BATS_TEST_TMPDIR/measured" 3>&- &
 	wl=$!
@@ -260,12 +262,30 @@ run_7030() {
 	exec 4>&-
 	wait "$wl"
 	wait "$fs"
+}
+
+# oc_ns FN: offcputime's nanoseconds under FN (a block of frames, "- comm (pid)", then the
+# microseconds)
+oc_ns() {
+	awk -v fn="$1" '/^$/ { if (hit) t += last; hit = 0; next } $1 == fn { hit = 1 } { last = $1 } END { if (hit) t += last; print t * 1000 }' "$BATS_TEST_TMPDIR/oc.txt"
+}
+
+@test "--off-cpu beside offcputime -p PID on the same run: the matching stacks' totals agree within 5%" {
+	requires root btf offcputime
+	offcpu_pair
+	# offcputime (bcc) once printed no stack of wait_short at all in a CI run, beside the
+	# other lane, wait_long's right: a run where it names none of a function's waits is
+	# shown and taken again, once; fg's totals are checked against a run where it has both
+	if [ "$(oc_ns wait_long)" = 0 ] || [ "$(oc_ns wait_short)" = 0 ]; then
+		echo "# offcputime named no wait of a function; its output, then a second run:" >&3
+		sed 's/^/# /' "$BATS_TEST_TMPDIR/oc.txt" "$BATS_TEST_TMPDIR/oc.err" >&3
+		offcpu_pair
+	fi
 	fg-sym "$OUT" 2>/dev/null | fg-fold >"$BATS_TEST_TMPDIR/fg.folded"
 	local f o
 	for fn in wait_long wait_short; do
 		f=$(sum "$BATS_TEST_TMPDIR/fg.folded" ";$fn;")
-		# offcputime: a block of frames, "- comm (pid)", then the microseconds
-		o=$(awk -v fn="$fn" '/^$/ { if (hit) t += last; hit = 0; next } $1 == fn { hit = 1 } { last = $1 } END { if (hit) t += last; print t * 1000 }' "$BATS_TEST_TMPDIR/oc.txt")
+		o=$(oc_ns "$fn")
 		echo "# $fn: fg $f ns, offcputime $o ns" >&3
 		within "$f" "$o" 5
 	done
