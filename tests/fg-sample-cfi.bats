@@ -33,29 +33,30 @@ capture() {
 	[ "$rc" -eq 0 ] || { sed 's/^/# fg-sym: /' "$d/$name.err" >&3; return 1; }
 }
 
-# in_bpf NAME PCT: at least PCT% of NAME's user stacks were unwound in the kernel
-in_bpf() {
-	local line=$(grep 'cfi: [0-9]* user stacks unwound in BPF' "$BATS_TEST_TMPDIR/$1.sample")
+# unwound NAME PCT MIN BUILT: at least MIN of NAME's user stacks were unwound in the
+# kernel, and at least PCT% of them all; with BUILT 1, of the samples that did not fall
+# back while a table of theirs was still being built
+unwound() {
+	local f=$BATS_TEST_TMPDIR/$1.sample building=0 line
+	line=$(grep 'cfi: [0-9]* user stacks unwound in BPF' "$f")
 	[[ $line =~ cfi:\ ([0-9]+)\ user\ stacks.*\;\ ([0-9]+)\ samples\ fell\ back ]]
 	local walks=${BASH_REMATCH[1]} fell=${BASH_REMATCH[2]}
-	echo "# $1: $walks unwound in BPF, $fell fell back" >&3
-	[ "$walks" -gt 0 ] && [ $((100 * walks)) -ge $(($2 * (walks + fell))) ]
+	if [ "$4" = 1 ]; then
+		line=$(grep "cfi: the program's fallbacks: " "$f")
+		[[ $line =~ fallbacks:\ ([0-9]+)\ a\ file\ without\ its\ table\ yet,\ ([0-9]+)\ a\ table\ being ]]
+		building=$((BASH_REMATCH[1] + BASH_REMATCH[2]))
+	fi
+	echo "# $1: $walks unwound in BPF, $fell fell back ($building while a table was built)" >&3
+	[ "$walks" -ge "$3" ] && [ $((100 * walks)) -ge $(($2 * (walks + fell - building))) ]
 }
+
+# in_bpf NAME PCT: at least PCT% of NAME's user stacks were unwound in the kernel
+in_bpf() { unwound "$1" "$2" 1 0; }
 
 # in_bpf_built NAME PCT MIN: as in_bpf, of the samples that did not fall back while a table
 # of theirs was still being built, and at least MIN walks: a table refused at the start is
 # built again while the program runs, for as long as a busy machine makes it take
-in_bpf_built() {
-	local f=$BATS_TEST_TMPDIR/$1.sample
-	local line=$(grep 'cfi: [0-9]* user stacks unwound in BPF' "$f")
-	[[ $line =~ cfi:\ ([0-9]+)\ user\ stacks.*\;\ ([0-9]+)\ samples\ fell\ back ]]
-	local walks=${BASH_REMATCH[1]} fell=${BASH_REMATCH[2]}
-	line=$(grep "cfi: the program's fallbacks: " "$f")
-	[[ $line =~ fallbacks:\ ([0-9]+)\ a\ file\ without\ its\ table\ yet,\ ([0-9]+)\ a\ table\ being ]]
-	local building=$((BASH_REMATCH[1] + BASH_REMATCH[2]))
-	echo "# $1: $walks unwound in BPF, $fell fell back ($building while a table was built)" >&3
-	[ "$walks" -ge "$3" ] && [ $((100 * walks)) -ge $(($2 * (walks + fell - building))) ]
-}
+in_bpf_built() { unwound "$1" "$2" "$3" 1; }
 
 # agree NAME [COMM...]: with --cfi-check, each sample unwound in BPF names the same frames
 # as its snapshot unwound by fg-sym (fg-sym --unwinder none prints the in-kernel frames),
