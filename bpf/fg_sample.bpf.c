@@ -110,6 +110,14 @@ struct {
 } cpus SEC(".maps");
 
 /* the copy of the user stack: a snapshot's size, rounded up to a page, and one page of slack */
+/*
+ * From 3.11 CPython keeps a thread's frames one after another in its data
+ * stack, each caller's below its callee's: the Python walk reads up to this
+ * many bytes ending with a frame (not below its page), so that one read
+ * serves the frames of several calls.  (Reading user memory costs a virtual
+ * machine some 80 ns a read, whatever its size up to a page.)
+ */
+#define PY_WIN 1024u
 #define COPY_CAP (((FG_USTACK_SNAPSHOT_MAX + PAGE - 1) & ~(PAGE - 1)) + PAGE)
 _Static_assert(COPY_CAP >= FG_USTACK_COPY_MAX + PAGE, "the fp walk's copy");
 #define NIPS (2 * MAX_STACK_DEPTH + FG_PY_DEPTH) /* kernel, user and Python frames */
@@ -146,7 +154,7 @@ struct ustack_copy {
 	struct fg_korc_state korc;
 	__u32 korc_n;
 	__s32 korc_result;
-	__u8 pyframe[FG_PY_FRAME_READ_MAX]; /* the Python walk's frame, as read */
+	__u8 pywin[PY_WIN + FG_PY_FRAME_READ_MAX]; /* the Python walk's frames, as read */
 	__u8 head[__builtin_offsetof(struct fg_event, ips)];
 	struct fg_event_ustack snap;
 	__u8 data[COPY_CAP];
@@ -522,6 +530,8 @@ struct {
 struct py_walk {
 	struct fg_py_proc p;
 	__u64 frame; /* the next frame to read */
+	__u64 win;   /* the address of pywin's first byte */
+	__u64 end;   /* and of the byte after the last one read */
 	__u32 slot;  /* the key of the walk's ustack_copy */
 	__u32 at;    /* the index of the first Python frame in ips[] */
 	__u32 n;     /* Python frames found */
@@ -557,13 +567,44 @@ static __always_inline __u64 py_instr(const struct py_walk *w, const __u8 *f, __
 	return units << FG_PY_INSTR_SHIFT;
 }
 
-/* One Python frame: read it (its first bytes, in one read), keep its code object, go to its caller.
+/*
+ * The first `size` bytes of the frame at w->frame, in c->pywin: read with the
+ * bytes below it (3.11 on: PY_WIN), unless the last read had them.  NULL if
+ * they cannot be read.
  */
+static __always_inline const __u8 *py_frame(struct py_walk *w, struct ustack_copy *c, __u32 size)
+{
+	__u64 lo = w->frame, off;
+	__u32 len;
+
+	if (w->frame < w->win || w->frame + size > w->end) {
+		if (w->p.kind != FG_PY_KIND_OBJECTS) {
+			__u64 page = w->frame & ~(__u64)(PAGE - 1);
+
+			lo = w->frame + size - PY_WIN > page ? w->frame + size - PY_WIN : page;
+			if (lo > w->frame) /* (a frame at the top of the address space) */
+				lo = w->frame;
+		}
+		len = w->frame + size - lo;
+		barrier_var(len);
+		if (len > PY_WIN || bpf_probe_read_user(c->pywin, len, (void *)lo) < 0)
+			return NULL;
+		w->win = lo;
+		w->end = lo + len;
+	}
+	/* below PY_WIN - 8: the frame's bytes end within the window */
+	off = w->frame - w->win;
+	barrier_var(off);
+	return c->pywin + (off & (PY_WIN - 1));
+}
+
+/* One Python frame: read it (its first bytes), keep its code object, go to its caller. */
 static long py_step(__u32 i, void *arg)
 {
 	struct py_walk *w = arg;
 	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
 	__u32 size = w->p.frame_read, idx = w->at + w->n;
+	const __u8 *f;
 	__u64 code, prev;
 	bool entry;
 
@@ -575,15 +616,15 @@ static long py_step(__u32 i, void *arg)
 	}
 	barrier_var(size);
 	size &= FG_PY_FRAME_READ_MAX - 1;
-	if (size < 8 || bpf_probe_read_user(c->pyframe, size, (void *)w->frame) < 0) {
+	if (size < 8 || !(f = py_frame(w, c, size))) {
 		w->flags |= FG_PYSTACK_F_FAILED;
 		return 1;
 	}
 	/* the offsets are 8-aligned pointers within the first 64 bytes (fg-sample checks) */
-	prev = *(__u64 *)(c->pyframe + (w->p.frame_previous & 0x38));
-	code = *(__u64 *)(c->pyframe + (w->p.frame_code & 0x38));
+	prev = *(__u64 *)(f + (w->p.frame_previous & 0x38));
+	code = *(__u64 *)(f + (w->p.frame_code & 0x38));
 	if (w->p.kind == FG_PY_KIND_CSTACK &&
-	    c->pyframe[w->p.frame_owner & (FG_PY_FRAME_READ_MAX - 1)] == w->p.owner_cstack) {
+	    f[w->p.frame_owner & (FG_PY_FRAME_READ_MAX - 1)] == w->p.owner_cstack) {
 		/* the eval loop's own entry frame: the frame before it began the call's run */
 		if (w->n)
 			c->ev.ips[(idx - 1) & 511] |= FG_PY_ENTRY;
@@ -591,12 +632,12 @@ static long py_step(__u32 i, void *arg)
 		return 0;
 	}
 	if (w->p.kind == FG_PY_KIND_IS_ENTRY)
-		entry = c->pyframe[w->p.frame_is_entry & (FG_PY_FRAME_READ_MAX - 1)] != 0;
+		entry = f[w->p.frame_is_entry & (FG_PY_FRAME_READ_MAX - 1)] != 0;
 	else
 		entry = w->p.kind == FG_PY_KIND_OBJECTS;
 	barrier_var(idx);
 	c->ev.ips[idx & 511] =
-	    (code & ~FG_PY_ENTRY) | py_instr(w, c->pyframe, code) | (entry ? FG_PY_ENTRY : 0);
+	    (code & ~FG_PY_ENTRY) | py_instr(w, f, code) | (entry ? FG_PY_ENTRY : 0);
 	w->n++;
 	w->frame = prev;
 	return 0;
