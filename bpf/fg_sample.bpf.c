@@ -568,19 +568,24 @@ static __always_inline __u64 py_instr(const struct py_walk *w, const __u8 *f, __
 }
 
 /*
- * The first `size` bytes of the frame at w->frame, in c->pywin: read with the
- * bytes below it (3.11 on: PY_WIN), unless the last read had them.  NULL if
- * they cannot be read.
+ * The first `size` bytes of the frame at w->frame into the walk's pywin, read
+ * with the bytes below it (3.11 on: PY_WIN), unless the last read had them:
+ * their offset there (below PY_WIN - 8), or -1 if they cannot be read.  A
+ * global function, checked once: inlined in py_step(), the window's bounds
+ * made the verifier check each step's state apart (13 ms more at each start).
  */
-static __always_inline const __u8 *py_frame(struct py_walk *w, struct ustack_copy *c, __u32 size)
+__noinline int py_read(struct py_walk *w, __u32 size)
 {
-	__u64 lo = w->frame, off;
+	struct ustack_copy *c;
+	__u64 lo, page;
 	__u32 len;
 
-	if (w->frame < w->win || w->frame + size > w->end) {
+	if (!w || !(c = bpf_map_lookup_elem(&ustack, &w->slot)))
+		return -1;
+	lo = w->frame;
+	if (lo < w->win || lo + size > w->end) {
 		if (w->p.kind != FG_PY_KIND_OBJECTS) {
-			__u64 page = w->frame & ~(__u64)(PAGE - 1);
-
+			page = lo & ~(__u64)(PAGE - 1);
 			lo = w->frame + size - PY_WIN > page ? w->frame + size - PY_WIN : page;
 			if (lo > w->frame) /* (a frame at the top of the address space) */
 				lo = w->frame;
@@ -588,14 +593,11 @@ static __always_inline const __u8 *py_frame(struct py_walk *w, struct ustack_cop
 		len = w->frame + size - lo;
 		barrier_var(len);
 		if (len > PY_WIN || bpf_probe_read_user(c->pywin, len, (void *)lo) < 0)
-			return NULL;
+			return -1;
 		w->win = lo;
 		w->end = lo + len;
 	}
-	/* below PY_WIN - 8: the frame's bytes end within the window */
-	off = w->frame - w->win;
-	barrier_var(off);
-	return c->pywin + (off & (PY_WIN - 1));
+	return w->frame - w->win;
 }
 
 /* One Python frame: read it (its first bytes), keep its code object, go to its caller. */
@@ -607,6 +609,7 @@ static long py_step(__u32 i, void *arg)
 	const __u8 *f;
 	__u64 code, prev;
 	bool entry;
+	int off;
 
 	if (!c || !w->frame)
 		return 1;
@@ -616,10 +619,11 @@ static long py_step(__u32 i, void *arg)
 	}
 	barrier_var(size);
 	size &= FG_PY_FRAME_READ_MAX - 1;
-	if (size < 8 || !(f = py_frame(w, c, size))) {
+	if (size < 8 || (off = py_read(w, size)) < 0) {
 		w->flags |= FG_PYSTACK_F_FAILED;
 		return 1;
 	}
+	f = c->pywin + (off & (PY_WIN - 1));
 	/* the offsets are 8-aligned pointers within the first 64 bytes (fg-sample checks) */
 	prev = *(__u64 *)(f + (w->p.frame_previous & 0x38));
 	code = *(__u64 *)(f + (w->p.frame_code & 0x38));
