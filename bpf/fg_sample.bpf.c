@@ -568,21 +568,15 @@ static __always_inline __u64 py_instr(const struct py_walk *w, const __u8 *f, __
 }
 
 /*
- * The first `size` bytes of the frame at w->frame into the walk's pywin, read
- * with the bytes below it (3.11 on: PY_WIN), unless the last read had them:
- * their offset there (below PY_WIN - 8), or -1 if they cannot be read.  A
- * global function, checked once: inlined in py_step(), the window's bounds
- * made the verifier check each step's state apart (13 ms more at each start).
+ * The first `size` bytes of the frame at w->frame into c->pywin, read with
+ * the bytes below it (3.11 on: PY_WIN), unless the last read had them: their
+ * offset there (below PY_WIN - 8), or -1 if they cannot be read.
  */
-__noinline int py_read(struct py_walk *w, __u32 size)
+static __always_inline int py_read(struct py_walk *w, struct ustack_copy *c, __u32 size)
 {
-	struct ustack_copy *c;
-	__u64 lo, page;
+	__u64 lo = w->frame, page;
 	__u32 len;
 
-	if (!w || !(c = bpf_map_lookup_elem(&ustack, &w->slot)))
-		return -1;
-	lo = w->frame;
 	if (lo < w->win || lo + size > w->end) {
 		if (w->p.kind != FG_PY_KIND_OBJECTS) {
 			page = lo & ~(__u64)(PAGE - 1);
@@ -600,26 +594,32 @@ __noinline int py_read(struct py_walk *w, __u32 size)
 	return w->frame - w->win;
 }
 
-/* One Python frame: read it (its first bytes), keep its code object, go to its caller. */
-static long py_step(__u32 i, void *arg)
+/*
+ * One Python frame: read it (its first bytes), keep its code object, go to
+ * its caller; 1 at the end.  A global function, which the verifier checks
+ * once: as the bpf_loop() callback's own body it was checked over and over
+ * with each step's state (the windowed read made that 13 ms at each start).
+ */
+__noinline int py_frame_step(struct py_walk *w)
 {
-	struct py_walk *w = arg;
-	struct ustack_copy *c = bpf_map_lookup_elem(&ustack, &w->slot);
-	__u32 size = w->p.frame_read, idx = w->at + w->n;
+	struct ustack_copy *c;
+	__u32 size, idx;
 	const __u8 *f;
 	__u64 code, prev;
 	bool entry;
 	int off;
 
-	if (!c || !w->frame)
+	if (!w || !(c = bpf_map_lookup_elem(&ustack, &w->slot)) || !w->frame)
 		return 1;
+	size = w->p.frame_read;
+	idx = w->at + w->n;
 	if (w->n >= FG_PY_DEPTH || idx >= NIPS) {
 		w->flags |= FG_PYSTACK_F_CUT;
 		return 1;
 	}
 	barrier_var(size);
 	size &= FG_PY_FRAME_READ_MAX - 1;
-	if (size < 8 || (off = py_read(w, size)) < 0) {
+	if (size < 8 || (off = py_read(w, c, size)) < 0) {
 		w->flags |= FG_PYSTACK_F_FAILED;
 		return 1;
 	}
@@ -645,6 +645,11 @@ static long py_step(__u32 i, void *arg)
 	w->n++;
 	w->frame = prev;
 	return 0;
+}
+
+static long py_step(__u32 i, void *arg)
+{
+	return py_frame_step(arg) != 0; /* (the verifier wants 0 or 1 of a callback) */
 }
 
 #endif
